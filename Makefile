@@ -1,0 +1,82 @@
+# kbench build. `make` builds build/kbench; `make test` builds and runs every test
+# (GPU tests skip, saying so, when there is no GPU); `make check` runs the static
+# checks. Host code is C17 (gcc), kernels are CUDA for sm_90 plus compute_90 PTX.
+
+CUDA     ?= /usr/local/cuda
+NVCC     ?= $(CUDA)/bin/nvcc
+CC       ?= gcc
+B        := build
+
+VERSION  := 0.1.0
+GIT      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+CPPFLAGS := -Isrc -I$(CUDA)/include -I$(B)/shim -D_GNU_SOURCE \
+            -DKB_VERSION='"$(VERSION)"' -DKB_GIT='"$(GIT)"'
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+NVFLAGS  := -std=c++17 -O3 -lineinfo -Isrc \
+            -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+            -Werror all-warnings -Xcompiler -Wall,-Wextra
+# The binary finds libraries shipped beside it (build/lib) first, then CUDA's.
+LDFLAGS  := -L$(CUDA)/lib64 \
+            -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
+LDLIBS   := -lcjson -lsqlite3 -lcupti -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
+
+LIB_C    := $(wildcard src/util/*.c src/kernels/*.c src/profiler/*.c src/report/*.c)
+CLI_C    := $(wildcard src/cli/*.c)
+CU       := $(wildcard src/kernels/*.cu src/profiler/*.cu variants/*/*.cu)
+LIB_O    := $(LIB_C:%.c=$(B)/%.o) $(CU:%.cu=$(B)/%.o)
+CLI_O    := $(CLI_C:%.c=$(B)/%.o)
+
+TEST_C   := $(wildcard tests/unit/*.c tests/cli/*.c tests/gpu/test_*.c)
+TEST_BIN := $(TEST_C:tests/%.c=$(B)/tests/%)
+
+# Libraries the GPU machine lacks travel in build/lib.
+SHIPLIBS := libcjson.so.1 libcmocka.so.0
+
+all: $(B)/kbench shiplibs
+
+$(B)/shim/string:
+	@mkdir -p $(@D) && : > $@
+
+$(B)/%.o: %.c $(B)/shim/string
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/%.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/libkb.a: $(LIB_O)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/kbench: $(CLI_O) $(B)/libkb.a
+	$(CC) $(CLI_O) $(B)/libkb.a -o $@ $(LDFLAGS) $(LDLIBS)
+
+$(B)/tests/%: tests/%.c tests/kbtest.h $(B)/libkb.a $(B)/shim/string
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(B)/libkb.a -o $@ $(LDFLAGS) -lcmocka $(LDLIBS)
+
+shiplibs:
+	@mkdir -p $(B)/lib
+	@for l in $(SHIPLIBS); do p=$$(/sbin/ldconfig -p | awk -v l=$$l '$$1==l {print $$NF; exit}'); \
+	  [ -n "$$p" ] && cp -L "$$p" $(B)/lib/ || { echo "missing $$l"; exit 1; }; done
+
+tests: $(TEST_BIN) $(B)/kbench shiplibs
+
+test: tests
+	bash tests/run.sh $(B)
+
+check:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --std=c11 --suppress=missingIncludeSystem --inline-suppr -Isrc src tests
+	bash tests/banned.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all test tests check clean shiplibs
+.SECONDARY:
+
+-include $(LIB_O:.o=.d) $(CLI_O:.o=.d)

@@ -1,0 +1,53 @@
+/* cli.h - the command table and what every command shares: the store path,
+ * error printing and the -h convention.
+ *
+ * Adding a command: write src/cli/cmd_<name>.c with
+ *   int cmd_<name>(int argc, char **argv);   (argv[0] is the command name)
+ * that answers -h/--help with its usage on stdout and exit 0, returns a
+ * kb_status as its exit code, and prints errors through kb_cli_error(); then add
+ * a row to the table in src/cli/main.c. */
+#ifndef KB_CLI_H
+#define KB_CLI_H
+
+#include <stdio.h>
+
+#include "util/status.h"
+
+#define KB_DEFAULT_DB "results/kbench.db"
+
+typedef int (*kb_cmd_fn)(int argc, char **argv);
+
+typedef struct kb_cmd {
+    const char *name;
+    kb_cmd_fn fn;
+    const char *summary; /* one line for `kbench help` */
+} kb_cmd;
+
+int cmd_list(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+
+/* The store path: the --db value if given, else $KBENCH_DB, else KB_DEFAULT_DB. */
+const char *kb_cli_db_path(const char *opt);
+
+/* Prints "kbench: <msg>" on stderr and returns s (so `return kb_cli_error(...)`). */
+int kb_cli_error(kb_status s, const char *fmt, ...) KB_PRINTF(2, 3);
+/* Prints e->msg the same way and returns s. */
+int kb_cli_fail(kb_status s, const kb_err *e);
+
+/* Prints "kbench: warning: <msg>" on stderr. */
+void kb_cli_warn(const char *fmt, ...) KB_PRINTF(1, 2);
+
+/* Flushes and checks stdout; KB_EENV with a message when the write failed. */
+int kb_cli_finish_stdout(int status);
+
+/* The whole command line as one string, for the run's record. */
+void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n);
+
+/* 1 when argv holds -h or --help before any "--". */
+int kb_cli_wants_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,64 @@
+/* cmd_calibrate.c - `kbench calibrate`: measure this GPU's device copy bandwidth
+ * and store it as the device's ceiling. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "profiler/device.h"
+#include "report/store.h"
+
+int cmd_calibrate(int argc, char **argv)
+{
+    const char *db = NULL;
+    int64_t ordinal = 0;
+    kb_err e = {{0}};
+    kb_store *store = NULL;
+    kb_device d;
+    double gbps = 0;
+    int n = 0;
+    if (kb_cli_wants_help(argc, argv)) {
+        printf("usage: kbench calibrate [--device N] [--db PATH]\n\n"
+               "Measures the device-to-device copy bandwidth (bytes read + written per\n"
+               "second, best of a 16-byte-vector copy kernel and cudaMemcpy over 1 GiB)\n"
+               "and stores it as this GPU's ceiling; 'run' uses it for %% of peak.\n");
+        return kb_cli_finish_stdout(KB_OK);
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--db") && i + 1 < argc) {
+            db = argv[++i];
+        } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
+            if (kb_parse_i64(argv[++i], 0, 63, "--device", &ordinal, &e) != KB_OK)
+                return kb_cli_fail(KB_EUSAGE, &e);
+        } else {
+            return kb_cli_error(KB_EUSAGE, "unknown option '%s' for calibrate", argv[i]);
+        }
+    }
+    kb_status st = kb_store_open(kb_cli_db_path(db), 1, &store, &e);
+    if (st != KB_OK)
+        return kb_cli_fail(st, &e);
+    if ((st = kb_device_count(&n, &e)) != KB_OK)
+        goto done;
+    if (ordinal >= n) {
+        st = kb_fail(&e, KB_EUSAGE, "--device %lld does not exist (%d GPU%s visible)",
+                     (long long)ordinal, n, n == 1 ? "" : "s");
+        goto done;
+    }
+    if ((st = kb_device_query((int)ordinal, &d, &e)) != KB_OK)
+        goto done;
+    if (cudaSetDevice((int)ordinal) != cudaSuccess) {
+        st = kb_fail(&e, KB_EENV, "cudaSetDevice(%lld) failed", (long long)ordinal);
+        goto done;
+    }
+    if ((st = kb_calibrate_copy(&gbps, &e)) != KB_OK)
+        goto done;
+    d.copy_gbps = gbps;
+    if ((st = kb_store_set_ceiling(store, &d, "copy_gbps", gbps, &e)) != KB_OK)
+        goto done;
+    printf("%s (%s): device copy bandwidth %.0f GB/s (read + write), stored in %s\n", d.name,
+           d.uuid, gbps, kb_cli_db_path(db));
+done:
+    kb_store_close(store);
+    if (st != KB_OK)
+        return kb_cli_fail(st, &e);
+    return kb_cli_finish_stdout(KB_OK);
+}

@@ -1,0 +1,202 @@
+/* cmd_report.c - `kbench report`: a stored run or a JSON report file as text,
+ * markdown, JSON or CSV, or the list of stored runs. Needs no GPU and never creates a store. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "report/json.h"
+#include "report/store.h"
+#include "report/writers.h"
+
+static const char report_usage[] =
+    "usage: kbench report [RUN] [--format text|md|json|csv] [-o FILE] [--db PATH]\n"
+    "       kbench report --runs [--db PATH]\n"
+    "\n"
+    "Prints a stored run: RUN is its id, or 'latest' (the default), or a JSON\n"
+    "report file (a path with '/' or ending in .json), read without a store.\n"
+    "\n"
+    "  --format FMT     text (default), md (markdown), json (the report schema of\n"
+    "                   docs/json.md) or csv (one row per result)\n"
+    "  -o, --output F   write to file F instead of stdout\n"
+    "  --db PATH        the store (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
+    "  --runs           list the stored runs instead\n"
+    "  -h, --help       this help\n";
+
+static kb_status write_json(FILE *f, const kb_run *run, kb_err *e)
+{
+    kb_status st = KB_OK;
+    cJSON *root = kb_json_from_run(run);
+    char *text = root ? cJSON_Print(root) : NULL;
+    if (!text)
+        st = kb_fail(e, KB_EENV, "out of memory building the JSON report");
+    else if (fputs(text, f) == EOF || fputc('\n', f) == EOF)
+        st = kb_fail(e, KB_EENV, "cannot write the JSON report");
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return st;
+}
+
+typedef kb_status (*report_writer)(FILE *f, const kb_run *run, kb_err *e);
+
+static const struct {
+    const char *name;
+    report_writer write;
+} formats[] = {
+    {"text", kb_write_text},
+    {"md", kb_write_markdown},
+    {"json", write_json},
+    {"csv", kb_write_csv},
+};
+
+/* What goes out: a run through a writer, or (write NULL) the list of runs. */
+typedef struct emit {
+    report_writer write;
+    const kb_run *run;
+    kb_store *store;
+} emit;
+
+static kb_status emit_to(FILE *f, const emit *em, kb_err *e)
+{
+    return em->write ? em->write(f, em->run, e) : kb_store_list_runs(em->store, f, e);
+}
+
+/* Writes to path ("-": stdout) via path.tmp, renamed over path when complete. */
+static kb_status write_out(const char *path, const emit *em, kb_err *e)
+{
+    kb_status st;
+    char tmp[4096];
+    if (strcmp(path, "-") == 0)
+        return emit_to(stdout, em, e);
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+        return kb_fail(e, KB_EUSAGE, "output path is too long: '%.60s...'", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return kb_fail(e, KB_EENV, "cannot create '%s': %s", tmp, strerror(errno));
+    st = emit_to(f, em, e);
+    if (fflush(f) != 0 && st == KB_OK)
+        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
+    if (fclose(f) != 0 && st == KB_OK)
+        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
+    if (st == KB_OK && rename(tmp, path) != 0)
+        st = kb_fail(e, KB_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    if (st != KB_OK)
+        remove(tmp);
+    return st;
+}
+
+/* Prints the error for the option getopt_long just refused (code '?' for an
+ * unknown option, ':' for a missing value). */
+static int bad_option(int argc, char **argv, int code)
+{
+    char opt[64];
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    if (strncmp(arg, "--", 2) == 0)
+        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(opt, sizeof opt, "-%c", optopt ? optopt : '?');
+    if (code == ':')
+        return kb_cli_error(KB_EUSAGE, "option '%s' of report needs a value", opt);
+    return kb_cli_error(KB_EUSAGE, "unknown option '%s' for report", opt);
+}
+
+/* 1 when RUN names a JSON report file rather than a stored run. */
+static int is_report_file(const char *arg)
+{
+    size_t n = strlen(arg);
+    return strchr(arg, '/') != NULL || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
+}
+
+/* `kbench report [RUN] [--format F] [-o FILE] [--db PATH] [--runs]`; argv[0] is
+ * "report". Returns the exit code: 0, 2 for usage errors (bad option, format or
+ * run id, a run not in the store), 3 for a missing or unreadable store and I/O
+ * failures. Never creates a store. */
+int cmd_report(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
+        {"db", required_argument, NULL, 'D'},     {"runs", no_argument, NULL, 'R'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    const char *format = "text", *out = "-", *db = NULL, *run_arg = NULL;
+    int list = 0, c, fi = -1;
+    int64_t id = 0;
+    kb_err e = {{0}};
+    kb_store *s = NULL;
+    kb_run run;
+    kb_status st = KB_OK;
+
+    kb_run_init(&run);
+    if (kb_cli_wants_help(argc, argv)) {
+        fputs(report_usage, stdout);
+        return kb_cli_finish_stdout(KB_OK);
+    }
+    optind = 0; /* main dispatches: restart getopt from argv[1] */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'F':
+            format = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'D':
+            db = optarg;
+            break;
+        case 'R':
+            list = 1;
+            break;
+        case 'h':
+            fputs(report_usage, stdout);
+            return kb_cli_finish_stdout(KB_OK);
+        default:
+            return bad_option(argc, argv, c);
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (run_arg)
+            return kb_cli_error(KB_EUSAGE, "unexpected argument '%s' for report (one RUN at most)",
+                                argv[i]);
+        run_arg = argv[i];
+    }
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(format, formats[i].name) == 0)
+            fi = (int)i;
+    if (fi < 0)
+        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, csv)", format);
+    if (list && run_arg)
+        return kb_cli_error(KB_EUSAGE, "--runs takes no run id, got '%s'", run_arg);
+    if (run_arg && is_report_file(run_arg)) {
+        /* a JSON report instead of a stored run: no store is opened */
+        emit fe = {formats[fi].write, &run, NULL};
+        st = kb_json_load_run(run_arg, &run, &e);
+        if (st == KB_OK)
+            st = write_out(out, &fe, &e);
+        goto done;
+    }
+    if (run_arg && strcmp(run_arg, "latest") != 0 &&
+        kb_parse_i64(run_arg, 1, INT64_MAX, "run id", &id, &e) != KB_OK)
+        return kb_cli_error(KB_EUSAGE, "run id must be a positive integer or 'latest', got '%s'",
+                            run_arg);
+
+    st = kb_store_open(kb_cli_db_path(db), 0, &s, &e);
+    if (st != KB_OK)
+        goto done;
+    emit em = {NULL, &run, s};
+    if (!list) {
+        st = kb_store_load_run(s, id, &run, &e);
+        if (st != KB_OK)
+            goto done;
+        em.write = formats[fi].write;
+    }
+    st = write_out(out, &em, &e);
+done:
+    kb_run_release(&run);
+    kb_store_close(s);
+    if (st != KB_OK)
+        return kb_cli_fail(st, &e);
+    return kb_cli_finish_stdout(KB_OK);
+}

@@ -1,0 +1,131 @@
+/* main.c - kbench's entry point: the command table, dispatch, and the helpers
+ * every command shares (cli.h). Only this file's main() exits. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef KB_VERSION
+#define KB_VERSION "0.0.0"
+#endif
+#ifndef KB_GIT
+#define KB_GIT "unknown"
+#endif
+
+static const kb_cmd commands[] = {
+    {"list", cmd_list, "operators, variants, dtypes and default shapes"},
+    {"devices", cmd_devices, "visible GPUs, their properties and calibrated ceilings"},
+    {"calibrate", cmd_calibrate, "measure this GPU's ceilings and store them"},
+    {"run", cmd_run, "verify, time and store variants of an operator"},
+    {"report", cmd_report, "print a stored run or a JSON report (text, md, json, csv)"},
+    {"import", cmd_import, "load JSON reports into the store"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: kbench <command> [options]   (kbench <command> -h for its options)\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nexit codes: 0 success, 1 a check failed (wrong result), 2 usage error,\n"
+               "3 environment or runtime error (no GPU, CUDA/SQLite/I-O failure)\n"
+               "store: --db PATH, else $KBENCH_DB, else " KB_DEFAULT_DB "\n");
+}
+
+const char *kb_cli_db_path(const char *opt)
+{
+    if (opt)
+        return opt;
+    const char *env = getenv("KBENCH_DB");
+    return env && *env ? env : KB_DEFAULT_DB;
+}
+
+int kb_cli_error(kb_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kbench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return (int)s;
+}
+
+int kb_cli_fail(kb_status s, const kb_err *e)
+{
+    return kb_cli_error(s, "%s", e->msg[0] ? e->msg : "failed");
+}
+
+void kb_cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kbench: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int kb_cli_finish_stdout(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return kb_cli_error(KB_EENV, "writing to standard output failed");
+    return status;
+}
+
+void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < argc && used + 1 < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? " " : "", argv[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+int kb_cli_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return KB_EUSAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return kb_cli_finish_stdout(KB_OK);
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+        printf("kbench %s (%s)\n", KB_VERSION, KB_GIT);
+        return kb_cli_finish_stdout(KB_OK);
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    const char *best = NULL;
+    int best_d = 3;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        int d = kb_edit_distance(name, commands[i].name);
+        if (d < best_d) {
+            best_d = d;
+            best = commands[i].name;
+        }
+    }
+    if (best)
+        return kb_cli_error(KB_EUSAGE, "unknown command '%s' (did you mean '%s'?)", name, best);
+    return kb_cli_error(KB_EUSAGE, "unknown command '%s' (see 'kbench help')", name);
+}

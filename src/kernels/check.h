@@ -1,0 +1,46 @@
+/* check.h - helpers for operators' fp64 reference checks: row sampling, fetching
+ * device data as doubles, and the tolerance accounting every operator shares. */
+#ifndef KB_CHECK_H
+#define KB_CHECK_H
+
+#include <stdint.h>
+
+#include "op.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Problems with at most this many rows (or row-like units) are checked whole. */
+#define KB_CHECK_ALL_ROWS 4096
+/* Otherwise this many rows are sampled, the first and last always among them. */
+#define KB_CHECK_SAMPLE_ROWS 192
+
+/* Chooses the rows to check: all rows when rows <= KB_CHECK_ALL_ROWS, else
+ * KB_CHECK_SAMPLE_ROWS distinct rows in increasing order including 0 and rows-1,
+ * drawn from seed. out must hold KB_CHECK_SAMPLE_ROWS entries when rows is large;
+ * returns how many rows it wrote (for all rows it writes 0..rows-1, so out must
+ * then hold rows entries). */
+int64_t kb_sample_rows(int64_t rows, uint64_t seed, int64_t *out);
+
+/* Copies count elements of dtype d starting at element `first` of device buffer
+ * dev into host doubles. KB_EENV with the CUDA error on failure. */
+kb_status kb_fetch_doubles(const void *dev, kb_dtype d, size_t first, size_t count,
+                           double *host, kb_err *e);
+
+/* Default tolerances (absolute, relative) for outputs of order 1 in dtype d. */
+void kb_default_tolerance(kb_dtype d, double *atol, double *rtol);
+
+/* Starts a comparison with the given tolerances. */
+void kb_check_begin(kb_check *c, double atol, double rtol);
+/* Compares one element (row r, column col of the output); NaN/Inf always fails. */
+void kb_check_elem(kb_check *c, double out, double ref, int64_t row, int64_t col);
+/* Finishes the figures (rel_l2_err). */
+void kb_check_end(kb_check *c);
+/* 1 when every compared element was within tolerance. */
+int kb_check_passed(const kb_check *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,297 @@
+/* device.cuh - device helpers shared by the variant kernels: element loads and
+ * stores of fp32/fp16/bf16 as float, 16-byte vector loads and stores with
+ * their unpacking to floats, a fast exp2, warp and block reductions of a float
+ * (max, sum), and the online softmax normaliser: a pair (m, d) = (running
+ * max, sum of exp(x - m)) with its merge and its warp and block reductions.
+ *
+ * Everything here is inline device code; a kernel file includes it and
+ * instantiates what it uses. Arithmetic is fp32 whatever the element type.
+ * Block reductions contain __syncthreads(): every thread of the block must
+ * call them, never from inside a branch that only some threads take. */
+#ifndef KB_DEVICE_CUH
+#define KB_DEVICE_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
+
+#define KB_DEV __device__ __forceinline__
+
+/* log2(e): exp(v) = exp2(v * KB_LOG2E). */
+#define KB_LOG2E 1.4426950408889634f
+#define KB_FULL_MASK 0xffffffffu
+
+/* -infinity as a float, usable in device code without <math.h>'s INFINITY. */
+KB_DEV float kb_neg_inf(void)
+{
+    return __int_as_float((int)0xff800000u);
+}
+
+/* 2^v with the special-function unit: one MUFU.EX2, relative error about 2 ulp;
+ * results below 2^-126 flush to zero, exp2(-inf) = +0. */
+KB_DEV float kb_exp2(float v)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
+
+/* 1 / v with the special-function unit, inline (a plain 1.0f / v calls a
+ * slow-path subroutine, which costs registers and a stack frame); about 1 ulp
+ * for the normal v a softmax sum can take. */
+KB_DEV float kb_rcp(float v)
+{
+    return __fdividef(1.0f, v);
+}
+
+/* ---- elements as float ------------------------------------------------------ */
+
+/* v widened to float (exact). */
+KB_DEV float kb_to_float(float v)
+{
+    return v;
+}
+
+KB_DEV float kb_to_float(__half v)
+{
+    return __half2float(v);
+}
+
+KB_DEV float kb_to_float(__nv_bfloat16 v)
+{
+    return __bfloat162float(v);
+}
+
+/* v rounded to T (round to nearest even). */
+template <typename T> KB_DEV T kb_from_float(float v)
+{
+    if constexpr (std::is_same<T, float>::value)
+        return v;
+    else if constexpr (std::is_same<T, __half>::value)
+        return __float2half_rn(v);
+    else
+        return __float2bfloat16_rn(v);
+}
+
+/* Element i of p (read-only for the kernel's lifetime), as float. */
+template <typename T> KB_DEV float kb_load(const T *p, int64_t i)
+{
+    return kb_to_float(__ldg(p + i));
+}
+
+/* p[i] = v rounded to T. */
+template <typename T> KB_DEV void kb_store(T *p, int64_t i, float v)
+{
+    p[i] = kb_from_float<T>(v);
+}
+
+/* ---- 16-byte vectors ---------------------------------------------------------- */
+
+/* Elements of T in one 16-byte vector: 4 for fp32, 8 for fp16 and bf16. */
+template <typename T> __host__ __device__ constexpr int kb_vec_width(void)
+{
+    return (int)(16 / sizeof(T));
+}
+
+/* The 16 bytes at p, which must be 16-byte aligned and read-only for the
+ * kernel's lifetime (one LDG.E.128). */
+KB_DEV uint4 kb_ld128(const void *p)
+{
+    return __ldg((const uint4 *)p);
+}
+
+/* Stores 16 bytes at p, which must be 16-byte aligned (one STG.E.128). */
+KB_DEV void kb_st128(void *p, uint4 v)
+{
+    *(uint4 *)p = v;
+}
+
+/* A vector of kb_vec_width<T>() copies of -infinity in T. */
+template <typename T> KB_DEV uint4 kb_vec_neg_inf(void)
+{
+    unsigned w;
+    if constexpr (std::is_same<T, float>::value)
+        w = 0xff800000u;
+    else if constexpr (std::is_same<T, __half>::value)
+        w = 0xfc00fc00u;
+    else
+        w = 0xff80ff80u;
+    return make_uint4(w, w, w, w);
+}
+
+/* The two 16-bit elements of word w (low half first) as floats. */
+template <typename T> KB_DEV float2 kb_unpack2(unsigned w)
+{
+    if constexpr (std::is_same<T, __half>::value) {
+        __half2 h;
+        memcpy(&h, &w, sizeof h);
+        return __half22float2(h);
+    } else {
+        /* bf16 is the top half of an fp32: widening is a shift or a mask. */
+        return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+    }
+}
+
+/* a, b rounded to T and packed into one word, a in the low half. */
+template <typename T> KB_DEV unsigned kb_pack2(float a, float b)
+{
+    unsigned w;
+    if constexpr (std::is_same<T, __half>::value) {
+        __half2 h = __floats2half2_rn(a, b);
+        memcpy(&w, &h, sizeof w);
+    } else {
+        __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+        memcpy(&w, &h, sizeof w);
+    }
+    return w;
+}
+
+/* f[0..W) = the elements of vector v, W = kb_vec_width<T>(). */
+template <typename T> KB_DEV void kb_unpack(uint4 v, float *f)
+{
+    if constexpr (std::is_same<T, float>::value) {
+        f[0] = __uint_as_float(v.x);
+        f[1] = __uint_as_float(v.y);
+        f[2] = __uint_as_float(v.z);
+        f[3] = __uint_as_float(v.w);
+    } else {
+        float2 a = kb_unpack2<T>(v.x), b = kb_unpack2<T>(v.y);
+        float2 c = kb_unpack2<T>(v.z), d = kb_unpack2<T>(v.w);
+        f[0] = a.x;
+        f[1] = a.y;
+        f[2] = b.x;
+        f[3] = b.y;
+        f[4] = c.x;
+        f[5] = c.y;
+        f[6] = d.x;
+        f[7] = d.y;
+    }
+}
+
+/* The vector holding f[0..W) rounded to T, W = kb_vec_width<T>(). */
+template <typename T> KB_DEV uint4 kb_pack(const float *f)
+{
+    if constexpr (std::is_same<T, float>::value)
+        return make_uint4(__float_as_uint(f[0]), __float_as_uint(f[1]), __float_as_uint(f[2]),
+                          __float_as_uint(f[3]));
+    else
+        return make_uint4(kb_pack2<T>(f[0], f[1]), kb_pack2<T>(f[2], f[3]),
+                          kb_pack2<T>(f[4], f[5]), kb_pack2<T>(f[6], f[7]));
+}
+
+/* ---- reductions of a float ------------------------------------------------------ */
+
+/* Max / sum over aligned groups of WIDTH lanes (a power of two <= 32): every
+ * lane gets its group's result. All 32 lanes of the warp must call it. */
+template <int WIDTH = 32> KB_DEV float kb_warp_max(float v)
+{
+#pragma unroll
+    for (int o = WIDTH / 2; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(KB_FULL_MASK, v, o));
+    return v;
+}
+
+template <int WIDTH = 32> KB_DEV float kb_warp_sum(float v)
+{
+#pragma unroll
+    for (int o = WIDTH / 2; o > 0; o >>= 1)
+        v += __shfl_xor_sync(KB_FULL_MASK, v, o);
+    return v;
+}
+
+/* Max / sum over a block of THREADS threads (a multiple of 32, <= 1024);
+ * every thread gets the result. red: __shared__ float[THREADS / 32]. Two
+ * barriers: red may be reused as soon as it returns. */
+template <int THREADS> KB_DEV float kb_block_max(float v, float *red)
+{
+    constexpr int NW = THREADS / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = kb_warp_max(v);
+    if (lane == 0)
+        red[warp] = v;
+    __syncthreads();
+    v = lane < NW ? red[lane] : kb_neg_inf();
+    v = kb_warp_max(v);
+    __syncthreads();
+    return v;
+}
+
+template <int THREADS> KB_DEV float kb_block_sum(float v, float *red)
+{
+    constexpr int NW = THREADS / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = kb_warp_sum(v);
+    if (lane == 0)
+        red[warp] = v;
+    __syncthreads();
+    v = lane < NW ? red[lane] : 0.0f;
+    v = kb_warp_sum(v);
+    __syncthreads();
+    return v;
+}
+
+/* ---- the online normaliser ------------------------------------------------------- */
+
+/* A partial softmax state: x = m, the max of the elements seen (-inf when
+ * none), y = d, the sum of exp(v - m) over them (0 when none). */
+KB_DEV float2 kb_online_empty(void)
+{
+    return make_float2(kb_neg_inf(), 0.0f);
+}
+
+/* The state of the union of two disjoint sets of elements:
+ * m = max(ma, mb), d = da * exp(ma - m) + db * exp(mb - m). An empty side
+ * (m = -inf) contributes 0; two empty sides give an empty state, not NaN. */
+KB_DEV float2 kb_online_merge(float2 a, float2 b)
+{
+    const float m = fmaxf(a.x, b.x);
+    const float sa = a.x == m ? 1.0f : kb_exp2((a.x - m) * KB_LOG2E);
+    const float sb = b.x == m ? 1.0f : kb_exp2((b.x - m) * KB_LOG2E);
+    return make_float2(m, a.y * sa + b.y * sb);
+}
+
+/* Merges the states of aligned groups of WIDTH lanes; every lane gets its
+ * group's state. All 32 lanes must call it. The merge order is the same in
+ * every group, so equal inputs give bit-equal results. */
+template <int WIDTH = 32> KB_DEV float2 kb_warp_online(float2 s)
+{
+#pragma unroll
+    for (int o = WIDTH / 2; o > 0; o >>= 1) {
+        float2 t;
+        t.x = __shfl_xor_sync(KB_FULL_MASK, s.x, o);
+        t.y = __shfl_xor_sync(KB_FULL_MASK, s.y, o);
+        s = kb_online_merge(s, t);
+    }
+    return s;
+}
+
+/* Merges the states of a block of THREADS threads; every thread gets the
+ * block's state. red: __shared__ float2[THREADS / 32]. Two barriers: red may be
+ * reused as soon as it returns. */
+template <int THREADS> KB_DEV float2 kb_block_online(float2 s, float2 *red)
+{
+    constexpr int NW = THREADS / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    s = kb_warp_online(s);
+    if (lane == 0)
+        red[warp] = s;
+    __syncthreads();
+    s = lane < NW ? red[lane] : kb_online_empty();
+    s = kb_warp_online(s);
+    __syncthreads();
+    return s;
+}
+
+/* Adds one finite element v to state s. */
+KB_DEV float2 kb_online_add(float2 s, float v)
+{
+    const float m = fmaxf(s.x, v);
+    /* s.x = -inf (empty) gives exp2(-inf) = 0. */
+    return make_float2(m, s.y * kb_exp2((s.x - m) * KB_LOG2E) + kb_exp2((v - m) * KB_LOG2E));
+}
+
+#endif

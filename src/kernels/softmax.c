@@ -1,0 +1,143 @@
+/* softmax.c - the row softmax operator: y[r][c] = exp(x[r][c] - max_r) / sum_r,
+ * over the last axis of a rows x cols matrix, in fp32, fp16 or bf16 with fp32
+ * accumulation. Owns the axes, the input distribution, the fp64 reference
+ * check, the byte/flop model and the variant table (variants/softmax/). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "fill.h"
+#include "op.h"
+
+cudaError_t kb_softmax_naive(const kb_args *a, cudaStream_t s);
+cudaError_t kb_softmax_coalesced(const kb_args *a, cudaStream_t s);
+cudaError_t kb_softmax_shared_memory(const kb_args *a, cudaStream_t s);
+cudaError_t kb_softmax_online(const kb_args *a, cudaStream_t s);
+cudaError_t kb_softmax_fused(const kb_args *a, cudaStream_t s);
+
+enum { ROWS, COLS };
+
+static const kb_axis axes[] = {
+    {"rows", 32768, 1, INT32_MAX, "rows of the matrix; softmax runs along each row"},
+    {"cols", 4096, 1, INT32_MAX, "row length, the reduced axis"},
+};
+
+static const kb_variant variants[] = {
+    {"naive", "one thread per row, three passes over global memory (max, sum, write)",
+     KB_DT_ALL, kb_softmax_naive, NULL, NULL},
+    {"coalesced", "a warp per row: neighbouring lanes read neighbouring elements",
+     KB_DT_ALL, kb_softmax_coalesced, NULL, NULL},
+    {"shared-memory", "a block per row, reductions through a shared-memory tree",
+     KB_DT_ALL, kb_softmax_shared_memory, NULL, NULL},
+    {"online", "a block per row, max and sum in one pass with the online normaliser",
+     KB_DT_ALL, kb_softmax_online, NULL, NULL},
+    {"fused", "one read and one write: row in registers, 16-byte vectors, online normaliser",
+     KB_DT_ALL, kb_softmax_fused, NULL, NULL},
+};
+
+static size_t elems(const int64_t *shape)
+{
+    return (size_t)shape[ROWS] * (size_t)shape[COLS];
+}
+
+static size_t buf_bytes(const int64_t *shape, kb_dtype d, int i)
+{
+    (void)i;
+    return elems(shape) * kb_dtype_size(d);
+}
+
+/* x read once, y written once; per element: a max, a subtraction, an exp, an
+ * add and a multiply. */
+static void model(const int64_t *shape, kb_dtype d, double *bytes, double *flops)
+{
+    double n = (double)shape[ROWS] * (double)shape[COLS];
+    *bytes = 2.0 * n * (double)kb_dtype_size(d);
+    *flops = 5.0 * n;
+}
+
+/* Spread of the values within a row, and of the per-row offsets: with offsets
+ * up to 100, exp without the max subtraction overflows fp32. */
+#define SPREAD 5.0f
+#define SHIFT 100.0f
+
+static kb_status generate(const kb_args *a, uint64_t seed, cudaStream_t s, kb_err *e)
+{
+    cudaError_t ce = kb_fill_rows((void *)a->in[0], a->shape[ROWS], a->shape[COLS], a->dtype,
+                                  seed, SPREAD, SHIFT, s);
+    if (ce != cudaSuccess)
+        return kb_fail(e, KB_EENV, "generating softmax inputs failed: %s",
+                       cudaGetErrorString(ce));
+    return KB_OK;
+}
+
+/* Outputs are probabilities of order 1/cols; the absolute tolerance covers the
+ * subnormal spacing of fp16 (6e-8) and nothing more. In fp32 the error of a
+ * recursive sum grows with its length (the bound is n*u), so beyond 16384
+ * columns the relative tolerance grows with cols: the naive variant's sequential
+ * sum of 100003 exps is 1.1e-4 off in relative L2, a tree sum far less. */
+static void tolerance(kb_dtype d, int64_t cols, double *atol, double *rtol)
+{
+    static const double at[KB_DTYPE_COUNT] = {1e-9, 6e-8, 1e-9};
+    static const double rt[KB_DTYPE_COUNT] = {1e-4, 2e-3, 1e-2};
+    *atol = at[d];
+    *rtol = rt[d];
+    if (d == KB_FP32 && cols > 16384)
+        *rtol *= (double)cols / 16384.0;
+}
+
+static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
+{
+    int64_t rows = a->shape[ROWS], cols = a->shape[COLS];
+    int64_t *pick = malloc(KB_CHECK_ALL_ROWS * sizeof *pick);
+    double *x = malloc((size_t)cols * sizeof *x);
+    double *y = malloc((size_t)cols * sizeof *y);
+    kb_status st = KB_OK;
+    double atol, rtol;
+    tolerance(a->dtype, cols, &atol, &rtol);
+    kb_check_begin(c, atol, rtol);
+    if (!pick || !x || !y) {
+        st = kb_fail(e, KB_EENV, "out of host memory for a row of %lld", (long long)cols);
+        goto done;
+    }
+    int64_t n = kb_sample_rows(rows, seed, pick);
+    for (int64_t i = 0; i < n; i++) {
+        size_t first = (size_t)pick[i] * (size_t)cols;
+        st = kb_fetch_doubles(a->in[0], a->dtype, first, (size_t)cols, x, e);
+        if (st == KB_OK)
+            st = kb_fetch_doubles(a->out[0], a->dtype, first, (size_t)cols, y, e);
+        if (st != KB_OK)
+            goto done;
+        double m = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < cols; j++)
+            m = x[j] > m ? x[j] : m;
+        for (int64_t j = 0; j < cols; j++)
+            sum += exp(x[j] - m);
+        for (int64_t j = 0; j < cols; j++)
+            kb_check_elem(c, y[j], exp(x[j] - m) / sum, pick[i], j);
+        c->rows_checked++;
+    }
+    kb_check_end(c);
+done:
+    free(pick);
+    free(x);
+    free(y);
+    return st;
+}
+
+const kb_op kb_op_softmax = {
+    .name = "softmax",
+    .summary = "softmax over the last axis of a rows x cols matrix (memory-bound)",
+    .axes = axes,
+    .naxes = 2,
+    .dtypes = KB_DT_ALL,
+    .variants = variants,
+    .nvariants = (int)(sizeof variants / sizeof variants[0]),
+    .nin = 1,
+    .nout = 1,
+    .in_bytes = buf_bytes,
+    .out_bytes = buf_bytes,
+    .model = model,
+    .generate = generate,
+    .check = check,
+};

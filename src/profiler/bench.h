@@ -1,0 +1,31 @@
+/* bench.h - one case (operator, variant, dtype, shape) measured the kbench way:
+ * fresh random inputs, a poisoned-output check against the fp64 reference,
+ * static kernel facts, then event-timed samples with an L2 flush before each. */
+#ifndef KB_BENCH_H
+#define KB_BENCH_H
+
+#include "kernels/op.h"
+#include "report/result.h"
+
+typedef struct kb_bench_opts {
+    int min_samples;     /* at least this many timed samples */
+    int max_samples;     /* at most this many */
+    double max_noise;    /* stop once stdev/mean is under this fraction */
+    double time_limit_s; /* ... or once sampling has taken this long */
+    int no_check;        /* skip the reference check (recorded) */
+} kb_bench_opts;
+
+/* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
+ * and the L2 flush buffer. */
+double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
+                             const int64_t *shape, int64_t l2_bytes);
+
+/* Runs the case on the current GPU of this process; r must already name the
+ * case (op, variant, dtype, axes, shape, seed). Fills status, check figures,
+ * samples, summary, SM clock and kernels. A wrong output, an unsupported shape
+ * or a CUDA failure is recorded in r (mismatch/skipped/failed) and the call
+ * still returns KB_OK; only host out-of-memory returns KB_EENV. */
+kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
+                        const kb_bench_opts *o, kb_result *r, kb_err *e);
+
+#endif

@@ -1,0 +1,106 @@
+/* calibrate.cu - the ceilings kbench measures itself: device copy bandwidth, and
+ * the SM clock while work runs. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "profiler/device.h"
+
+/* Each thread copies 4 float4 per iteration, all loads issued before the stores. */
+static __global__ void copy_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst,
+                                   size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        float4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+        dst[i] = a;
+        dst[i + stride] = b;
+        dst[i + 2 * stride] = c;
+        dst[i + 3 * stride] = d;
+    }
+    for (; i < n; i += stride)
+        dst[i] = src[i];
+}
+
+static __global__ void spin_kernel(unsigned long long ns, unsigned long long *out)
+{
+    unsigned long long t0, t1, c0, c1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    c0 = clock64();
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    } while (t1 - t0 < ns);
+    c1 = clock64();
+    out[0] = c1 - c0;
+    out[1] = t1 - t0;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+extern "C" kb_status kb_calibrate_copy(double *gbps, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const size_t bytes = (size_t)1 << 30, n4 = bytes / sizeof(float4);
+    float4 *src = NULL, *dst = NULL;
+    cudaEvent_t t0 = NULL, t1 = NULL;
+    enum { REPS = 20 };
+    float ms[REPS];
+    double best = 0;
+    int dev = 0, sms = 0;
+    *gbps = NAN;
+    KB_CUDA(cudaGetDevice(&dev));
+    KB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    KB_CUDA(cudaMalloc((void **)&src, bytes));
+    KB_CUDA(cudaMalloc((void **)&dst, bytes));
+    KB_CUDA(cudaMemset(src, 1, bytes));
+    KB_CUDA(cudaEventCreate(&t0));
+    KB_CUDA(cudaEventCreate(&t1));
+    for (int method = 0; method < 2; method++) {
+        for (int rep = -3; rep < REPS; rep++) {
+            KB_CUDA(cudaEventRecord(t0, 0));
+            if (method == 0) {
+                copy_kernel<<<(unsigned)sms * 8, 512>>>(src, dst, n4);
+                KB_CUDA(cudaGetLastError());
+            } else {
+                KB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+            }
+            KB_CUDA(cudaEventRecord(t1, 0));
+            KB_CUDA(cudaEventSynchronize(t1));
+            if (rep >= 0)
+                KB_CUDA(cudaEventElapsedTime(&ms[rep], t0, t1));
+        }
+        qsort(ms, REPS, sizeof ms[0], cmp_float);
+        double med = 0.5 * (ms[REPS / 2 - 1] + ms[REPS / 2]);
+        double g = 2.0 * (double)bytes / (med * 1e6);
+        if (g > best)
+            best = g;
+    }
+    *gbps = best;
+done:
+    if (t0)
+        cudaEventDestroy(t0);
+    if (t1)
+        cudaEventDestroy(t1);
+    cudaFree(src);
+    cudaFree(dst);
+    return st;
+}
+
+extern "C" double kb_measure_sm_clock(cudaStream_t s)
+{
+    unsigned long long *d = NULL, h[2] = {0, 0};
+    double mhz = NAN;
+    if (cudaMalloc((void **)&d, sizeof h) != cudaSuccess)
+        return NAN;
+    spin_kernel<<<1, 1, 0, s>>>(2000000ull, d);
+    if (cudaGetLastError() == cudaSuccess &&
+        cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
+        cudaStreamSynchronize(s) == cudaSuccess && h[1] > 0)
+        mhz = (double)h[0] / (double)h[1] * 1e3;
+    cudaFree(d);
+    return mhz;
+}

@@ -1,0 +1,46 @@
+/* device.h - what the CUDA runtime says about the GPUs, and the one macro through
+ * which profiler code checks CUDA runtime calls. */
+#ifndef KB_DEVICE_H
+#define KB_DEVICE_H
+
+#include <cuda_runtime_api.h>
+
+#include "report/result.h"
+#include "util/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Checks a CUDA runtime call; on failure records file, line, the call and the
+ * CUDA error in e, sets st = KB_EENV and jumps to done. */
+#define KB_CUDA(call)                                                                   \
+    do {                                                                                \
+        cudaError_t ce_ = (call);                                                       \
+        if (ce_ != cudaSuccess) {                                                       \
+            st = kb_fail(e, KB_EENV, "%s failed: %s (%s) at %s:%d", #call,              \
+                         cudaGetErrorString(ce_), cudaGetErrorName(ce_), __FILE__,      \
+                         __LINE__);                                                     \
+            goto done;                                                                  \
+        }                                                                               \
+    } while (0)
+
+/* Number of visible GPUs; KB_EENV "no CUDA GPU available (...)" when none. */
+kb_status kb_device_count(int *n, kb_err *e);
+
+/* Fills d (copy_gbps stays NAN) for GPU `ordinal`. */
+kb_status kb_device_query(int ordinal, kb_device *d, kb_err *e);
+
+/* Measures the device-to-device copy bandwidth (bytes read + bytes written per
+ * second, in GB/s) on the current GPU: the best median of a 16-byte-vector copy
+ * kernel and cudaMemcpyAsync over 2 x 1 GiB buffers. */
+kb_status kb_calibrate_copy(double *gbps, kb_err *e);
+
+/* The SM clock in MHz measured by a spinning kernel (clock64 cycles over
+ * globaltimer nanoseconds), or NAN if it could not be measured. */
+double kb_measure_sm_clock(cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

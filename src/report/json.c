@@ -1,0 +1,898 @@
+/* json.c - the JSON report: building cJSON trees from the result model,
+ * validating and reading them back, and report files. docs/json.md is the
+ * schema; keep both in step (field names are an interface for CI). */
+#include "report/json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The largest integer a JSON number (a double) holds exactly: 2^53. */
+#define KB_JSON_MAX_INT 9007199254740992LL
+
+#define TRY(x)              \
+    do {                    \
+        st = (x);           \
+        if (st != KB_OK)    \
+            goto done;      \
+    } while (0)
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* The shortest of %.15g, %.16g, %.17g that reads back to exactly d. */
+static void fmt_double(double d, char *buf, size_t n)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            return;
+    }
+}
+
+/* A number item: raw exact text, or null for NaN and infinities. */
+static cJSON *num_item(double v)
+{
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    char buf[40];
+    fmt_double(v, buf, sizeof buf);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *int_item(long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", v);
+    return cJSON_CreateRaw(buf);
+}
+
+/* Adds item under key, freeing it when that fails. Returns 1 on success. */
+static int put(cJSON *o, const char *key, cJSON *item)
+{
+    if (!item)
+        return 0;
+    if (!cJSON_AddItemToObject(o, key, item)) {
+        cJSON_Delete(item);
+        return 0;
+    }
+    return 1;
+}
+
+static int push(cJSON *arr, cJSON *item)
+{
+    if (!item)
+        return 0;
+    if (!cJSON_AddItemToArray(arr, item)) {
+        cJSON_Delete(item);
+        return 0;
+    }
+    return 1;
+}
+
+static int put_num(cJSON *o, const char *key, double v) { return put(o, key, num_item(v)); }
+static int put_int(cJSON *o, const char *key, long long v) { return put(o, key, int_item(v)); }
+static int put_str(cJSON *o, const char *key, const char *s)
+{
+    return cJSON_AddStringToObject(o, key, s) != NULL;
+}
+static int put_bool(cJSON *o, const char *key, int v)
+{
+    return cJSON_AddBoolToObject(o, key, v ? 1 : 0) != NULL;
+}
+
+static cJSON *uint3_item(const unsigned v[3])
+{
+    cJSON *a = cJSON_CreateArray();
+    if (!a)
+        return NULL;
+    for (int i = 0; i < 3; i++)
+        if (!push(a, int_item((long long)v[i]))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
+static cJSON *kernel_item(const kb_kernel *k)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    if (!put_str(o, "name", k->name) || !put(o, "grid", uint3_item(k->grid)) ||
+        !put(o, "block", uint3_item(k->block)) || !put_int(o, "registers", k->registers) ||
+        !put_int(o, "static_smem", k->static_smem) ||
+        !put_int(o, "dynamic_smem", k->dynamic_smem) ||
+        !put_int(o, "local_bytes", k->local_bytes) ||
+        !put_int(o, "blocks_per_sm", k->blocks_per_sm) ||
+        !put_num(o, "occupancy", k->occupancy)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+cJSON *kb_json_from_shape(const kb_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    for (int i = 0; i < r->naxes && i < KB_RES_MAX_AXES; i++)
+        if (!put_int(o, r->axis[i], r->shape[i])) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    return o;
+}
+
+static cJSON *seed_item(uint64_t seed)
+{
+    if (seed <= (uint64_t)KB_JSON_MAX_INT)
+        return int_item((long long)seed);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+    return cJSON_CreateString(buf);
+}
+
+cJSON *kb_json_from_result(const kb_result *r)
+{
+    cJSON *o = cJSON_CreateObject(), *chk, *tol, *tm, *smp, *mdl, *der, *ks;
+    if (!o)
+        return NULL;
+    if (!put_str(o, "op", r->op) || !put_str(o, "variant", r->variant) ||
+        !put_str(o, "dtype", r->dtype) || !put(o, "shape", kb_json_from_shape(r)) ||
+        !put_str(o, "status", kb_rstatus_name(r->status)) ||
+        !put_str(o, "reason", r->reason) || !put(o, "seed", seed_item(r->seed)))
+        goto fail;
+
+    if (!(chk = cJSON_AddObjectToObject(o, "check")) || !put_bool(chk, "checked", r->checked) ||
+        !put_num(chk, "max_abs_err", r->max_abs_err) ||
+        !put_num(chk, "rel_l2_err", r->rel_l2_err) ||
+        !(tol = cJSON_AddObjectToObject(chk, "tolerance")) || !put_num(tol, "atol", r->atol) ||
+        !put_num(tol, "rtol", r->rtol) || !put_int(chk, "rows_checked", r->rows_checked))
+        goto fail;
+
+    if (!(tm = cJSON_AddObjectToObject(o, "time")) || !put_num(tm, "median_us", r->median_us) ||
+        !put_num(tm, "min_us", r->min_us) || !put_num(tm, "max_us", r->max_us) ||
+        !put_num(tm, "stdrel", r->stdrel) || !(smp = cJSON_AddArrayToObject(tm, "samples_us")))
+        goto fail;
+    for (size_t i = 0; i < r->nsamples; i++)
+        if (!push(smp, num_item(r->samples_us[i])))
+            goto fail;
+    if (!put_num(tm, "sm_clock_mhz", r->sm_clock_mhz) || !put_bool(tm, "throttled", r->throttled))
+        goto fail;
+
+    if (!(mdl = cJSON_AddObjectToObject(o, "model")) || !put_num(mdl, "bytes", r->bytes) ||
+        !put_num(mdl, "flops", r->flops))
+        goto fail;
+    if (!(der = cJSON_AddObjectToObject(o, "derived")) || !put_num(der, "gbps", r->gbps) ||
+        !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak))
+        goto fail;
+
+    if (!(ks = cJSON_AddArrayToObject(o, "kernels")))
+        goto fail;
+    for (int i = 0; i < r->nkernels; i++)
+        if (!push(ks, kernel_item(&r->kernels[i])))
+            goto fail;
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *kb_json_from_device(const kb_device *d)
+{
+    char cc[24];
+    cJSON *o = cJSON_CreateObject(), *ceil;
+    if (!o)
+        return NULL;
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    if (!put_int(o, "ordinal", d->ordinal) || !put_str(o, "name", d->name) ||
+        !put_str(o, "uuid", d->uuid) || !put_str(o, "cc", cc) || !put_int(o, "sms", d->sms) ||
+        !put_int(o, "memory_bytes", d->memory_bytes) || !put_int(o, "l2_bytes", d->l2_bytes) ||
+        !put_int(o, "sm_clock_mhz", d->sm_clock_mhz) ||
+        !put_int(o, "mem_clock_mhz", d->mem_clock_mhz) ||
+        !put_int(o, "mem_bus_bits", d->mem_bus_bits) || !put_str(o, "driver", d->driver) ||
+        !put_str(o, "runtime", d->runtime) || !(ceil = cJSON_AddObjectToObject(o, "ceilings")) ||
+        !put_num(ceil, "copy_gbps", d->copy_gbps)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+cJSON *kb_json_from_run(const kb_run *run)
+{
+    cJSON *root = cJSON_CreateObject(), *kb, *res;
+    if (!root)
+        return NULL;
+    if (!put_int(root, "schema_version", KB_SCHEMA_VERSION) ||
+        !(kb = cJSON_AddObjectToObject(root, "kbench")) || !put_str(kb, "version", run->version) ||
+        !put_str(kb, "git", run->git) || !put_str(kb, "argv", run->argv) ||
+        !put_str(kb, "started", run->started) || !put_str(kb, "finished", run->finished) ||
+        !put_str(kb, "state", run->state) || !put_str(kb, "tag", run->tag) ||
+        !put(root, "device", kb_json_from_device(&run->dev)) ||
+        !(res = cJSON_AddArrayToObject(root, "results")))
+        goto fail;
+    for (size_t i = 0; i < run->nresults; i++)
+        if (!push(res, kb_json_from_result(&run->results[i])))
+            goto fail;
+    return root;
+fail:
+    cJSON_Delete(root);
+    return NULL;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+enum { OPT = 0, REQ = 1 };
+
+static void fpath(char *buf, size_t n, const char *pre, const char *key)
+{
+    if (pre && *pre)
+        snprintf(buf, n, "%s.%s", pre, key);
+    else
+        snprintf(buf, n, "%s", key);
+}
+
+static const char *jtype(const cJSON *it)
+{
+    if (cJSON_IsNull(it))
+        return "null";
+    if (cJSON_IsBool(it))
+        return "a boolean";
+    if (cJSON_IsNumber(it) || cJSON_IsRaw(it))
+        return "a number";
+    if (cJSON_IsString(it))
+        return "a string";
+    if (cJSON_IsArray(it))
+        return "an array";
+    if (cJSON_IsObject(it))
+        return "an object";
+    return "an unknown value";
+}
+
+/* 1 and *v for a parsed number or a raw number item, else 0. */
+static int num_value(const cJSON *it, double *v)
+{
+    if (cJSON_IsNumber(it)) {
+        *v = it->valuedouble;
+        return 1;
+    }
+    if (cJSON_IsRaw(it) && it->valuestring && *it->valuestring) {
+        char *end = NULL;
+        double d = strtod(it->valuestring, &end);
+        if (*end != '\0')
+            return 0;
+        *v = d;
+        return 1;
+    }
+    return 0;
+}
+
+/* *it = obj[key], or NULL when absent and optional; KB_EUSAGE when required. */
+static kb_status get_item(const cJSON *obj, const char *pre, const char *key, int req,
+                          const cJSON **it, kb_err *e)
+{
+    char p[256];
+    *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!*it && req) {
+        fpath(p, sizeof p, pre, key);
+        return kb_fail(e, KB_EUSAGE, "missing field '%s'", p);
+    }
+    return KB_OK;
+}
+
+static kb_status type_error(const char *pre, const char *key, const char *want,
+                            const cJSON *it, kb_err *e)
+{
+    char p[256];
+    fpath(p, sizeof p, pre, key);
+    return kb_fail(e, KB_EUSAGE, "field '%s' must be %s, got %s", p, want, jtype(it));
+}
+
+static kb_status get_obj(const cJSON *obj, const char *pre, const char *key, int req,
+                         const cJSON **out, kb_err *e)
+{
+    kb_status st = get_item(obj, pre, key, req, out, e);
+    if (st == KB_OK && *out && !cJSON_IsObject(*out))
+        return type_error(pre, key, "an object", *out, e);
+    return st;
+}
+
+static kb_status get_arr(const cJSON *obj, const char *pre, const char *key, int req,
+                         const cJSON **out, kb_err *e)
+{
+    kb_status st = get_item(obj, pre, key, req, out, e);
+    if (st == KB_OK && *out && !cJSON_IsArray(*out))
+        return type_error(pre, key, "an array", *out, e);
+    return st;
+}
+
+/* Copies a string field into dst[n]; absent and optional leaves dst alone. */
+static kb_status get_str(const cJSON *obj, const char *pre, const char *key, int req, char *dst,
+                         size_t n, kb_err *e)
+{
+    const cJSON *it;
+    char p[256];
+    kb_status st = get_item(obj, pre, key, req, &it, e);
+    if (st != KB_OK || !it)
+        return st;
+    if (!cJSON_IsString(it) || !it->valuestring)
+        return type_error(pre, key, "a string", it, e);
+    if (strlen(it->valuestring) >= n) {
+        fpath(p, sizeof p, pre, key);
+        return kb_fail(e, KB_EUSAGE, "field '%s' is too long (at most %zu bytes): '%.40s...'", p,
+                       n - 1, it->valuestring);
+    }
+    kb_strlcpy(dst, it->valuestring, n);
+    return KB_OK;
+}
+
+/* A number or null (NAN); absent and optional leaves dst alone. */
+static kb_status get_num(const cJSON *obj, const char *pre, const char *key, int req,
+                         double *dst, kb_err *e)
+{
+    const cJSON *it;
+    kb_status st = get_item(obj, pre, key, req, &it, e);
+    if (st != KB_OK || !it)
+        return st;
+    if (cJSON_IsNull(it)) {
+        *dst = NAN;
+        return KB_OK;
+    }
+    if (!num_value(it, dst))
+        return type_error(pre, key, "a number or null", it, e);
+    return KB_OK;
+}
+
+/* Checks that item (named pre.key) is an integer in [lo, hi]. */
+static kb_status int_value(const cJSON *it, const char *pre, const char *key, int64_t lo,
+                           int64_t hi, int64_t *dst, kb_err *e)
+{
+    double v;
+    char p[256];
+    if (!num_value(it, &v))
+        return type_error(pre, key, "an integer", it, e);
+    if (v != floor(v) || v < (double)lo || v > (double)hi || fabs(v) > (double)KB_JSON_MAX_INT) {
+        fpath(p, sizeof p, pre, key);
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an integer in [%lld, %lld], got '%.17g'",
+                       p, (long long)lo, (long long)hi, v);
+    }
+    *dst = (int64_t)v;
+    return KB_OK;
+}
+
+static kb_status get_int(const cJSON *obj, const char *pre, const char *key, int req, int64_t lo,
+                         int64_t hi, int64_t *dst, kb_err *e)
+{
+    const cJSON *it;
+    kb_status st = get_item(obj, pre, key, req, &it, e);
+    if (st != KB_OK || !it)
+        return st;
+    return int_value(it, pre, key, lo, hi, dst, e);
+}
+
+/* get_int into an int field. */
+static kb_status get_int32(const cJSON *obj, const char *pre, const char *key, int req,
+                           int64_t lo, int64_t hi, int *dst, kb_err *e)
+{
+    int64_t v = *dst;
+    kb_status st = get_int(obj, pre, key, req, lo, hi, &v, e);
+    if (st == KB_OK)
+        *dst = (int)v;
+    return st;
+}
+
+static kb_status get_bool(const cJSON *obj, const char *pre, const char *key, int req, int *dst,
+                          kb_err *e)
+{
+    const cJSON *it;
+    kb_status st = get_item(obj, pre, key, req, &it, e);
+    if (st != KB_OK || !it)
+        return st;
+    if (!cJSON_IsBool(it))
+        return type_error(pre, key, "true or false", it, e);
+    *dst = cJSON_IsTrue(it) ? 1 : 0;
+    return KB_OK;
+}
+
+/* A non-negative integer of at most 2^53, or a string of decimal digits. */
+static kb_status get_seed(const cJSON *obj, const char *pre, uint64_t *dst, kb_err *e)
+{
+    const cJSON *it;
+    char p[256];
+    kb_status st = get_item(obj, pre, "seed", REQ, &it, e);
+    if (st != KB_OK)
+        return st;
+    if (cJSON_IsString(it) && it->valuestring) {
+        const char *s = it->valuestring;
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (*s < '0' || *s > '9' || *end != '\0' || errno == ERANGE) {
+            fpath(p, sizeof p, pre, "seed");
+            return kb_fail(e, KB_EUSAGE, "field '%s' must be an unsigned 64-bit integer, got '%s'",
+                           p, s);
+        }
+        *dst = (uint64_t)v;
+        return KB_OK;
+    }
+    int64_t v;
+    TRY(int_value(it, pre, "seed", 0, KB_JSON_MAX_INT, &v, e));
+    *dst = (uint64_t)v;
+done:
+    return st;
+}
+
+/* Reads the shape object named name ("shape", "results[3].shape") into r. */
+static kb_status shape_from(const cJSON *obj, const char *name, kb_result *r, kb_err *e)
+{
+    r->naxes = 0;
+    if (!cJSON_IsObject(obj))
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", name, jtype(obj));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj)
+    {
+        const char *axis = it->string ? it->string : "";
+        if (r->naxes == KB_RES_MAX_AXES)
+            return kb_fail(e, KB_EUSAGE, "field '%s' has more than %d axes", name,
+                           KB_RES_MAX_AXES);
+        if (!*axis || strlen(axis) >= sizeof r->axis[0])
+            return kb_fail(e, KB_EUSAGE,
+                           "field '%s' has a bad axis name '%s' (1 to %zu characters)", name,
+                           axis, sizeof r->axis[0] - 1);
+        int64_t v;
+        kb_status st = int_value(it, name, axis, 0, KB_JSON_MAX_INT, &v, e);
+        if (st != KB_OK)
+            return st;
+        kb_strlcpy(r->axis[r->naxes], axis, sizeof r->axis[0]);
+        r->shape[r->naxes++] = v;
+    }
+    return KB_OK;
+}
+
+kb_status kb_json_to_shape(const cJSON *obj, kb_result *r, kb_err *e)
+{
+    return shape_from(obj, "shape", r, e);
+}
+
+/* Reads a [x, y, z] array of unsigned integers. */
+static kb_status get_uint3(const cJSON *obj, const char *pre, const char *key, unsigned v[3],
+                           kb_err *e)
+{
+    const cJSON *a, *it;
+    char p[256];
+    kb_status st = get_arr(obj, pre, key, REQ, &a, e);
+    if (st != KB_OK)
+        return st;
+    int i = 0;
+    cJSON_ArrayForEach(it, a)
+    {
+        double x;
+        if (i == 3 || !num_value(it, &x) || x != floor(x) || x < 0 || x > (double)UINT32_MAX)
+            break;
+        v[i++] = (unsigned)x;
+    }
+    if (i != 3 || it) {
+        fpath(p, sizeof p, pre, key);
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an array of 3 non-negative integers", p);
+    }
+    return KB_OK;
+}
+
+static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_err *e)
+{
+    kb_status st = KB_OK;
+    memset(k, 0, sizeof *k);
+    k->occupancy = NAN;
+    if (!cJSON_IsObject(o))
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", pre, jtype(o));
+    TRY(get_str(o, pre, "name", REQ, k->name, sizeof k->name, e));
+    TRY(get_uint3(o, pre, "grid", k->grid, e));
+    TRY(get_uint3(o, pre, "block", k->block, e));
+    TRY(get_int32(o, pre, "registers", REQ, 0, INT32_MAX, &k->registers, e));
+    TRY(get_int(o, pre, "static_smem", REQ, 0, KB_JSON_MAX_INT, &k->static_smem, e));
+    TRY(get_int(o, pre, "dynamic_smem", REQ, 0, KB_JSON_MAX_INT, &k->dynamic_smem, e));
+    TRY(get_int(o, pre, "local_bytes", REQ, 0, KB_JSON_MAX_INT, &k->local_bytes, e));
+    TRY(get_int32(o, pre, "blocks_per_sm", REQ, 0, INT32_MAX, &k->blocks_per_sm, e));
+    TRY(get_num(o, pre, "occupancy", REQ, &k->occupancy, e));
+done:
+    return st;
+}
+
+static kb_status alloc_fail(kb_err *e)
+{
+    return kb_fail(e, KB_EENV, "out of memory reading a report");
+}
+
+/* Reads a result object named pre ("" or "results[3]") into an initialised r. */
+static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *it, *chk, *tol, *tm, *smp, *mdl, *der, *ks;
+    char p[256], q[320], status[16] = "";
+
+    if (!cJSON_IsObject(o))
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "result",
+                       jtype(o));
+    TRY(get_str(o, pre, "op", REQ, r->op, sizeof r->op, e));
+    TRY(get_str(o, pre, "variant", REQ, r->variant, sizeof r->variant, e));
+    TRY(get_str(o, pre, "dtype", REQ, r->dtype, sizeof r->dtype, e));
+    TRY(get_item(o, pre, "shape", REQ, &it, e));
+    fpath(p, sizeof p, pre, "shape");
+    TRY(shape_from(it, p, r, e));
+    TRY(get_str(o, pre, "status", REQ, status, sizeof status, e));
+    if (kb_rstatus_parse(status, &r->status) != 0) {
+        fpath(p, sizeof p, pre, "status");
+        st = kb_fail(e, KB_EUSAGE, "field '%s' must be ok, mismatch, failed or skipped, got '%s'",
+                     p, status);
+        goto done;
+    }
+    TRY(get_str(o, pre, "reason", REQ, r->reason, sizeof r->reason, e));
+    TRY(get_seed(o, pre, &r->seed, e));
+
+    fpath(p, sizeof p, pre, "check");
+    TRY(get_obj(o, pre, "check", REQ, &chk, e));
+    TRY(get_bool(chk, p, "checked", OPT, &r->checked, e));
+    TRY(get_num(chk, p, "max_abs_err", REQ, &r->max_abs_err, e));
+    TRY(get_num(chk, p, "rel_l2_err", REQ, &r->rel_l2_err, e));
+    TRY(get_obj(chk, p, "tolerance", REQ, &tol, e));
+    fpath(q, sizeof q, p, "tolerance");
+    TRY(get_num(tol, q, "atol", REQ, &r->atol, e));
+    TRY(get_num(tol, q, "rtol", REQ, &r->rtol, e));
+    TRY(get_int(chk, p, "rows_checked", OPT, 0, KB_JSON_MAX_INT, &r->rows_checked, e));
+
+    fpath(p, sizeof p, pre, "time");
+    TRY(get_obj(o, pre, "time", REQ, &tm, e));
+    TRY(get_num(tm, p, "median_us", REQ, &r->median_us, e));
+    TRY(get_num(tm, p, "min_us", REQ, &r->min_us, e));
+    TRY(get_num(tm, p, "max_us", REQ, &r->max_us, e));
+    TRY(get_num(tm, p, "stdrel", REQ, &r->stdrel, e));
+    TRY(get_arr(tm, p, "samples_us", REQ, &smp, e));
+    int n = cJSON_GetArraySize(smp);
+    if (n > 0) {
+        r->samples_us = malloc((size_t)n * sizeof *r->samples_us);
+        if (!r->samples_us) {
+            st = alloc_fail(e);
+            goto done;
+        }
+        fpath(q, sizeof q, p, "samples_us");
+        cJSON_ArrayForEach(it, smp)
+        {
+            double v;
+            if (cJSON_IsNull(it))
+                v = NAN;
+            else if (!num_value(it, &v)) {
+                char idx[24];
+                snprintf(idx, sizeof idx, "%zu", r->nsamples);
+                st = type_error(q, idx, "a number or null", it, e);
+                goto done;
+            }
+            r->samples_us[r->nsamples++] = v;
+        }
+    }
+    TRY(get_num(tm, p, "sm_clock_mhz", OPT, &r->sm_clock_mhz, e));
+    TRY(get_bool(tm, p, "throttled", OPT, &r->throttled, e));
+
+    fpath(p, sizeof p, pre, "model");
+    TRY(get_obj(o, pre, "model", REQ, &mdl, e));
+    TRY(get_num(mdl, p, "bytes", REQ, &r->bytes, e));
+    TRY(get_num(mdl, p, "flops", REQ, &r->flops, e));
+
+    fpath(p, sizeof p, pre, "derived");
+    TRY(get_obj(o, pre, "derived", REQ, &der, e));
+    TRY(get_num(der, p, "gbps", REQ, &r->gbps, e));
+    TRY(get_num(der, p, "tflops", REQ, &r->tflops, e));
+    TRY(get_num(der, p, "pct_peak", REQ, &r->pct_peak, e));
+
+    TRY(get_arr(o, pre, "kernels", REQ, &ks, e));
+    n = cJSON_GetArraySize(ks);
+    if (n > 0) {
+        r->kernels = calloc((size_t)n, sizeof *r->kernels);
+        if (!r->kernels) {
+            st = alloc_fail(e);
+            goto done;
+        }
+        cJSON_ArrayForEach(it, ks)
+        {
+            fpath(p, sizeof p, pre, "kernels");
+            snprintf(q, sizeof q, "%.256s[%d]", p, r->nkernels);
+            TRY(kernel_from(it, q, &r->kernels[r->nkernels], e));
+            r->nkernels++;
+        }
+    }
+done:
+    return st;
+}
+
+kb_status kb_json_to_result(const cJSON *obj, kb_result *out, kb_err *e)
+{
+    kb_result_init(out);
+    kb_status st = result_from(obj, "", out, e);
+    if (st != KB_OK) {
+        kb_result_release(out);
+        kb_result_init(out);
+    }
+    return st;
+}
+
+/* Parses "9.0" into major and minor. */
+static int parse_cc(const char *s, int *major, int *minor)
+{
+    char *end = NULL;
+    if (*s < '0' || *s > '9')
+        return -1;
+    long a = strtol(s, &end, 10);
+    if (*end != '.' || end[1] < '0' || end[1] > '9' || a > 1000)
+        return -1;
+    const char *m = end + 1;
+    long b = strtol(m, &end, 10);
+    if (*end != '\0' || b > 1000)
+        return -1;
+    *major = (int)a;
+    *minor = (int)b;
+    return 0;
+}
+
+/* Reads a device object named pre into an initialised d. */
+static kb_status device_from(const cJSON *o, const char *pre, kb_device *d, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *ceil;
+    char p[256], cc[24] = "";
+    if (!cJSON_IsObject(o))
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "device",
+                       jtype(o));
+    TRY(get_int32(o, pre, "ordinal", OPT, 0, INT32_MAX, &d->ordinal, e));
+    TRY(get_str(o, pre, "name", REQ, d->name, sizeof d->name, e));
+    TRY(get_str(o, pre, "uuid", REQ, d->uuid, sizeof d->uuid, e));
+    TRY(get_str(o, pre, "cc", REQ, cc, sizeof cc, e));
+    if (parse_cc(cc, &d->cc_major, &d->cc_minor) != 0) {
+        fpath(p, sizeof p, pre, "cc");
+        st = kb_fail(e, KB_EUSAGE, "field '%s' must be like \"9.0\", got '%s'", p, cc);
+        goto done;
+    }
+    TRY(get_int32(o, pre, "sms", REQ, 0, INT32_MAX, &d->sms, e));
+    TRY(get_int(o, pre, "memory_bytes", REQ, 0, KB_JSON_MAX_INT, &d->memory_bytes, e));
+    TRY(get_int(o, pre, "l2_bytes", OPT, 0, KB_JSON_MAX_INT, &d->l2_bytes, e));
+    TRY(get_int32(o, pre, "sm_clock_mhz", OPT, 0, INT32_MAX, &d->sm_clock_mhz, e));
+    TRY(get_int32(o, pre, "mem_clock_mhz", OPT, 0, INT32_MAX, &d->mem_clock_mhz, e));
+    TRY(get_int32(o, pre, "mem_bus_bits", OPT, 0, INT32_MAX, &d->mem_bus_bits, e));
+    TRY(get_str(o, pre, "driver", REQ, d->driver, sizeof d->driver, e));
+    TRY(get_str(o, pre, "runtime", REQ, d->runtime, sizeof d->runtime, e));
+    fpath(p, sizeof p, pre, "ceilings");
+    TRY(get_obj(o, pre, "ceilings", REQ, &ceil, e));
+    TRY(get_num(ceil, p, "copy_gbps", REQ, &d->copy_gbps, e));
+done:
+    return st;
+}
+
+kb_status kb_json_to_device(const cJSON *obj, kb_device *out, kb_err *e)
+{
+    kb_device_init(out);
+    kb_status st = device_from(obj, "", out, e);
+    if (st != KB_OK)
+        kb_device_init(out);
+    return st;
+}
+
+/* kb_json_to_run, naming file (or "the document" when NULL) in its messages. */
+static kb_status run_from(const cJSON *root, const char *file, kb_run *out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *kb, *dev, *res, *it;
+    kb_result r;
+    int64_t ver = 0;
+    int framed = 1; /* the message names its subject; field errors get "invalid report" */
+    char what[300];
+
+    kb_run_init(out);
+    kb_result_init(&r);
+    if (file)
+        snprintf(what, sizeof what, "'%s'", file);
+    else
+        snprintf(what, sizeof what, "the document");
+    if (!cJSON_IsObject(root)) {
+        st = kb_fail(e, KB_EUSAGE, "%s is not a kbench report (the top level is %s, not an object)",
+                     what, jtype(root));
+        goto done;
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(root, "schema_version")) {
+        st = kb_fail(e, KB_EUSAGE, "%s is not a kbench report (missing field 'schema_version')",
+                     what);
+        goto done;
+    }
+    framed = 0;
+    TRY(get_int(root, "", "schema_version", REQ, 1, KB_JSON_MAX_INT, &ver, e));
+    if (ver > KB_SCHEMA_VERSION) {
+        framed = 1;
+        st = kb_fail(e, KB_EUSAGE, "%s has schema_version %lld, newer than this kbench (%d)", what,
+                     (long long)ver, KB_SCHEMA_VERSION);
+        goto done;
+    }
+    TRY(get_obj(root, "", "kbench", REQ, &kb, e));
+    TRY(get_str(kb, "kbench", "version", REQ, out->version, sizeof out->version, e));
+    TRY(get_str(kb, "kbench", "git", REQ, out->git, sizeof out->git, e));
+    TRY(get_str(kb, "kbench", "argv", REQ, out->argv, sizeof out->argv, e));
+    TRY(get_str(kb, "kbench", "started", REQ, out->started, sizeof out->started, e));
+    TRY(get_str(kb, "kbench", "finished", OPT, out->finished, sizeof out->finished, e));
+    TRY(get_str(kb, "kbench", "state", OPT, out->state, sizeof out->state, e));
+    if (!*out->state)
+        kb_strlcpy(out->state, "complete", sizeof out->state);
+    if (strcmp(out->state, "running") != 0 && strcmp(out->state, "complete") != 0 &&
+        strcmp(out->state, "interrupted") != 0) {
+        st = kb_fail(e, KB_EUSAGE,
+                     "field 'kbench.state' must be running, complete or interrupted, got '%s'",
+                     out->state);
+        goto done;
+    }
+    TRY(get_str(kb, "kbench", "tag", OPT, out->tag, sizeof out->tag, e));
+    TRY(get_obj(root, "", "device", REQ, &dev, e));
+    TRY(device_from(dev, "device", &out->dev, e));
+    TRY(get_arr(root, "", "results", REQ, &res, e));
+    cJSON_ArrayForEach(it, res)
+    {
+        char pre[32];
+        snprintf(pre, sizeof pre, "results[%zu]", out->nresults);
+        TRY(result_from(it, pre, &r, e));
+        if (kb_run_add(out, &r) != 0) {
+            st = alloc_fail(e);
+            goto done;
+        }
+        kb_result_init(&r);
+    }
+done:
+    kb_result_release(&r);
+    if (st != KB_OK) {
+        kb_run_release(out);
+        kb_run_init(out);
+        if (e && st == KB_EUSAGE && !framed) {
+            char inner[sizeof e->msg];
+            kb_strlcpy(inner, e->msg, sizeof inner);
+            if (file)
+                kb_fail(e, st, "invalid report '%s': %s", file, inner);
+            else
+                kb_fail(e, st, "invalid report: %s", inner);
+        }
+    }
+    return st;
+}
+
+kb_status kb_json_to_run(const cJSON *root, kb_run *out, kb_err *e)
+{
+    return run_from(root, NULL, out, e);
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+kb_status kb_json_write_file(const cJSON *root, const char *path, kb_err *e)
+{
+    kb_status st = KB_OK;
+    char *text = cJSON_Print(root);
+    char tmp[4096];
+    FILE *f = NULL;
+    int made_tmp = 0;
+
+    if (!text) {
+        st = kb_fail(e, KB_EENV, "out of memory printing the report for '%s'", path);
+        goto done;
+    }
+    if (strcmp(path, "-") == 0) {
+        if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+            st = kb_fail(e, KB_EENV, "cannot write the report to stdout: %s", strerror(errno));
+        goto done;
+    }
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
+        st = kb_fail(e, KB_EUSAGE, "report path is too long: '%s'", path);
+        goto done;
+    }
+    f = fopen(tmp, "w");
+    if (!f) {
+        st = kb_fail(e, KB_EENV, "cannot create '%s': %s", tmp, strerror(errno));
+        goto done;
+    }
+    made_tmp = 1;
+    size_t len = strlen(text);
+    int bad = fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0;
+    int err = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    f = NULL;
+    if (bad) {
+        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(err));
+        goto done;
+    }
+    if (rename(tmp, path) != 0) {
+        st = kb_fail(e, KB_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+        goto done;
+    }
+    made_tmp = 0;
+done:
+    if (made_tmp)
+        unlink(tmp);
+    cJSON_free(text);
+    return st;
+}
+
+kb_status kb_json_read_file(const char *path, cJSON **out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+
+    *out = NULL;
+    if (!f) {
+        st = kb_fail(e, KB_EENV, "cannot read '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    for (;;) {
+        if (cap - len < 4096) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            char *nb = realloc(buf, ncap);
+            if (!nb) {
+                st = kb_fail(e, KB_EENV, "out of memory reading '%s'", path);
+                goto done;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        st = kb_fail(e, KB_EENV, "cannot read '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    buf[len] = '\0';
+    size_t skip = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        st = kb_fail(e, KB_EUSAGE, "'%s' is not valid JSON (near byte %zu)", path,
+                     (size_t)(nul - buf));
+        goto done;
+    }
+    const char *end = NULL;
+    *out = cJSON_ParseWithLengthOpts(buf + skip, len - skip + 1, &end, 1);
+    if (!*out) {
+        size_t at = end && end >= buf + skip ? (size_t)(end - buf) : len;
+        st = kb_fail(e, KB_EUSAGE, "'%s' is not valid JSON (near byte %zu)", path, at);
+        goto done;
+    }
+done:
+    if (f && !is_stdin)
+        fclose(f);
+    free(buf);
+    return st;
+}
+
+kb_status kb_json_load_run(const char *path, kb_run *out, kb_err *e)
+{
+    cJSON *root = NULL;
+    kb_status st = kb_json_read_file(path, &root, e);
+    if (st != KB_OK) {
+        kb_run_init(out);
+        return st;
+    }
+    st = run_from(root, path, out, e);
+    cJSON_Delete(root);
+    return st;
+}
+
+kb_status kb_json_save_run(const kb_run *run, const char *path, kb_err *e)
+{
+    cJSON *root = kb_json_from_run(run);
+    if (!root)
+        return kb_fail(e, KB_EENV, "out of memory building the report for '%s'", path);
+    kb_status st = kb_json_write_file(root, path, e);
+    cJSON_Delete(root);
+    return st;
+}

@@ -1,0 +1,1128 @@
+/* store.c - the SQLite store: opening and refusing files, schema migrations,
+ * and reading and writing runs, results, kernels, devices and ceilings.
+ *
+ * Schema (PRAGMA user_version = KB_STORE_VERSION):
+ *   kbench_meta(key, value)  the marker ('format', 'kbench'); never changes, so
+ *                            every kbench can tell its own files from others
+ *   devices     one row per GPU uuid, its latest known properties
+ *   ceilings    calibrated ceilings per (device uuid, name), with measured_at
+ *   runs        one row per run: meta, state, pid/host of the writing process,
+ *               and the device as it was during the run (dev_*, dev_copy_gbps)
+ *   results     one row per result of a run, in order (seq); shape as JSON
+ *               text, samples as a BLOB of native-endian doubles
+ *   kernels     one row per kernel of a result, in launch order (idx)
+ * Unknown doubles (NAN, infinities) are stored as NULL and read back as NAN.
+ *
+ * Adding schema version N+1: append one step to migrations[] (its SQL ends with
+ * "PRAGMA user_version = N+1;"), bump KB_STORE_VERSION in store.h, and extend
+ * the reads and writes below. Never edit a step that has shipped; the
+ * migration test opens stores built at every older version. */
+#include "report/store.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report/json.h"
+
+#define KB_STORE_BUSY_MS 10000
+
+/* Step v takes a store from schema version v to v + 1. */
+static const char *const migrations[] = {
+    /* 0 -> 1 */
+    "CREATE TABLE kbench_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO kbench_meta(key, value) VALUES('format', 'kbench');"
+    "CREATE TABLE devices("
+    " uuid TEXT PRIMARY KEY, ordinal INTEGER NOT NULL, name TEXT NOT NULL,"
+    " cc_major INTEGER NOT NULL, cc_minor INTEGER NOT NULL, sms INTEGER NOT NULL,"
+    " memory_bytes INTEGER NOT NULL, l2_bytes INTEGER NOT NULL,"
+    " sm_clock_mhz INTEGER NOT NULL, mem_clock_mhz INTEGER NOT NULL,"
+    " mem_bus_bits INTEGER NOT NULL, driver TEXT NOT NULL, runtime TEXT NOT NULL,"
+    " first_seen TEXT NOT NULL, last_seen TEXT NOT NULL);"
+    "CREATE TABLE ceilings("
+    " device_uuid TEXT NOT NULL REFERENCES devices(uuid) ON DELETE CASCADE,"
+    " name TEXT NOT NULL, value REAL, measured_at TEXT NOT NULL,"
+    " PRIMARY KEY(device_uuid, name));"
+    "CREATE TABLE runs("
+    " id INTEGER PRIMARY KEY, version TEXT NOT NULL, git TEXT NOT NULL, argv TEXT NOT NULL,"
+    " started TEXT NOT NULL, finished TEXT NOT NULL,"
+    " state TEXT NOT NULL CHECK(state IN ('running', 'complete', 'interrupted')),"
+    " tag TEXT NOT NULL, pid INTEGER, host TEXT, imported INTEGER NOT NULL,"
+    " device_uuid TEXT NOT NULL REFERENCES devices(uuid),"
+    " dev_ordinal INTEGER NOT NULL, dev_name TEXT NOT NULL,"
+    " dev_cc_major INTEGER NOT NULL, dev_cc_minor INTEGER NOT NULL, dev_sms INTEGER NOT NULL,"
+    " dev_memory_bytes INTEGER NOT NULL, dev_l2_bytes INTEGER NOT NULL,"
+    " dev_sm_clock_mhz INTEGER NOT NULL, dev_mem_clock_mhz INTEGER NOT NULL,"
+    " dev_mem_bus_bits INTEGER NOT NULL, dev_driver TEXT NOT NULL, dev_runtime TEXT NOT NULL,"
+    " dev_copy_gbps REAL);"
+    "CREATE INDEX runs_device ON runs(device_uuid);"
+    "CREATE TABLE results("
+    " id INTEGER PRIMARY KEY,"
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL, op TEXT NOT NULL, variant TEXT NOT NULL, dtype TEXT NOT NULL,"
+    " shape TEXT NOT NULL,"
+    " status TEXT NOT NULL CHECK(status IN ('ok', 'mismatch', 'failed', 'skipped')),"
+    " reason TEXT NOT NULL, seed INTEGER NOT NULL,"
+    " checked INTEGER NOT NULL, max_abs_err REAL, rel_l2_err REAL, atol REAL, rtol REAL,"
+    " rows_checked INTEGER NOT NULL,"
+    " median_us REAL, min_us REAL, max_us REAL, stdrel REAL,"
+    " nsamples INTEGER NOT NULL, samples_us BLOB,"
+    " sm_clock_mhz REAL, throttled INTEGER NOT NULL,"
+    " bytes REAL, flops REAL, gbps REAL, tflops REAL, pct_peak REAL,"
+    " UNIQUE(run_id, seq));"
+    "CREATE TABLE kernels("
+    " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
+    " idx INTEGER NOT NULL, name TEXT NOT NULL,"
+    " grid_x INTEGER NOT NULL, grid_y INTEGER NOT NULL, grid_z INTEGER NOT NULL,"
+    " block_x INTEGER NOT NULL, block_y INTEGER NOT NULL, block_z INTEGER NOT NULL,"
+    " registers INTEGER NOT NULL, static_smem INTEGER NOT NULL,"
+    " dynamic_smem INTEGER NOT NULL, local_bytes INTEGER NOT NULL,"
+    " blocks_per_sm INTEGER NOT NULL, occupancy REAL,"
+    " PRIMARY KEY(result_id, idx));"
+    "PRAGMA user_version = 1;",
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == KB_STORE_VERSION,
+               "KB_STORE_VERSION must equal the number of migration steps");
+
+struct kb_store {
+    sqlite3 *db;
+    char path[4096];
+};
+
+/* ---- errors and small helpers ------------------------------------------------- */
+
+/* The one place SQLite failures become messages: file, line and sqlite3_errmsg. */
+static kb_status sql_error(const kb_store *s, const char *file, int line, kb_err *e)
+{
+    return kb_fail(e, KB_EENV, "sqlite error on '%s': %s (%s:%d)", s->path,
+                   s->db ? sqlite3_errmsg(s->db) : "no connection", file, line);
+}
+
+/* In functions with `kb_status st`, a store `s`, `kb_err *e` and a `done:` label. */
+#define SQL_FAIL()                                  \
+    do {                                            \
+        st = sql_error(s, __FILE__, __LINE__, e);   \
+        goto done;                                  \
+    } while (0)
+#define SQL_CHECK(call)                             \
+    do {                                            \
+        if ((call) != SQLITE_OK)                    \
+            SQL_FAIL();                             \
+    } while (0)
+#define SQL_STEP(q, rc)                             \
+    do {                                            \
+        (rc) = sqlite3_step(q);                     \
+        if ((rc) != SQLITE_ROW && (rc) != SQLITE_DONE) \
+            SQL_FAIL();                             \
+    } while (0)
+#define TRY(x)                                      \
+    do {                                            \
+        st = (x);                                   \
+        if (st != KB_OK)                            \
+            goto done;                              \
+    } while (0)
+
+static int prep(kb_store *s, const char *sql, sqlite3_stmt **q)
+{
+    return sqlite3_prepare_v2(s->db, sql, -1, q, NULL);
+}
+
+/* Finalizing returns the last step's error, which was already checked. */
+static void fin(sqlite3_stmt *q)
+{
+    (void)sqlite3_finalize(q);
+}
+
+/* Binds parameters 1, 2, ... in order, keeping the first failure in rc. */
+typedef struct binder {
+    sqlite3_stmt *q;
+    int i;
+    int rc;
+} binder;
+
+static binder bind_start(sqlite3_stmt *q)
+{
+    binder b = {q, 0, SQLITE_OK};
+    return b;
+}
+static void b_int(binder *b, int64_t v)
+{
+    b->i++;
+    if (b->rc == SQLITE_OK)
+        b->rc = sqlite3_bind_int64(b->q, b->i, (sqlite3_int64)v);
+}
+static void b_real(binder *b, double v)
+{
+    b->i++;
+    if (b->rc == SQLITE_OK)
+        b->rc = isfinite(v) ? sqlite3_bind_double(b->q, b->i, v) : sqlite3_bind_null(b->q, b->i);
+}
+static void b_text(binder *b, const char *v)
+{
+    b->i++;
+    if (b->rc == SQLITE_OK)
+        b->rc = v ? sqlite3_bind_text(b->q, b->i, v, -1, SQLITE_STATIC)
+                  : sqlite3_bind_null(b->q, b->i);
+}
+static void b_blob(binder *b, const void *p, size_t n)
+{
+    b->i++;
+    if (b->rc == SQLITE_OK)
+        b->rc = n ? sqlite3_bind_blob64(b->q, b->i, p, n, SQLITE_STATIC)
+                  : sqlite3_bind_null(b->q, b->i);
+}
+
+/* Reads columns 0, 1, ... in order. */
+typedef struct reader {
+    sqlite3_stmt *q;
+    int i;
+} reader;
+
+static int64_t c_int(reader *c)
+{
+    return (int64_t)sqlite3_column_int64(c->q, c->i++);
+}
+static double c_real(reader *c)
+{
+    int i = c->i++;
+    return sqlite3_column_type(c->q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(c->q, i);
+}
+static void c_text(reader *c, char *dst, size_t n)
+{
+    const unsigned char *t = sqlite3_column_text(c->q, c->i++);
+    kb_strlcpy(dst, t ? (const char *)t : "", n);
+}
+
+static void now_iso(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm) || strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        kb_strlcpy(buf, "", n);
+}
+
+static void host_name(char *buf, size_t n)
+{
+    if (gethostname(buf, n) != 0)
+        kb_strlcpy(buf, "", n);
+    buf[n - 1] = '\0';
+}
+
+static kb_status tx_begin(kb_store *s, kb_err *e)
+{
+    kb_status st = KB_OK;
+    SQL_CHECK(sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL));
+done:
+    return st;
+}
+
+static kb_status tx_commit(kb_store *s, kb_err *e)
+{
+    kb_status st = KB_OK;
+    SQL_CHECK(sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL));
+done:
+    return st;
+}
+
+/* Undoes an open transaction; best effort, as the error being reported is the
+ * one that matters (SQLite rolls back by itself when the connection closes). */
+static void tx_rollback(kb_store *s)
+{
+    if (s->db && !sqlite3_get_autocommit(s->db))
+        (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- opening ---------------------------------------------------------------- */
+
+static kb_status read_user_version(kb_store *s, int *ver, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    SQL_CHECK(prep(s, "PRAGMA user_version", &q));
+    SQL_STEP(q, rc);
+    *ver = rc == SQLITE_ROW ? sqlite3_column_int(q, 0) : 0;
+done:
+    fin(q);
+    return st;
+}
+
+/* Applies migration steps from the current version up to target, all in one
+ * transaction. */
+static kb_status migrate(kb_store *s, int target, kb_err *e)
+{
+    kb_status st = KB_OK;
+    int ver = 0;
+    TRY(tx_begin(s, e));
+    TRY(read_user_version(s, &ver, e)); /* another process may have migrated it */
+    for (int v = ver; v < target; v++)
+        SQL_CHECK(sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL));
+    TRY(tx_commit(s, e));
+done:
+    if (st != KB_OK)
+        tx_rollback(s);
+    return st;
+}
+
+/* Refuses, before SQLite touches it, a file that is not an SQLite database. An
+ * empty file is accepted as a new store only when creating. */
+static kb_status check_header(const char *path, off_t size, int create, kb_err *e)
+{
+    static const char magic[16] = "SQLite format 3";
+    char head[16];
+    if (size == 0)
+        return create ? KB_OK
+                      : kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty file)", path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kb_fail(e, KB_EENV, "cannot read '%s': %s", path, strerror(errno));
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (got != sizeof head || memcmp(head, magic, sizeof head) != 0)
+        return kb_fail(e, KB_EENV, "'%s' is not a kbench store (not an SQLite database)", path);
+    return KB_OK;
+}
+
+/* Sets *ver to the store's schema version after checking the kbench marker;
+ * reads only. An SQLite file with no tables at all reads as version 0. */
+static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    TRY(read_user_version(s, ver, e));
+    if (*ver == 0) {
+        SQL_CHECK(prep(s, "SELECT count(*) FROM sqlite_master", &q));
+        SQL_STEP(q, rc);
+        if (rc == SQLITE_ROW && sqlite3_column_int(q, 0) > 0)
+            st = kb_fail(e, KB_EENV,
+                         "'%s' is not a kbench store (an SQLite database of something else)",
+                         s->path);
+        goto done;
+    }
+    if (prep(s, "SELECT value FROM kbench_meta WHERE key = 'format'", &q) != SQLITE_OK) {
+        st = kb_fail(e, KB_EENV,
+                     "'%s' is not a kbench store (an SQLite database of something else)", s->path);
+        goto done;
+    }
+    SQL_STEP(q, rc);
+    if (rc != SQLITE_ROW || sqlite3_column_type(q, 0) != SQLITE_TEXT ||
+        strcmp((const char *)sqlite3_column_text(q, 0), "kbench") != 0)
+        st = kb_fail(e, KB_EENV,
+                     "'%s' is not a kbench store (an SQLite database of something else)", s->path);
+done:
+    fin(q);
+    return st;
+}
+
+/* Creates the folder holding path when it is missing (one level only). */
+static kb_status make_parent(const char *path, kb_err *e)
+{
+    char buf[4096];
+    struct stat sb;
+    kb_strlcpy(buf, path, sizeof buf);
+    const char *dir = dirname(buf);
+    if (stat(dir, &sb) == 0)
+        return S_ISDIR(sb.st_mode)
+                   ? KB_OK
+                   : kb_fail(e, KB_EENV, "cannot create a store in '%s': not a folder", dir);
+    if (errno != ENOENT || mkdir(dir, 0777) != 0)
+        return kb_fail(e, KB_EENV, "cannot create folder '%s': %s", dir, strerror(errno));
+    return KB_OK;
+}
+
+/* Marks "running" runs of this host whose process is gone as interrupted. */
+static kb_status mark_stale(kb_store *s, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    char host[256];
+    binder b;
+    int rc;
+
+    host_name(host, sizeof host);
+    SQL_CHECK(prep(s,
+                   "SELECT id, pid FROM runs"
+                   " WHERE state = 'running' AND pid IS NOT NULL AND host IS ?1",
+                   &q));
+    b = bind_start(q);
+    b_text(&b, host);
+    SQL_CHECK(b.rc);
+    for (;;) {
+        SQL_STEP(q, rc);
+        if (rc == SQLITE_DONE)
+            break;
+        int64_t id = sqlite3_column_int64(q, 0), pid = sqlite3_column_int64(q, 1);
+        if (pid <= 0 || pid > INT32_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            int64_t *p = realloc(ids, ncap * sizeof *p);
+            if (!p) {
+                st = kb_fail(e, KB_EENV, "out of memory opening '%s'", s->path);
+                goto done;
+            }
+            ids = p;
+            cap = ncap;
+        }
+        ids[n++] = id;
+    }
+    fin(q);
+    q = NULL;
+    if (n == 0)
+        goto done;
+    SQL_CHECK(prep(s, "UPDATE runs SET state = 'interrupted' WHERE id = ?1 AND state = 'running'",
+                   &q));
+    for (size_t i = 0; i < n; i++) {
+        SQL_CHECK(sqlite3_reset(q));
+        b = bind_start(q);
+        b_int(&b, ids[i]);
+        SQL_CHECK(b.rc);
+        SQL_STEP(q, rc);
+    }
+done:
+    fin(q);
+    free(ids);
+    return st;
+}
+
+kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_store *s = NULL;
+    struct stat sb;
+    int created = 0, ver = 0;
+
+    *out = NULL;
+    if (!path || !*path)
+        return kb_fail(e, KB_EUSAGE, "empty store path");
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return kb_fail(e, KB_EENV, "out of memory opening '%s'", path);
+    if (kb_strlcpy(s->path, path, sizeof s->path)) {
+        st = kb_fail(e, KB_EUSAGE, "store path is too long: '%.60s...'", path);
+        goto done;
+    }
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            st = kb_fail(e, KB_EENV, "'%s' is a directory, not a kbench store", path);
+            goto done;
+        }
+        if (!S_ISREG(sb.st_mode)) {
+            st = kb_fail(e, KB_EENV, "'%s' is not a regular file, not a kbench store", path);
+            goto done;
+        }
+        TRY(check_header(path, sb.st_size, create, e));
+    } else if (errno != ENOENT) {
+        st = kb_fail(e, KB_EENV, "cannot access '%s': %s", path, strerror(errno));
+        goto done;
+    } else if (!create) {
+        st = kb_fail(e, KB_EENV,
+                     "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
+        goto done;
+    } else {
+        TRY(make_parent(path, e));
+        created = 1;
+    }
+
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+    if (rc != SQLITE_OK) {
+        st = kb_fail(e, KB_EENV, "cannot open kbench store '%s': %s", path,
+                     s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        goto done;
+    }
+    SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
+    int readonly = sqlite3_db_readonly(s->db, "main") == 1;
+    if (create && readonly) {
+        st = kb_fail(e, KB_EENV, "cannot write kbench store '%s': the file is read-only", path);
+        goto done;
+    }
+    st = check_kind(s, &ver, e);
+    if (st != KB_OK && sqlite3_errcode(s->db) == SQLITE_READONLY)
+        st = kb_fail(e, KB_EENV,
+                     "cannot read kbench store '%s': SQLite must create '%s-shm' beside it, and "
+                     "that folder is not writable",
+                     path, path);
+    if (st != KB_OK)
+        goto done;
+    if (ver > KB_STORE_VERSION) {
+        st = kb_fail(e, KB_EENV,
+                     "'%s' is a kbench store of schema version %d, newer than this kbench (%d)",
+                     path, ver, KB_STORE_VERSION);
+        goto done;
+    }
+    if (ver == 0 && !create) {
+        st = kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty SQLite database)", path);
+        goto done;
+    }
+    /* The file is ours: from here on it may be written. */
+    if (!readonly)
+        SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
+    SQL_CHECK(sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL));
+    if (ver < KB_STORE_VERSION) {
+        if (readonly) {
+            st = kb_fail(e, KB_EENV,
+                         "'%s' has store schema version %d and is read-only (open it once with "
+                         "write access to upgrade it to %d)",
+                         path, ver, KB_STORE_VERSION);
+            goto done;
+        }
+        TRY(migrate(s, KB_STORE_VERSION, e));
+    }
+    if (create)
+        TRY(mark_stale(s, e));
+    *out = s;
+    s = NULL;
+done:
+    kb_store_close(s);
+    if (st != KB_OK && created) {
+        char side[4200];
+        unlink(path);
+        snprintf(side, sizeof side, "%s-wal", path);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", path);
+        unlink(side);
+    }
+    return st;
+}
+
+void kb_store_close(kb_store *s)
+{
+    if (!s)
+        return;
+    /* Every statement is finalized where it was prepared, so closing succeeds. */
+    (void)sqlite3_close(s->db);
+    free(s);
+}
+
+const char *kb_store_path(const kb_store *s)
+{
+    return s->path;
+}
+
+kb_status kb_store_create_at_version(const char *path, int version, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_store store = {0}, *s = &store;
+    struct stat sb;
+
+    if (version < 0 || version > KB_STORE_VERSION)
+        return kb_fail(e, KB_EUSAGE, "store version must be in [0, %d], got %d", KB_STORE_VERSION,
+                       version);
+    if (stat(path, &sb) == 0)
+        return kb_fail(e, KB_EUSAGE, "'%s' already exists", path);
+    kb_strlcpy(s->path, path, sizeof s->path);
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK)
+        SQL_FAIL();
+    TRY(migrate(s, version, e));
+done:
+    (void)sqlite3_close(s->db);
+    return st;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* Inserts or refreshes device d; seen is the time it was seen (a newer row of
+ * the same uuid is not overwritten by an older report). */
+static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    SQL_CHECK(prep(s,
+                   "INSERT INTO devices(uuid, ordinal, name, cc_major, cc_minor, sms,"
+                   " memory_bytes, l2_bytes, sm_clock_mhz, mem_clock_mhz, mem_bus_bits, driver,"
+                   " runtime, first_seen, last_seen)"
+                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)"
+                   " ON CONFLICT(uuid) DO UPDATE SET ordinal = excluded.ordinal,"
+                   " name = excluded.name, cc_major = excluded.cc_major,"
+                   " cc_minor = excluded.cc_minor, sms = excluded.sms,"
+                   " memory_bytes = excluded.memory_bytes, l2_bytes = excluded.l2_bytes,"
+                   " sm_clock_mhz = excluded.sm_clock_mhz, mem_clock_mhz = excluded.mem_clock_mhz,"
+                   " mem_bus_bits = excluded.mem_bus_bits, driver = excluded.driver,"
+                   " runtime = excluded.runtime, last_seen = excluded.last_seen"
+                   " WHERE excluded.last_seen >= devices.last_seen",
+                   &q));
+    binder b = bind_start(q);
+    b_text(&b, d->uuid);
+    b_int(&b, d->ordinal);
+    b_text(&b, d->name);
+    b_int(&b, d->cc_major);
+    b_int(&b, d->cc_minor);
+    b_int(&b, d->sms);
+    b_int(&b, d->memory_bytes);
+    b_int(&b, d->l2_bytes);
+    b_int(&b, d->sm_clock_mhz);
+    b_int(&b, d->mem_clock_mhz);
+    b_int(&b, d->mem_bus_bits);
+    b_text(&b, d->driver);
+    b_text(&b, d->runtime);
+    b_text(&b, seen);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+done:
+    fin(q);
+    return st;
+}
+
+/* Inserts the run row (device snapshot included) and sets run->id. pid 0 and
+ * host NULL for an imported run. */
+static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pid,
+                         const char *host, int imported, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    const kb_device *d = &run->dev;
+    int rc;
+    SQL_CHECK(prep(s,
+                   "INSERT INTO runs(version, git, argv, started, finished, state, tag, pid,"
+                   " host, imported, device_uuid, dev_ordinal, dev_name, dev_cc_major,"
+                   " dev_cc_minor, dev_sms, dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz,"
+                   " dev_mem_clock_mhz, dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps)"
+                   " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   &q));
+    binder b = bind_start(q);
+    b_text(&b, run->version);
+    b_text(&b, run->git);
+    b_text(&b, run->argv);
+    b_text(&b, run->started);
+    b_text(&b, run->finished);
+    b_text(&b, state);
+    b_text(&b, run->tag);
+    if (pid > 0)
+        b_int(&b, pid);
+    else
+        b_text(&b, NULL);
+    b_text(&b, host);
+    b_int(&b, imported);
+    b_text(&b, d->uuid);
+    b_int(&b, d->ordinal);
+    b_text(&b, d->name);
+    b_int(&b, d->cc_major);
+    b_int(&b, d->cc_minor);
+    b_int(&b, d->sms);
+    b_int(&b, d->memory_bytes);
+    b_int(&b, d->l2_bytes);
+    b_int(&b, d->sm_clock_mhz);
+    b_int(&b, d->mem_clock_mhz);
+    b_int(&b, d->mem_bus_bits);
+    b_text(&b, d->driver);
+    b_text(&b, d->runtime);
+    b_real(&b, d->copy_gbps);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
+done:
+    fin(q);
+    return st;
+}
+
+/* Inserts one result after the run's last one, and its kernels. */
+static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    cJSON *shape = kb_json_from_shape(r);
+    char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
+    int64_t seed;
+    int rc;
+
+    if (!shape_text) {
+        st = kb_fail(e, KB_EENV, "out of memory storing a result in '%s'", s->path);
+        goto done;
+    }
+    memcpy(&seed, &r->seed, sizeof seed); /* the 64 bits as SQLite's signed integer */
+    SQL_CHECK(prep(s,
+                   "INSERT INTO results(run_id, seq, op, variant, dtype, shape, status, reason,"
+                   " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked,"
+                   " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
+                   " throttled, bytes, flops, gbps, tflops, pct_peak)"
+                   " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
+                   " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+                   " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+                   &q));
+    binder b = bind_start(q);
+    b_int(&b, run_id);
+    b_text(&b, r->op);
+    b_text(&b, r->variant);
+    b_text(&b, r->dtype);
+    b_text(&b, shape_text);
+    b_text(&b, kb_rstatus_name(r->status));
+    b_text(&b, r->reason);
+    b_int(&b, seed);
+    b_int(&b, r->checked);
+    b_real(&b, r->max_abs_err);
+    b_real(&b, r->rel_l2_err);
+    b_real(&b, r->atol);
+    b_real(&b, r->rtol);
+    b_int(&b, r->rows_checked);
+    b_real(&b, r->median_us);
+    b_real(&b, r->min_us);
+    b_real(&b, r->max_us);
+    b_real(&b, r->stdrel);
+    b_int(&b, (int64_t)r->nsamples);
+    b_blob(&b, r->samples_us, r->nsamples * sizeof *r->samples_us);
+    b_real(&b, r->sm_clock_mhz);
+    b_int(&b, r->throttled);
+    b_real(&b, r->bytes);
+    b_real(&b, r->flops);
+    b_real(&b, r->gbps);
+    b_real(&b, r->tflops);
+    b_real(&b, r->pct_peak);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
+    fin(q);
+    q = NULL;
+    if (r->nkernels <= 0)
+        goto done;
+
+    SQL_CHECK(prep(s,
+                   "INSERT INTO kernels(result_id, idx, name, grid_x, grid_y, grid_z, block_x,"
+                   " block_y, block_z, registers, static_smem, dynamic_smem, local_bytes,"
+                   " blocks_per_sm, occupancy)"
+                   " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   &q));
+    for (int i = 0; i < r->nkernels; i++) {
+        const kb_kernel *k = &r->kernels[i];
+        SQL_CHECK(sqlite3_reset(q));
+        b = bind_start(q);
+        b_int(&b, result_id);
+        b_int(&b, i);
+        b_text(&b, k->name);
+        for (int j = 0; j < 3; j++)
+            b_int(&b, k->grid[j]);
+        for (int j = 0; j < 3; j++)
+            b_int(&b, k->block[j]);
+        b_int(&b, k->registers);
+        b_int(&b, k->static_smem);
+        b_int(&b, k->dynamic_smem);
+        b_int(&b, k->local_bytes);
+        b_int(&b, k->blocks_per_sm);
+        b_real(&b, k->occupancy);
+        SQL_CHECK(b.rc);
+        SQL_STEP(q, rc);
+    }
+done:
+    fin(q);
+    cJSON_free(shape_text);
+    cJSON_Delete(shape);
+    return st;
+}
+
+/* *found = whether run id exists. */
+static kb_status run_exists(kb_store *s, int64_t id, int *found, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    SQL_CHECK(prep(s, "SELECT 1 FROM runs WHERE id = ?1", &q));
+    binder b = bind_start(q);
+    b_int(&b, id);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    *found = rc == SQLITE_ROW;
+done:
+    fin(q);
+    return st;
+}
+
+kb_status kb_store_begin_run(kb_store *s, kb_run *run, kb_err *e)
+{
+    kb_status st = KB_OK;
+    char now[32], host[256];
+    now_iso(now, sizeof now);
+    host_name(host, sizeof host);
+    TRY(tx_begin(s, e));
+    TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
+    TRY(put_run(s, run, "running", (int64_t)getpid(), host, 0, e));
+    TRY(tx_commit(s, e));
+    kb_strlcpy(run->state, "running", sizeof run->state);
+done:
+    if (st != KB_OK) {
+        tx_rollback(s);
+        run->id = 0;
+    }
+    return st;
+}
+
+kb_status kb_store_add_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    int found = 0;
+    TRY(tx_begin(s, e));
+    TRY(run_exists(s, run_id, &found, e));
+    if (!found) {
+        st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)run_id, s->path);
+        goto done;
+    }
+    TRY(put_result(s, run_id, r, e));
+    TRY(tx_commit(s, e));
+done:
+    if (st != KB_OK)
+        tx_rollback(s);
+    return st;
+}
+
+kb_status kb_store_finish_run(kb_store *s, int64_t run_id, const char *state,
+                              const char *finished, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    if (strcmp(state, "complete") != 0 && strcmp(state, "interrupted") != 0)
+        return kb_fail(e, KB_EUSAGE, "a run finishes 'complete' or 'interrupted', not '%s'", state);
+    SQL_CHECK(prep(s, "UPDATE runs SET state = ?1, finished = ?2 WHERE id = ?3", &q));
+    binder b = bind_start(q);
+    b_text(&b, state);
+    b_text(&b, finished ? finished : "");
+    b_int(&b, run_id);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    if (sqlite3_changes(s->db) == 0)
+        st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)run_id, s->path);
+done:
+    fin(q);
+    return st;
+}
+
+kb_status kb_store_import_run(kb_store *s, kb_run *run, kb_err *e)
+{
+    kb_status st = KB_OK;
+    char now[32];
+    now_iso(now, sizeof now);
+    TRY(tx_begin(s, e));
+    TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
+    TRY(put_run(s, run, *run->state ? run->state : "complete", 0, NULL, 1, e));
+    for (size_t i = 0; i < run->nresults; i++)
+        TRY(put_result(s, run->id, &run->results[i], e));
+    TRY(tx_commit(s, e));
+done:
+    if (st != KB_OK) {
+        tx_rollback(s);
+        run->id = 0;
+    }
+    return st;
+}
+
+kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name, double value,
+                               kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    char now[32];
+    int rc;
+    now_iso(now, sizeof now);
+    TRY(tx_begin(s, e));
+    TRY(put_device(s, d, now, e));
+    SQL_CHECK(prep(s,
+                   "INSERT INTO ceilings(device_uuid, name, value, measured_at)"
+                   " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(device_uuid, name) DO UPDATE SET"
+                   " value = excluded.value, measured_at = excluded.measured_at",
+                   &q));
+    binder b = bind_start(q);
+    b_text(&b, d->uuid);
+    b_text(&b, name);
+    b_real(&b, value);
+    b_text(&b, now);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    fin(q);
+    q = NULL;
+    TRY(tx_commit(s, e));
+done:
+    fin(q);
+    if (st != KB_OK)
+        tx_rollback(s);
+    return st;
+}
+
+kb_status kb_store_get_ceiling(kb_store *s, const char *uuid, const char *name, double *value,
+                               kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    *value = NAN;
+    SQL_CHECK(prep(s, "SELECT value FROM ceilings WHERE device_uuid = ?1 AND name = ?2", &q));
+    binder b = bind_start(q);
+    b_text(&b, uuid);
+    b_text(&b, name);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    if (rc == SQLITE_ROW) {
+        reader c = {q, 0};
+        *value = c_real(&c);
+    }
+done:
+    fin(q);
+    return st;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+static kb_status damaged(const kb_store *s, int64_t result_id, const char *what, kb_err *e)
+{
+    return kb_fail(e, KB_EENV, "damaged result %lld in '%s': %s", (long long)result_id, s->path,
+                   what);
+}
+
+/* Reads the kernels of result_id into r with the prepared statement kq. */
+static kb_status load_kernels(kb_store *s, sqlite3_stmt *kq, int64_t result_id, kb_result *r,
+                              kb_err *e)
+{
+    kb_status st = KB_OK;
+    int rc, cap = 0;
+    SQL_CHECK(sqlite3_reset(kq));
+    binder b = bind_start(kq);
+    b_int(&b, result_id);
+    SQL_CHECK(b.rc);
+    for (;;) {
+        SQL_STEP(kq, rc);
+        if (rc == SQLITE_DONE)
+            break;
+        if (r->nkernels == cap) {
+            int ncap = cap ? cap * 2 : 4;
+            kb_kernel *p = realloc(r->kernels, (size_t)ncap * sizeof *p);
+            if (!p) {
+                st = kb_fail(e, KB_EENV, "out of memory reading '%s'", s->path);
+                goto done;
+            }
+            r->kernels = p;
+            cap = ncap;
+        }
+        kb_kernel *k = &r->kernels[r->nkernels++];
+        memset(k, 0, sizeof *k);
+        reader c = {kq, 0};
+        c_text(&c, k->name, sizeof k->name);
+        for (int j = 0; j < 3; j++)
+            k->grid[j] = (unsigned)c_int(&c);
+        for (int j = 0; j < 3; j++)
+            k->block[j] = (unsigned)c_int(&c);
+        k->registers = (int)c_int(&c);
+        k->static_smem = c_int(&c);
+        k->dynamic_smem = c_int(&c);
+        k->local_bytes = c_int(&c);
+        k->blocks_per_sm = (int)c_int(&c);
+        k->occupancy = c_real(&c);
+    }
+done:
+    return st;
+}
+
+/* Fills r from the current row of the results query; *result_id is its id. */
+static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t *result_id,
+                             kb_err *e)
+{
+    kb_status st = KB_OK;
+    reader c = {q, 0};
+    char shape_text[512], status[16];
+    cJSON *shape = NULL;
+    int64_t seed;
+
+    *result_id = c_int(&c);
+    c_text(&c, r->op, sizeof r->op);
+    c_text(&c, r->variant, sizeof r->variant);
+    c_text(&c, r->dtype, sizeof r->dtype);
+    c_text(&c, shape_text, sizeof shape_text);
+    shape = cJSON_Parse(shape_text);
+    if (!shape || kb_json_to_shape(shape, r, e) != KB_OK) {
+        st = damaged(s, *result_id, "bad shape", e);
+        goto done;
+    }
+    c_text(&c, status, sizeof status);
+    if (kb_rstatus_parse(status, &r->status) != 0) {
+        st = damaged(s, *result_id, "bad status", e);
+        goto done;
+    }
+    c_text(&c, r->reason, sizeof r->reason);
+    seed = c_int(&c);
+    memcpy(&r->seed, &seed, sizeof seed);
+    r->checked = (int)c_int(&c);
+    r->max_abs_err = c_real(&c);
+    r->rel_l2_err = c_real(&c);
+    r->atol = c_real(&c);
+    r->rtol = c_real(&c);
+    r->rows_checked = c_int(&c);
+    r->median_us = c_real(&c);
+    r->min_us = c_real(&c);
+    r->max_us = c_real(&c);
+    r->stdrel = c_real(&c);
+    int blob_col = c.i++;
+    const void *blob = sqlite3_column_blob(q, blob_col);
+    size_t nbytes = (size_t)sqlite3_column_bytes(q, blob_col);
+    if (nbytes % sizeof(double) != 0) {
+        st = damaged(s, *result_id, "bad samples", e);
+        goto done;
+    }
+    if (nbytes > 0 && blob) {
+        r->samples_us = malloc(nbytes);
+        if (!r->samples_us) {
+            st = kb_fail(e, KB_EENV, "out of memory reading '%s'", s->path);
+            goto done;
+        }
+        memcpy(r->samples_us, blob, nbytes);
+        r->nsamples = nbytes / sizeof(double);
+    }
+    r->sm_clock_mhz = c_real(&c);
+    r->throttled = (int)c_int(&c);
+    r->bytes = c_real(&c);
+    r->flops = c_real(&c);
+    r->gbps = c_real(&c);
+    r->tflops = c_real(&c);
+    r->pct_peak = c_real(&c);
+done:
+    cJSON_Delete(shape);
+    return st;
+}
+
+kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL, *kq = NULL;
+    kb_result r;
+    int rc, in_tx = 0;
+
+    kb_run_init(out);
+    kb_result_init(&r);
+    /* One read transaction: a consistent snapshot while a run is being written. */
+    SQL_CHECK(sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL));
+    in_tx = 1;
+    SQL_CHECK(prep(s,
+                   "SELECT id, version, git, argv, started, finished, state, tag, device_uuid,"
+                   " dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
+                   " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
+                   " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps"
+                   " FROM runs WHERE id = ?1 OR ?1 = 0 ORDER BY id DESC LIMIT 1",
+                   &q));
+    binder b = bind_start(q);
+    b_int(&b, id);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    if (rc == SQLITE_DONE) {
+        if (id == 0)
+            st = kb_fail(e, KB_EUSAGE, "no runs in '%s'", s->path);
+        else
+            st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)id, s->path);
+        goto done;
+    }
+    reader c = {q, 0};
+    kb_device *d = &out->dev;
+    out->id = c_int(&c);
+    c_text(&c, out->version, sizeof out->version);
+    c_text(&c, out->git, sizeof out->git);
+    c_text(&c, out->argv, sizeof out->argv);
+    c_text(&c, out->started, sizeof out->started);
+    c_text(&c, out->finished, sizeof out->finished);
+    c_text(&c, out->state, sizeof out->state);
+    c_text(&c, out->tag, sizeof out->tag);
+    c_text(&c, d->uuid, sizeof d->uuid);
+    d->ordinal = (int)c_int(&c);
+    c_text(&c, d->name, sizeof d->name);
+    d->cc_major = (int)c_int(&c);
+    d->cc_minor = (int)c_int(&c);
+    d->sms = (int)c_int(&c);
+    d->memory_bytes = c_int(&c);
+    d->l2_bytes = c_int(&c);
+    d->sm_clock_mhz = (int)c_int(&c);
+    d->mem_clock_mhz = (int)c_int(&c);
+    d->mem_bus_bits = (int)c_int(&c);
+    c_text(&c, d->driver, sizeof d->driver);
+    c_text(&c, d->runtime, sizeof d->runtime);
+    d->copy_gbps = c_real(&c);
+    fin(q);
+    q = NULL;
+
+    SQL_CHECK(prep(s,
+                   "SELECT id, op, variant, dtype, shape, status, reason, seed, checked,"
+                   " max_abs_err, rel_l2_err, atol, rtol, rows_checked, median_us, min_us,"
+                   " max_us, stdrel, samples_us, sm_clock_mhz, throttled, bytes, flops, gbps,"
+                   " tflops, pct_peak FROM results WHERE run_id = ?1 ORDER BY seq",
+                   &q));
+    SQL_CHECK(prep(s,
+                   "SELECT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
+                   " static_smem, dynamic_smem, local_bytes, blocks_per_sm, occupancy"
+                   " FROM kernels WHERE result_id = ?1 ORDER BY idx",
+                   &kq));
+    b = bind_start(q);
+    b_int(&b, out->id);
+    SQL_CHECK(b.rc);
+    for (;;) {
+        int64_t result_id;
+        SQL_STEP(q, rc);
+        if (rc == SQLITE_DONE)
+            break;
+        TRY(read_result(s, q, &r, &result_id, e));
+        TRY(load_kernels(s, kq, result_id, &r, e));
+        if (kb_run_add(out, &r) != 0) {
+            st = kb_fail(e, KB_EENV, "out of memory reading '%s'", s->path);
+            goto done;
+        }
+        kb_result_init(&r);
+    }
+    fin(q);
+    q = NULL;
+    in_tx = 0;
+    SQL_CHECK(sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL));
+done:
+    fin(q);
+    fin(kq);
+    if (in_tx)
+        tx_rollback(s);
+    kb_result_release(&r);
+    if (st != KB_OK) {
+        kb_run_release(out);
+        kb_run_init(out);
+    }
+    return st;
+}
+
+kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc, n = 0;
+    SQL_CHECK(prep(s,
+                   "SELECT r.id, r.started, r.state, r.dev_name,"
+                   " (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
+                   " (SELECT group_concat(op, ',') FROM (SELECT op FROM results y"
+                   "   WHERE y.run_id = r.id GROUP BY op ORDER BY min(y.seq))),"
+                   " r.tag FROM runs r ORDER BY r.id",
+                   &q));
+    for (;;) {
+        SQL_STEP(q, rc);
+        if (rc == SQLITE_DONE)
+            break;
+        if (n++ == 0)
+            fprintf(f, "%5s  %-20s  %-11s  %-24s  %7s  %-24s  %s\n", "id", "started", "state",
+                    "device", "results", "operators", "tag");
+        const unsigned char *started = sqlite3_column_text(q, 1), *state = sqlite3_column_text(q, 2),
+                            *dev = sqlite3_column_text(q, 3), *ops = sqlite3_column_text(q, 5),
+                            *tag = sqlite3_column_text(q, 6);
+        fprintf(f, "%5lld  %-20.20s  %-11.11s  %-24.24s  %7lld  %-24s  %s\n",
+                (long long)sqlite3_column_int64(q, 0), started ? (const char *)started : "",
+                state ? (const char *)state : "", dev ? (const char *)dev : "",
+                (long long)sqlite3_column_int64(q, 4), ops ? (const char *)ops : "-",
+                tag ? (const char *)tag : "");
+    }
+    if (n == 0)
+        fprintf(f, "no runs in '%s'\n", s->path);
+    if (ferror(f))
+        st = kb_fail(e, KB_EENV, "cannot write the list of runs: %s", strerror(errno));
+done:
+    fin(q);
+    return st;
+}

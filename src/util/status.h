@@ -1,0 +1,61 @@
+/* status.h - the status codes every library function returns, and the error
+ * message that travels with them.
+ *
+ * A status value is also the process exit code (only main() exits):
+ *   KB_OK 0 · KB_ECHECK 1 (a check the user asked for failed) · KB_EUSAGE 2 ·
+ *   KB_EENV 3 (no GPU, CUDA/CUPTI/SQLite/I-O failure).
+ * Messages are lowercase, say what went wrong first and quote the bad value. */
+#ifndef KB_STATUS_H
+#define KB_STATUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kb_status {
+    KB_OK = 0,
+    KB_ECHECK = 1,
+    KB_EUSAGE = 2,
+    KB_EENV = 3,
+} kb_status;
+
+/* The message that goes with a non-OK status. Zero-initialise it. */
+typedef struct kb_err {
+    char msg[1024];
+} kb_err;
+
+#if defined(__GNUC__)
+#define KB_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define KB_PRINTF(a, b)
+#endif
+
+/* Sets e->msg from the format (e may be NULL) and returns s, so that
+ * `return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", s);` reads as one step. */
+kb_status kb_fail(kb_err *e, kb_status s, const char *fmt, ...) KB_PRINTF(3, 4);
+
+/* Parses a whole decimal integer in [lo, hi]. Returns KB_EUSAGE with a message
+ * naming `what` and the text for empty input, trailing garbage, a sign where
+ * lo >= 0, or a value out of range (overflow included). */
+kb_status kb_parse_i64(const char *s, int64_t lo, int64_t hi, const char *what,
+                       int64_t *out, kb_err *e);
+
+/* Parses a whole finite floating-point number in [lo, hi]; errors as above. */
+kb_status kb_parse_double(const char *s, double lo, double hi, const char *what,
+                          double *out, kb_err *e);
+
+/* Bounded copy that always terminates dst (dst_size > 0). Returns 1 when the
+ * source was cut short, 0 otherwise. */
+int kb_strlcpy(char *dst, const char *src, size_t dst_size);
+
+/* Levenshtein distance between two short strings (each at most 63 bytes are
+ * compared); used for "did you mean" suggestions. */
+int kb_edit_distance(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

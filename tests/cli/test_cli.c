@@ -1,0 +1,227 @@
+/* test_cli.c - the kbench binary as a user meets it: every command answers -h,
+ * and every bad input gets its exit code and its one-line message, with the
+ * store left untouched. $KBENCH_BIN names the binary (default build/kbench). */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kbtest.h"
+
+static char out_path[128], err_path[128], dir[64];
+static char *out_text, *err_text;
+
+static const char *bin(void)
+{
+    const char *b = getenv("KBENCH_BIN");
+    return b && *b ? b : "build/kbench";
+}
+
+/* Runs kbench with args (a shell fragment) and returns its exit code;
+ * out_text/err_text hold what it printed. */
+static int kb(const char *args)
+{
+    char cmd[2048];
+    free(out_text);
+    free(err_text);
+    snprintf(cmd, sizeof cmd, "KBENCH_DB=%s/default.db %s %s >%s 2>%s </dev/null", dir, bin(),
+             args, out_path, err_path);
+    int st = system(cmd);
+    out_text = kbt_slurp(out_path);
+    err_text = kbt_slurp(err_path);
+    assert_non_null(out_text);
+    assert_non_null(err_text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Asserts stderr is exactly "kbench: <msg>\n". */
+static void assert_err(const char *msg)
+{
+    char want[1024];
+    snprintf(want, sizeof want, "kbench: %s\n", msg);
+    assert_string_equal(err_text, want);
+}
+
+static int have_gpu(void)
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
+    snprintf(out_path, sizeof out_path, "%s/out", dir);
+    snprintf(err_path, sizeof err_path, "%s/err", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    free(out_text);
+    free(err_text);
+    out_text = err_text = NULL;
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void every_command_answers_help(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = {"list", "devices", "calibrate", "run", "report", "import"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "%s -h", cmds[i]);
+        assert_int_equal(kb(args), 0);
+        assert_non_null(strstr(out_text, "usage: kbench"));
+        assert_string_equal(err_text, "");
+    }
+    assert_int_equal(kb("--help"), 0);
+    assert_non_null(strstr(out_text, "exit codes"));
+    assert_int_equal(kb("--version"), 0);
+    assert_non_null(strstr(out_text, "kbench "));
+}
+
+static void no_command_and_unknown_command(void **state)
+{
+    (void)state;
+    assert_int_equal(kb(""), 2);
+    assert_int_equal(kb("rnu"), 2);
+    assert_err("unknown command 'rnu' (did you mean 'run'?)");
+}
+
+static void list_shows_operators_without_gpu(void **state)
+{
+    (void)state;
+    assert_int_equal(kb("list"), 0);
+    assert_non_null(strstr(out_text, "softmax"));
+    assert_non_null(strstr(out_text, "fused"));
+    assert_int_equal(kb("list softmax"), 0);
+    assert_non_null(strstr(out_text, "axis rows"));
+    assert_int_equal(kb("list softmx"), 2);
+    assert_err("unknown operator 'softmx' (did you mean 'softmax'?)");
+}
+
+static void run_bad_operator_and_variant(void **state)
+{
+    (void)state;
+    assert_int_equal(kb("run softmx"), 2);
+    assert_err("unknown operator 'softmx' (did you mean 'softmax'?)");
+    assert_int_equal(kb("run qqqqqqqq"), 2);
+    assert_err("unknown operator 'qqqqqqqq' (see 'kbench list')");
+    assert_int_equal(kb("run softmax --variants fusd"), 2);
+    assert_err("unknown variant 'fusd' for softmax (did you mean 'fused'?)");
+    assert_int_equal(kb("run softmax --variants naive,coalsced"), 2);
+    assert_err("unknown variant 'coalsced' for softmax (did you mean 'coalesced'?)");
+    assert_int_equal(kb("run"), 2);
+    assert_err("run needs an operator (see 'kbench list') or 'all'");
+    assert_int_equal(kb("run softmax --bogus"), 2);
+    assert_err("unknown option '--bogus' for run");
+    assert_int_equal(kb("run softmax --shape"), 2);
+    assert_err("option '--shape' needs a value");
+}
+
+static void run_bad_shapes(void **state)
+{
+    (void)state;
+    assert_int_equal(kb("run softmax --shape rows4096"), 2);
+    assert_err("--shape part 'rows4096' has no '=' (expected axis=value, e.g. rows=32768)");
+    assert_int_equal(kb("run softmax --shape rows=4,depth=3"), 2);
+    assert_err("unknown axis 'depth' for softmax (axes: rows, cols)");
+    assert_int_equal(kb("run softmax --shape rows=0"), 2);
+    assert_err("axis rows must be in [1, 2147483647], got '0'");
+    assert_int_equal(kb("run softmax --shape cols=-5"), 2);
+    assert_err("axis cols must not be negative, got '-5'");
+    assert_int_equal(kb("run softmax --shape cols=lots"), 2);
+    assert_err("axis cols is not a number: 'lots'");
+    assert_int_equal(kb("run softmax --shape rows=184467440737095516160"), 2);
+    assert_err("axis rows is too large: '184467440737095516160'");
+    assert_int_equal(kb("run softmax --shape rows=3000000000"), 2);
+    assert_err("axis rows must be in [1, 2147483647], got '3000000000'");
+}
+
+static void run_bad_dtype_and_numbers(void **state)
+{
+    (void)state;
+    assert_int_equal(kb("run softmax --dtype fp8"), 2);
+    assert_err("unsupported dtype 'fp8' (fp32, fp16, bf16)");
+    assert_int_equal(kb("run softmax --min-samples 0"), 2);
+    assert_err("--min-samples must be in [1, 1000000], got '0'");
+    assert_int_equal(kb("run softmax --max-noise abc"), 2);
+    assert_err("--max-noise is not a number: 'abc'");
+}
+
+static void run_refuses_bad_stores_untouched(void **state)
+{
+    (void)state;
+    char args[512], path[256];
+    /* a directory */
+    snprintf(args, sizeof args, "run softmax --db %s", dir);
+    assert_int_equal(kb(args), 3);
+    assert_non_null(strstr(err_text, "is a directory"));
+    /* a text file */
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not a database\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "run softmax --db %s", path);
+    assert_int_equal(kb(args), 3);
+    char *after = kbt_slurp(path);
+    assert_string_equal(after, "not a database\n");
+    free(after);
+    /* a path under a file: cannot be created */
+    snprintf(args, sizeof args, "run softmax --db %s/sub/x.db", path);
+    assert_int_equal(kb(args), 3);
+    /* unwritable location */
+    assert_int_equal(kb("run softmax --db /proc/kbench-test.db"), 3);
+}
+
+static void run_and_calibrate_need_a_gpu(void **state)
+{
+    (void)state;
+    if (have_gpu())
+        skip();
+    char args[256];
+    snprintf(args, sizeof args, "run softmax --db %s/k.db", dir);
+    assert_int_equal(kb(args), 3);
+    assert_non_null(strstr(err_text, "kbench: no CUDA GPU available"));
+    snprintf(args, sizeof args, "calibrate --db %s/k.db", dir);
+    assert_int_equal(kb(args), 3);
+    assert_non_null(strstr(err_text, "kbench: no CUDA GPU available"));
+    assert_int_equal(kb("devices"), 3);
+    assert_non_null(strstr(err_text, "kbench: no CUDA GPU available"));
+}
+
+static void run_refuses_shape_too_large_for_gpu(void **state)
+{
+    (void)state;
+    if (!have_gpu()) {
+        print_message("no GPU: skipping the device-memory refusal test\n");
+        skip();
+    }
+    char args[256];
+    snprintf(args, sizeof args, "run softmax --db %s/k.db --shape rows=2000000000,cols=2000",
+             dir);
+    assert_int_equal(kb(args), 2);
+    assert_non_null(strstr(err_text, "shape rows=2000000000,cols=2000 (fp32) is too large: "
+                                     "it needs 32000"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(every_command_answers_help, setup, teardown),
+        cmocka_unit_test_setup_teardown(no_command_and_unknown_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(list_shows_operators_without_gpu, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_bad_operator_and_variant, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_bad_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_bad_dtype_and_numbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_refuses_bad_stores_untouched, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_and_calibrate_need_a_gpu, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_refuses_shape_too_large_for_gpu, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

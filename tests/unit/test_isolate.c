@@ -1,0 +1,170 @@
+/* test_isolate.c - child-process isolation (profiler/isolate) and the result
+ * model's summaries (report/result), with no GPU. */
+#include <math.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "kbtest.h"
+#include "profiler/isolate.h"
+#include "report/result.h"
+
+static int child_answers(void *ctx, int fd)
+{
+    const char *msg = ctx;
+    if (write(fd, msg, strlen(msg)) < 0)
+        return 9;
+    return 0;
+}
+
+static int child_big_answer(void *ctx, int fd)
+{
+    (void)ctx;
+    char buf[1000];
+    memset(buf, 'x', sizeof buf);
+    for (int i = 0; i < 1000; i++)
+        if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf)
+            return 9;
+    return 0;
+}
+
+static int child_crashes(void *ctx, int fd)
+{
+    (void)ctx;
+    (void)fd;
+    raise(SIGSEGV);
+    return 0;
+}
+
+static int child_hangs(void *ctx, int fd)
+{
+    (void)ctx;
+    (void)fd;
+    for (;;)
+        pause();
+    return 0;
+}
+
+static int child_exits_3(void *ctx, int fd)
+{
+    (void)ctx;
+    (void)fd;
+    return 3;
+}
+
+static void answer_is_collected(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    size_t len = 0;
+    kb_child_end end;
+    kb_err e = {{0}};
+    assert_int_equal(kb_isolate(child_answers, "{\"a\":1}", 10, &out, &len, &end, &e), KB_OK);
+    assert_string_equal(out, "{\"a\":1}");
+    assert_int_equal(len, 7);
+    assert_true(end.exited);
+    assert_int_equal(end.code, 0);
+    free(out);
+    assert_int_equal(kb_isolate(child_big_answer, NULL, 10, &out, &len, &end, &e), KB_OK);
+    assert_int_equal(len, 1000000);
+    free(out);
+}
+
+static void crash_is_reported(void **state)
+{
+    (void)state;
+    char *out = NULL, how[128];
+    size_t len = 0;
+    kb_child_end end;
+    kb_err e = {{0}};
+    assert_int_equal(kb_isolate(child_crashes, NULL, 10, &out, &len, &end, &e), KB_OK);
+    assert_true(end.signaled);
+    assert_int_equal(end.sig, SIGSEGV);
+    assert_int_equal(len, 0);
+    kb_child_end_describe(&end, 10, how, sizeof how);
+    assert_non_null(strstr(how, "killed by signal 11"));
+    free(out);
+}
+
+static void hang_is_killed(void **state)
+{
+    (void)state;
+    char *out = NULL, how[128];
+    size_t len = 0;
+    kb_child_end end;
+    kb_err e = {{0}};
+    assert_int_equal(kb_isolate(child_hangs, NULL, 0.3, &out, &len, &end, &e), KB_OK);
+    assert_true(end.timed_out);
+    kb_child_end_describe(&end, 0.3, how, sizeof how);
+    assert_non_null(strstr(how, "timed out"));
+    free(out);
+}
+
+static void exit_code_is_kept(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    size_t len = 0;
+    kb_child_end end;
+    kb_err e = {{0}};
+    assert_int_equal(kb_isolate(child_exits_3, NULL, 10, &out, &len, &end, &e), KB_OK);
+    assert_true(end.exited);
+    assert_int_equal(end.code, 3);
+    free(out);
+}
+
+static void summary_of_samples(void **state)
+{
+    (void)state;
+    kb_result r;
+    kb_result_init(&r);
+    double s[] = {10, 12, 11, 13, 100};
+    r.samples_us = malloc(sizeof s);
+    memcpy(r.samples_us, s, sizeof s);
+    r.nsamples = 5;
+    kb_result_summarise(&r);
+    assert_true(r.median_us == 12);
+    assert_true(r.min_us == 10);
+    assert_true(r.max_us == 100);
+    double mean = 146.0 / 5, var = 0;
+    for (int i = 0; i < 5; i++)
+        var += (s[i] - mean) * (s[i] - mean);
+    assert_true(fabs(r.stdrel - sqrt(var / 4) / mean) < 1e-12);
+    r.bytes = 2e9;
+    r.flops = 1e9;
+    kb_result_derive(&r, 4000);
+    assert_true(fabs(r.gbps - 2e9 / 12e3) < 1e-6);
+    assert_true(fabs(r.pct_peak - 100 * r.gbps / 4000) < 1e-9);
+    assert_true(fabs(r.tflops - 1e9 / 12e6) < 1e-9);
+    kb_result_derive(&r, NAN);
+    assert_true(isnan(r.pct_peak));
+    kb_result_release(&r);
+    kb_result_release(&r); /* twice is harmless */
+}
+
+static void run_takes_ownership(void **state)
+{
+    (void)state;
+    kb_run run;
+    kb_run_init(&run);
+    for (int i = 0; i < 20; i++) {
+        kb_result r;
+        kb_result_init(&r);
+        r.samples_us = calloc(3, sizeof(double));
+        r.nsamples = 3;
+        assert_int_equal(kb_run_add(&run, &r), 0);
+        assert_null(r.samples_us);
+    }
+    assert_int_equal(run.nresults, 20);
+    kb_run_release(&run);
+    assert_int_equal(run.nresults, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(answer_is_collected), cmocka_unit_test(crash_is_reported),
+        cmocka_unit_test(hang_is_killed),      cmocka_unit_test(exit_code_is_kept),
+        cmocka_unit_test(summary_of_samples),  cmocka_unit_test(run_takes_ownership),
+    };
+    return cmocka_run_group_tests_name("isolate and result", tests, NULL, NULL);
+}

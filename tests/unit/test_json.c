@@ -1,0 +1,553 @@
+/* test_json.c - the JSON report: exact round trips (run, result over the child
+ * pipe, doubles, seeds, NaN as null), validation messages naming the bad field,
+ * schema_version checks and report files (truncated, missing, not a report). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kbtest.h"
+#include "report/json.h"
+
+static char tmpdir[64];
+
+static void add_kernel(kb_result *r, const char *name, unsigned gx, unsigned bx, int regs)
+{
+    kb_kernel *k = realloc(r->kernels, (size_t)(r->nkernels + 1) * sizeof *k);
+    assert_non_null(k);
+    r->kernels = k;
+    k = &r->kernels[r->nkernels++];
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->grid[0] = gx;
+    k->grid[1] = 1;
+    k->grid[2] = 1;
+    k->block[0] = bx;
+    k->block[1] = 1;
+    k->block[2] = 1;
+    k->registers = regs;
+    k->static_smem = 4096;
+    k->dynamic_smem = 0;
+    k->local_bytes = 0;
+    k->blocks_per_sm = 8;
+    k->occupancy = 0.984375;
+}
+
+static void add_result(kb_run *run, const char *variant, kb_rstatus status, double median,
+                       size_t nsamples)
+{
+    kb_result r;
+    kb_result_init(&r);
+    snprintf(r.op, sizeof r.op, "softmax");
+    snprintf(r.variant, sizeof r.variant, "%s", variant);
+    snprintf(r.dtype, sizeof r.dtype, "fp32");
+    r.naxes = 2;
+    snprintf(r.axis[0], sizeof r.axis[0], "rows");
+    snprintf(r.axis[1], sizeof r.axis[1], "cols");
+    r.shape[0] = 4096;
+    r.shape[1] = 1023;
+    r.status = status;
+    r.seed = 0x9E3779B97F4A7C15ull; /* beyond 2^53: written as a string */
+    r.checked = status != KB_R_SKIPPED;
+    r.atol = 1e-5;
+    r.rtol = 1e-4;
+    if (status == KB_R_SKIPPED) {
+        snprintf(r.reason, sizeof r.reason, "fp32 is not supported by %s", variant);
+    } else {
+        r.max_abs_err = status == KB_R_MISMATCH ? 0.125 : 3.0517578125e-07 / 3.0;
+        r.rel_l2_err = 1.0 / 3.0 * 1e-7;
+        r.rows_checked = 4096;
+        if (status == KB_R_MISMATCH)
+            snprintf(r.reason, sizeof r.reason, "max abs err 0.125 at row 17, col 3 > tol");
+        r.samples_us = malloc(nsamples * sizeof *r.samples_us);
+        assert_non_null(r.samples_us);
+        for (size_t i = 0; i < nsamples; i++)
+            r.samples_us[i] = median * (1.0 + 0.01 * sin((double)i)) + 1e-13 * (double)i;
+        r.nsamples = nsamples;
+        kb_result_summarise(&r);
+        r.sm_clock_mhz = 1980.0;
+        r.bytes = 2.0 * 4096 * 1023 * 4;
+        r.flops = 5.0 * 4096 * 1023;
+        kb_result_derive(&r, 4012.345678901234);
+        add_kernel(&r, "softmax_rows_kernel<float>", 4096, 256, 32);
+        if (strcmp(variant, "naive") == 0)
+            add_kernel(&r, "softmax_reduce_kernel", 16, 1024, 40);
+    }
+    assert_int_equal(kb_run_add(run, &r), 0);
+}
+
+/* A realistic run: several results, samples, NaN fields, kernels. */
+static void build_run(kb_run *run)
+{
+    kb_run_init(run);
+    snprintf(run->version, sizeof run->version, "0.1.0");
+    snprintf(run->git, sizeof run->git, "0123456789ab-dirty");
+    snprintf(run->argv, sizeof run->argv, "kbench run softmax --tag \"a, b\"");
+    snprintf(run->started, sizeof run->started, "2025-06-01T10:00:00Z");
+    snprintf(run->finished, sizeof run->finished, "2025-06-01T10:02:03Z");
+    snprintf(run->state, sizeof run->state, "complete");
+    snprintf(run->tag, sizeof run->tag, "nightly \"h200\"\n");
+    kb_device *d = &run->dev;
+    snprintf(d->name, sizeof d->name, "NVIDIA H200");
+    snprintf(d->uuid, sizeof d->uuid, "GPU-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+    d->cc_major = 9;
+    d->cc_minor = 0;
+    d->sms = 132;
+    d->memory_bytes = 150754820096LL;
+    d->l2_bytes = 52428800;
+    d->sm_clock_mhz = 1980;
+    d->mem_clock_mhz = 3201;
+    d->mem_bus_bits = 6144;
+    snprintf(d->driver, sizeof d->driver, "13.0");
+    snprintf(d->runtime, sizeof d->runtime, "12.8");
+    d->copy_gbps = 4012.345678901234;
+    add_result(run, "naive", KB_R_OK, 812.25, 37);
+    add_result(run, "coalesced", KB_R_OK, 95.1, 101);
+    add_result(run, "fused", KB_R_MISMATCH, 40.0, 5);
+    add_result(run, "vendor", KB_R_SKIPPED, NAN, 0);
+}
+
+static char *print_run(const kb_run *run)
+{
+    cJSON *root = kb_json_from_run(run);
+    assert_non_null(root);
+    char *s = cJSON_Print(root);
+    assert_non_null(s);
+    cJSON_Delete(root);
+    return s;
+}
+
+static int same_double(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void assert_same_result(const kb_result *a, const kb_result *b)
+{
+    assert_string_equal(a->op, b->op);
+    assert_string_equal(a->variant, b->variant);
+    assert_string_equal(a->dtype, b->dtype);
+    assert_int_equal(a->naxes, b->naxes);
+    for (int i = 0; i < a->naxes; i++) {
+        assert_string_equal(a->axis[i], b->axis[i]);
+        assert_int_equal(a->shape[i], b->shape[i]);
+    }
+    assert_int_equal(a->status, b->status);
+    assert_string_equal(a->reason, b->reason);
+    assert_true(a->seed == b->seed);
+    assert_int_equal(a->checked, b->checked);
+    const double da[] = {a->max_abs_err, a->rel_l2_err, a->atol,   a->rtol,         a->median_us,
+                         a->min_us,      a->max_us,     a->stdrel, a->sm_clock_mhz, a->bytes,
+                         a->flops,       a->gbps,       a->tflops, a->pct_peak};
+    const double db[] = {b->max_abs_err, b->rel_l2_err, b->atol,   b->rtol,         b->median_us,
+                         b->min_us,      b->max_us,     b->stdrel, b->sm_clock_mhz, b->bytes,
+                         b->flops,       b->gbps,       b->tflops, b->pct_peak};
+    for (size_t i = 0; i < sizeof da / sizeof da[0]; i++)
+        assert_true(same_double(da[i], db[i]));
+    assert_int_equal(a->rows_checked, b->rows_checked);
+    assert_int_equal(a->throttled, b->throttled);
+    assert_int_equal(a->nsamples, b->nsamples);
+    for (size_t i = 0; i < a->nsamples; i++)
+        assert_true(same_double(a->samples_us[i], b->samples_us[i]));
+    assert_int_equal(a->nkernels, b->nkernels);
+    for (int i = 0; i < a->nkernels; i++) {
+        const kb_kernel *x = &a->kernels[i], *y = &b->kernels[i];
+        assert_string_equal(x->name, y->name);
+        assert_memory_equal(x->grid, y->grid, sizeof x->grid);
+        assert_memory_equal(x->block, y->block, sizeof x->block);
+        assert_int_equal(x->registers, y->registers);
+        assert_int_equal(x->static_smem, y->static_smem);
+        assert_int_equal(x->dynamic_smem, y->dynamic_smem);
+        assert_int_equal(x->local_bytes, y->local_bytes);
+        assert_int_equal(x->blocks_per_sm, y->blocks_per_sm);
+        assert_true(same_double(x->occupancy, y->occupancy));
+    }
+}
+
+static void path_in(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Parses text, converts with kb_json_to_run and returns the status; msg gets
+ * the message. */
+static kb_status run_from_text(const char *text, char *msg, size_t n)
+{
+    kb_err e = {{0}};
+    kb_run run;
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    kb_status st = kb_json_to_run(root, &run, &e);
+    snprintf(msg, n, "%s", e.msg);
+    kb_run_release(&run);
+    cJSON_Delete(root);
+    return st;
+}
+
+/* ---- tests ---------------------------------------------------------------------- */
+
+static void test_run_round_trip(void **state)
+{
+    (void)state;
+    kb_run run, back;
+    kb_err e = {{0}};
+    build_run(&run);
+    char *a = print_run(&run);
+    cJSON *root = cJSON_Parse(a);
+    assert_non_null(root);
+    assert_int_equal(kb_json_to_run(root, &back, &e), KB_OK);
+    cJSON_Delete(root);
+    char *b = print_run(&back);
+    assert_string_equal(a, b);
+    assert_int_equal(back.nresults, run.nresults);
+    for (size_t i = 0; i < run.nresults; i++)
+        assert_same_result(&run.results[i], &back.results[i]);
+    assert_string_equal(back.tag, run.tag);
+    assert_true(back.dev.copy_gbps == run.dev.copy_gbps);
+    assert_int_equal(back.dev.memory_bytes, run.dev.memory_bytes);
+    /* The fixed field names CI reads. */
+    assert_non_null(strstr(a, "\"schema_version\":\t1"));
+    assert_non_null(strstr(a, "\"cc\":\t\"9.0\""));
+    assert_non_null(strstr(a, "\"samples_us\":\t["));
+    assert_non_null(strstr(a, "\"seed\":\t\"11400714819323198485\""));
+    cJSON_free(a);
+    cJSON_free(b);
+    kb_run_release(&run);
+    kb_run_release(&back);
+}
+
+static void test_result_pipe_exact(void **state)
+{
+    (void)state;
+    kb_run run;
+    kb_err e = {{0}};
+    build_run(&run);
+    /* Doubles whose 15-digit form reads back to a neighbour. */
+    kb_result *r = &run.results[1];
+    for (size_t i = 0; i < r->nsamples; i++)
+        r->samples_us[i] = nextafter(0.1 * (double)(i + 1), 1e9) * 1e-3;
+    r->samples_us[3] = 78309.92237586058;
+    r->samples_us[4] = NAN;
+    r->median_us = 0.90000000000000013;
+    r->throttled = 1;
+    for (size_t i = 0; i < run.nresults; i++) {
+        cJSON *o = kb_json_from_result(&run.results[i]);
+        assert_non_null(o);
+        char *text = cJSON_PrintUnformatted(o);
+        assert_non_null(text);
+        cJSON *p = cJSON_Parse(text);
+        assert_non_null(p);
+        kb_result back;
+        assert_int_equal(kb_json_to_result(p, &back, &e), KB_OK);
+        assert_same_result(&run.results[i], &back);
+        /* The tree itself reads back too, without printing. */
+        kb_result direct;
+        assert_int_equal(kb_json_to_result(o, &direct, &e), KB_OK);
+        assert_same_result(&run.results[i], &direct);
+        kb_result_release(&back);
+        kb_result_release(&direct);
+        cJSON_Delete(p);
+        cJSON_Delete(o);
+        cJSON_free(text);
+    }
+    kb_run_release(&run);
+}
+
+static void test_nan_is_null(void **state)
+{
+    (void)state;
+    kb_result r, back;
+    kb_err e = {{0}};
+    kb_result_init(&r);
+    snprintf(r.op, sizeof r.op, "softmax");
+    snprintf(r.variant, sizeof r.variant, "naive");
+    snprintf(r.dtype, sizeof r.dtype, "fp16");
+    r.median_us = INFINITY;
+    r.seed = 42;
+    cJSON *o = kb_json_from_result(&r);
+    assert_non_null(o);
+    char *text = cJSON_PrintUnformatted(o);
+    assert_non_null(strstr(text, "\"median_us\":null"));
+    assert_non_null(strstr(text, "\"gbps\":null"));
+    assert_non_null(strstr(text, "\"seed\":42"));
+    assert_non_null(strstr(text, "\"shape\":{}"));
+    assert_null(strstr(text, "nan"));
+    assert_null(strstr(text, "inf"));
+    cJSON *p = cJSON_Parse(text);
+    assert_int_equal(kb_json_to_result(p, &back, &e), KB_OK);
+    assert_true(isnan(back.median_us) && isnan(back.max_abs_err) && isnan(back.pct_peak));
+    assert_true(back.seed == 42);
+    kb_result_release(&back);
+    cJSON_Delete(p);
+    cJSON_Delete(o);
+    cJSON_free(text);
+}
+
+static void test_device_round_trip(void **state)
+{
+    (void)state;
+    kb_run run;
+    kb_device d;
+    kb_err e = {{0}};
+    build_run(&run);
+    run.dev.copy_gbps = NAN;
+    cJSON *o = kb_json_from_device(&run.dev);
+    assert_non_null(o);
+    assert_int_equal(kb_json_to_device(o, &d, &e), KB_OK);
+    assert_memory_equal(d.name, run.dev.name, sizeof d.name);
+    assert_string_equal(d.uuid, run.dev.uuid);
+    assert_int_equal(d.cc_major, 9);
+    assert_int_equal(d.cc_minor, 0);
+    assert_int_equal(d.mem_bus_bits, 6144);
+    assert_true(isnan(d.copy_gbps));
+    cJSON_Delete(o);
+    kb_run_release(&run);
+}
+
+static void test_validation_names_field(void **state)
+{
+    (void)state;
+    kb_run run;
+    char msg[1024];
+    build_run(&run);
+    cJSON *root = kb_json_from_run(&run);
+    char *good = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    kb_run_release(&run);
+
+    struct {
+        const char *path[4]; /* object path of the item to change */
+        const char *replace; /* JSON text, or NULL to delete it */
+        const char *want;
+    } cases[] = {
+        {{"device", "uuid"}, NULL, "invalid report: missing field 'device.uuid'"},
+        {{"device", "cc"}, "\"nine\"", "field 'device.cc' must be like \"9.0\", got 'nine'"},
+        {{"kbench", "started"}, "17", "field 'kbench.started' must be a string, got a number"},
+        {{"kbench", "state"}, "\"done\"", "field 'kbench.state' must be running, complete"},
+        {{"results"}, "{}", "field 'results' must be an array, got an object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *doc = cJSON_Parse(good), *parent = doc;
+        int depth = 0;
+        while (cases[i].path[depth + 1])
+            parent = cJSON_GetObjectItemCaseSensitive(parent, cases[i].path[depth++]);
+        const char *key = cases[i].path[depth];
+        if (cases[i].replace)
+            cJSON_ReplaceItemInObjectCaseSensitive(parent, key, cJSON_Parse(cases[i].replace));
+        else
+            cJSON_DeleteItemFromObjectCaseSensitive(parent, key);
+        char *text = cJSON_PrintUnformatted(doc);
+        assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+        if (!strstr(msg, cases[i].want))
+            fail_msg("case %zu: got '%s', want '%s'", i, msg, cases[i].want);
+        cJSON_free(text);
+        cJSON_Delete(doc);
+    }
+
+    /* Deep fields inside results[]. */
+    cJSON *doc = cJSON_Parse(good);
+    cJSON *r2 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "results"), 2);
+    cJSON *tm = cJSON_GetObjectItemCaseSensitive(r2, "time");
+    cJSON_ReplaceItemInObjectCaseSensitive(tm, "median_us", cJSON_CreateString("fast"));
+    char *text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_string_equal(msg, "invalid report: field 'results[2].time.median_us' must be a number "
+                             "or null, got a string");
+    cJSON_free(text);
+    cJSON_ReplaceItemInObjectCaseSensitive(tm, "median_us", cJSON_CreateNumber(1.5));
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "status", cJSON_CreateString("okay"));
+    text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "'results[2].status' must be ok, mismatch, failed or skipped, "
+                                "got 'okay'"));
+    cJSON_free(text);
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "status", cJSON_CreateString("ok"));
+    cJSON *k0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r2, "kernels"), 0);
+    cJSON_ReplaceItemInObjectCaseSensitive(k0, "grid", cJSON_Parse("[1, 2]"));
+    text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "'results[2].kernels[0].grid' must be an array of 3"));
+    cJSON_free(text);
+    cJSON_ReplaceItemInObjectCaseSensitive(k0, "grid", cJSON_Parse("[1, 2, 3]"));
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "shape", cJSON_Parse("{\"rows\": -4}"));
+    text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "'results[2].shape.rows' must be an integer in [0, "));
+    cJSON_free(text);
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "shape", cJSON_Parse("{\"rows\": 4, \"c\": 2}"));
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "seed", cJSON_Parse("\"12x\""));
+    text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "'results[2].seed' must be an unsigned 64-bit integer, got '12x'"));
+    cJSON_free(text);
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "seed", cJSON_Parse("7"));
+    text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_OK);
+    cJSON_free(text);
+    cJSON_Delete(doc);
+    cJSON_free(good);
+}
+
+static void test_schema_version(void **state)
+{
+    (void)state;
+    char msg[1024];
+    assert_int_equal(run_from_text("{\"schema_version\": 2}", msg, sizeof msg), KB_EUSAGE);
+    assert_string_equal(msg, "the document has schema_version 2, newer than this kbench (1)");
+    assert_int_equal(run_from_text("{\"schema_version\": 0}", msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "'schema_version' must be an integer in [1, "));
+    assert_int_equal(run_from_text("{\"name\": 1}", msg, sizeof msg), KB_EUSAGE);
+    assert_string_equal(msg, "the document is not a kbench report (missing field "
+                             "'schema_version')");
+    assert_int_equal(run_from_text("[1, 2]", msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "is not a kbench report (the top level is an array"));
+    assert_int_equal(run_from_text("{\"schema_version\": 1}", msg, sizeof msg), KB_EUSAGE);
+    assert_string_equal(msg, "invalid report: missing field 'kbench'");
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    kb_run run, back;
+    kb_err e = {{0}};
+    char path[256], trunc[256], want[512];
+    cJSON *root = NULL;
+    build_run(&run);
+    path_in(path, sizeof path, "report.json");
+    assert_int_equal(kb_json_save_run(&run, path, &e), KB_OK);
+    assert_int_equal(access(path, F_OK), 0);
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_equal(kb_json_load_run(path, &back, &e), KB_OK);
+    char *a = print_run(&run), *b = print_run(&back);
+    assert_string_equal(a, b);
+
+    /* Truncated: the first half of a real report. */
+    path_in(trunc, sizeof trunc, "truncated.json");
+    size_t half = strlen(a) / 2;
+    a[half] = '\0';
+    write_text(trunc, a);
+    assert_int_equal(kb_json_read_file(trunc, &root, &e), KB_EUSAGE);
+    assert_null(root);
+    snprintf(want, sizeof want, "'%s' is not valid JSON (near byte ", trunc);
+    assert_non_null(strstr(e.msg, want));
+
+    /* Empty, trailing garbage, missing, a directory. */
+    write_text(trunc, "");
+    assert_int_equal(kb_json_read_file(trunc, &root, &e), KB_EUSAGE);
+    snprintf(want, sizeof want, "'%s' is not valid JSON (near byte 0)", trunc);
+    assert_string_equal(e.msg, want);
+    write_text(trunc, "{\"a\": 1} x");
+    assert_int_equal(kb_json_read_file(trunc, &root, &e), KB_EUSAGE);
+    snprintf(want, sizeof want, "'%s' is not valid JSON (near byte 9)", trunc);
+    assert_string_equal(e.msg, want);
+    path_in(trunc, sizeof trunc, "missing.json");
+    assert_int_equal(kb_json_read_file(trunc, &root, &e), KB_EENV);
+    snprintf(want, sizeof want, "cannot read '%s': No such file or directory", trunc);
+    assert_string_equal(e.msg, want);
+    kb_run other;
+    assert_int_equal(kb_json_load_run(trunc, &other, &e), KB_EENV);
+    assert_int_equal(other.nresults, 0);
+
+    /* A newer schema named with its file. */
+    path_in(trunc, sizeof trunc, "newer.json");
+    write_text(trunc, "{\"schema_version\": 7, \"kbench\": {}}");
+    assert_int_equal(kb_json_load_run(trunc, &other, &e), KB_EUSAGE);
+    snprintf(want, sizeof want, "'%s' has schema_version 7, newer than this kbench (1)", trunc);
+    assert_string_equal(e.msg, want);
+    write_text(trunc, "{\"schema_version\": 1, \"kbench\": {}}");
+    assert_int_equal(kb_json_load_run(trunc, &other, &e), KB_EUSAGE);
+    snprintf(want, sizeof want, "invalid report '%s': missing field 'kbench.version'", trunc);
+    assert_string_equal(e.msg, want);
+
+    /* Writing where no file can be created leaves nothing behind. */
+    path_in(trunc, sizeof trunc, "no/such/dir/r.json");
+    assert_int_equal(kb_json_save_run(&back, trunc, &e), KB_EENV);
+    assert_non_null(strstr(e.msg, "cannot create '"));
+
+    cJSON_free(a);
+    cJSON_free(b);
+    kb_run_release(&back);
+    kb_run_release(&run);
+}
+
+/* The fixtures in tests/fixtures (when run from the repository root). */
+static void test_fixtures(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        kb_status want;
+        const char *msg;
+    } cases[] = {
+        {"tests/fixtures/report_v1.json", KB_OK, ""},
+        {"tests/fixtures/report_newer.json", KB_EUSAGE, "has schema_version 2, newer than this kbench (1)"},
+        {"tests/fixtures/report_truncated.json", KB_EUSAGE, "is not valid JSON (near byte "},
+        {"tests/fixtures/not_a_report.json", KB_EUSAGE, "is not a kbench report (missing field 'schema_version')"},
+        {"tests/fixtures/report_bad_field.json", KB_EUSAGE, "field 'results[0].time.samples_us' must be an array"},
+    };
+    if (access("tests/fixtures/report_v1.json", R_OK) != 0) {
+        print_message("tests/fixtures not found from here; run from the repository root\n");
+        skip();
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kb_run run;
+        kb_err e = {{0}};
+        kb_status st = kb_json_load_run(cases[i].file, &run, &e);
+        if (st != cases[i].want || !strstr(e.msg, cases[i].msg))
+            fail_msg("%s: status %d '%s'", cases[i].file, st, e.msg);
+        if (st == KB_OK) {
+            /* The fixture is in the form kbench writes: re-export is identical. */
+            char orig[16384] = "";
+            FILE *f = fopen(cases[i].file, "r");
+            assert_non_null(f);
+            size_t n = fread(orig, 1, sizeof orig - 1, f);
+            fclose(f);
+            orig[n] = '\0';
+            char *again = print_run(&run);
+            assert_int_equal(n, strlen(again) + 1);
+            assert_memory_equal(orig, again, n - 1);
+            assert_int_equal(run.nresults, 3);
+            assert_true(isnan(run.results[2].median_us));
+            cJSON_free(again);
+        }
+        kb_run_release(&run);
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/kbtest_json_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_round_trip),     cmocka_unit_test(test_result_pipe_exact),
+        cmocka_unit_test(test_nan_is_null),        cmocka_unit_test(test_device_round_trip),
+        cmocka_unit_test(test_validation_names_field), cmocka_unit_test(test_schema_version),
+        cmocka_unit_test(test_files),              cmocka_unit_test(test_fixtures),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

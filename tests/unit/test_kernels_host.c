@@ -1,0 +1,207 @@
+/* test_kernels_host.c - the host side of src/kernels with no GPU: dtypes and
+ * their conversions, shape parsing, the registry and suggestions, row sampling,
+ * tolerance accounting and the softmax model. */
+#include <math.h>
+
+#include "kbtest.h"
+#include "kernels/check.h"
+#include "kernels/fill.h"
+#include "kernels/op.h"
+#include "kernels/shape.h"
+
+static void dtype_names_and_sizes(void **state)
+{
+    (void)state;
+    kb_dtype d;
+    assert_int_equal(kb_dtype_parse("bf16", &d), 0);
+    assert_int_equal(d, KB_BF16);
+    assert_int_equal(kb_dtype_parse("fp8", &d), -1);
+    assert_int_equal(kb_dtype_size(KB_FP32), 4);
+    assert_int_equal(kb_dtype_size(KB_FP16), 2);
+    assert_string_equal(kb_dtype_name(KB_FP16), "fp16");
+}
+
+static void half_conversions_round_to_nearest_even(void **state)
+{
+    (void)state;
+    assert_int_equal(kb_float_to_half(1.0f), 0x3c00);
+    assert_int_equal(kb_float_to_half(-2.0f), 0xc000);
+    assert_int_equal(kb_float_to_half(65504.0f), 0x7bff);
+    assert_int_equal(kb_float_to_half(65520.0f), 0x7c00); /* rounds to infinity */
+    assert_int_equal(kb_float_to_half(0x1p-24f), 0x0001); /* smallest subnormal */
+    assert_int_equal(kb_float_to_half(1.0f + 0x1p-11f), 0x3c00); /* tie to even */
+    assert_int_equal(kb_float_to_half(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);
+    for (uint32_t h = 0; h < 0x7c00; h += 7) /* every 7th finite positive half */
+        assert_int_equal(kb_float_to_half(kb_half_to_float((uint16_t)h)), h);
+    assert_true(isnan(kb_half_to_float(0xffff)));
+}
+
+static void bf16_conversions_round_to_nearest_even(void **state)
+{
+    (void)state;
+    assert_int_equal(kb_float_to_bf16(1.0f), 0x3f80);
+    assert_int_equal(kb_float_to_bf16(1.0f + 0x1p-8f), 0x3f80);          /* tie to even */
+    assert_int_equal(kb_float_to_bf16(1.0f + 0x1p-8f + 0x1p-12f), 0x3f81); /* above tie */
+    assert_true(kb_bf16_to_float(0x4049) == 3.140625f);
+    assert_true(isnan(kb_bf16_to_float(0xffff)));
+    assert_true(isnan(kb_bf16_to_float(kb_float_to_bf16(NAN))));
+}
+
+static void shape_parse_accepts_and_defaults(void **state)
+{
+    (void)state;
+    const kb_op *op = kb_op_find("softmax");
+    int64_t s[KB_MAX_AXES];
+    kb_err e = {{0}};
+    assert_non_null(op);
+    assert_int_equal(kb_shape_parse(op, "cols=3001", s, &e), KB_OK);
+    assert_int_equal(s[0], op->axes[0].dflt);
+    assert_int_equal(s[1], 3001);
+    assert_int_equal(kb_shape_parse(op, "rows=4099,cols=3001", s, &e), KB_OK);
+    char buf[64];
+    kb_shape_str(op, s, buf, sizeof buf);
+    assert_string_equal(buf, "rows=4099,cols=3001");
+}
+
+static void shape_parse_rejects(void **state)
+{
+    (void)state;
+    const kb_op *op = kb_op_find("softmax");
+    int64_t s[KB_MAX_AXES];
+    kb_err e = {{0}};
+    assert_int_equal(kb_shape_parse(op, "rows4096", s, &e), KB_EUSAGE);
+    assert_string_equal(e.msg,
+                        "--shape part 'rows4096' has no '=' (expected axis=value, e.g. rows=32768)");
+    assert_int_equal(kb_shape_parse(op, "rows=4,depth=3", s, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "unknown axis 'depth' for softmax (axes: rows, cols)");
+    assert_int_equal(kb_shape_parse(op, "rows=0", s, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "axis rows must be in [1, 2147483647], got '0'");
+    assert_int_equal(kb_shape_parse(op, "cols=-3", s, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "axis cols must not be negative, got '-3'");
+    assert_int_equal(kb_shape_parse(op, "cols=12abc", s, &e), KB_EUSAGE);
+    assert_int_equal(kb_shape_parse(op, "cols=99999999999999999999999", s, &e), KB_EUSAGE);
+    assert_int_equal(kb_shape_parse(op, "cols=4,cols=5", s, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "axis 'cols' given twice in --shape");
+    assert_int_equal(kb_shape_parse(op, "", s, &e), KB_EUSAGE);
+}
+
+static void registry_finds_and_suggests(void **state)
+{
+    (void)state;
+    int n = 0;
+    const kb_op *const *ops = kb_ops(&n);
+    assert_true(n >= 1);
+    for (int i = 0; i < n; i++) {
+        assert_ptr_equal(kb_op_find(ops[i]->name), ops[i]);
+        assert_true(ops[i]->nvariants > 0);
+        for (int v = 0; v < ops[i]->nvariants; v++) {
+            assert_non_null(ops[i]->variants[v].launch);
+            assert_true(strlen(ops[i]->variants[v].summary) > 10);
+            assert_ptr_equal(kb_variant_find(ops[i], ops[i]->variants[v].name),
+                             &ops[i]->variants[v]);
+        }
+    }
+    assert_null(kb_op_find("softmx"));
+    assert_string_equal(kb_op_suggest("softmx"), "softmax");
+    assert_null(kb_op_suggest("zzzzzzzzzz"));
+    const kb_op *sm = kb_op_find("softmax");
+    assert_string_equal(kb_variant_suggest(sm, "fusd"), "fused");
+    assert_string_equal(kb_variant_suggest(sm, "coalsced"), "coalesced");
+    assert_string_equal(kb_variant_suggest(sm, "shared"), "shared-memory");
+}
+
+static void sample_rows_include_ends(void **state)
+{
+    (void)state;
+    int64_t *rows = malloc(KB_CHECK_ALL_ROWS * sizeof *rows);
+    assert_int_equal(kb_sample_rows(7, 1, rows), 7);
+    assert_int_equal(rows[6], 6);
+    int64_t n = kb_sample_rows(1000000, 42, rows);
+    assert_int_equal(n, KB_CHECK_SAMPLE_ROWS);
+    assert_int_equal(rows[0], 0);
+    assert_int_equal(rows[n - 1], 999999);
+    for (int64_t i = 1; i < n; i++)
+        assert_true(rows[i] > rows[i - 1]); /* sorted, distinct */
+    int64_t first_other = rows[1];
+    kb_sample_rows(1000000, 43, rows);
+    assert_true(rows[1] != first_other); /* the sample depends on the seed */
+    free(rows);
+}
+
+static void check_accounting(void **state)
+{
+    (void)state;
+    kb_check c;
+    kb_check_begin(&c, 1e-6, 1e-3);
+    kb_check_elem(&c, 1.0005, 1.0, 0, 0);
+    kb_check_elem(&c, 2.0, 2.0, 0, 1);
+    kb_check_end(&c);
+    assert_true(kb_check_passed(&c));
+    assert_true(fabs(c.max_abs_err - 5e-4) < 1e-12);
+    assert_true(fabs(c.rel_l2_err - 5e-4 / sqrt(5.0)) < 1e-9);
+
+    kb_check_begin(&c, 1e-6, 1e-3);
+    kb_check_elem(&c, 1.0, 1.0, 0, 0);
+    kb_check_elem(&c, NAN, 1.0, 3, 9);
+    kb_check_end(&c);
+    assert_false(kb_check_passed(&c));
+    assert_int_equal(c.bad_elems, 1);
+    assert_non_null(strstr(c.first_bad, "row 3 col 9"));
+
+    kb_check_begin(&c, 0, 1e-3);
+    kb_check_elem(&c, 1.01, 1.0, 1, 2);
+    kb_check_end(&c);
+    assert_false(kb_check_passed(&c));
+
+    kb_check_begin(&c, 0, 1e-3);
+    kb_check_end(&c);
+    assert_false(kb_check_passed(&c)); /* nothing compared is not a pass */
+}
+
+static void uniform_draw_is_spread(void **state)
+{
+    (void)state;
+    double sum = 0, sq = 0, lo = 1, hi = -1;
+    const int n = 100000;
+    for (int i = 0; i < n; i++) {
+        double u = kb_uniform_host(1234, (uint64_t)i);
+        assert_true(u >= -1.0 && u < 1.0);
+        sum += u;
+        sq += u * u;
+        lo = u < lo ? u : lo;
+        hi = u > hi ? u : hi;
+    }
+    assert_true(fabs(sum / n) < 0.01);
+    assert_true(fabs(sq / n - 1.0 / 3.0) < 0.01); /* variance of U(-1,1) */
+    assert_true(lo < -0.999 && hi > 0.999);
+    assert_true(kb_uniform_host(1, 5) != kb_uniform_host(2, 5));
+}
+
+static void softmax_model(void **state)
+{
+    (void)state;
+    const kb_op *op = kb_op_find("softmax");
+    int64_t s[2] = {32768, 4096};
+    double bytes = 0, flops = 0;
+    op->model(s, KB_BF16, &bytes, &flops);
+    assert_true(bytes == 2.0 * 32768 * 4096 * 2);
+    assert_true(flops == 5.0 * 32768 * 4096);
+    assert_int_equal(op->in_bytes(s, KB_FP32, 0), (size_t)32768 * 4096 * 4);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(dtype_names_and_sizes),
+        cmocka_unit_test(half_conversions_round_to_nearest_even),
+        cmocka_unit_test(bf16_conversions_round_to_nearest_even),
+        cmocka_unit_test(shape_parse_accepts_and_defaults),
+        cmocka_unit_test(shape_parse_rejects),
+        cmocka_unit_test(registry_finds_and_suggests),
+        cmocka_unit_test(sample_rows_include_ends),
+        cmocka_unit_test(check_accounting),
+        cmocka_unit_test(uniform_draw_is_spread),
+        cmocka_unit_test(softmax_model),
+    };
+    return cmocka_run_group_tests_name("kernels (host)", tests, NULL, NULL);
+}

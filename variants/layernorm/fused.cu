@@ -1,0 +1,401 @@
+/* fused.cu - layernorm + bias + GELU in one kernel: one read of x, one write of y.
+ *
+ * Idea: the row lives in registers between the statistics and the output, so x
+ * crosses DRAM once and nothing else does but y (plus gamma/beta/b once and the
+ * optional mean/rstd). Each thread issues its NV 16-byte loads (LDG.E.128)
+ * before using any; the statistics are an exact two-pass over the registers
+ * (sum -> mean, then sum of squared deviations -> var: two block sums, one
+ * barrier each), in fp32 on shifted data d = x - x[0] (exact differences keep a
+ * large mean's spread, see layernorm.cuh; 16-bit inputs skip the shift: their
+ * own spacing at a large mean is far coarser than fp32 sums); the output pass
+ * stores y with STG.E.128. Streaming cache hints on x and y.
+ *
+ * The block-per-row kernel is persistent: min(rows, resident blocks) blocks loop
+ * over rows r = blockIdx.x + i * gridDim.x. For 16-bit dtypes each block first
+ * stages gamma (raw) and beta + b (fp32, as two conflict-free 16-byte planes) in
+ * dynamic shared memory, 6 bytes a column, so the per-element output work is one
+ * widening of gamma instead of three loads' widenings and an add: bf16 is close
+ * to the issue limit at 4.3 TB/s (~31 instructions per element available), fp32
+ * is not (~62) and reads its vectors from L1/L2.
+ *
+ * Dispatch (ln_plan_regs in layernorm.cuh), V = 4 (fp32) or 8 (16-bit):
+ *   cols <= 1024 (aligned)   a warp per row, NV = pow2 >= cols / (32 V), 4 rows
+ *                            per 128-thread block, shuffles only;
+ *   cols <= 32768 (aligned)  a block per row: NV = 16 elements a thread (fp32 4,
+ *                            16-bit 2 vectors) while that takes <= 512 threads,
+ *                            else 32 elements (fp32 8, 16-bit 4): fp32 4096 ->
+ *                            256 x 16, fp32 16384 -> 512 x 32, bf16 4096 ->
+ *                            256 x 16, bf16 16384 -> 512 x 32;
+ *   otherwise, or cols % V   the streaming path: a block per row, Welford on
+ *   != 0 or unaligned        shifted data merged with Chan's formula (shuffles,
+ *                            then 32 partials through shared memory), then a
+ *                            second read of x (from L2 while the row is there).
+ *
+ * Resource budget (nvcc -Xptxas -v, sm_90): row kernels with 16 elements a
+ * thread are held to 40 registers (launch bounds 512 x 3), 32 elements to 64; no
+ * spills, no stack. Static shared memory 256 B (384 B stream); dynamic 6 * cols
+ * bytes for 16-bit rows (24 KB at 4096, 96 KB at 16384). Occupancy: fp32 4096 ->
+ * 6 blocks of 256 per SM (96 KB of x in flight when all load); bf16 4096 -> 6 x
+ * 256 (48 KB); 16384 -> 2 x 512 for both.
+ *
+ * Bytes moved: the model's, plus gamma/beta/b re-read from L1/L2 per row for
+ * fp32 (not DRAM). Instructions per element in the output (SASS, erf form):
+ * 3 for the affine and bias, 10 for GELU, plus 4 for the statistics; 16-bit adds
+ * 2 widenings and half a narrowing.
+ *
+ * Prediction at 32768x4096 fp32 (1.07 GB model bytes, 250 us at 4.3 TB/s):
+ * ~90% of copy bandwidth: memory-bound (about half the issue slots used), losing
+ * the gaps while a block reduces (hidden by 6 resident blocks) and the uneven
+ * last round (41 or 42 rows per block). bf16: ~88-92%, now limited as much by
+ * instruction issue as by DRAM. 8192x16384: 2 blocks per SM, 31 rows each;
+ * similar. */
+#include "layernorm.cuh"
+
+/* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
+
+/* A warp per row, 4 rows per 128-thread block; lane t owns vectors t + 32 k. */
+template <typename T, int NV, bool TANH>
+__global__ void __launch_bounds__(128, 8)
+    layernorm_fused_warp(const T *__restrict__ x, const T *__restrict__ gamma,
+                         const T *__restrict__ beta, const T *__restrict__ bias,
+                         T *__restrict__ y, float *__restrict__ mean_out,
+                         float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>();
+    constexpr bool SHIFT = sizeof(T) == 4;
+    const int64_t row = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (row >= rows)
+        return; /* the whole warp: no shuffle partner is left behind */
+    const int nvec = cols / V;
+    const int64_t base = row * cols;
+    const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
+
+    uint4 raw[NV];
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const int j = lane + 32 * k;
+        raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
+    }
+    const float K = SHIFT ? kb_load(x, base) : 0.0f;
+
+    float v[NV][V];
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        kb_unpack<T>(raw[k], v[k]);
+        float sk = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            if constexpr (SHIFT)
+                v[k][i] -= K;
+            sk += v[k][i];
+        }
+        s += lane + 32 * k < nvec ? sk : 0.0f;
+    }
+    const float md = kb_warp_sum(s) * inv_cols;
+    float q = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        float qk = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            v[k][i] -= md;
+            qk = fmaf(v[k][i], v[k][i], qk);
+        }
+        q += lane + 32 * k < nvec ? qk : 0.0f;
+    }
+    const float rstd = rsqrtf(fmaf(kb_warp_sum(q), inv_cols, LN_EPS));
+
+    uint4 *yv = reinterpret_cast<uint4 *>(y + base);
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const int j = lane + 32 * k;
+        if (j < nvec) {
+            float g[V], b1[V], b2[V], o[V];
+            kb_unpack<T>(kb_ld128(gamma + (int64_t)j * V), g);
+            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
+            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                o[i] = ln_gelu<TANH>(fmaf(v[k][i] * rstd, g[i], b1[i] + b2[i]));
+            __stcs(yv + j, kb_pack<T>(o));
+        }
+    }
+    if (mean_out != nullptr && lane == 0) {
+        mean_out[row] = K + md;
+        rstd_out[row] = rstd;
+    }
+}
+
+/* ---- the persistent block-per-row register kernel -------------------------------- */
+
+/* Dynamic shared memory of the row kernel: 16-bit dtypes stage beta + b as two
+ * fp32 planes (elements 0-3 and 4-7 of each vector, so that a warp's 16-byte
+ * reads are conflict-free) and gamma as raw vectors; fp32 stages nothing. */
+template <typename T> static size_t row_smem_bytes(int cols)
+{
+    return sizeof(T) == 2 ? (size_t)cols * (4 + sizeof(T)) : 0;
+}
+
+template <typename T, int NV, bool TANH>
+__global__ void __launch_bounds__(LN_ROW_MAX_THREADS(T, NV), LN_ROW_MIN_BLOCKS(T, NV))
+    layernorm_fused_row(const T *__restrict__ x, const T *__restrict__ gamma,
+                        const T *__restrict__ beta, const T *__restrict__ bias,
+                        T *__restrict__ y, float *__restrict__ mean_out,
+                        float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>();
+    constexpr bool SHIFT = sizeof(T) == 4;
+    constexpr bool STAGE = sizeof(T) == 2;
+    extern __shared__ uint4 ln_dyn[];
+    __shared__ float red[2][32];
+    const int tid = threadIdx.x, nthr = blockDim.x;
+    const int nvec = cols / V;
+    /* STAGE: ln_dyn[0, nvec) beta+b elements 0-3, [nvec, 2 nvec) elements 4-7,
+     * [2 nvec, 3 nvec) gamma. */
+    float4 *sbb = reinterpret_cast<float4 *>(ln_dyn);
+    uint4 *sg = ln_dyn + 2 * nvec;
+
+    if constexpr (STAGE) {
+        for (int j = tid; j < nvec; j += nthr) {
+            float b1[V], b2[V];
+            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
+            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
+            sbb[j] = make_float4(b1[0] + b2[0], b1[1] + b2[1], b1[2] + b2[2], b1[3] + b2[3]);
+            sbb[nvec + j] =
+                make_float4(b1[4] + b2[4], b1[5] + b2[5], b1[6] + b2[6], b1[7] + b2[7]);
+            sg[j] = kb_ld128(gamma + (int64_t)j * V);
+        }
+        __syncthreads();
+    }
+
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        const int64_t base = row * cols;
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
+
+        /* All loads first: NV independent 16-byte loads in flight. */
+        uint4 raw[NV];
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int j = tid + k * nthr;
+            raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
+        }
+        const float K = SHIFT ? kb_load(x, base) : 0.0f;
+
+        /* Pass 1: the sum of d = x - K. Vectors past the row's end hold
+         * garbage; only their partial sums are dropped. */
+        float v[NV][V];
+        float s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            kb_unpack<T>(raw[k], v[k]);
+            float sk = 0.0f;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                if constexpr (SHIFT)
+                    v[k][i] -= K;
+                sk += v[k][i];
+            }
+            s += tid + k * nthr < nvec ? sk : 0.0f;
+        }
+        const float md = ln_block_sum(s, red[0]) * inv_cols;
+
+        /* Pass 2: c = d - mean_d, kept in v; the sum of c^2. red[0] is not
+         * written again before the next row's first sum, which follows this
+         * sum's barrier. */
+        float q = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            float qk = 0.0f;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                v[k][i] -= md;
+                qk = fmaf(v[k][i], v[k][i], qk);
+            }
+            q += tid + k * nthr < nvec ? qk : 0.0f;
+        }
+        const float rstd = rsqrtf(fmaf(ln_block_sum(q, red[1]), inv_cols, LN_EPS));
+
+        /* Output: y = GELU(c * rstd * gamma + (beta + b)). */
+        uint4 *yv = reinterpret_cast<uint4 *>(y + base);
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int j = tid + k * nthr;
+            if (j < nvec) {
+                float g[V], bb[V], o[V];
+                if constexpr (STAGE) {
+                    kb_unpack<T>(sg[j], g);
+                    const float4 lo = sbb[j], hi = sbb[nvec + j];
+                    bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
+                    bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
+                } else {
+                    float b2[V];
+                    kb_unpack<T>(kb_ld128(gamma + (int64_t)j * V), g);
+                    kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), bb);
+                    kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
+#pragma unroll
+                    for (int i = 0; i < V; i++)
+                        bb[i] += b2[i];
+                }
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    o[i] = ln_gelu<TANH>(fmaf(v[k][i] * rstd, g[i], bb[i]));
+                __stcs(yv + j, kb_pack<T>(o));
+            }
+        }
+        if (mean_out != nullptr && tid == 0) {
+            mean_out[row] = K + md;
+            rstd_out[row] = rstd;
+        }
+    }
+}
+
+/* ---- the streaming kernel (rows too long for registers, or unaligned) ------------ */
+
+template <typename T, bool TANH>
+__global__ void __launch_bounds__(1024, 1)
+    layernorm_fused_stream(const T *__restrict__ x, const T *__restrict__ gamma,
+                           const T *__restrict__ beta, const T *__restrict__ bias,
+                           T *__restrict__ y, float *__restrict__ mean_out,
+                           float *__restrict__ rstd_out, int cols, float inv_cols)
+{
+    __shared__ float red[3][32];
+    const int64_t base = (int64_t)blockIdx.x * cols;
+    const T *xr = x + base;
+    const float K = kb_load(xr, 0);
+
+    ln_wf w = {0.0f, 0.0f, 0.0f};
+#pragma unroll 4
+    for (int j = threadIdx.x; j < cols; j += blockDim.x)
+        ln_wf_push(w, kb_load(xr, j) - K);
+    w = ln_block_wf(w, red);
+    const float md = w.mean;
+    const float rstd = rsqrtf(fmaf(w.m2, inv_cols, LN_EPS));
+
+    T *yr = y + base;
+#pragma unroll 4
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+        const float c = (kb_load(xr, j) - K) - md;
+        const float z = fmaf(c * rstd, kb_load(gamma, j), kb_load(beta, j) + kb_load(bias, j));
+        kb_store(yr, j, ln_gelu<TANH>(z));
+    }
+    if (mean_out != nullptr && threadIdx.x == 0) {
+        mean_out[blockIdx.x] = K + md;
+        rstd_out[blockIdx.x] = rstd;
+    }
+}
+
+/* ---- launchers ----------------------------------------------------------------------- */
+
+template <typename T> struct fused_ptrs {
+    const T *x, *g, *b1, *b2;
+    T *y;
+    float *mo, *ro; /* NULL without stats */
+    int64_t rows;
+    int cols;
+    float inv_cols;
+};
+
+template <typename T> static fused_ptrs<T> ptrs_of(const kb_args *a)
+{
+    const bool st = a->shape[LN_STATS] != 0;
+    fused_ptrs<T> p = {(const T *)a->in[0], (const T *)a->in[1], (const T *)a->in[2],
+                       (const T *)a->in[3], (T *)a->out[0],
+                       st ? (float *)a->out[1] : nullptr, st ? (float *)a->out[2] : nullptr,
+                       a->shape[LN_ROWS], (int)a->shape[LN_COLS],
+                       1.0f / (float)a->shape[LN_COLS]};
+    return p;
+}
+
+template <typename T, bool TANH, int NV>
+static cudaError_t launch_warp(const kb_args *a, cudaStream_t s, int threads)
+{
+    const fused_ptrs<T> p = ptrs_of<T>(a);
+    const int rpb = threads / 32;
+    const kb_dim3 grid = {(unsigned)((p.rows + rpb - 1) / rpb), 1, 1};
+    const kb_dim3 block = {(unsigned)threads, 1, 1};
+    auto k = layernorm_fused_warp<T, NV, TANH>;
+    kb_note_launch(a->log, (const void *)k, "layernorm_fused_warp", grid, block, 0);
+    k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
+                                 p.inv_cols);
+    return cudaGetLastError();
+}
+
+template <typename T, bool TANH, int NV>
+static cudaError_t launch_row(const kb_args *a, cudaStream_t s, int threads)
+{
+    const fused_ptrs<T> p = ptrs_of<T>(a);
+    const size_t smem = row_smem_bytes<T>(p.cols);
+    auto k = layernorm_fused_row<T, NV, TANH>;
+    cudaError_t e = cudaSuccess;
+    if (smem > 48 * 1024)
+        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    /* Persistent: as many blocks as can be resident, at most one per row. */
+    int dev = 0, sms = 0, per_sm = 0;
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+    if (e != cudaSuccess)
+        return e;
+    int64_t blocks = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
+    if (blocks > p.rows)
+        blocks = p.rows;
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1};
+    const kb_dim3 block = {(unsigned)threads, 1, 1};
+    kb_note_launch(a->log, (const void *)k, "layernorm_fused_row", grid, block, smem);
+    k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
+                                    p.inv_cols);
+    return cudaGetLastError();
+}
+
+template <typename T, bool TANH>
+static cudaError_t launch_stream(const kb_args *a, cudaStream_t s, int threads)
+{
+    const fused_ptrs<T> p = ptrs_of<T>(a);
+    const kb_dim3 grid = {(unsigned)p.rows, 1, 1};
+    const kb_dim3 block = {(unsigned)threads, 1, 1};
+    auto k = layernorm_fused_stream<T, TANH>;
+    kb_note_launch(a->log, (const void *)k, "layernorm_fused_stream", grid, block, 0);
+    k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.cols, p.inv_cols);
+    return cudaGetLastError();
+}
+
+template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
+{
+    const ln_plan p = ln_plan_regs(sizeof(T), a->shape[LN_COLS], ln_aligned16(a));
+    constexpr bool WIDE = sizeof(T) == 4; /* NV 8 exists only for fp32 */
+    constexpr int NV16 = WIDE ? 4 : 2;    /* 16 elements a thread */
+    constexpr int NV32 = WIDE ? 8 : 4;    /* 32 elements a thread */
+    if (p.path == LN_WARP) {
+        if (p.nv == 1)
+            return launch_warp<T, TANH, 1>(a, s, p.threads);
+        if (p.nv == 2)
+            return launch_warp<T, TANH, 2>(a, s, p.threads);
+        if (p.nv == 4)
+            return launch_warp<T, TANH, 4>(a, s, p.threads);
+        return launch_warp<T, TANH, NV32>(a, s, p.threads);
+    }
+    if (p.path == LN_BLOCK)
+        return p.nv == NV16 ? launch_row<T, TANH, NV16>(a, s, p.threads)
+                            : launch_row<T, TANH, NV32>(a, s, p.threads);
+    return launch_stream<T, TANH>(a, s, p.threads);
+}
+
+template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
+{
+    return a->shape[LN_GELU] ? launch_t<T, true>(a, s) : launch_t<T, false>(a, s);
+}
+
+extern "C" cudaError_t kb_layernorm_fused(const kb_args *a, cudaStream_t s)
+{
+    switch (a->dtype) {
+    case KB_FP32: return launch_gelu<float>(a, s);
+    case KB_FP16: return launch_gelu<__half>(a, s);
+    case KB_BF16: return launch_gelu<__nv_bfloat16>(a, s);
+    default: return cudaErrorInvalidValue;
+    }
+}

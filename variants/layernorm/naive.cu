@@ -1,0 +1,174 @@
+/* naive.cu - layernorm + bias + GELU as the formula reads: five kernels, one
+ * thread per row, every intermediate a round trip through global memory.
+ *
+ * Idea: the baseline the ladder improves on. Kernels, each one thread per row
+ * walking its row left to right:
+ *   mean       mean[r] = K + sum(x - K) / cols, K = x[r][0] (shifted data: the
+ *              sum keeps the spread's digits when the mean is large);
+ *   variance   rstd[r] = 1 / sqrt(sum((x - mean)^2) / cols + eps);
+ *   normalise  t = (x - mean) * rstd * gamma + beta     (t: fp32 scratch);
+ *   bias       t += b;
+ *   gelu       y = GELU(t).
+ * mean and rstd go to the stats outputs when asked for, else to scratch.
+ * Neighbouring threads of a warp read addresses a whole row apart, so every
+ * load and store of a warp touches 32 different sectors (uncoalesced); what
+ * survives is what L1 keeps of each thread's line between iterations.
+ *
+ * Resource budget (nvcc -Xptxas -v, sm_90): 16 to 24 registers, no shared
+ * memory, no spills; 128-thread blocks, rows / 128 of them (256 blocks at the
+ * default shape: under two per SM, so at most ~8% of the SM's warp slots are
+ * occupied and little memory parallelism is exposed).
+ *
+ * Scratch: 2 * pad64(rows) * 4 bytes of statistics + rows * cols * 4 bytes of t.
+ * Bytes moved (at best, every sector reused from L1): x read three times (mean,
+ * variance, normalise), t written three times and read twice, y written once:
+ * for fp32 about 9x the model's 2 * 4 bytes per element in DRAM traffic alone,
+ * more as sectors are evicted before reuse.
+ *
+ * Prediction at 32768x4096 fp32: ~1% of copy bandwidth. 32768 threads in
+ * flight (a quarter of one wave's worth) each walking 16 KB sequentially, with
+ * each warp-wide access split into 32 transactions; tens of milliseconds. */
+#include "layernorm.cuh"
+
+#define NAIVE_THREADS 128
+
+template <typename T>
+__global__ void layernorm_naive_mean(const T *__restrict__ x, float *__restrict__ mean,
+                                     int64_t rows, int cols, float inv_cols)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    const T *xr = x + r * cols;
+    const float K = kb_load(xr, 0);
+    float s = 0.0f;
+    for (int j = 0; j < cols; j++)
+        s += kb_load(xr, j) - K;
+    mean[r] = K + s * inv_cols;
+}
+
+template <typename T>
+__global__ void layernorm_naive_variance(const T *__restrict__ x,
+                                         const float *__restrict__ mean,
+                                         float *__restrict__ rstd, int64_t rows, int cols,
+                                         float inv_cols)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    const T *xr = x + r * cols;
+    const float m = mean[r];
+    float q = 0.0f;
+    for (int j = 0; j < cols; j++) {
+        const float c = kb_load(xr, j) - m;
+        q = fmaf(c, c, q);
+    }
+    rstd[r] = rsqrtf(fmaf(q, inv_cols, LN_EPS));
+}
+
+template <typename T>
+__global__ void layernorm_naive_normalise(const T *__restrict__ x,
+                                          const float *__restrict__ mean,
+                                          const float *__restrict__ rstd,
+                                          const T *__restrict__ gamma,
+                                          const T *__restrict__ beta, float *__restrict__ t,
+                                          int64_t rows, int cols)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    const T *xr = x + r * cols;
+    float *tr = t + r * cols;
+    const float m = mean[r], rs = rstd[r];
+    for (int j = 0; j < cols; j++)
+        tr[j] = fmaf((kb_load(xr, j) - m) * rs, kb_load(gamma, j), kb_load(beta, j));
+}
+
+template <typename T>
+__global__ void layernorm_naive_bias(const T *__restrict__ bias, float *__restrict__ t,
+                                     int64_t rows, int cols)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    float *tr = t + r * cols;
+    for (int j = 0; j < cols; j++)
+        tr[j] += kb_load(bias, j);
+}
+
+template <typename T, bool TANH>
+__global__ void layernorm_naive_gelu(const float *__restrict__ t, T *__restrict__ y,
+                                     int64_t rows, int cols)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    const float *tr = t + r * cols;
+    T *yr = y + r * cols;
+    for (int j = 0; j < cols; j++)
+        kb_store(yr, j, ln_gelu<TANH>(tr[j]));
+}
+
+template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
+{
+    const int64_t rows = a->shape[LN_ROWS];
+    const int cols = (int)a->shape[LN_COLS];
+    const float inv_cols = 1.0f / (float)cols;
+    const T *x = (const T *)a->in[0], *g = (const T *)a->in[1];
+    const T *b1 = (const T *)a->in[2], *b2 = (const T *)a->in[3];
+    /* Scratch: mean, rstd (each padded to 64 floats), then t. */
+    float *mean = (float *)a->scratch;
+    float *rstd = mean + kb_ln_pad_rows(rows);
+    float *t = rstd + kb_ln_pad_rows(rows);
+    if (a->shape[LN_STATS]) {
+        mean = (float *)a->out[1];
+        rstd = (float *)a->out[2];
+    }
+    const kb_dim3 grid = {(unsigned)((rows + NAIVE_THREADS - 1) / NAIVE_THREADS), 1, 1};
+    const kb_dim3 block = {NAIVE_THREADS, 1, 1};
+    cudaError_t e;
+
+    kb_note_launch(a->log, (const void *)layernorm_naive_mean<T>, "layernorm_naive_mean", grid,
+                   block, 0);
+    layernorm_naive_mean<T><<<grid.x, block.x, 0, s>>>(x, mean, rows, cols, inv_cols);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+
+    kb_note_launch(a->log, (const void *)layernorm_naive_variance<T>,
+                   "layernorm_naive_variance", grid, block, 0);
+    layernorm_naive_variance<T><<<grid.x, block.x, 0, s>>>(x, mean, rstd, rows, cols, inv_cols);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+
+    kb_note_launch(a->log, (const void *)layernorm_naive_normalise<T>,
+                   "layernorm_naive_normalise", grid, block, 0);
+    layernorm_naive_normalise<T><<<grid.x, block.x, 0, s>>>(x, mean, rstd, g, b1, t, rows, cols);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+
+    kb_note_launch(a->log, (const void *)layernorm_naive_bias<T>, "layernorm_naive_bias", grid,
+                   block, 0);
+    layernorm_naive_bias<T><<<grid.x, block.x, 0, s>>>(b2, t, rows, cols);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+
+    kb_note_launch(a->log, (const void *)layernorm_naive_gelu<T, TANH>, "layernorm_naive_gelu",
+                   grid, block, 0);
+    layernorm_naive_gelu<T, TANH><<<grid.x, block.x, 0, s>>>(t, (T *)a->out[0], rows, cols);
+    return cudaGetLastError();
+}
+
+template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
+{
+    return a->shape[LN_GELU] ? launch_t<T, true>(a, s) : launch_t<T, false>(a, s);
+}
+
+extern "C" cudaError_t kb_layernorm_naive(const kb_args *a, cudaStream_t s)
+{
+    switch (a->dtype) {
+    case KB_FP32: return launch_gelu<float>(a, s);
+    case KB_FP16: return launch_gelu<__half>(a, s);
+    case KB_BF16: return launch_gelu<__nv_bfloat16>(a, s);
+    default: return cudaErrorInvalidValue;
+    }
+}

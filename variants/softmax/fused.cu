@@ -1,0 +1,474 @@
+/* fused.cu - softmax in one read of x and one write of y: each row is loaded
+ * into registers once, reduced there, and written from there.
+ *
+ * Idea: the model's traffic (2 * size bytes per element) and nothing more.
+ * Each thread issues all its 16-byte loads (LDG.E.128) before using any, so a
+ * thread has up to 128 bytes in flight; it takes the max of its slice, then
+ * the sum of exp(x - its max), and the (max, sum) pairs of the row's threads
+ * merge with the online-normaliser rule (shuffles, then one float2 per warp in
+ * shared memory): a single block reduction per row. The write scales each exp
+ * by exp(own max - row max) / sum and stores 16-byte vectors (STG.E.128).
+ * Up to 32 elements per thread the registers hold floats and the exps
+ * overwrite them; 64 16-bit elements per thread stay packed (max taken two at
+ * a time, exp recomputed at the write), so 65536 16-bit elements fit in 1024
+ * threads x 32 registers. The shape picks a configuration from a table
+ * (launch_fused):
+ *
+ *   row fits, 16-byte aligned (cols % (16 / size) == 0), chunk = 16 bytes:
+ *     chunks  <= 16: a sub-warp of 1..16 lanes per row, 256-thread blocks
+ *     chunks  <= 256: a warp per row holding 1, 2, 4 or 8 chunks, 8 rows/block
+ *     chunks  <= 512: 128 threads x 4;  <= 1024: 256 x 4;  <= 2048: 256 x 8;
+ *     <= 4096: 512 x 8;  <= 8192: 1024 x 8   (a block per row)
+ *     so fp32 rows up to 32768 and 16-bit rows up to 65536 stay in registers;
+ *   row fits, any alignment, chunk = 1 element: the same ladder with up to 32
+ *     elements per thread, rows up to 32768 (4099 x 3001 lands here);
+ *   longer rows: the streaming path below (two reads), a cluster of 8 blocks
+ *     per row, peeled to 16-byte alignment.
+ *
+ * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
+ * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
+ * fp32 vectors: 4 per thread 32-36 registers (256 x 4: 6 blocks, 1536
+ * threads per SM), 8 per thread 56 (1024 threads per SM: one 1024-thread
+ * block, two of 512 or four of 256). 16-bit vectors: 4 per thread 48-56,
+ * 8 (packed) 64. One-element chunks: 11-32 up to 8 per thread, 47-55 for 16,
+ * 64 for 32. Streaming 28-48. Shared memory: one float2 per warp (32-256
+ * bytes), plus 8 bytes in the cluster kernel.
+ *
+ * Bytes per element: 2 * size, the model, on the register path; the
+ * streaming path reads x twice (3 * size, the second read mostly from L2:
+ * each block's slice is 1/8 of a row).
+ *
+ * Prediction at 32768 x 4096 fp32: about 90% of the copy bandwidth (3.9 TB/s).
+ * 256 threads x 4 vectors per row, 6 blocks and 96 KB of loads in flight per
+ * SM, far above the ~35 KB per SM that 4.3 TB/s at ~1 us latency needs; the
+ * losses are the gap between a block's loads and its stores (the barrier of
+ * the block reduction) and the block turnover, mostly hidden by the 5 other
+ * blocks. 8192 x 32768 fp32 (1024 x 8, one block per SM) should land a few
+ * points lower (85-90%): a lone block per SM has no loads in flight while it
+ * reduces and stores, and 8192 rows are 62.1 waves of 132. bf16 at 4096
+ * (128 x 4, widened to floats, 8 blocks per SM) about the same as fp32; the
+ * packed 16-bit configurations (rows of 1025-2048 and 8193-65536 elements,
+ * bf16 8192 x 32768 among them: 512 x 8, two blocks per SM) pay a second exp
+ * per element, about half of the 16 MUFU/clk/SM at full bandwidth: expect
+ * them within a few points of fp32. */
+#include <cooperative_groups.h>
+
+#include "kernels/device.cuh"
+#include "kernels/op.h"
+
+namespace cg = cooperative_groups;
+
+/* The max of the 16-bit elements of the packed vectors r[0..N), as float:
+ * two elements per instruction (three-input VHMNMX), no widening. */
+template <typename T, int N> static __device__ __forceinline__ float packed_max(const uint4 *r)
+{
+    using T2 = typename std::conditional<std::is_same<T, __half>::value, __half2,
+                                         __nv_bfloat162>::type;
+    const unsigned ninf = kb_vec_neg_inf<T>().x;
+    T2 a;
+    memcpy(&a, &ninf, sizeof a);
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        T2 h[4];
+        memcpy(h, &r[k], sizeof h);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            a = __hmax2(a, h[j]);
+    }
+    return fmaxf(kb_to_float(a.x), kb_to_float(a.y));
+}
+
+/* Makes the packed registers r[0..N) opaque to the compiler: each word goes
+ * through (w ^ z) ^ z inside an asm statement, an identity for any z that
+ * the compiler cannot see through. Without it the compiler keeps the floats
+ * widened for the sum alive until the write (twice the registers, spills)
+ * instead of widening again. One LOP3 per word. */
+template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsigned z)
+{
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        asm volatile("xor.b32 %0, %0, %4;\n\txor.b32 %0, %0, %4;\n\t"
+                     "xor.b32 %1, %1, %4;\n\txor.b32 %1, %1, %4;\n\t"
+                     "xor.b32 %2, %2, %4;\n\txor.b32 %2, %2, %4;\n\t"
+                     "xor.b32 %3, %3, %4;\n\txor.b32 %3, %3, %4;"
+                     : "+r"(r[k].x), "+r"(r[k].y), "+r"(r[k].z), "+r"(r[k].w)
+                     : "r"(z));
+    }
+}
+
+/* ---- the register path: one read of x, one write of y ------------------------------
+ *
+ * A group of TPR threads owns a row (TPR <= 32: a sub-warp or a warp, THREADS /
+ * TPR rows per block; TPR = THREADS: the whole block). Thread t of the group
+ * holds chunks t, t + TPR, ..., t + (NVEC - 1) * TPR of the row, a chunk being
+ * one 16-byte vector (CW = 16 / sizeof(T) elements, rows 16-byte aligned) or
+ * one element (CW = 1, any alignment). Chunks past the row's end read as
+ * -inf, whose exp is 0, and are not written. */
+template <typename T, int THREADS, int TPR, int NVEC, int CW>
+__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+    softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
+{
+    constexpr int W = kb_vec_width<T>();
+    static_assert(CW == 1 || CW == W, "a chunk is one element or one 16-byte vector");
+    static_assert(TPR <= 32 ? THREADS % TPR == 0 : TPR == THREADS,
+                  "a row is a sub-warp, a warp or the whole block");
+    /* Up to 32 elements per thread, the registers hold floats and the exps
+     * overwrite them. 64 16-bit elements stay packed (32 registers instead of
+     * 64) and the exp is computed again at the write. */
+    constexpr bool PACKED = CW > 1 && sizeof(T) == 2 && NVEC * CW > 32;
+    constexpr int RPB = THREADS / TPR;
+
+    const int t = threadIdx.x % TPR;
+    const int64_t row = (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
+    /* Chunk k of this thread starts at element k * TPR * CW + t * CW of the row
+     * and is in range iff k * TPR * CW < lim: one compare with a constant per
+     * chunk. A group past the last row (only in the last block) owns no
+     * elements but still takes part in the shuffles. cols <= 65536 here. */
+    const int lim = row < rows ? (int)cols - t * CW : 0;
+    const int64_t first = row < rows ? row * cols : 0;
+    const T *xr = x + first + t * CW;
+    T *yr = y + first + t * CW;
+
+    uint4 raw[PACKED ? NVEC : 1];
+    float v[PACKED ? 1 : NVEC * CW];
+
+    /* Every load is issued before any is used: NVEC independent loads in flight. */
+#pragma unroll
+    for (int k = 0; k < NVEC; k++) {
+        const int c = k * TPR * CW;
+        if constexpr (PACKED) {
+            raw[k] = c < lim ? kb_ld128(xr + c) : kb_vec_neg_inf<T>();
+        } else if constexpr (CW > 1) {
+            kb_unpack<T>(c < lim ? kb_ld128(xr + c) : kb_vec_neg_inf<T>(), &v[k * CW]);
+        } else {
+            v[k] = c < lim ? kb_load(xr, c) : kb_neg_inf();
+        }
+    }
+
+    /* The thread's max: packed, or over the floats in four independent chains. */
+    float m;
+    if constexpr (PACKED) {
+        m = packed_max<T, NVEC>(raw);
+    } else {
+        float mx[4] = {kb_neg_inf(), kb_neg_inf(), kb_neg_inf(), kb_neg_inf()};
+#pragma unroll
+        for (int i = 0; i < NVEC * CW; i++)
+            mx[i % 4] = fmaxf(mx[i % 4], v[i]);
+        m = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+    }
+    /* A thread with no elements subtracts 0, so its -inf entries give exp 0. */
+    const float ms = m == kb_neg_inf() ? 0.0f : m;
+
+    /* The thread's sum of exp(x - m); the float registers keep the exps. */
+    float sm[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int k = 0; k < NVEC; k++) {
+        if constexpr (PACKED) {
+            float g[CW];
+            kb_unpack<T>(raw[k], g);
+#pragma unroll
+            for (int j = 0; j < CW; j++)
+                sm[j % 4] += kb_exp2((g[j] - ms) * KB_LOG2E);
+        } else {
+#pragma unroll
+            for (int j = 0; j < CW; j++) {
+                const int i = k * CW + j;
+                v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
+                sm[i % 4] += v[i];
+            }
+        }
+    }
+    if constexpr (PACKED)
+        launder<NVEC>(raw, (unsigned)lim);
+
+    /* The row's (max, sum): shuffles within the group, then across the warps. */
+    float2 s = make_float2(m, (sm[0] + sm[1]) + (sm[2] + sm[3]));
+    if constexpr (TPR <= 32) {
+        s = kb_warp_online<TPR>(s);
+    } else {
+        __shared__ float2 red[THREADS / 32];
+        s = kb_block_online<THREADS>(s, red);
+    }
+    const float inv = kb_rcp(s.y);
+    /* exp(x - M) = exp(x - m) * exp(m - M) <= exp(x - m) for a thread with elements. */
+    const float scale = kb_exp2((ms - s.x) * KB_LOG2E) * inv;
+
+#pragma unroll
+    for (int k = 0; k < NVEC; k++) {
+        const int c = k * TPR * CW;
+        if (c < lim) {
+            if constexpr (PACKED) {
+                float g[CW];
+                kb_unpack<T>(raw[k], g);
+#pragma unroll
+                for (int j = 0; j < CW; j++)
+                    g[j] = kb_exp2((g[j] - s.x) * KB_LOG2E) * inv;
+                kb_st128(yr + c, kb_pack<T>(g));
+            } else if constexpr (CW > 1) {
+                float g[CW];
+#pragma unroll
+                for (int j = 0; j < CW; j++)
+                    g[j] = v[k * CW + j] * scale;
+                kb_st128(yr + c, kb_pack<T>(g));
+            } else {
+                kb_store(yr, c, v[k] * scale);
+            }
+        }
+    }
+}
+
+/* ---- the streaming path: rows too long for the registers -----------------------------
+ *
+ * Two reads of x: pass one folds the online normaliser over the row, pass two
+ * writes. CL blocks (a thread-block cluster) share a row: each streams one
+ * CL-th of it, so a few long rows still spread over CL SMs and each block's
+ * slice is small enough to be still in L2 when pass two reads it again. The
+ * blocks' (max, sum) pairs meet through distributed shared memory. With CW > 1
+ * the row is peeled to 16-byte alignment: up to CW - 1 head and tail elements
+ * are done one by one (by block rank 0), the body in vectors. */
+#define STREAM_THREADS 512
+#define STREAM_UNROLL 4 /* chunks each thread loads before using them */
+#define STREAM_CLUSTER 8
+
+template <typename T, int CL, int CW>
+__device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__restrict__ y,
+                                                 int64_t cols, int64_t row, int rank)
+{
+    constexpr int U = STREAM_UNROLL;
+    constexpr int64_t STEP = (int64_t)U * STREAM_THREADS;
+    __shared__ float2 red[STREAM_THREADS / 32];
+    const int tid = threadIdx.x;
+    const int64_t first = row * cols;
+    const T *xr = x + first;
+    T *yr = y + first;
+
+    /* Row = head elements, nv chunks, tail elements. */
+    int64_t head = 0;
+    if constexpr (CW > 1) {
+        const int64_t mis = first % CW;
+        head = mis ? CW - mis : 0;
+        head = head < cols ? head : cols;
+    }
+    const int64_t nv = (cols - head) / CW;
+    const int64_t tail0 = head + nv * CW;
+    const int64_t tail = cols - tail0;
+    /* This block's chunks [lo, hi). */
+    const int64_t per = (nv + CL - 1) / CL;
+    const int64_t lo = (int64_t)rank * per < nv ? (int64_t)rank * per : nv;
+    const int64_t hi = lo + per < nv ? lo + per : nv;
+    const T *xb = xr + head;
+    T *yb = yr + head;
+
+    float2 s = kb_online_empty();
+    for (int64_t i0 = lo + tid; i0 < hi; i0 += STEP) {
+        float f[U][CW];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = i0 + (int64_t)u * STREAM_THREADS;
+            if constexpr (CW > 1)
+                kb_unpack<T>(i < hi ? kb_ld128(xb + i * CW) : kb_vec_neg_inf<T>(), f[u]);
+            else
+                f[u][0] = i < hi ? kb_load(xb, i) : kb_neg_inf();
+        }
+        /* Chunk 0 is in range, so gm and m are finite: no exp of inf - inf. */
+        float gm = f[0][0];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int j = 0; j < CW; j++)
+                gm = fmaxf(gm, f[u][j]);
+        const float m = fmaxf(s.x, gm);
+        float d[2] = {s.y * kb_exp2((s.x - m) * KB_LOG2E), 0.0f};
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int j = 0; j < CW; j++)
+                d[j % 2] += kb_exp2((f[u][j] - m) * KB_LOG2E);
+        s = make_float2(m, d[0] + d[1]);
+    }
+    if (rank == 0) {
+        if (tid < head)
+            s = kb_online_add(s, kb_load(xr, tid));
+        if (tid < tail)
+            s = kb_online_add(s, kb_load(xr, tail0 + tid));
+    }
+    s = kb_block_online<STREAM_THREADS>(s, red);
+
+    if constexpr (CL > 1) {
+        /* Every block merges the CL pairs in rank order, so all get the same
+         * bits. The second barrier keeps each block's pair alive until every
+         * peer has read it. */
+        __shared__ float2 part;
+        cg::cluster_group cluster = cg::this_cluster();
+        if (tid == 0)
+            part = s;
+        cluster.sync();
+        float2 all = kb_online_empty();
+#pragma unroll
+        for (int r = 0; r < CL; r++)
+            all = kb_online_merge(all, *cluster.map_shared_rank(&part, r));
+        cluster.sync();
+        s = all;
+    }
+
+    const float mx = s.x, inv = kb_rcp(s.y);
+    for (int64_t i0 = lo + tid; i0 < hi; i0 += STEP) {
+        float f[U][CW];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = i0 + (int64_t)u * STREAM_THREADS;
+            if constexpr (CW > 1)
+                kb_unpack<T>(i < hi ? kb_ld128(xb + i * CW) : make_uint4(0, 0, 0, 0), f[u]);
+            else
+                f[u][0] = i < hi ? kb_load(xb, i) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int64_t i = i0 + (int64_t)u * STREAM_THREADS;
+            if (i < hi) {
+#pragma unroll
+                for (int j = 0; j < CW; j++)
+                    f[u][j] = kb_exp2((f[u][j] - mx) * KB_LOG2E) * inv;
+                if constexpr (CW > 1)
+                    kb_st128(yb + i * CW, kb_pack<T>(f[u]));
+                else
+                    kb_store(yb, i, f[u][0]);
+            }
+        }
+    }
+    if (rank == 0) {
+        if (tid < head)
+            kb_store(yr, tid, kb_exp2((kb_load(xr, tid) - mx) * KB_LOG2E) * inv);
+        if (tid < tail)
+            kb_store(yr, tail0 + tid, kb_exp2((kb_load(xr, tail0 + tid) - mx) * KB_LOG2E) * inv);
+    }
+}
+
+/* One block per row. */
+template <typename T, int CW>
+__global__ void __launch_bounds__(STREAM_THREADS, 2)
+    softmax_fused_stream(const T *__restrict__ x, T *__restrict__ y, int64_t cols)
+{
+    fused_stream_row<T, 1, CW>(x, y, cols, blockIdx.x, 0);
+}
+
+/* A cluster of STREAM_CLUSTER blocks per row. */
+template <typename T, int CW>
+__global__ void __cluster_dims__(STREAM_CLUSTER, 1, 1) __launch_bounds__(STREAM_THREADS, 2)
+    softmax_fused_cluster(const T *__restrict__ x, T *__restrict__ y, int64_t cols)
+{
+    fused_stream_row<T, STREAM_CLUSTER, CW>(x, y, cols, blockIdx.x / STREAM_CLUSTER,
+                                            (int)cg::this_cluster().block_rank());
+}
+
+/* ---- launchers ---------------------------------------------------------------------- */
+
+typedef cudaError_t (*fused_launch_fn)(const kb_args *a, cudaStream_t s, const char *name);
+
+/* One register-path configuration: rows of up to chunks * CW elements. */
+typedef struct fused_cfg {
+    int chunks;            /* chunks per row the configuration holds: TPR * NVEC */
+    fused_launch_fn launch;
+    const char *name;      /* the kernel's name in launch notes */
+} fused_cfg;
+
+template <typename T, int THREADS, int TPR, int NVEC, int CW>
+static cudaError_t launch_regs(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const int64_t rows = a->shape[0], cols = a->shape[1];
+    constexpr int RPB = THREADS / TPR;
+    const kb_dim3 grid = {(unsigned)((rows + RPB - 1) / RPB), 1, 1};
+    const kb_dim3 block = {THREADS, 1, 1};
+    void (*k)(const T *, T *, int64_t, int64_t) = softmax_fused_regs<T, THREADS, TPR, NVEC, CW>;
+    kb_note_launch(a->log, (const void *)k, name, grid, block, 0);
+    k<<<grid.x, block.x, 0, s>>>((const T *)a->in[0], (T *)a->out[0], rows, cols);
+    return cudaGetLastError();
+}
+
+template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
+{
+    const int64_t rows = a->shape[0], cols = a->shape[1];
+    const kb_dim3 block = {STREAM_THREADS, 1, 1};
+    const T *x = (const T *)a->in[0];
+    T *y = (T *)a->out[0];
+    if (rows <= INT32_MAX / STREAM_CLUSTER) {
+        const kb_dim3 grid = {(unsigned)(rows * STREAM_CLUSTER), 1, 1};
+        softmax_fused_cluster<T, CW><<<grid.x, block.x, 0, s>>>(x, y, cols);
+        /* A cluster that cannot be placed (a GPU partition with small GPCs) fails
+         * at launch; the one-block-per-row kernel below then does the work. */
+        if (cudaGetLastError() == cudaSuccess) {
+            kb_note_launch(a->log, (const void *)softmax_fused_cluster<T, CW>,
+                           CW > 1 ? "softmax_fused_cluster_vec" : "softmax_fused_cluster_sca",
+                           grid, block, 0);
+            return cudaSuccess;
+        }
+    }
+    const kb_dim3 grid = {(unsigned)rows, 1, 1};
+    kb_note_launch(a->log, (const void *)softmax_fused_stream<T, CW>,
+                   CW > 1 ? "softmax_fused_stream_vec" : "softmax_fused_stream_sca", grid, block,
+                   0);
+    softmax_fused_stream<T, CW><<<grid.x, block.x, 0, s>>>(x, y, cols);
+    return cudaGetLastError();
+}
+
+/* A table row: THREADS per block, TPR threads per row, NVEC chunks per thread. */
+#define FUSED_REGS(THREADS, TPR, NVEC, CW, TAG)                                             \
+    {                                                                                      \
+        TPR * NVEC, launch_regs<T, THREADS, TPR, NVEC, CW>,                                \
+            "softmax_fused_regs_b" #THREADS "_g" #TPR "_n" #NVEC "_" TAG                   \
+    }
+
+template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStream_t s)
+{
+    constexpr int W = kb_vec_width<T>();
+    /* Rows 16-byte aligned: 16-byte chunks, 4 (fp32) or 8 (16-bit) elements. */
+    static const fused_cfg vec[] = {
+        FUSED_REGS(256, 1, 1, W, "vec"),     FUSED_REGS(256, 2, 1, W, "vec"),
+        FUSED_REGS(256, 4, 1, W, "vec"),     FUSED_REGS(256, 8, 1, W, "vec"),
+        FUSED_REGS(256, 16, 1, W, "vec"),    FUSED_REGS(256, 32, 1, W, "vec"),
+        FUSED_REGS(256, 32, 2, W, "vec"),    FUSED_REGS(256, 32, 4, W, "vec"),
+        FUSED_REGS(256, 32, 8, W, "vec"),    FUSED_REGS(128, 128, 4, W, "vec"),
+        FUSED_REGS(256, 256, 4, W, "vec"),   FUSED_REGS(256, 256, 8, W, "vec"),
+        FUSED_REGS(512, 512, 8, W, "vec"),   FUSED_REGS(1024, 1024, 8, W, "vec"),
+    };
+    /* Any alignment: one-element chunks. */
+    static const fused_cfg sca[] = {
+        FUSED_REGS(256, 1, 1, 1, "sca"),     FUSED_REGS(256, 2, 1, 1, "sca"),
+        FUSED_REGS(256, 4, 1, 1, "sca"),     FUSED_REGS(256, 8, 1, 1, "sca"),
+        FUSED_REGS(256, 16, 1, 1, "sca"),    FUSED_REGS(256, 32, 1, 1, "sca"),
+        FUSED_REGS(256, 32, 2, 1, "sca"),    FUSED_REGS(256, 32, 4, 1, "sca"),
+        FUSED_REGS(256, 32, 8, 1, "sca"),    FUSED_REGS(256, 32, 16, 1, "sca"),
+        FUSED_REGS(128, 128, 8, 1, "sca"),   FUSED_REGS(128, 128, 16, 1, "sca"),
+        FUSED_REGS(256, 256, 16, 1, "sca"),  FUSED_REGS(256, 256, 32, 1, "sca"),
+        FUSED_REGS(512, 512, 32, 1, "sca"),  FUSED_REGS(1024, 1024, 32, 1, "sca"),
+    };
+    const int64_t rows = a->shape[0], cols = a->shape[1];
+    if (rows <= 0 || cols <= 0)
+        return cudaSuccess;
+    const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
+    if (aligned && cols % W == 0)
+        for (const fused_cfg &c : vec)
+            if (cols <= (int64_t)c.chunks * W)
+                return c.launch(a, s, c.name);
+    for (const fused_cfg &c : sca)
+        if (cols <= c.chunks)
+            return c.launch(a, s, c.name);
+    return aligned ? launch_stream<T, W>(a, s) : launch_stream<T, 1>(a, s);
+}
+
+/* Launches the fused softmax of a->in[0] into a->out[0] on stream s: the row
+ * in registers when it fits, else the streaming two-read path. Returns the
+ * launch's error, or cudaErrorInvalidValue for an unknown dtype. */
+extern "C" cudaError_t kb_softmax_fused(const kb_args *a, cudaStream_t s)
+{
+    switch (a->dtype) {
+    case KB_FP32:
+        return launch_fused<float>(a, s);
+    case KB_FP16:
+        return launch_fused<__half>(a, s);
+    case KB_BF16:
+        return launch_fused<__nv_bfloat16>(a, s);
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
