@@ -1,5 +1,6 @@
 /* cmd_report.c - `kbench report`: a stored run or a JSON report file as text,
- * markdown, JSON or CSV, or the list of stored runs. Needs no GPU and never creates a store. */
+ * markdown, JSON or CSV, its per-kernel detail (--kernels), or the list of
+ * stored runs. Needs no GPU and never creates a store. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 static const char report_usage[] =
     "usage: kbench report [RUN] [--format text|md|json|csv] [-o FILE] [--db PATH]\n"
+    "       kbench report [RUN] --kernels [--format text|md] [-o FILE] [--db PATH]\n"
     "       kbench report --runs [--db PATH]\n"
     "\n"
     "Prints a stored run: RUN is its id, or 'latest' (the default), or a JSON\n"
@@ -22,6 +24,10 @@ static const char report_usage[] =
     "                   docs/json.md) or csv (one row per result)\n"
     "  -o, --output F   write to file F instead of stdout\n"
     "  --db PATH        the store (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
+    "  --kernels        per-kernel detail of each result: grid, block, registers,\n"
+    "                   shared and local memory, theoretical occupancy and its\n"
+    "                   limiter, and the metrics and stall reasons when collected\n"
+    "                   (text or md; the JSON report holds all of it)\n"
     "  --runs           list the stored runs instead\n"
     "  -h, --help       this help\n";
 
@@ -41,14 +47,16 @@ static kb_status write_json(FILE *f, const kb_run *run, kb_err *e)
 
 typedef kb_status (*report_writer)(FILE *f, const kb_run *run, kb_err *e);
 
+/* Per format: the report writer and the --kernels writer (NULL: none). */
 static const struct {
     const char *name;
     report_writer write;
+    report_writer kernels;
 } formats[] = {
-    {"text", kb_write_text},
-    {"md", kb_write_markdown},
-    {"json", write_json},
-    {"csv", kb_write_csv},
+    {"text", kb_write_text, kb_write_kernels_text},
+    {"md", kb_write_markdown, kb_write_kernels_markdown},
+    {"json", write_json, NULL},
+    {"csv", kb_write_csv, NULL},
 };
 
 /* What goes out: a run through a writer, or (write NULL) the list of runs. */
@@ -109,7 +117,7 @@ static int is_report_file(const char *arg)
     return strchr(arg, '/') != NULL || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
 }
 
-/* `kbench report [RUN] [--format F] [-o FILE] [--db PATH] [--runs]`; argv[0] is
+/* `kbench report [RUN] [--format F] [-o FILE] [--db PATH] [--kernels] [--runs]`; argv[0] is
  * "report". Returns the exit code: 0, 2 for usage errors (bad option, format or
  * run id, a run not in the store), 3 for a missing or unreadable store and I/O
  * failures. Never creates a store. */
@@ -118,10 +126,12 @@ int cmd_report(int argc, char **argv)
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
         {"db", required_argument, NULL, 'D'},     {"runs", no_argument, NULL, 'R'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"kernels", no_argument, NULL, 'K'},      {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *format = "text", *out = "-", *db = NULL, *run_arg = NULL;
-    int list = 0, c, fi = -1;
+    int list = 0, kernels = 0, c, fi = -1;
+    report_writer writer;
     int64_t id = 0;
     kb_err e = {{0}};
     kb_store *s = NULL;
@@ -149,6 +159,9 @@ int cmd_report(int argc, char **argv)
         case 'R':
             list = 1;
             break;
+        case 'K':
+            kernels = 1;
+            break;
         case 'h':
             fputs(report_usage, stdout);
             return kb_cli_finish_stdout(KB_OK);
@@ -169,9 +182,17 @@ int cmd_report(int argc, char **argv)
         return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, csv)", format);
     if (list && run_arg)
         return kb_cli_error(KB_EUSAGE, "--runs takes no run id, got '%s'", run_arg);
+    if (list && kernels)
+        return kb_cli_error(KB_EUSAGE, "--kernels and --runs cannot be used together");
+    if (kernels && !formats[fi].kernels)
+        return kb_cli_error(KB_EUSAGE,
+                            "--kernels works with --format text or md, not '%s' (the JSON "
+                            "report holds every kernel's figures)",
+                            format);
+    writer = kernels ? formats[fi].kernels : formats[fi].write;
     if (run_arg && is_report_file(run_arg)) {
         /* a JSON report instead of a stored run: no store is opened */
-        emit fe = {formats[fi].write, &run, NULL};
+        emit fe = {writer, &run, NULL};
         st = kb_json_load_run(run_arg, &run, &e);
         if (st == KB_OK)
             st = write_out(out, &fe, &e);
@@ -190,7 +211,7 @@ int cmd_report(int argc, char **argv)
         st = kb_store_load_run(s, id, &run, &e);
         if (st != KB_OK)
             goto done;
-        em.write = formats[fi].write;
+        em.write = writer;
     }
     st = write_out(out, &em, &e);
 done:

@@ -62,6 +62,8 @@ static const char usage_text[] =
     "  --max-samples N        timed samples at most (default 2000)\n"
     "  --max-noise PCT        stop sampling once stdev/mean < PCT %% (default 0.5)\n"
     "  --timeout S            stop sampling after S seconds per case (default 5)\n"
+    "  --metrics SET          hardware counters per kernel, in a pass of their own:\n"
+    "                         none, core (1 replay pass, default), sol, stalls, full\n"
     "  --no-check             skip the reference check (recorded in the result)\n"
     "  --seed N               input seed (default: fresh from /dev/urandom)\n"
     "  --device N             GPU ordinal (default 0)\n"
@@ -156,7 +158,7 @@ static kb_status parse_args(int argc, char **argv, run_opts *o, kb_err *e)
         {"no-check", no_argument, NULL, 'C'},       {"seed", required_argument, NULL, 'S'},
         {"device", required_argument, NULL, 'D'},   {"tag", required_argument, NULL, 'T'},
         {"json", required_argument, NULL, 'j'},     {"db", required_argument, NULL, 'b'},
-        {NULL, 0, NULL, 0}};
+        {"metrics", required_argument, NULL, 'x'},  {NULL, 0, NULL, 0}};
     int64_t iv;
     double dv;
     kb_status st;
@@ -165,7 +167,7 @@ static kb_status parse_args(int argc, char **argv, run_opts *o, kb_err *e)
     o->dtypes[0] = KB_FP32;
     o->ndtypes = 1;
     o->bench = (kb_bench_opts){.min_samples = 10, .max_samples = 2000, .max_noise = 0.005,
-                               .time_limit_s = 5.0};
+                               .time_limit_s = 5.0, .metrics = KB_METRICS_CORE};
     opterr = 0;
     optind = 0;
     int c;
@@ -225,6 +227,11 @@ static kb_status parse_args(int argc, char **argv, run_opts *o, kb_err *e)
             break;
         case 'b':
             o->db = optarg;
+            break;
+        case 'x':
+            if (kb_metric_set_parse(optarg, &o->bench.metrics) != 0)
+                return kb_fail(e, KB_EUSAGE,
+                               "unknown metric set '%s' (none, core, sol, stalls, full)", optarg);
             break;
         case ':':
             return kb_fail(e, KB_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
@@ -584,6 +591,12 @@ int cmd_run(int argc, char **argv)
     if ((st = kb_store_begin_run(store, &run, &e)) != KB_OK)
         goto done;
 
+    char why[256];
+    if (o.bench.metrics != KB_METRICS_NONE && kb_counters_foreign_profiler(why, sizeof why)) {
+        kb_cli_warn("%s; running with --metrics none", why);
+        o.bench.metrics = KB_METRICS_NONE;
+    }
+    char warned[256] = "";
     int total = count_cases(&o);
     for (int i = 0; i < o.nops && st == KB_OK; i++) {
         const kb_op *op = o.ops[i];
@@ -609,6 +622,10 @@ int cmd_run(int argc, char **argv)
                         break;
                     }
                     kb_result_derive(&r, run.dev.copy_gbps);
+                    if (r.counters_reason[0] && strcmp(r.counters_reason, warned) != 0) {
+                        kb_cli_warn("no counters: %s", r.counters_reason);
+                        kb_strlcpy(warned, r.counters_reason, sizeof warned);
+                    }
                     failures += r.status == KB_R_MISMATCH || r.status == KB_R_FAILED;
                     progress(++done_cases, total, &r);
                     if ((st = kb_store_add_result(store, run.id, &r, &e)) != KB_OK ||

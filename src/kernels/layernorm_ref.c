@@ -73,6 +73,6 @@ void kb_layernorm_tolerance(kb_dtype d, int64_t cols, double cond, double gamma_
     const double u32 = 0x1p-24;
     const double u_out = d == KB_FP16 ? 0x1p-11 : d == KB_BF16 ? 0x1p-8 : u32;
     const double g = gamma_max > 1.0 ? gamma_max : 1.0;
-    *atol = 2.0 * def_atol + u32 * g * (16.0 * cond + 8.0 * sqrt((double)cols) + 64.0);
+    *atol = 2.0 * def_atol + u32 * g * (16.0 * cond + 4.0 * sqrt((double)cols) + 32.0);
     *rtol = def_rtol > 2.0 * u_out ? def_rtol : 2.0 * u_out;
 }

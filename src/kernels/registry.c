@@ -5,10 +5,12 @@
 #include "op.h"
 
 extern const kb_op kb_op_softmax;
+extern const kb_op kb_op_layernorm;
 
 /* Adding an operator: declare it above and add it here. */
 static const kb_op *const ops[] = {
     &kb_op_softmax,
+    &kb_op_layernorm,
 };
 
 const kb_op *const *kb_ops(int *n)

@@ -50,6 +50,26 @@ double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
         }                                                                                \
     } while (0)
 
+/* The occupancy calculator's limits, read off the device where it says them. */
+static kb_sm_limits sm_limits(int ordinal)
+{
+    kb_sm_limits L = kb_sm_limits_sm90();
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxRegistersPerMultiprocessor, ordinal) ==
+            cudaSuccess && v > 0)
+        L.regs_per_sm = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal) ==
+            cudaSuccess && v > 0)
+        L.smem_per_sm = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal) ==
+            cudaSuccess && v > 0)
+        L.max_threads_per_sm = v;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxBlocksPerMultiprocessor, ordinal) ==
+            cudaSuccess && v > 0)
+        L.max_blocks_per_sm = v;
+    return L;
+}
+
 static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_result *r)
 {
     free(r->kernels);
@@ -57,9 +77,8 @@ static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_resu
     r->nkernels = 0;
     if (!r->kernels)
         return;
-    int max_warps = 0;
-    cudaDeviceGetAttribute(&max_warps, cudaDevAttrMaxThreadsPerMultiProcessor, dev->ordinal);
-    max_warps /= 32;
+    kb_sm_limits L = sm_limits(dev->ordinal);
+    int max_warps = L.max_threads_per_sm / 32;
     for (int i = 0; i < log->n; i++) {
         const kb_launch_note *n = &log->k[i];
         kb_kernel *k = &r->kernels[r->nkernels++];
@@ -84,8 +103,143 @@ static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_resu
                                                           n->dyn_smem) == cudaSuccess &&
             max_warps > 0) {
             k->blocks_per_sm = blocks;
-            k->occupancy = (double)(blocks * ((threads + 31) / 32)) / (double)max_warps;
+            int warps_per_block = (threads + 31) / 32; /* a partial warp takes a slot */
+            k->occupancy = (double)(blocks * warps_per_block) / (double)max_warps;
         }
+        kb_occ_limit lim;
+        kb_occupancy_blocks(&L, k->registers, threads,
+                            (int)(k->static_smem + k->dynamic_smem), &lim);
+        kb_strlcpy(k->occ_limiter, kb_occ_limit_name(lim), sizeof k->occ_limiter);
+    }
+}
+
+/* The counter pass: the L2 is flushed as before a timed sample, then the
+ * variant runs once under the Range Profiler (kernel replay, one range per
+ * kernel). A missing capability leaves the reason in the result. */
+static kb_status collect_counters(const kb_variant *v, const kb_args *a, cudaStream_t s,
+                                  void *flush, size_t flush_bytes, kb_metric_set set,
+                                  kb_result *r, kb_err *e)
+{
+    kb_counters *pc = NULL;
+    kb_counter_values *cv = calloc(KB_MAX_KERNELS, sizeof *cv);
+    char why[256] = "";
+    int nk = 0, passes = 0;
+    kb_status st = KB_OK;
+    if (!cv)
+        return kb_fail(e, KB_EENV, "out of host memory for counters");
+    if ((st = kb_counters_open(set, &pc, why, sizeof why, e)) != KB_OK || !pc)
+        goto done;
+    cudaError_t ce = flush_bytes ? kb_flush_l2(flush, flush_bytes, s) : cudaSuccess;
+    if (ce == cudaSuccess)
+        ce = cudaStreamSynchronize(s);
+    if (ce != cudaSuccess) {
+        st = kb_fail(e, KB_EENV, "flushing the L2 before the counter pass failed: %s",
+                     cudaGetErrorString(ce));
+        goto done;
+    }
+    st = kb_counters_profile(pc, v->launch, a, s, cv, KB_MAX_KERNELS, &nk, &passes, why,
+                             sizeof why, e);
+    if (st != KB_OK || nk == 0)
+        goto done;
+    if (nk != r->nkernels) {
+        snprintf(why, sizeof why, "the counter pass saw %d kernels, the launch log %d", nk,
+                 r->nkernels);
+        goto done;
+    }
+    r->passes = passes;
+    double time_sum = 0, occ_sum = 0;
+    for (int i = 0; i < nk; i++) {
+        kb_kernel *k = &r->kernels[i];
+        char names[KB_RES_MAX_STALLS][KB_STALL_NAME_MAX];
+        double frac[KB_RES_MAX_STALLS];
+        int ns = 0;
+        k->nmetrics = cv[i].n < KB_RES_MAX_METRICS ? cv[i].n : KB_RES_MAX_METRICS;
+        for (int m = 0; m < k->nmetrics; m++) {
+            kb_strlcpy(k->metrics[m].name, cv[i].name[m], sizeof k->metrics[m].name);
+            k->metrics[m].value = cv[i].value[m];
+        }
+        kb_stall_fractions(&cv[i], names, frac, KB_RES_MAX_STALLS, &ns);
+        k->nstalls = ns;
+        for (int m = 0; m < ns; m++) {
+            kb_strlcpy(k->stalls[m].name, names[m], sizeof k->stalls[m].name);
+            k->stalls[m].value = frac[m];
+        }
+        double t = kb_counter_get(&cv[i], KB_METRIC_DURATION);
+        double occ = kb_counter_get(&cv[i], KB_METRIC_OCCUPANCY);
+        if (isfinite(t) && isfinite(occ)) {
+            time_sum += t;
+            occ_sum += t * occ;
+        }
+    }
+    double rd = kb_counter_sum(cv, nk, KB_METRIC_DRAM_READ);
+    double wr = kb_counter_sum(cv, nk, KB_METRIC_DRAM_WRITE);
+    r->dram_bytes = rd + wr;
+    r->excess_traffic = kb_excess_traffic(rd, wr, r->bytes);
+    r->achieved_occupancy = time_sum > 0 ? occ_sum / time_sum : NAN;
+done:
+    if (why[0])
+        kb_strlcpy(r->counters_reason, why, sizeof r->counters_reason);
+    if (st != KB_OK) {
+        /* a counter failure is not the variant's: keep its result, say why */
+        snprintf(r->counters_reason, sizeof r->counters_reason, "counters failed: %.200s",
+                 e->msg);
+        st = KB_OK;
+    }
+    kb_counters_close(pc);
+    free(cv);
+    return st;
+}
+
+/* Short names of the stall reasons for the run table. */
+static const char *stall_short(const char *reason)
+{
+    static const char *const map[][2] = {
+        {"long_scoreboard", "long_sb"},   {"short_scoreboard", "short_sb"},
+        {"math_pipe_throttle", "math"},   {"mio_throttle", "mio"},
+        {"lg_throttle", "lg"},            {"tex_throttle", "tex"},
+        {"not_selected", "not_sel"},      {"branch_resolving", "branch"},
+        {"no_instruction", "no_inst"},    {"dispatch_stall", "dispatch"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(reason, map[i][0]) == 0)
+            return map[i][1];
+    return reason;
+}
+
+/* The per-result summaries of its kernels that the run table shows: the most
+ * registers and local memory of any kernel, and the theoretical occupancy and
+ * top two stall reasons of the kernel that ran longest (the first when there
+ * are no counters to say). */
+static void summarise_kernels(kb_result *r)
+{
+    int longest = 0;
+    double longest_t = -1;
+    for (int i = 0; i < r->nkernels; i++) {
+        const kb_kernel *k = &r->kernels[i];
+        if (k->registers > r->registers)
+            r->registers = k->registers;
+        if (k->local_bytes > r->local_bytes)
+            r->local_bytes = k->local_bytes;
+        for (int m = 0; m < k->nmetrics; m++)
+            if (strcmp(k->metrics[m].name, KB_METRIC_DURATION) == 0 &&
+                k->metrics[m].value > longest_t) {
+                longest_t = k->metrics[m].value;
+                longest = i;
+            }
+    }
+    if (r->nkernels == 0)
+        return;
+    const kb_kernel *k = &r->kernels[longest];
+    r->theoretical_occupancy = 100.0 * k->occupancy;
+    r->top_stalls[0] = '\0';
+    size_t used = 0;
+    for (int i = 0; i < k->nstalls && i < 2; i++) {
+        int w = snprintf(r->top_stalls + used, sizeof r->top_stalls - used, "%s%s %.0f%%",
+                         i ? " " : "", stall_short(k->stalls[i].name),
+                         100.0 * k->stalls[i].value);
+        if (w < 0 || (size_t)w >= sizeof r->top_stalls - used)
+            break;
+        used += (size_t)w;
     }
 }
 
@@ -141,8 +295,10 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     a.scratch_bytes = scratch_of(v, r->shape, d);
     if (a.scratch_bytes)
         CASE_CUDA(cudaMalloc(&a.scratch, a.scratch_bytes));
-    if (flush_bytes)
+    if (flush_bytes) {
         CASE_CUDA(cudaMalloc(&flush, flush_bytes));
+        CASE_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, s));
+    }
 
     /* inputs, poisoned outputs, one launch whose kernels are noted, check */
     st = op->generate(&a, r->seed, s, e);
@@ -194,11 +350,11 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     }
     CASE_CUDA(cudaStreamSynchronize(s));
 
-    /* samples: flush L2, then time the variant's launches between two events */
+    /* samples: flush the L2, then time the variant's launches between two events */
     double t_start = now_s();
     for (int i = 0; i < o->max_samples; i++) {
         if (flush_bytes)
-            CASE_CUDA(cudaMemsetAsync(flush, i & 0xff, flush_bytes, s));
+            CASE_CUDA(kb_flush_l2(flush, flush_bytes, s));
         CASE_CUDA(cudaEventRecord(t0, s));
         CASE_CUDA(v->launch(&a, s));
         CASE_CUDA(cudaEventRecord(t1, s));
@@ -218,6 +374,12 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     r->sm_clock_mhz = kb_measure_sm_clock(s);
     r->throttled = r->sm_clock_mhz < 0.9 * dev->sm_clock_mhz;
     kb_result_summarise(r);
+    kb_strlcpy(r->metric_set, kb_metric_set_name(o->metrics), sizeof r->metric_set);
+    if (o->metrics != KB_METRICS_NONE && r->status != KB_R_FAILED)
+        st = collect_counters(v, &a, s, flush, flush_bytes, o->metrics, r, e);
+    if (r->counters_reason[0] || r->passes == 0)
+        kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
+    summarise_kernels(r);
     CASE_CUDA(cudaGetLastError());
 done:
     if (t0)

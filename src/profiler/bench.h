@@ -5,6 +5,7 @@
 #define KB_BENCH_H
 
 #include "kernels/op.h"
+#include "profiler/counters.h"
 #include "report/result.h"
 
 typedef struct kb_bench_opts {
@@ -13,6 +14,7 @@ typedef struct kb_bench_opts {
     double max_noise;    /* stop once stdev/mean is under this fraction */
     double time_limit_s; /* ... or once sampling has taken this long */
     int no_check;        /* skip the reference check (recorded) */
+    kb_metric_set metrics; /* counters to collect after the samples */
 } kb_bench_opts;
 
 /* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
@@ -21,8 +23,9 @@ double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
                              const int64_t *shape, int64_t l2_bytes);
 
 /* Runs the case on the current GPU of this process; r must already name the
- * case (op, variant, dtype, axes, shape, seed). Fills status, check figures,
- * samples, summary, SM clock and kernels. A wrong output, an unsupported shape
+ * case (op, variant, dtype, axes, shape, seed, model). Fills status, check
+ * figures, samples, summary, SM clock, kernels and, when o->metrics asks for
+ * them, the counters (or the reason there are none). A wrong output, an unsupported shape
  * or a CUDA failure is recorded in r (mismatch/skipped/failed) and the call
  * still returns KB_OK; only host out-of-memory returns KB_EENV. */
 kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *dev,

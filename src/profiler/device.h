@@ -36,6 +36,10 @@ kb_status kb_device_query(int ordinal, kb_device *d, kb_err *e);
  * kernel and cudaMemcpyAsync over 2 x 1 GiB buffers. */
 kb_status kb_calibrate_copy(double *gbps, kb_err *e);
 
+/* Evicts the L2 by reading a buffer of `bytes` (at least twice the L2 size,
+ * zero-filled once by the caller) on stream s; leaves only clean lines. */
+cudaError_t kb_flush_l2(void *buf, size_t bytes, cudaStream_t s);
+
 /* The SM clock in MHz measured by a spinning kernel (clock64 cycles over
  * globaltimer nanoseconds), or NAN if it could not be measured. */
 double kb_measure_sm_clock(cudaStream_t s);

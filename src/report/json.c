@@ -96,18 +96,44 @@ static cJSON *uint3_item(const unsigned v[3])
     return a;
 }
 
+/* An integer, or null when it is negative (unknown). */
+static cJSON *int_or_null(long long v)
+{
+    return v < 0 ? cJSON_CreateNull() : int_item(v);
+}
+
+/* An object name -> number of the first n named values, in order. */
+static cJSON *named_item(const kb_named_value *v, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (!put(o, v[i].name, num_item(v[i].value))) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    return o;
+}
+
 static cJSON *kernel_item(const kb_kernel *k)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
+    int nm = k->nmetrics < 0 ? 0 : k->nmetrics > KB_RES_MAX_METRICS ? KB_RES_MAX_METRICS
+                                                                    : k->nmetrics;
+    int ns = k->nstalls < 0 ? 0 : k->nstalls > KB_RES_MAX_STALLS ? KB_RES_MAX_STALLS : k->nstalls;
     if (!put_str(o, "name", k->name) || !put(o, "grid", uint3_item(k->grid)) ||
         !put(o, "block", uint3_item(k->block)) || !put_int(o, "registers", k->registers) ||
         !put_int(o, "static_smem", k->static_smem) ||
         !put_int(o, "dynamic_smem", k->dynamic_smem) ||
         !put_int(o, "local_bytes", k->local_bytes) ||
         !put_int(o, "blocks_per_sm", k->blocks_per_sm) ||
-        !put_num(o, "occupancy", k->occupancy)) {
+        !put_num(o, "occupancy", k->occupancy) ||
+        !put_str(o, "occupancy_limiter", k->occ_limiter) ||
+        !put(o, "metrics", named_item(k->metrics, nm)) ||
+        !put(o, "stalls", named_item(k->stalls, ns))) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -138,7 +164,7 @@ static cJSON *seed_item(uint64_t seed)
 
 cJSON *kb_json_from_result(const kb_result *r)
 {
-    cJSON *o = cJSON_CreateObject(), *chk, *tol, *tm, *smp, *mdl, *der, *ks;
+    cJSON *o = cJSON_CreateObject(), *chk, *tol, *tm, *smp, *mdl, *der, *cnt, *res, *ks;
     if (!o)
         return NULL;
     if (!put_str(o, "op", r->op) || !put_str(o, "variant", r->variant) ||
@@ -168,7 +194,21 @@ cJSON *kb_json_from_result(const kb_result *r)
         !put_num(mdl, "flops", r->flops))
         goto fail;
     if (!(der = cJSON_AddObjectToObject(o, "derived")) || !put_num(der, "gbps", r->gbps) ||
-        !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak))
+        !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak) ||
+        !put_num(der, "dram_gbps", r->dram_gbps) ||
+        !put_num(der, "excess_traffic", r->excess_traffic))
+        goto fail;
+
+    if (!(cnt = cJSON_AddObjectToObject(o, "counters")) || !put_str(cnt, "set", r->metric_set) ||
+        !put_int(cnt, "passes", r->passes) || !put_str(cnt, "reason", r->counters_reason) ||
+        !put_num(cnt, "dram_bytes", r->dram_bytes) ||
+        !put_num(cnt, "achieved_occupancy", r->achieved_occupancy) ||
+        !put_str(cnt, "top_stalls", r->top_stalls))
+        goto fail;
+    if (!(res = cJSON_AddObjectToObject(o, "resources")) ||
+        !put(res, "registers", int_or_null(r->registers)) ||
+        !put(res, "local_bytes", int_or_null(r->local_bytes)) ||
+        !put_num(res, "theoretical_occupancy", r->theoretical_occupancy))
         goto fail;
 
     if (!(ks = cJSON_AddArrayToObject(o, "kernels")))
@@ -483,6 +523,54 @@ static kb_status get_uint3(const cJSON *obj, const char *pre, const char *key, u
     return KB_OK;
 }
 
+/* Reads the optional object pre.key of name -> number or null (NAN) into v[max],
+ * in order; *n = how many (0 when absent). KB_EUSAGE naming the field for a
+ * non-object, a non-number, more than max entries or a name of 0 or 96+ bytes. */
+static kb_status get_named(const cJSON *obj, const char *pre, const char *key,
+                           kb_named_value *v, int max, int *n, kb_err *e)
+{
+    const cJSON *o, *it;
+    char p[256];
+    kb_status st = get_obj(obj, pre, key, OPT, &o, e);
+    *n = 0;
+    if (st != KB_OK || !o)
+        return st;
+    fpath(p, sizeof p, pre, key);
+    cJSON_ArrayForEach(it, o)
+    {
+        const char *name = it->string ? it->string : "";
+        double x;
+        if (*n == max)
+            return kb_fail(e, KB_EUSAGE, "field '%s' has more than %d entries", p, max);
+        if (!*name || strlen(name) >= sizeof v[0].name)
+            return kb_fail(e, KB_EUSAGE, "field '%s' has a bad name '%.40s' (1 to %zu bytes)", p,
+                           name, sizeof v[0].name - 1);
+        if (cJSON_IsNull(it))
+            x = NAN;
+        else if (!num_value(it, &x))
+            return type_error(p, name, "a number or null", it, e);
+        kb_strlcpy(v[*n].name, name, sizeof v[0].name);
+        v[(*n)++].value = x;
+    }
+    return KB_OK;
+}
+
+/* An optional integer in [0, hi] or null; null reads as -1 (unknown) and
+ * absent leaves dst alone. */
+static kb_status get_int_or_null(const cJSON *obj, const char *pre, const char *key, int64_t hi,
+                                 int64_t *dst, kb_err *e)
+{
+    const cJSON *it;
+    kb_status st = get_item(obj, pre, key, OPT, &it, e);
+    if (st != KB_OK || !it)
+        return st;
+    if (cJSON_IsNull(it)) {
+        *dst = -1;
+        return KB_OK;
+    }
+    return int_value(it, pre, key, 0, hi, dst, e);
+}
+
 static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_err *e)
 {
     kb_status st = KB_OK;
@@ -499,6 +587,70 @@ static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_e
     TRY(get_int(o, pre, "local_bytes", REQ, 0, KB_JSON_MAX_INT, &k->local_bytes, e));
     TRY(get_int32(o, pre, "blocks_per_sm", REQ, 0, INT32_MAX, &k->blocks_per_sm, e));
     TRY(get_num(o, pre, "occupancy", REQ, &k->occupancy, e));
+    TRY(get_str(o, pre, "occupancy_limiter", OPT, k->occ_limiter, sizeof k->occ_limiter, e));
+    TRY(get_named(o, pre, "metrics", k->metrics, KB_RES_MAX_METRICS, &k->nmetrics, e));
+    TRY(get_named(o, pre, "stalls", k->stalls, KB_RES_MAX_STALLS, &k->nstalls, e));
+done:
+    return st;
+}
+
+/* The metric sets of `kbench run --metrics`. */
+static const char *const metric_sets[] = {"none", "core", "sol", "stalls", "full"};
+
+/* Reads the optional counters object of a result (absent: no counters). */
+static kb_status counters_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *cnt, *set;
+    char p[256], q[320];
+    int64_t passes = 0;
+    TRY(get_obj(o, pre, "counters", OPT, &cnt, e));
+    if (!cnt)
+        goto done;
+    fpath(p, sizeof p, pre, "counters");
+    TRY(get_item(cnt, p, "set", OPT, &set, e));
+    if (set) {
+        size_t i = 0, n = sizeof metric_sets / sizeof metric_sets[0];
+        if (!cJSON_IsString(set) || !set->valuestring) {
+            st = type_error(p, "set", "a string", set, e);
+            goto done;
+        }
+        while (i < n && strcmp(set->valuestring, metric_sets[i]) != 0)
+            i++;
+        if (i == n) {
+            fpath(q, sizeof q, p, "set");
+            st = kb_fail(e, KB_EUSAGE,
+                         "field '%s' must be none, core, sol, stalls or full, got '%.40s'", q,
+                         set->valuestring);
+            goto done;
+        }
+        kb_strlcpy(r->metric_set, metric_sets[i], sizeof r->metric_set);
+    }
+    TRY(get_int(cnt, p, "passes", OPT, 0, INT32_MAX, &passes, e));
+    r->passes = (int)passes;
+    TRY(get_str(cnt, p, "reason", OPT, r->counters_reason, sizeof r->counters_reason, e));
+    TRY(get_num(cnt, p, "dram_bytes", OPT, &r->dram_bytes, e));
+    TRY(get_num(cnt, p, "achieved_occupancy", OPT, &r->achieved_occupancy, e));
+    TRY(get_str(cnt, p, "top_stalls", OPT, r->top_stalls, sizeof r->top_stalls, e));
+done:
+    return st;
+}
+
+/* Reads the optional resources object of a result (absent: unknown). */
+static kb_status resources_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *res;
+    char p[256];
+    int64_t regs = r->registers;
+    TRY(get_obj(o, pre, "resources", OPT, &res, e));
+    if (!res)
+        goto done;
+    fpath(p, sizeof p, pre, "resources");
+    TRY(get_int_or_null(res, p, "registers", INT32_MAX, &regs, e));
+    r->registers = (int)regs;
+    TRY(get_int_or_null(res, p, "local_bytes", KB_JSON_MAX_INT, &r->local_bytes, e));
+    TRY(get_num(res, p, "theoretical_occupancy", OPT, &r->theoretical_occupancy, e));
 done:
     return st;
 }
@@ -587,6 +739,10 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     TRY(get_num(der, p, "gbps", REQ, &r->gbps, e));
     TRY(get_num(der, p, "tflops", REQ, &r->tflops, e));
     TRY(get_num(der, p, "pct_peak", REQ, &r->pct_peak, e));
+    TRY(get_num(der, p, "dram_gbps", OPT, &r->dram_gbps, e));
+    TRY(get_num(der, p, "excess_traffic", OPT, &r->excess_traffic, e));
+    TRY(counters_from(o, pre, r, e));
+    TRY(resources_from(o, pre, r, e));
 
     TRY(get_arr(o, pre, "kernels", REQ, &ks, e));
     n = cJSON_GetArraySize(ks);

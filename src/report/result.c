@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/status.h"
+
 static const char *const rstatus_names[] = {"ok", "mismatch", "failed", "skipped"};
 
 const char *kb_rstatus_name(kb_rstatus s)
@@ -31,6 +33,11 @@ void kb_result_init(kb_result *r)
     r->sm_clock_mhz = NAN;
     r->bytes = r->flops = NAN;
     r->gbps = r->tflops = r->pct_peak = NAN;
+    r->dram_bytes = r->excess_traffic = r->achieved_occupancy = r->dram_gbps = NAN;
+    kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
+    r->theoretical_occupancy = NAN;
+    r->registers = -1;
+    r->local_bytes = -1;
 }
 
 void kb_device_init(kb_device *d)
@@ -84,9 +91,11 @@ int kb_run_add(kb_run *run, kb_result *r)
 
 void kb_result_derive(kb_result *r, double copy_gbps)
 {
-    r->gbps = r->tflops = r->pct_peak = NAN;
+    r->gbps = r->tflops = r->pct_peak = r->dram_gbps = NAN;
     if (!(r->median_us > 0))
         return;
+    if (isfinite(r->dram_bytes))
+        r->dram_gbps = r->dram_bytes / (r->median_us * 1e3);
     if (isfinite(r->bytes))
         r->gbps = r->bytes / (r->median_us * 1e3);
     if (isfinite(r->flops))

@@ -27,7 +27,17 @@ typedef enum kb_rstatus {
 const char *kb_rstatus_name(kb_rstatus s); /* "ok", "mismatch", "failed", "skipped" */
 int kb_rstatus_parse(const char *s, kb_rstatus *out); /* 0 or -1 */
 
-/* Static facts of one kernel of a variant. */
+#define KB_RES_MAX_METRICS 48 /* counters per kernel (the largest set has 32) */
+#define KB_RES_MAX_STALLS 24  /* warp stall reasons per kernel (GH100 has 20) */
+
+/* A named figure: a CUPTI metric and its value, or a stall reason and its
+ * fraction of the stalled warp cycles. */
+typedef struct kb_named_value {
+    char name[96];
+    double value;
+} kb_named_value;
+
+/* Static facts of one kernel of a variant, and its counters when collected. */
 typedef struct kb_kernel {
     char name[128];
     unsigned grid[3], block[3];
@@ -37,6 +47,12 @@ typedef struct kb_kernel {
     int64_t local_bytes;  /* local memory per thread (spills, stack) */
     int blocks_per_sm;    /* theoretical resident blocks per SM */
     double occupancy;     /* theoretical: resident warps / max warps per SM, 0..1 */
+    char occ_limiter[16]; /* what limits it: "registers", "shared memory", "warps",
+                             "blocks", or "" when unknown */
+    int nmetrics;         /* counters of the run's metric set, in set order */
+    kb_named_value metrics[KB_RES_MAX_METRICS];
+    int nstalls;          /* stall reasons, largest fraction first; fractions sum to 1 */
+    kb_named_value stalls[KB_RES_MAX_STALLS];
 } kb_kernel;
 
 typedef struct kb_result {
@@ -70,6 +86,27 @@ typedef struct kb_result {
 
     kb_kernel *kernels; /* owned (malloc) */
     int nkernels;
+
+    /* Counters (a pass of their own after the samples; see --metrics). */
+    char metric_set[8];        /* "none", "core", "sol", "stalls", "full" */
+    int passes;                /* replay passes the set needed per kernel; 0 for none */
+    char counters_reason[256]; /* why there are no counters (cause and fix), or "" */
+    double dram_bytes;         /* DRAM bytes read + written, all kernels; NAN if none */
+    double excess_traffic;     /* dram_bytes / bytes (the model); ~1 means no waste */
+    double achieved_occupancy; /* sm__warps_active % of peak, weighted by kernel time */
+    double dram_gbps;          /* dram_bytes / median time (derived) */
+
+    /* One figure per result taken from its kernels, filled by the producer (the
+     * child that measures the case) so that writers compute nothing. */
+    double theoretical_occupancy; /* %, 0..100: the theoretical occupancy of the
+                                     kernel with the longest duration; NAN unknown */
+    int registers;                /* most registers per thread of any kernel; -1 unknown */
+    int64_t local_bytes;          /* most local bytes per thread (spills, stack) of
+                                     any kernel; -1 unknown */
+    char top_stalls[96];          /* the largest stall reasons of the longest kernel,
+                                     short names and % of stalled cycles, at most two
+                                     and 24 characters: "long_sb 52% barrier 18%";
+                                     "" when stalls were not collected */
 } kb_result;
 
 typedef struct kb_device {

@@ -11,7 +11,10 @@
  *   results     one row per result of a run, in order (seq); shape as JSON
  *               text, samples as a BLOB of native-endian doubles
  *   kernels     one row per kernel of a result, in launch order (idx)
- * Unknown doubles (NAN, infinities) are stored as NULL and read back as NAN.
+ *   kernel_values  (version 2) the counters of a kernel: kind 'metric' rows in
+ *               the metric set's order, kind 'stall' rows largest first (seq)
+ * Unknown doubles (NAN, infinities) are stored as NULL and read back as NAN;
+ * unknown results.registers and results.local_bytes (-1) are NULL too.
  *
  * Adding schema version N+1: append one step to migrations[] (its SQL ends with
  * "PRAGMA user_version = N+1;"), bump KB_STORE_VERSION in store.h, and extend
@@ -88,6 +91,33 @@ static const char *const migrations[] = {
     " blocks_per_sm INTEGER NOT NULL, occupancy REAL,"
     " PRIMARY KEY(result_id, idx));"
     "PRAGMA user_version = 1;",
+
+    /* 1 -> 2: hardware counters. Results gain the counter pass (metric set,
+     * passes, why counters are missing) and its figures, and the per-result
+     * resource figures; kernels gain the occupancy limiter; kernel_values holds
+     * each kernel's metrics (in set order) and stall reasons (largest first).
+     * Results of version 1 read as metric set 'none' with unknown figures. */
+    "ALTER TABLE results ADD COLUMN metric_set TEXT NOT NULL DEFAULT 'none'"
+    " CHECK(metric_set IN ('none', 'core', 'sol', 'stalls', 'full'));"
+    "ALTER TABLE results ADD COLUMN passes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE results ADD COLUMN counters_reason TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE results ADD COLUMN dram_bytes REAL;"
+    "ALTER TABLE results ADD COLUMN excess_traffic REAL;"
+    "ALTER TABLE results ADD COLUMN achieved_occupancy REAL;"
+    "ALTER TABLE results ADD COLUMN dram_gbps REAL;"
+    "ALTER TABLE results ADD COLUMN theoretical_occupancy REAL;"
+    "ALTER TABLE results ADD COLUMN registers INTEGER;"
+    "ALTER TABLE results ADD COLUMN local_bytes INTEGER;"
+    "ALTER TABLE results ADD COLUMN top_stalls TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE kernels ADD COLUMN occ_limiter TEXT NOT NULL DEFAULT '';"
+    "CREATE TABLE kernel_values("
+    " result_id INTEGER NOT NULL, kernel_idx INTEGER NOT NULL,"
+    " kind TEXT NOT NULL CHECK(kind IN ('metric', 'stall')),"
+    " seq INTEGER NOT NULL, name TEXT NOT NULL, value REAL,"
+    " PRIMARY KEY(result_id, kernel_idx, kind, seq),"
+    " FOREIGN KEY(result_id, kernel_idx) REFERENCES kernels(result_id, idx)"
+    "  ON DELETE CASCADE);"
+    "PRAGMA user_version = 2;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KB_STORE_VERSION,
@@ -160,6 +190,13 @@ static void b_int(binder *b, int64_t v)
     if (b->rc == SQLITE_OK)
         b->rc = sqlite3_bind_int64(b->q, b->i, (sqlite3_int64)v);
 }
+/* An integer that is unknown when negative: NULL then. */
+static void b_int_known(binder *b, int64_t v)
+{
+    b->i++;
+    if (b->rc == SQLITE_OK)
+        b->rc = v < 0 ? sqlite3_bind_null(b->q, b->i) : sqlite3_bind_int64(b->q, b->i, v);
+}
 static void b_real(binder *b, double v)
 {
     b->i++;
@@ -190,6 +227,12 @@ typedef struct reader {
 static int64_t c_int(reader *c)
 {
     return (int64_t)sqlite3_column_int64(c->q, c->i++);
+}
+/* An integer column that may be NULL (unknown): -1 then. */
+static int64_t c_int_known(reader *c)
+{
+    int i = c->i++;
+    return sqlite3_column_type(c->q, i) == SQLITE_NULL ? -1 : (int64_t)sqlite3_column_int64(c->q, i);
 }
 static double c_real(reader *c)
 {
@@ -630,11 +673,36 @@ done:
     return st;
 }
 
+/* Inserts the first n (at most max) named values of kernel idx of result_id as
+ * rows of kind, in order, with the prepared kernel_values insert vq. */
+static kb_status put_values(kb_store *s, sqlite3_stmt *vq, int64_t result_id, int idx,
+                            const char *kind, const kb_named_value *v, int n, int max, kb_err *e)
+{
+    kb_status st = KB_OK;
+    int rc;
+    if (n > max)
+        n = max;
+    for (int j = 0; j < n; j++) {
+        SQL_CHECK(sqlite3_reset(vq));
+        binder b = bind_start(vq);
+        b_int(&b, result_id);
+        b_int(&b, idx);
+        b_text(&b, kind);
+        b_int(&b, j);
+        b_text(&b, v[j].name);
+        b_real(&b, v[j].value);
+        SQL_CHECK(b.rc);
+        SQL_STEP(vq, rc);
+    }
+done:
+    return st;
+}
+
 /* Inserts one result after the run's last one, and its kernels. */
 static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
 {
     kb_status st = KB_OK;
-    sqlite3_stmt *q = NULL;
+    sqlite3_stmt *q = NULL, *vq = NULL;
     cJSON *shape = kb_json_from_shape(r);
     char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
     int64_t seed;
@@ -649,10 +717,13 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
                    "INSERT INTO results(run_id, seq, op, variant, dtype, shape, status, reason,"
                    " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked,"
                    " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
-                   " throttled, bytes, flops, gbps, tflops, pct_peak)"
+                   " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
+                   " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
+                   " theoretical_occupancy, registers, local_bytes, top_stalls)"
                    " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
                    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-                   " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+                   " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
+                   " ?33, ?34, ?35, ?36, ?37, ?38)",
                    &q));
     binder b = bind_start(q);
     b_int(&b, run_id);
@@ -682,6 +753,17 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
     b_real(&b, r->gbps);
     b_real(&b, r->tflops);
     b_real(&b, r->pct_peak);
+    b_text(&b, r->metric_set);
+    b_int(&b, r->passes);
+    b_text(&b, r->counters_reason);
+    b_real(&b, r->dram_bytes);
+    b_real(&b, r->excess_traffic);
+    b_real(&b, r->achieved_occupancy);
+    b_real(&b, r->dram_gbps);
+    b_real(&b, r->theoretical_occupancy);
+    b_int_known(&b, r->registers);
+    b_int_known(&b, r->local_bytes);
+    b_text(&b, r->top_stalls);
     SQL_CHECK(b.rc);
     SQL_STEP(q, rc);
     int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
@@ -693,9 +775,13 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
     SQL_CHECK(prep(s,
                    "INSERT INTO kernels(result_id, idx, name, grid_x, grid_y, grid_z, block_x,"
                    " block_y, block_z, registers, static_smem, dynamic_smem, local_bytes,"
-                   " blocks_per_sm, occupancy)"
-                   " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   " blocks_per_sm, occupancy, occ_limiter)"
+                   " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    &q));
+    SQL_CHECK(prep(s,
+                   "INSERT INTO kernel_values(result_id, kernel_idx, kind, seq, name, value)"
+                   " VALUES(?, ?, ?, ?, ?, ?)",
+                   &vq));
     for (int i = 0; i < r->nkernels; i++) {
         const kb_kernel *k = &r->kernels[i];
         SQL_CHECK(sqlite3_reset(q));
@@ -713,11 +799,17 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
         b_int(&b, k->local_bytes);
         b_int(&b, k->blocks_per_sm);
         b_real(&b, k->occupancy);
+        b_text(&b, k->occ_limiter);
         SQL_CHECK(b.rc);
         SQL_STEP(q, rc);
+        TRY(put_values(s, vq, result_id, i, "metric", k->metrics, k->nmetrics,
+                       KB_RES_MAX_METRICS, e));
+        TRY(put_values(s, vq, result_id, i, "stall", k->stalls, k->nstalls, KB_RES_MAX_STALLS,
+                       e));
     }
 done:
     fin(q);
+    fin(vq);
     cJSON_free(shape_text);
     cJSON_Delete(shape);
     return st;
@@ -918,6 +1010,46 @@ static kb_status load_kernels(kb_store *s, sqlite3_stmt *kq, int64_t result_id, 
         k->local_bytes = c_int(&c);
         k->blocks_per_sm = (int)c_int(&c);
         k->occupancy = c_real(&c);
+        c_text(&c, k->occ_limiter, sizeof k->occ_limiter);
+    }
+done:
+    return st;
+}
+
+/* Reads the metrics and stalls of result_id's kernels into r (its kernels
+ * already loaded) with the prepared statement vq. */
+static kb_status load_values(kb_store *s, sqlite3_stmt *vq, int64_t result_id, kb_result *r,
+                             kb_err *e)
+{
+    kb_status st = KB_OK;
+    int rc;
+    char kind[16];
+    SQL_CHECK(sqlite3_reset(vq));
+    binder b = bind_start(vq);
+    b_int(&b, result_id);
+    SQL_CHECK(b.rc);
+    for (;;) {
+        SQL_STEP(vq, rc);
+        if (rc == SQLITE_DONE)
+            break;
+        reader c = {vq, 0};
+        int64_t idx = c_int(&c);
+        c_text(&c, kind, sizeof kind);
+        if (idx < 0 || idx >= r->nkernels) {
+            st = damaged(s, result_id, "a counter of a kernel that does not exist", e);
+            goto done;
+        }
+        kb_kernel *k = &r->kernels[idx];
+        int stall = strcmp(kind, "stall") == 0;
+        kb_named_value *v = stall ? k->stalls : k->metrics;
+        int *n = stall ? &k->nstalls : &k->nmetrics;
+        if (*n == (stall ? KB_RES_MAX_STALLS : KB_RES_MAX_METRICS)) {
+            st = damaged(s, result_id, stall ? "too many stall reasons" : "too many metrics", e);
+            goto done;
+        }
+        c_text(&c, v[*n].name, sizeof v[*n].name);
+        v[*n].value = c_real(&c);
+        (*n)++;
     }
 done:
     return st;
@@ -984,6 +1116,17 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
     r->gbps = c_real(&c);
     r->tflops = c_real(&c);
     r->pct_peak = c_real(&c);
+    c_text(&c, r->metric_set, sizeof r->metric_set);
+    r->passes = (int)c_int(&c);
+    c_text(&c, r->counters_reason, sizeof r->counters_reason);
+    r->dram_bytes = c_real(&c);
+    r->excess_traffic = c_real(&c);
+    r->achieved_occupancy = c_real(&c);
+    r->dram_gbps = c_real(&c);
+    r->theoretical_occupancy = c_real(&c);
+    r->registers = (int)c_int_known(&c);
+    r->local_bytes = c_int_known(&c);
+    c_text(&c, r->top_stalls, sizeof r->top_stalls);
 done:
     cJSON_Delete(shape);
     return st;
@@ -992,7 +1135,7 @@ done:
 kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
 {
     kb_status st = KB_OK;
-    sqlite3_stmt *q = NULL, *kq = NULL;
+    sqlite3_stmt *q = NULL, *kq = NULL, *vq = NULL;
     kb_result r;
     int rc, in_tx = 0;
 
@@ -1050,13 +1193,20 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    "SELECT id, op, variant, dtype, shape, status, reason, seed, checked,"
                    " max_abs_err, rel_l2_err, atol, rtol, rows_checked, median_us, min_us,"
                    " max_us, stdrel, samples_us, sm_clock_mhz, throttled, bytes, flops, gbps,"
-                   " tflops, pct_peak FROM results WHERE run_id = ?1 ORDER BY seq",
+                   " tflops, pct_peak, metric_set, passes, counters_reason, dram_bytes,"
+                   " excess_traffic, achieved_occupancy, dram_gbps, theoretical_occupancy,"
+                   " registers, local_bytes, top_stalls"
+                   " FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
     SQL_CHECK(prep(s,
                    "SELECT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
-                   " static_smem, dynamic_smem, local_bytes, blocks_per_sm, occupancy"
-                   " FROM kernels WHERE result_id = ?1 ORDER BY idx",
+                   " static_smem, dynamic_smem, local_bytes, blocks_per_sm, occupancy,"
+                   " occ_limiter FROM kernels WHERE result_id = ?1 ORDER BY idx",
                    &kq));
+    SQL_CHECK(prep(s,
+                   "SELECT kernel_idx, kind, name, value FROM kernel_values"
+                   " WHERE result_id = ?1 ORDER BY kernel_idx, kind, seq",
+                   &vq));
     b = bind_start(q);
     b_int(&b, out->id);
     SQL_CHECK(b.rc);
@@ -1067,6 +1217,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
             break;
         TRY(read_result(s, q, &r, &result_id, e));
         TRY(load_kernels(s, kq, result_id, &r, e));
+        TRY(load_values(s, vq, result_id, &r, e));
         if (kb_run_add(out, &r) != 0) {
             st = kb_fail(e, KB_EENV, "out of memory reading '%s'", s->path);
             goto done;
@@ -1080,6 +1231,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
 done:
     fin(q);
     fin(kq);
+    fin(vq);
     if (in_tx)
         tx_rollback(s);
     kb_result_release(&r);

@@ -1,6 +1,7 @@
-/* writers.c - text, markdown and CSV reports of a kb_run. The text and markdown
- * writers share one table builder (case groups, cells) and differ only in how
- * they lay the cells out; the CSV writer dumps every scalar field. */
+/* writers.c - text, markdown and CSV reports of a kb_run, and the per-kernel
+ * detail of `kbench report --kernels`. The text and markdown writers share one
+ * table builder (case groups, cells, which columns a case shows) and differ only
+ * in how they lay the cells out; the CSV writer dumps every scalar field. */
 #include "report/writers.h"
 
 #include <errno.h>
@@ -8,11 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NCOL = 9, CELL = 96, SHORT_REASON = 40 };
+/* The columns of a case table, in order. */
+enum col {
+    C_VARIANT, C_STATUS, C_MEDIAN, C_SPREAD, C_GBPS, C_PCT, C_SPEEDUP, C_KERNELS,
+    C_REGS, C_SPILLS, C_DRAM, C_EXCESS, C_OCC, C_STALLS, C_NOTE, NCOL
+};
 
-static const char *const col_head[NCOL] = {"variant", "status",   "median",  "spread", "GB/s",
-                                           "% copy",  "vs naive", "kernels", "note"};
-static const int col_right[NCOL] = {0, 0, 1, 1, 1, 1, 1, 1, 0};
+/* CELL: bytes of a cell; SHORT_REASON: a reason in the note column; TEXT_WIDTH:
+ * the widest text table line, kept by cutting the stalls column (never below
+ * MIN_STALLS) and the note column, or by moving the notes under the table when
+ * the note would get fewer than MIN_NOTE columns. */
+enum { CELL = 96, SHORT_REASON = 40, TEXT_WIDTH = 140, MIN_STALLS = 12, MIN_NOTE = 20 };
+
+/* Registers and spills come from static facts and always show; the counter
+ * columns show when a result of the case has counters, top stalls only when one
+ * has stall reasons too; in text the note shows only when one is set and it
+ * fits. Occupancy is "achieved/theoretical" in percent. */
+static const struct column {
+    const char *head;
+    int right;    /* right-aligned (numbers) */
+    int counters; /* shown only when a result of the case has counters */
+} cols[NCOL] = {
+    {"variant", 0, 0},   {"status", 0, 0},  {"median", 1, 0},    {"spread", 1, 0},
+    {"GB/s", 1, 0},      {"% copy", 1, 0},  {"vs naive", 1, 0},  {"kernels", 1, 0},
+    {"regs", 1, 0},      {"spill", 1, 0},   {"DRAM GB/s", 1, 1}, {"excess", 1, 1},
+    {"occ a/t", 1, 1},   {"top stalls", 0, 1}, {"note", 0, 0},
+};
 
 typedef struct row {
     char c[NCOL][CELL];
@@ -141,29 +163,77 @@ static double speedup(const kb_result *r, double naive)
     return naive / r->median_us;
 }
 
+/* Whether the counter pass of r produced figures. */
+static int has_counters(const kb_result *r)
+{
+    return strcmp(r->metric_set, "none") != 0 && *r->metric_set && !*r->counters_reason;
+}
+
+/* "61/75%": achieved / theoretical occupancy, "-" for an unknown side. */
+static void fmt_occupancy(double achieved, double theoretical, char *b, size_t n)
+{
+    char a[24], t[24];
+    fmt_fixed(achieved, 0, "", "", a, sizeof a);
+    fmt_fixed(theoretical, 0, "", "", t, sizeof t);
+    if (!isfinite(achieved) && !isfinite(theoretical))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%s/%s%%", a, t);
+}
+
 static void fill_row(const kb_result *r, double naive, row *w)
 {
-    kb_strlcpy(w->c[0], r->variant, CELL);
-    kb_strlcpy(w->c[1], kb_rstatus_name(r->status), CELL);
-    fmt_time(r->median_us, w->c[2], CELL);
-    fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[3], CELL);
-    fmt_fixed(r->gbps, 1, "", "", w->c[4], CELL);
-    fmt_fixed(r->pct_peak, 1, "", "%", w->c[5], CELL);
-    fmt_fixed(speedup(r, naive), 2, "", "x", w->c[6], CELL);
-    snprintf(w->c[7], CELL, "%d", r->nkernels);
+    kb_strlcpy(w->c[C_VARIANT], r->variant, CELL);
+    kb_strlcpy(w->c[C_STATUS], kb_rstatus_name(r->status), CELL);
+    fmt_time(r->median_us, w->c[C_MEDIAN], CELL);
+    fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[C_SPREAD], CELL);
+    fmt_fixed(r->gbps, 1, "", "", w->c[C_GBPS], CELL);
+    fmt_fixed(r->pct_peak, 1, "", "%", w->c[C_PCT], CELL);
+    fmt_fixed(speedup(r, naive), 2, "", "x", w->c[C_SPEEDUP], CELL);
+    snprintf(w->c[C_KERNELS], CELL, "%d", r->nkernels);
+    if (r->registers >= 0)
+        snprintf(w->c[C_REGS], CELL, "%d", r->registers);
+    else
+        snprintf(w->c[C_REGS], CELL, "-");
+    if (r->local_bytes >= 0)
+        snprintf(w->c[C_SPILLS], CELL, "%lld B", (long long)r->local_bytes);
+    else
+        snprintf(w->c[C_SPILLS], CELL, "-");
+    fmt_fixed(r->dram_gbps, 1, "", "", w->c[C_DRAM], CELL);
+    fmt_fixed(r->excess_traffic, 2, "", "x", w->c[C_EXCESS], CELL);
+    fmt_occupancy(r->achieved_occupancy, r->theoretical_occupancy, w->c[C_OCC], CELL);
+    shorten(*r->top_stalls ? r->top_stalls : "-", CELL - 1, w->c[C_STALLS], CELL);
     switch (r->status) {
     case KB_R_MISMATCH:
-        snprintf(w->c[8], CELL, "max abs %.3g, rel l2 %.3g", r->max_abs_err, r->rel_l2_err);
+        snprintf(w->c[C_NOTE], CELL, "max abs %.3g, rel l2 %.3g", r->max_abs_err,
+                 r->rel_l2_err);
         break;
     case KB_R_FAILED:
     case KB_R_SKIPPED:
-        shorten(r->reason, SHORT_REASON, w->c[8], CELL);
+        shorten(r->reason, SHORT_REASON, w->c[C_NOTE], CELL);
         break;
     default:
-        snprintf(w->c[8], CELL, "%s%s%s", r->checked ? "" : "not checked",
+        snprintf(w->c[C_NOTE], CELL, "%s%s%s", r->checked ? "" : "not checked",
                  !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
         break;
     }
+}
+
+/* Sets vis[c] for the columns the case idx[0..n) shows (rows filled). */
+static void visible_cols(const kb_run *run, const size_t *idx, size_t n, const row *rows,
+                         fmt_kind k, int vis[NCOL])
+{
+    int counters = 0, stalls = 0, note = k == FMT_MD;
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *r = &run->results[idx[i]];
+        counters |= has_counters(r);
+        stalls |= has_counters(r) && *r->top_stalls;
+        note |= rows[i].c[C_NOTE][0] != '\0';
+    }
+    for (int c = 0; c < NCOL; c++)
+        vis[c] = !cols[c].counters || counters;
+    vis[C_STALLS] = stalls;
+    vis[C_NOTE] = note;
 }
 
 /* ---- layout --------------------------------------------------------------------- */
@@ -179,6 +249,28 @@ static size_t dwidth(const char *s)
 
 /* Appends n spaces, or s, to line[LINE] at *at (cells are short: never cut). */
 enum { LINE = NCOL * (CELL + 4) };
+
+/* The stall summary s in at most max columns, cut after a whole "reason NN%"
+ * pair when it is too long (or shortened with "..." when even one is). */
+static void cut_stalls(const char *s, size_t max, char *b, size_t n)
+{
+    size_t len = strlen(s), keep = 0;
+    if (dwidth(s) <= max) {
+        kb_strlcpy(b, s, n);
+        return;
+    }
+    for (size_t i = 1; i <= max && i <= len; i++)
+        if (s[i - 1] == '%' && (s[i] == ' ' || s[i] == '\0'))
+            keep = i;
+    if (keep == 0) {
+        shorten(s, max, b, n);
+        return;
+    }
+    if (keep >= n)
+        keep = n - 1;
+    memcpy(b, s, keep);
+    b[keep] = '\0';
+}
 static void put_pad(char *line, size_t *at, size_t n)
 {
     while (n-- > 0 && *at + 1 < LINE)
@@ -191,34 +283,71 @@ static void put_str(char *line, size_t *at, const char *s)
     *at += strlen(line + *at);
 }
 
-static void text_table(FILE *f, const row *rows, size_t nrows)
+/* Widths of the visible columns. The stalls and note columns (the last two)
+ * are cut so that a line stays within TEXT_WIDTH, the stalls first served;
+ * when the note would get fewer than MIN_NOTE columns (or its own width, if
+ * less) it is hidden (vis[C_NOTE] = 0) and the caller prints the notes under
+ * the table instead. */
+static void text_widths(const row *rows, size_t nrows, int vis[NCOL], size_t width[NCOL])
 {
-    size_t width[NCOL];
-    char line[LINE];
-    for (int c = 0; c < NCOL; c++)
-        width[c] = dwidth(col_head[c]);
-    for (size_t i = 0; i < nrows; i++)
-        for (int c = 0; c < NCOL; c++)
+    size_t used = 0;
+    int first = 1;
+    for (int c = 0; c < NCOL; c++) {
+        width[c] = dwidth(cols[c].head);
+        for (size_t i = 0; i < nrows; i++)
             if (dwidth(rows[i].c[c]) > width[c])
                 width[c] = dwidth(rows[i].c[c]);
-    /* The note column is dropped when every note is empty. */
-    int last = NCOL - 1, any = 0;
-    for (size_t i = 0; i < nrows; i++)
-        any |= rows[i].c[last][0] != '\0';
-    if (!any)
-        last--;
+        if (!vis[c] || c == C_STALLS || c == C_NOTE)
+            continue;
+        used += width[c] + (first ? 0 : 2);
+        first = 0;
+    }
+    size_t avail = TEXT_WIDTH > used ? TEXT_WIDTH - used : 0;
+    if (vis[C_STALLS]) {
+        size_t room = avail > 2 ? avail - 2 : 0;
+        if (width[C_STALLS] > room)
+            width[C_STALLS] = room > MIN_STALLS ? room : MIN_STALLS;
+        avail = avail > 2 + width[C_STALLS] ? avail - 2 - width[C_STALLS] : 0;
+    }
+    if (vis[C_NOTE]) {
+        size_t room = avail > 2 ? avail - 2 : 0;
+        size_t least = width[C_NOTE] < MIN_NOTE ? width[C_NOTE] : MIN_NOTE;
+        if (room < least)
+            vis[C_NOTE] = 0;
+        else if (width[C_NOTE] > room)
+            width[C_NOTE] = room;
+    }
+}
+
+/* The table; may hide the note column (see text_widths). */
+static void text_table(FILE *f, const row *rows, size_t nrows, int vis[NCOL])
+{
+    size_t width[NCOL];
+    char line[LINE], cut[CELL];
+    text_widths(rows, nrows, vis, width);
     for (size_t i = 0; i <= nrows; i++) {
         size_t at = 0;
+        int first = 1;
         line[0] = '\0';
-        for (int c = 0; c <= last; c++) {
-            const char *s = i == 0 ? col_head[c] : rows[i - 1].c[c];
-            size_t gap = width[c] - dwidth(s);
-            if (c > 0)
+        for (int c = 0; c < NCOL; c++) {
+            if (!vis[c])
+                continue;
+            const char *s = i == 0 ? cols[c].head : rows[i - 1].c[c];
+            if (dwidth(s) > width[c]) {
+                if (c == C_STALLS)
+                    cut_stalls(s, width[c], cut, sizeof cut);
+                else
+                    shorten(s, width[c], cut, sizeof cut);
+                s = cut;
+            }
+            size_t w = dwidth(s), gap = width[c] > w ? width[c] - w : 0;
+            if (!first)
                 put_pad(line, &at, 2);
-            if (col_right[c])
+            first = 0;
+            if (cols[c].right)
                 put_pad(line, &at, gap);
             put_str(line, &at, s);
-            if (!col_right[c])
+            if (!cols[c].right)
                 put_pad(line, &at, gap);
         }
         while (at > 0 && line[at - 1] == ' ')
@@ -248,18 +377,22 @@ static void one_line(FILE *f, const char *s)
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-static void md_table(FILE *f, const row *rows, size_t nrows)
+static void md_table(FILE *f, const row *rows, size_t nrows, const int vis[NCOL])
 {
     fputc('|', f);
     for (int c = 0; c < NCOL; c++)
-        fprintf(f, " %s |", col_head[c]);
+        if (vis[c])
+            fprintf(f, " %s |", cols[c].head);
     fputs("\n|", f);
     for (int c = 0; c < NCOL; c++)
-        fputs(col_right[c] ? "---:|" : "---|", f);
+        if (vis[c])
+            fputs(cols[c].right ? "---:|" : "---|", f);
     fputc('\n', f);
     for (size_t i = 0; i < nrows; i++) {
         fputc('|', f);
         for (int c = 0; c < NCOL; c++) {
+            if (!vis[c])
+                continue;
             fputc(' ', f);
             md_cell(f, rows[i].c[c]);
             fputs(" |", f);
@@ -332,13 +465,57 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
     }
 }
 
-/* The full reason of each non-ok result of a group, one line each. */
-static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k)
+/* Why counters are missing, each distinct reason once: "counters: none
+ * (REASON)" when no result of the group has counters, else naming the results
+ * that lack them. */
+static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k)
+{
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= has_counters(&run->results[idx[i]]);
+    for (size_t i = 0; i < n; i++) {
+        const char *why = run->results[idx[i]].counters_reason;
+        size_t j = 0;
+        if (!*why)
+            continue;
+        while (j < i && strcmp(run->results[idx[j]].counters_reason, why) != 0)
+            j++;
+        if (j < i)
+            continue; /* said already */
+        fputs(k == FMT_TEXT ? "  counters: none" : "- **counters**: none", f);
+        if (any) {
+            int m = 0;
+            fputs(" for ", f);
+            for (j = i; j < n; j++)
+                if (strcmp(run->results[idx[j]].counters_reason, why) == 0) {
+                    fputs(m++ ? ", " : "", f);
+                    if (k == FMT_MD)
+                        md_cell(f, run->results[idx[j]].variant);
+                    else
+                        fputs(run->results[idx[j]].variant, f);
+                }
+        }
+        fputs(" (", f);
+        if (k == FMT_MD)
+            md_cell(f, why);
+        else
+            one_line(f, why);
+        fputs(")\n", f);
+    }
+}
+
+/* The full reason of each non-ok result of a group, one line each, and, when
+ * the table hid its note column (note_shown 0), the notes of ok results. */
+static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k,
+                    const row *rows, int note_shown)
 {
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
-        if (r->status == KB_R_OK)
+        if (r->status == KB_R_OK) {
+            if (!note_shown && rows[i].c[C_NOTE][0])
+                fprintf(f, "  %s (ok): %s\n", r->variant, rows[i].c[C_NOTE]);
             continue;
+        }
         if (k == FMT_TEXT)
             fprintf(f, "  %s (%s): ", r->variant, kb_rstatus_name(r->status));
         else
@@ -364,6 +541,7 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
     size_t *idx = calloc(n ? n : 1, sizeof *idx);
     row *rows = calloc(n ? n : 1, sizeof *rows);
     char shape[256];
+    int vis[NCOL];
 
     if (!seen || !idx || !rows) {
         st = kb_fail(e, KB_EENV, "out of memory writing the report");
@@ -385,16 +563,19 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
             fprintf(f, "\n## %s \xC2\xB7 %s \xC2\xB7 %s\n\n", r0->op, r0->dtype, shape);
         for (size_t j = 0; j < m; j++)
             fill_row(&run->results[idx[j]], naive, &rows[j]);
+        visible_cols(run, idx, m, rows, k, vis);
         if (k == FMT_TEXT)
-            text_table(f, rows, m);
+            text_table(f, rows, m, vis);
         else
-            md_table(f, rows, m);
+            md_table(f, rows, m, vis);
         int any_bad = 0;
         for (size_t j = 0; j < m; j++)
-            any_bad |= run->results[idx[j]].status != KB_R_OK;
+            any_bad |= run->results[idx[j]].status != KB_R_OK ||
+                       run->results[idx[j]].counters_reason[0] != '\0';
         if (any_bad && k == FMT_MD)
             fputc('\n', f);
-        reasons(f, run, idx, m, k);
+        counters_note(f, run, idx, m, k);
+        reasons(f, run, idx, m, k, rows, vis[C_NOTE]);
     }
     if (ferror(f))
         st = kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
@@ -446,6 +627,15 @@ static void csv_int(FILE *f, long long v)
     fprintf(f, ",%lld", v);
 }
 
+/* An integer that is unknown (empty) when negative. */
+static void csv_known(FILE *f, long long v)
+{
+    if (v < 0)
+        fputc(',', f);
+    else
+        csv_int(f, v);
+}
+
 static const char *const csv_head[] = {
     "run_id",       "started",      "state",     "tag",          "device",
     "device_uuid",  "cc",           "copy_gbps", "op",           "variant",
@@ -454,6 +644,9 @@ static const char *const csv_head[] = {
     "rows_checked", "median_us",    "min_us",    "max_us",       "stdrel",
     "nsamples",     "sm_clock_mhz", "throttled", "bytes",        "flops",
     "gbps",         "tflops",       "pct_peak",  "speedup_vs_naive", "kernels",
+    "metric_set",   "passes",       "counters_reason", "dram_bytes", "dram_gbps",
+    "excess_traffic", "achieved_occupancy", "theoretical_occupancy", "registers",
+    "local_bytes",  "top_stalls",
 };
 
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
@@ -520,6 +713,17 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         csv_num(f, r->pct_peak);
         csv_num(f, speedup(r, naive[i]));
         csv_int(f, r->nkernels);
+        csv_str(f, r->metric_set, 0);
+        csv_int(f, r->passes);
+        csv_str(f, r->counters_reason, 0);
+        csv_num(f, r->dram_bytes);
+        csv_num(f, r->dram_gbps);
+        csv_num(f, r->excess_traffic);
+        csv_num(f, r->achieved_occupancy);
+        csv_num(f, r->theoretical_occupancy);
+        csv_known(f, r->registers);
+        csv_known(f, r->local_bytes);
+        csv_str(f, r->top_stalls, 0);
         fputs("\r\n", f);
     }
     if (ferror(f))
@@ -529,4 +733,208 @@ done:
     free(idx);
     free(naive);
     return st;
+}
+
+/* ---- kernels -------------------------------------------------------------------- */
+
+/* A metric value: an integer as one, else six significant digits; "-" unknown. */
+static void fmt_value(double v, char *b, size_t n)
+{
+    if (!isfinite(v))
+        snprintf(b, n, "-");
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(b, n, "%.0f", v);
+    else
+        snprintf(b, n, "%.6g", v);
+}
+
+/* "4096x1x1" */
+static void fmt_dim3(const unsigned v[3], char *b, size_t n)
+{
+    snprintf(b, n, "%ux%ux%u", v[0], v[1], v[2]);
+}
+
+static int longest_name(const kb_named_value *v, int n)
+{
+    size_t w = 0;
+    for (int i = 0; i < n; i++)
+        if (dwidth(v[i].name) > w)
+            w = dwidth(v[i].name);
+    return (int)w;
+}
+
+/* The counts a kernel holds, clamped to its arrays. */
+static int nmetrics(const kb_kernel *k)
+{
+    return k->nmetrics < 0 ? 0 : k->nmetrics > KB_RES_MAX_METRICS ? KB_RES_MAX_METRICS
+                                                                   : k->nmetrics;
+}
+static int nstalls(const kb_kernel *k)
+{
+    return k->nstalls < 0 ? 0 : k->nstalls > KB_RES_MAX_STALLS ? KB_RES_MAX_STALLS : k->nstalls;
+}
+
+/* The result's title: "softmax · fp32 · rows=4096, cols=1024 · naive". */
+static void result_title(const kb_result *r, char *b, size_t n)
+{
+    char shape[256];
+    shape_words(r, shape, sizeof shape);
+    snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %s", r->op, r->dtype, shape, r->variant);
+}
+
+/* What the counter pass of r gave: "core, 1 pass", "none (REASON)" or "none". */
+static void counters_line(FILE *f, const kb_result *r, fmt_kind k)
+{
+    if (has_counters(r))
+        fprintf(f, "%s, %d pass%s", r->metric_set, r->passes, r->passes == 1 ? "" : "es");
+    else
+        fputs("none", f);
+    if (*r->counters_reason) {
+        fputs(" (", f);
+        if (k == FMT_MD)
+            md_cell(f, r->counters_reason);
+        else
+            one_line(f, r->counters_reason);
+        fputc(')', f);
+    }
+    fputc('\n', f);
+}
+
+static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
+{
+    char g[48], bl[48], v[40];
+    fmt_dim3(k->grid, g, sizeof g);
+    fmt_dim3(k->block, bl, sizeof bl);
+    fprintf(f, "  kernel %d of %d: %s\n", i + 1, n, k->name);
+    fprintf(f, "    launch      grid %s, block %s\n", g, bl);
+    fprintf(f, "    registers   %d per thread\n", k->registers);
+    fprintf(f, "    shared mem  %lld B static + %lld B dynamic per block\n",
+            (long long)k->static_smem, (long long)k->dynamic_smem);
+    fprintf(f, "    local mem   %lld B per thread%s\n", (long long)k->local_bytes,
+            k->local_bytes > 0 ? " (spills, stack)" : "");
+    fmt_fixed(100.0 * k->occupancy, 1, "", "%", v, sizeof v);
+    fprintf(f, "    occupancy   %s theoretical, %d blocks per SM", v, k->blocks_per_sm);
+    if (*k->occ_limiter)
+        fprintf(f, ", limited by %s", k->occ_limiter);
+    fputc('\n', f);
+    int nm = nmetrics(k), ns = nstalls(k);
+    if (nm > 0) {
+        int w = longest_name(k->metrics, nm);
+        fputs("    metrics\n", f);
+        for (int j = 0; j < nm; j++) {
+            fmt_value(k->metrics[j].value, v, sizeof v);
+            fprintf(f, "      %-*s  %s\n", w, k->metrics[j].name, v);
+        }
+    }
+    if (ns > 0) {
+        int w = longest_name(k->stalls, ns);
+        fputs("    stalls (share of stalled warp cycles, largest first)\n", f);
+        for (int j = 0; j < ns; j++) {
+            fmt_fixed(100.0 * k->stalls[j].value, 1, "", "%", v, sizeof v);
+            fprintf(f, "      %-*s  %6s\n", w, k->stalls[j].name, v);
+        }
+    }
+}
+
+kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
+{
+    char title[512];
+    header(f, run, FMT_TEXT);
+    if (run->nresults == 0)
+        fputs("\nno results\n", f);
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        result_title(r, title, sizeof title);
+        fprintf(f, "\n%s  [%s]\n  counters    ", title, kb_rstatus_name(r->status));
+        counters_line(f, r, FMT_TEXT);
+        if (r->nkernels <= 0) {
+            fputs("  no kernels recorded", f);
+            if (*r->reason) {
+                fputs(" (", f);
+                one_line(f, r->reason);
+                fputc(')', f);
+            }
+            fputc('\n', f);
+        }
+        for (int j = 0; j < r->nkernels; j++)
+            kernel_text(f, &r->kernels[j], j, r->nkernels);
+    }
+    if (ferror(f))
+        return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
+    return KB_OK;
+}
+
+/* A table of name -> value (or % share) of one kernel, under a bold caption. */
+static void md_values(FILE *f, const char *caption, const char *head, const kb_named_value *v,
+                      int n, int pct)
+{
+    char b[40];
+    fprintf(f, "\n%s\n\n| %s | %s |\n|---|---:|\n", caption, head, pct ? "share" : "value");
+    for (int j = 0; j < n; j++) {
+        if (pct)
+            fmt_fixed(100.0 * v[j].value, 1, "", "%", b, sizeof b);
+        else
+            fmt_value(v[j].value, b, sizeof b);
+        fputs("| ", f);
+        md_cell(f, v[j].name);
+        fprintf(f, " | %s |\n", b);
+    }
+}
+
+kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
+{
+    char title[512], g[48], bl[48], occ[40], cap[96];
+    header(f, run, FMT_MD);
+    if (run->nresults == 0)
+        fputs("\n_no results_\n", f);
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        result_title(r, title, sizeof title);
+        fputs("\n## ", f);
+        md_cell(f, title);
+        fprintf(f, " (%s)\n\n- **counters**: ", kb_rstatus_name(r->status));
+        counters_line(f, r, FMT_MD);
+        if (r->nkernels <= 0) {
+            fputs("- no kernels recorded", f);
+            if (*r->reason) {
+                fputs(" (", f);
+                md_cell(f, r->reason);
+                fputc(')', f);
+            }
+            fputc('\n', f);
+            continue;
+        }
+        fputs("\n| # | kernel | grid | block | regs | static smem | dynamic smem | local "
+              "| occupancy | limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+              f);
+        for (int j = 0; j < r->nkernels; j++) {
+            const kb_kernel *k = &r->kernels[j];
+            fmt_dim3(k->grid, g, sizeof g);
+            fmt_dim3(k->block, bl, sizeof bl);
+            fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
+            fprintf(f, "| %d | `", j + 1);
+            md_cell(f, k->name);
+            fprintf(f, "` | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
+                    (long long)k->static_smem, (long long)k->dynamic_smem,
+                    (long long)k->local_bytes, occ);
+            md_cell(f, *k->occ_limiter ? k->occ_limiter : "-");
+            fputs(" |\n", f);
+        }
+        for (int j = 0; j < r->nkernels; j++) {
+            const kb_kernel *k = &r->kernels[j];
+            if (nmetrics(k) > 0) {
+                snprintf(cap, sizeof cap, "**kernel %d metrics**", j + 1);
+                md_values(f, cap, "metric", k->metrics, nmetrics(k), 0);
+            }
+            if (nstalls(k) > 0) {
+                snprintf(cap, sizeof cap,
+                         "**kernel %d stalls** (share of stalled warp cycles, largest first)",
+                         j + 1);
+                md_values(f, cap, "reason", k->stalls, nstalls(k), 1);
+            }
+        }
+    }
+    if (ferror(f))
+        return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
+    return KB_OK;
 }

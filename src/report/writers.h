@@ -1,7 +1,9 @@
-/* writers.h - text, markdown and CSV reports of a run. Every writer reads the
- * same kb_run and computes no figure of its own, except each result's speed-up
- * over the `naive` variant of its case (same op, dtype and shape). JSON reports
- * are in json.h. */
+/* writers.h - text, markdown and CSV reports of a run, and its per-kernel
+ * detail. Every writer reads the same kb_run and computes no figure of its own,
+ * except each result's speed-up over the `naive` variant of its case (same op,
+ * dtype and shape); per-result figures taken from the kernels (registers,
+ * spills, theoretical occupancy, top stalls) are filled by the producer. JSON
+ * reports are in json.h. */
 #ifndef KB_WRITERS_H
 #define KB_WRITERS_H
 
@@ -16,19 +18,41 @@ extern "C" {
 
 /* A header (run, device, copy-bandwidth ceiling, state, tag), then one aligned
  * table per case (op, dtype, shape) with a line per non-ok result giving its
- * full reason. Writes to f, which the caller flushes and closes. KB_EENV when
- * out of memory or when f reports a write error. */
+ * full reason. Columns: variant, status, median, spread, GB/s, % copy, vs
+ * naive, kernels, regs (result's registers), spills (result's local_bytes),
+ * then, when a result of the case has counters, DRAM GB/s (dram_gbps), excess
+ * (excess_traffic, "1.02x"), occupancy (achieved/theoretical, "61/75%") and,
+ * when one has stall reasons, top stalls (top_stalls); then the note. A line
+ * "counters: none (REASON)" under the table says why counters are missing.
+ * Lines stay within 140 columns (the stalls and note cells are cut to fit).
+ * Writes to f, which the caller flushes and closes. KB_EENV when out of memory
+ * or when f reports a write error. */
 kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e);
 
 /* The same report as markdown: headings, bullet lists and pipe tables ('|' in
- * strings escaped). Errors as kb_write_text. */
+ * strings escaped), the same columns with the note always and cells never cut.
+ * Errors as kb_write_text. */
 kb_status kb_write_markdown(FILE *f, const kb_run *run, kb_err *e);
 
 /* RFC 4180 CSV: a header row, then one row per result with every scalar field
- * (run and device fields repeated), CRLF line ends, fields quoted when they hold
- * a comma, quote or line break; unknown numbers are empty. Errors as
- * kb_write_text. */
+ * (run and device fields repeated; the counter fields last: metric_set,
+ * passes, counters_reason, dram_bytes, dram_gbps, excess_traffic,
+ * achieved_occupancy, theoretical_occupancy, registers, local_bytes,
+ * top_stalls), CRLF line ends, fields quoted when they hold a comma, quote or
+ * line break; unknown numbers are empty. Errors as kb_write_text. */
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e);
+
+/* The per-kernel detail of each result (`kbench report --kernels`): the header,
+ * then per result its counter pass (set and passes, or why there are none) and
+ * per kernel its name, grid, block, registers, static and dynamic shared
+ * memory, local memory, theoretical occupancy with blocks per SM and limiter,
+ * and, when collected, every metric in set order and the stall reasons largest
+ * first. Errors as kb_write_text. */
+kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e);
+
+/* The same detail as markdown: a kernel table per result, then a metrics table
+ * and a stalls table per kernel that has them. Errors as kb_write_text. */
+kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e);
 
 #ifdef __cplusplus
 }

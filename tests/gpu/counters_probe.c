@@ -11,18 +11,8 @@
  * Exit: 0 all checks passed (or no GPU / no counters here, said so), 1 a check
  * failed, 3 a CUDA or CUPTI failure.
  *
- * Build (from the repository root; any folder instead of /tmp/bp):
- *   mkdir -p /tmp/bp/shim && : > /tmp/bp/shim/string
- *   nvcc -std=c++17 -O3 -Isrc -gencode arch=compute_90,code=sm_90 \
- *     -gencode arch=compute_90,code=compute_90 \
- *     -c tests/gpu/counters_probe_kernel.cu -o /tmp/bp/counters_probe_kernel.o
- *   gcc -std=c17 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc \
- *     -I/usr/local/cuda/include -I/tmp/bp/shim tests/gpu/counters_probe.c \
- *     src/profiler/counters.c src/util/status.c /tmp/bp/counters_probe_kernel.o \
- *     -o /tmp/bp/counters_probe -L/usr/local/cuda/lib64 \
- *     -Wl,-rpath,/usr/local/cuda/lib64 \
- *     -lcupti -lcudart_static -ldl -lpthread -lrt -lstdc++ -lm
- * Run: /tmp/bp/counters_probe */
+ * Build: make build/tests/gpu/counters_probe (part of `make tests`).
+ * Run: build/tests/gpu/counters_probe */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

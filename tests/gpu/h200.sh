@@ -1,29 +1,53 @@
 #!/usr/bin/env bash
 # The GPU session script: run on the GPU machine over a copy of the work tree
-# with build/ carried from the build machine (see README, "Running on a GPU
+# with build/ carried from the build machine (README, "Running on a GPU
 # machine"). Runs the whole test suite there (GPU tests included), calibrates,
-# and writes the reports of the runs named on the command line to $OUT.
-#   tests/gpu/h200.sh [OP...]      default: softmax
+# runs each operator named at the shapes of its committed report, and writes to
+# $OUT: OP.json (the reports), kbench.db, tests.log and session.log.
+#   tests/gpu/h200.sh [OP...]          default: softmax
+# With COST=1 it also times `kbench run softmax --variants all` under each
+# metric set; with NCU=1 it checks kbench's counters against Nsight Compute
+# (tests/gpu/ncu_compare.sh) for softmax at 32768x4096, fp32 and bf16.
 set -uo pipefail
 out=${OUT:-/tmp/kbench-out}
 mkdir -p "$out"
 db="$out/kbench.db"
+log="$out/session.log"
 ops=("${@:-softmax}")
+exec > >(tee -a "$log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-    --format=csv >"$out/nvidia-smi.txt" 2>&1
+    --format=csv
 bash tests/run.sh build >"$out/tests.log" 2>&1
 echo "tests: $(tail -n 1 "$out/tests.log")"
-grep -E 'FAIL|skipping|copy bandwidth|SM clock|GPU cases' "$out/tests.log" | head -40
+grep -E 'FAIL|ERROR|skipping|copy bandwidth|SM clock|GPU cases|copy of|fused softmax' \
+    "$out/tests.log" | head -40
 build/kbench calibrate --db "$db"
 for op in "${ops[@]}"; do
     case $op in
     softmax) shapes=(--shape rows=32768,cols=4096 --shape rows=8192,cols=32768
                      --shape rows=4099,cols=3001) ;;
-    layernorm) shapes=(--shape rows=32768,cols=4096 --shape rows=8192,cols=16384) ;;
+    layernorm) shapes=(--shape rows=32768,cols=4096 --shape rows=8192,cols=16384
+                       --shape rows=32768,cols=4096,gelu=1
+                       --shape rows=32768,cols=4096,mean=10000) ;;
     *) shapes=() ;;
     esac
+    start=$(date +%s%N)
     build/kbench run "$op" --variants all --dtype fp32,bf16 "${shapes[@]}" --db "$db" \
-        --json "$out/$op.json" --tag h200 >"$out/$op.txt" 2>"$out/$op.err"
-    echo "$op: exit $?"
-    cat "$out/$op.txt" "$out/$op.err"
+        --json "$out/$op.json" --tag h200
+    echo "$op: exit $? after $(( ($(date +%s%N) - start) / 1000000 )) ms"
 done
+if [ "${COST:-0}" = 1 ]; then
+    for set in none core stalls full; do
+        start=$(date +%s%N)
+        build/kbench run softmax --variants all --metrics "$set" --db "$db" >/dev/null 2>&1
+        rc=$?
+        echo "cost: kbench run softmax --variants all --metrics $set: exit $rc," \
+             "$(( ($(date +%s%N) - start) / 1000000 )) ms"
+    done
+fi
+if [ "${NCU:-0}" = 1 ]; then
+    build/kbench run softmax --variants all --dtype fp32,bf16 --shape rows=32768,cols=4096 \
+        --metrics core --db "$db" --json /tmp/ncu_base.json >/dev/null 2>&1
+    bash tests/gpu/ncu_compare.sh build/kbench /tmp/ncu_base.json
+    echo "ncu_compare: exit $?"
+fi

@@ -1,6 +1,8 @@
 /* test_json.c - the JSON report: exact round trips (run, result over the child
- * pipe, doubles, seeds, NaN as null), validation messages naming the bad field,
- * schema_version checks and report files (truncated, missing, not a report). */
+ * pipe, doubles, seeds, NaN as null, counters: metrics in order, stalls, the
+ * reason counters are missing), validation messages naming the bad field,
+ * older reports without counter fields, schema_version checks and report files
+ * (truncated, missing, not a report, the fixtures). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +76,44 @@ static void add_result(kb_run *run, const char *variant, kb_rstatus status, doub
         add_kernel(&r, "softmax_rows_kernel<float>", 4096, 256, 32);
         if (strcmp(variant, "naive") == 0)
             add_kernel(&r, "softmax_reduce_kernel", 16, 1024, 40);
+        r.registers = strcmp(variant, "naive") == 0 ? 40 : 32;
+        r.local_bytes = 0;
+        r.theoretical_occupancy = 98.4375;
     }
     assert_int_equal(kb_run_add(run, &r), 0);
+}
+
+static void set_value(kb_named_value *v, const char *name, double value)
+{
+    snprintf(v->name, sizeof v->name, "%s", name);
+    v->value = value;
+}
+
+/* The counters a `--metrics stalls` pass gives the first kernel of r. */
+static void add_counters(kb_result *r)
+{
+    kb_kernel *k = &r->kernels[0];
+    snprintf(r->metric_set, sizeof r->metric_set, "stalls");
+    r->passes = 3;
+    r->dram_bytes = 33521664.0 * 1.0203;
+    r->excess_traffic = r->dram_bytes / r->bytes;
+    r->achieved_occupancy = 61.3;
+    snprintf(r->top_stalls, sizeof r->top_stalls, "long_sb 52%% barrier 18%%");
+    kb_result_derive(r, 4012.345678901234);
+    snprintf(k->occ_limiter, sizeof k->occ_limiter, "registers");
+    set_value(&k->metrics[0], "gpu__time_duration.sum", 94208.0);
+    set_value(&k->metrics[1], "dram__bytes_read.sum", 16760832.0);
+    set_value(&k->metrics[2], "dram__bytes_write.sum", 17441554.0);
+    set_value(&k->metrics[3], "sm__warps_active.avg.pct_of_peak_sustained_active", 61.3);
+    set_value(&k->metrics[4], "sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active",
+              NAN);
+    set_value(&k->metrics[5], "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+              1.0 / 3.0 * 100.0);
+    k->nmetrics = 6;
+    set_value(&k->stalls[0], "long_scoreboard", 0.52);
+    set_value(&k->stalls[1], "barrier", 0.18);
+    set_value(&k->stalls[2], "math_pipe_throttle", 0.1 + 0.2);
+    k->nstalls = 3;
 }
 
 /* A realistic run: several results, samples, NaN fields, kernels. */
@@ -107,6 +145,14 @@ static void build_run(kb_run *run)
     add_result(run, "coalesced", KB_R_OK, 95.1, 101);
     add_result(run, "fused", KB_R_MISMATCH, 40.0, 5);
     add_result(run, "vendor", KB_R_SKIPPED, NAN, 0);
+    add_counters(&run->results[1]);
+    kb_result *naive = &run->results[0];
+    snprintf(naive->metric_set, sizeof naive->metric_set, "none");
+    snprintf(naive->counters_reason, sizeof naive->counters_reason,
+             "counters not permitted (ERR_NVGPUCTRPERM): run as root, or load nvidia with "
+             "NVreg_RestrictProfilingToAdminUsers=0");
+    snprintf(naive->kernels[1].occ_limiter, sizeof naive->kernels[1].occ_limiter,
+             "shared memory");
 }
 
 static char *print_run(const kb_run *run)
@@ -138,15 +184,29 @@ static void assert_same_result(const kb_result *a, const kb_result *b)
     assert_string_equal(a->reason, b->reason);
     assert_true(a->seed == b->seed);
     assert_int_equal(a->checked, b->checked);
-    const double da[] = {a->max_abs_err, a->rel_l2_err, a->atol,   a->rtol,         a->median_us,
-                         a->min_us,      a->max_us,     a->stdrel, a->sm_clock_mhz, a->bytes,
-                         a->flops,       a->gbps,       a->tflops, a->pct_peak};
-    const double db[] = {b->max_abs_err, b->rel_l2_err, b->atol,   b->rtol,         b->median_us,
-                         b->min_us,      b->max_us,     b->stdrel, b->sm_clock_mhz, b->bytes,
-                         b->flops,       b->gbps,       b->tflops, b->pct_peak};
+    const double da[] = {a->max_abs_err,    a->rel_l2_err,         a->atol,
+                         a->rtol,           a->median_us,          a->min_us,
+                         a->max_us,         a->stdrel,             a->sm_clock_mhz,
+                         a->bytes,          a->flops,              a->gbps,
+                         a->tflops,         a->pct_peak,           a->dram_bytes,
+                         a->excess_traffic, a->achieved_occupancy, a->dram_gbps,
+                         a->theoretical_occupancy};
+    const double db[] = {b->max_abs_err,    b->rel_l2_err,         b->atol,
+                         b->rtol,           b->median_us,          b->min_us,
+                         b->max_us,         b->stdrel,             b->sm_clock_mhz,
+                         b->bytes,          b->flops,              b->gbps,
+                         b->tflops,         b->pct_peak,           b->dram_bytes,
+                         b->excess_traffic, b->achieved_occupancy, b->dram_gbps,
+                         b->theoretical_occupancy};
     for (size_t i = 0; i < sizeof da / sizeof da[0]; i++)
         assert_true(same_double(da[i], db[i]));
     assert_int_equal(a->rows_checked, b->rows_checked);
+    assert_string_equal(a->metric_set, b->metric_set);
+    assert_int_equal(a->passes, b->passes);
+    assert_string_equal(a->counters_reason, b->counters_reason);
+    assert_int_equal(a->registers, b->registers);
+    assert_int_equal(a->local_bytes, b->local_bytes);
+    assert_string_equal(a->top_stalls, b->top_stalls);
     assert_int_equal(a->throttled, b->throttled);
     assert_int_equal(a->nsamples, b->nsamples);
     for (size_t i = 0; i < a->nsamples; i++)
@@ -163,6 +223,17 @@ static void assert_same_result(const kb_result *a, const kb_result *b)
         assert_int_equal(x->local_bytes, y->local_bytes);
         assert_int_equal(x->blocks_per_sm, y->blocks_per_sm);
         assert_true(same_double(x->occupancy, y->occupancy));
+        assert_string_equal(x->occ_limiter, y->occ_limiter);
+        assert_int_equal(x->nmetrics, y->nmetrics);
+        for (int j = 0; j < x->nmetrics; j++) {
+            assert_string_equal(x->metrics[j].name, y->metrics[j].name);
+            assert_true(same_double(x->metrics[j].value, y->metrics[j].value));
+        }
+        assert_int_equal(x->nstalls, y->nstalls);
+        for (int j = 0; j < x->nstalls; j++) {
+            assert_string_equal(x->stalls[j].name, y->stalls[j].name);
+            assert_true(same_double(x->stalls[j].value, y->stalls[j].value));
+        }
     }
 }
 
@@ -220,6 +291,18 @@ static void test_run_round_trip(void **state)
     assert_non_null(strstr(a, "\"cc\":\t\"9.0\""));
     assert_non_null(strstr(a, "\"samples_us\":\t["));
     assert_non_null(strstr(a, "\"seed\":\t\"11400714819323198485\""));
+    assert_non_null(strstr(a, "\"counters\":\t{\n\t\t\t\t\"set\":\t\"stalls\",\n\t\t\t\t"
+                              "\"passes\":\t3,\n\t\t\t\t\"reason\":\t\"\","));
+    assert_non_null(strstr(a, "\"top_stalls\":\t\"long_sb 52% barrier 18%\""));
+    assert_non_null(strstr(a, "\"occupancy_limiter\":\t\"registers\",\n\t\t\t\t\t\"metrics\":\t{"
+                              "\n\t\t\t\t\t\t\"gpu__time_duration.sum\":\t94208,"));
+    assert_non_null(strstr(a, "\"sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_"
+                              "active\":\tnull,"));
+    assert_non_null(strstr(a, "\"stalls\":\t{\n\t\t\t\t\t\t\"long_scoreboard\":\t0.52,\n"
+                              "\t\t\t\t\t\t\"barrier\":\t0.18,\n\t\t\t\t\t\t"
+                              "\"math_pipe_throttle\":\t0.30000000000000004\n"));
+    assert_non_null(strstr(a, "\"resources\":\t{\n\t\t\t\t\"registers\":\t32,"));
+    assert_non_null(strstr(a, "\"registers\":\tnull,")); /* the skipped result */
     cJSON_free(a);
     cJSON_free(b);
     kb_run_release(&run);
@@ -395,6 +478,68 @@ static void test_validation_names_field(void **state)
     assert_int_equal(run_from_text(text, msg, sizeof msg), KB_OK);
     cJSON_free(text);
     cJSON_Delete(doc);
+
+    /* The counter fields of results[1] and its first kernel. */
+    struct {
+        const char *path[4];
+        const char *replace;
+        const char *want;
+    } cnt[] = {
+        {{"counters", "set"}, "\"most\"",
+         "field 'results[1].counters.set' must be none, core, sol, stalls or full, got 'most'"},
+        {{"counters", "passes"}, "-1", "field 'results[1].counters.passes' must be an integer"},
+        {{"counters", "reason"}, "3", "field 'results[1].counters.reason' must be a string"},
+        {{"counters"}, "[]", "field 'results[1].counters' must be an object, got an array"},
+        {{"resources", "registers"}, "3.5",
+         "field 'results[1].resources.registers' must be an integer in [0, "},
+        {{"derived", "dram_gbps"}, "\"fast\"",
+         "field 'results[1].derived.dram_gbps' must be a number or null, got a string"},
+        {{"kernels", "metrics"}, "{\"dram__bytes_read.sum\": \"many\"}",
+         "field 'results[1].kernels[0].metrics.dram__bytes_read.sum' must be a number or null"},
+        {{"kernels", "stalls"}, "[0.5]",
+         "field 'results[1].kernels[0].stalls' must be an object, got an array"},
+        {{"kernels", "stalls"}, "{\"\": 0.5}",
+         "field 'results[1].kernels[0].stalls' has a bad name ''"},
+        {{"kernels", "occupancy_limiter"}, "\"registers and shared memory\"",
+         "field 'results[1].kernels[0].occupancy_limiter' is too long"},
+    };
+    for (size_t i = 0; i < sizeof cnt / sizeof cnt[0]; i++) {
+        doc = cJSON_Parse(good);
+        cJSON *parent = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "results"), 1);
+        int depth = 0;
+        while (cnt[i].path[depth + 1]) {
+            parent = cJSON_GetObjectItemCaseSensitive(parent, cnt[i].path[depth++]);
+            if (cJSON_IsArray(parent))
+                parent = cJSON_GetArrayItem(parent, 0);
+        }
+        assert_true(cJSON_ReplaceItemInObjectCaseSensitive(parent, cnt[i].path[depth],
+                                                           cJSON_Parse(cnt[i].replace)));
+        text = cJSON_PrintUnformatted(doc);
+        assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+        if (!strstr(msg, cnt[i].want))
+            fail_msg("counters case %zu: got '%s', want '%s'", i, msg, cnt[i].want);
+        cJSON_free(text);
+        cJSON_Delete(doc);
+    }
+
+    /* More metrics than a kernel holds. */
+    doc = cJSON_Parse(good);
+    cJSON *k1 = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "results"), 1), "kernels"),
+        0);
+    cJSON *many = cJSON_CreateObject();
+    for (int i = 0; i <= KB_RES_MAX_METRICS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "metric_%d.sum", i);
+        cJSON_AddNumberToObject(many, name, i);
+    }
+    cJSON_ReplaceItemInObjectCaseSensitive(k1, "metrics", many);
+    text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "field 'results[1].kernels[0].metrics' has more than 48 entries"));
+    cJSON_free(text);
+    cJSON_Delete(doc);
     cJSON_free(good);
 }
 
@@ -482,6 +627,59 @@ static void test_files(void **state)
     kb_run_release(&run);
 }
 
+/* A report written before counters (report_v1.json) reads with none/NAN/empty
+ * counters; one with them (report_counters.json) keeps every figure in order. */
+static void test_fixture_counters(void **state)
+{
+    (void)state;
+    kb_run run;
+    kb_err e = {{0}};
+    if (access("tests/fixtures/report_counters.json", R_OK) != 0) {
+        print_message("tests/fixtures not found from here; run from the repository root\n");
+        skip();
+    }
+    assert_int_equal(kb_json_load_run("tests/fixtures/report_v1.json", &run, &e), KB_OK);
+    for (size_t i = 0; i < run.nresults; i++) {
+        const kb_result *r = &run.results[i];
+        assert_string_equal(r->metric_set, "none");
+        assert_int_equal(r->passes, 0);
+        assert_string_equal(r->counters_reason, "");
+        assert_true(isnan(r->dram_bytes) && isnan(r->dram_gbps) && isnan(r->excess_traffic));
+        assert_true(isnan(r->achieved_occupancy) && isnan(r->theoretical_occupancy));
+        assert_int_equal(r->registers, -1);
+        assert_int_equal(r->local_bytes, -1);
+        assert_string_equal(r->top_stalls, "");
+        for (int k = 0; k < r->nkernels; k++) {
+            assert_string_equal(r->kernels[k].occ_limiter, "");
+            assert_int_equal(r->kernels[k].nmetrics, 0);
+            assert_int_equal(r->kernels[k].nstalls, 0);
+        }
+    }
+    kb_run_release(&run);
+
+    assert_int_equal(kb_json_load_run("tests/fixtures/report_counters.json", &run, &e), KB_OK);
+    const kb_result *n = &run.results[0];
+    assert_string_equal(n->metric_set, "stalls");
+    assert_int_equal(n->passes, 3);
+    assert_true(n->dram_bytes == 49446912.0);
+    assert_true(n->excess_traffic == 1.509);
+    assert_int_equal(n->registers, 31);
+    assert_int_equal(n->local_bytes, 0);
+    assert_string_equal(n->top_stalls, "long_sb 61% barrier 19%");
+    const kb_kernel *k = &n->kernels[1];
+    assert_string_equal(k->occ_limiter, "warps");
+    assert_int_equal(k->nmetrics, 9);
+    assert_string_equal(k->metrics[1].name, "dram__bytes_read.sum");
+    assert_true(k->metrics[1].value == 16547840.0);
+    assert_int_equal(k->nstalls, 3);
+    assert_string_equal(k->stalls[0].name, "long_scoreboard");
+    assert_string_equal(k->stalls[2].name, "lg_throttle");
+    for (int j = 1; j < k->nstalls; j++)
+        assert_true(k->stalls[j].value <= k->stalls[j - 1].value);
+    assert_string_equal(run.results[2].metric_set, "none");
+    kb_run_release(&run);
+}
+
 /* The fixtures in tests/fixtures (when run from the repository root). */
 static void test_fixtures(void **state)
 {
@@ -492,6 +690,7 @@ static void test_fixtures(void **state)
         const char *msg;
     } cases[] = {
         {"tests/fixtures/report_v1.json", KB_OK, ""},
+        {"tests/fixtures/report_counters.json", KB_OK, ""},
         {"tests/fixtures/report_newer.json", KB_EUSAGE, "has schema_version 2, newer than this kbench (1)"},
         {"tests/fixtures/report_truncated.json", KB_EUSAGE, "is not valid JSON (near byte "},
         {"tests/fixtures/not_a_report.json", KB_EUSAGE, "is not a kbench report (missing field 'schema_version')"},
@@ -508,7 +707,6 @@ static void test_fixtures(void **state)
         if (st != cases[i].want || !strstr(e.msg, cases[i].msg))
             fail_msg("%s: status %d '%s'", cases[i].file, st, e.msg);
         if (st == KB_OK) {
-            /* The fixture is in the form kbench writes: re-export is identical. */
             char orig[16384] = "";
             FILE *f = fopen(cases[i].file, "r");
             assert_non_null(f);
@@ -516,8 +714,24 @@ static void test_fixtures(void **state)
             fclose(f);
             orig[n] = '\0';
             char *again = print_run(&run);
-            assert_int_equal(n, strlen(again) + 1);
-            assert_memory_equal(orig, again, n - 1);
+            if (strstr(orig, "\"counters\"")) {
+                /* In the form kbench writes: re-export is identical. */
+                assert_int_equal(n, strlen(again) + 1);
+                assert_memory_equal(orig, again, n - 1);
+            } else {
+                /* Written before counters: re-export adds them with their
+                 * defaults, and is stable from then on. */
+                kb_run back;
+                kb_err e2 = {{0}};
+                cJSON *root = cJSON_Parse(again);
+                assert_int_equal(kb_json_to_run(root, &back, &e2), KB_OK);
+                char *twice = print_run(&back);
+                assert_string_equal(again, twice);
+                assert_non_null(strstr(again, "\"set\":\t\"none\""));
+                cJSON_free(twice);
+                cJSON_Delete(root);
+                kb_run_release(&back);
+            }
             assert_int_equal(run.nresults, 3);
             assert_true(isnan(run.results[2].median_us));
             cJSON_free(again);
@@ -548,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_nan_is_null),        cmocka_unit_test(test_device_round_trip),
         cmocka_unit_test(test_validation_names_field), cmocka_unit_test(test_schema_version),
         cmocka_unit_test(test_files),              cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_fixture_counters),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,8 +1,11 @@
 /* test_store.c - the SQLite store: runs and results round-trip exactly (also
- * through import and back to the same JSON report), refusals that leave the
- * file byte-identical (directory, text file, foreign SQLite, newer schema),
- * migrations from every older schema version, runs of dead processes marked
- * interrupted, ceilings, and all-or-nothing imports. */
+ * through import and back to the same JSON report), counters included (metric
+ * set, passes, the reason they are missing, per-kernel metrics in order and
+ * stalls largest first), refusals that leave the file byte-identical
+ * (directory, text file, foreign SQLite, newer schema), migrations from every
+ * older schema version (a version-1 store with data reads as "no counters"),
+ * runs of dead processes marked interrupted, ceilings, and all-or-nothing
+ * imports. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -86,6 +89,47 @@ static void add_result(kb_run *run, const char *op, const char *variant, kb_rsta
     assert_int_equal(kb_run_add(run, &r), 0);
 }
 
+static void set_value(kb_named_value *v, const char *name, double value)
+{
+    snprintf(v->name, sizeof v->name, "%s", name);
+    v->value = value;
+}
+
+/* What the producer records for a result measured with --metrics stalls. */
+static void add_counters(kb_result *r)
+{
+    snprintf(r->metric_set, sizeof r->metric_set, "stalls");
+    r->passes = 3;
+    r->dram_bytes = 1.0051 * r->bytes;
+    r->excess_traffic = r->dram_bytes / r->bytes;
+    r->achieved_occupancy = 23.7;
+    r->theoretical_occupancy = 25.0;
+    r->registers = 64;
+    r->local_bytes = 0;
+    snprintf(r->top_stalls, sizeof r->top_stalls, "long_sb 44%% mio_thr 21%%");
+    kb_result_derive(r, 4100.25);
+    for (int i = 0; i < r->nkernels; i++) {
+        kb_kernel *k = &r->kernels[i];
+        snprintf(k->occ_limiter, sizeof k->occ_limiter, "%s", i ? "registers" : "shared memory");
+        set_value(&k->metrics[0], "gpu__time_duration.sum", 97250.0 + i);
+        set_value(&k->metrics[1], "dram__bytes_read.sum", 24612864.0 / 3.0);
+        set_value(&k->metrics[2], "dram__bytes_write.sum", 8245248.0);
+        set_value(&k->metrics[3], "sm__warps_active.avg.pct_of_peak_sustained_active", 23.7);
+        set_value(&k->metrics[4], "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+                  NAN);
+        k->nmetrics = 5;
+        set_value(&k->stalls[0], "long_scoreboard", 0.44);
+        set_value(&k->stalls[1], "mio_throttle", 0.21);
+        set_value(&k->stalls[2], "barrier", 0.2);
+        set_value(&k->stalls[3], "math_pipe_throttle", 0.15000000000000002);
+        k->nstalls = 4;
+    }
+}
+
+static const char *const perm_reason =
+    "counters not permitted (ERR_NVGPUCTRPERM): run as root, or load nvidia with "
+    "NVreg_RestrictProfilingToAdminUsers=0";
+
 static void build_run(kb_run *run, const char *tag)
 {
     kb_run_init(run);
@@ -114,6 +158,13 @@ static void build_run(kb_run *run, const char *tag)
     add_result(run, "attention", "flash-tiled", KB_R_OK, 97.25, 200, 1);
     add_result(run, "attention", "fused", KB_R_FAILED, NAN, 0, 0);
     add_result(run, "layernorm", "naive", KB_R_OK, 50.0, 10, 2);
+    add_counters(&run->results[1]);
+    add_counters(&run->results[3]);
+    kb_result *n = &run->results[0];
+    snprintf(n->counters_reason, sizeof n->counters_reason, "%s", perm_reason);
+    n->registers = 66;
+    n->local_bytes = 16;
+    n->theoretical_occupancy = 25.0;
 }
 
 static char *json_text(const kb_run *run)
@@ -243,6 +294,18 @@ static void test_run_lifecycle(void **state)
     assert_true(isnan(back.results[0].samples_us[0]));
     assert_true(isnan(back.results[0].flops));
     assert_true(back.results[0].seed == 18446744073709551557ull);
+    const kb_result *fl = &back.results[1];
+    assert_string_equal(fl->metric_set, "stalls");
+    assert_int_equal(fl->passes, 3);
+    assert_int_equal(fl->kernels[0].nmetrics, 5);
+    assert_string_equal(fl->kernels[0].metrics[4].name,
+                        "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active");
+    assert_true(isnan(fl->kernels[0].metrics[4].value));
+    assert_string_equal(fl->kernels[0].stalls[3].name, "math_pipe_throttle");
+    assert_string_equal(back.results[3].kernels[1].occ_limiter, "registers");
+    assert_string_equal(back.results[0].counters_reason, perm_reason);
+    assert_int_equal(back.results[0].local_bytes, 16);
+    assert_int_equal(back.results[2].registers, -1); /* failed: unknown */
 
     assert_int_equal(kb_store_finish_run(s, run.id, "done", "", &e), KB_EUSAGE);
     assert_int_equal(kb_store_finish_run(s, 999, "complete", "", &e), KB_EUSAGE);
@@ -460,6 +523,10 @@ static void test_migrations(void **state)
         assert_int_equal(kb_store_import_run(s, &run, &e), KB_OK);
         assert_int_equal(kb_store_load_run(s, run.id, &back, &e), KB_OK);
         assert_int_equal(back.nresults, run.nresults);
+        char *a = json_text(&run), *b = json_text(&back); /* counters included */
+        assert_string_equal(a, b);
+        cJSON_free(a);
+        cJSON_free(b);
         kb_run_release(&back);
         kb_run_release(&run);
         kb_store_close(s);
@@ -497,11 +564,40 @@ static void test_migrations(void **state)
     assert_string_equal(back.results[0].axis[1], "cols");
     assert_true(isnan(back.results[0].rel_l2_err));
     assert_int_equal(back.results[0].nkernels, 1);
+    /* Results of version 1 read as measured without counters. */
+    const kb_result *r = &back.results[0];
+    assert_string_equal(r->metric_set, "none");
+    assert_int_equal(r->passes, 0);
+    assert_string_equal(r->counters_reason, "");
+    assert_true(isnan(r->dram_bytes) && isnan(r->excess_traffic) && isnan(r->dram_gbps));
+    assert_true(isnan(r->achieved_occupancy) && isnan(r->theoretical_occupancy));
+    assert_int_equal(r->registers, -1);
+    assert_int_equal(r->local_bytes, -1);
+    assert_string_equal(r->top_stalls, "");
+    assert_string_equal(r->kernels[0].name, "k");
+    assert_int_equal(r->kernels[0].registers, 16);
+    assert_string_equal(r->kernels[0].occ_limiter, "");
+    assert_int_equal(r->kernels[0].nmetrics, 0);
+    assert_int_equal(r->kernels[0].nstalls, 0);
+    /* The migrated store takes results with counters beside the old ones. */
+    kb_run_release(&back);
+    build_run(&run, "after");
+    assert_int_equal(kb_store_import_run(s, &run, &e), KB_OK);
+    assert_int_equal(kb_store_load_run(s, 0, &back, &e), KB_OK);
+    char *ja = json_text(&run), *jb = json_text(&back);
+    assert_string_equal(ja, jb);
+    cJSON_free(ja);
+    cJSON_free(jb);
+    kb_run_release(&run);
+    kb_run_release(&back);
+    assert_int_equal(kb_store_load_run(s, 5, &back, &e), KB_OK);
+    assert_string_equal(back.results[0].metric_set, "none");
     double c = 0;
     assert_int_equal(kb_store_get_ceiling(s, "GPU-1", "copy_gbps", &c, &e), KB_OK);
     assert_true(c == 3003.5);
     kb_run_release(&back);
     kb_store_close(s);
+    assert_int_equal(user_version(path), KB_STORE_VERSION);
 }
 
 static void test_interrupted_runs(void **state)

@@ -1,6 +1,9 @@
 /* test_writers.c - text, markdown and CSV reports of a built run: header and
  * interrupted state, case groups, speed-up over naive, aligned columns, pipe
- * escaping, RFC 4180 quoting and column counts. */
+ * escaping, RFC 4180 quoting and column counts; the counter columns (DRAM GB/s,
+ * excess traffic, occupancy, top stalls), registers and spills, the line
+ * saying why counters are missing, the 140-column limit, and the per-kernel
+ * detail of `report --kernels`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,10 @@ static void add(kb_run *run, const char *op, const char *dtype, int64_t rows, in
     }
     r.nkernels = nkernels;
     r.kernels = nkernels ? calloc((size_t)nkernels, sizeof *r.kernels) : NULL;
+    if (nkernels) {
+        r.registers = 30 + nkernels;
+        r.local_bytes = 0;
+    }
     assert_int_equal(kb_run_add(run, &r), 0);
 }
 
@@ -145,6 +152,9 @@ static void test_text(void **state)
     line_of(g1 + 1, "variant", head, sizeof head);
     has(head, "median");
     has(head, "vs naive");
+    has(head, "kernels  regs  spill"); /* static facts: always shown */
+    assert_null(strstr(head, "DRAM")); /* no counters in this run */
+    assert_null(strstr(t, "counters:"));
     line_of(t, "coalesced", row, sizeof row);
     has(row, "100.0 \xC2\xB5s");
     has(row, "\xC2\xB1" "1.2%");
@@ -220,18 +230,18 @@ static void test_markdown(void **state)
     has(t, "# kbench run 7\n\n> **INTERRUPTED: ");
     has(t, "- **device**: NVIDIA H200, cc 9.0, 132 SMs (`GPU-1234`)\n");
     has(t, "## softmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n\n| variant | status |");
-    has(t, "|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+    has(t, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     has(t, "| a\\|b | failed |");
     has(t, "- **a|b** (failed): launch failed: \"too many resources requested\", 300 "
            "registers second line \\| piped\n");
-    /* Every table line has exactly 10 bare pipes (9 columns). */
+    /* Every table line has exactly 12 bare pipes (11 columns: no counters). */
     int rows = 0;
     for (char *line = t; line && *line;) {
         char *end = strchr(line, '\n');
         if (end)
             *end = '\0';
         if (line[0] == '|') {
-            assert_int_equal(bare_pipes(line), 10);
+            assert_int_equal(bare_pipes(line), 12);
             rows++;
         }
         line = end ? end + 1 : NULL;
@@ -243,7 +253,7 @@ static void test_markdown(void **state)
 
 /* Splits RFC 4180 text into records of fields; returns the record count and
  * checks every record has nf fields. Fields are written into fields[r][c]. */
-static int parse_csv(const char *s, int nf, char fields[][40][256])
+static int parse_csv(const char *s, int nf, char fields[][64][256])
 {
     int r = 0, c = 0;
     size_t k = 0;
@@ -285,9 +295,9 @@ static int parse_csv(const char *s, int nf, char fields[][40][256])
     return r;
 }
 
-static int col_index(char fields[][40][256], const char *name)
+static int col_index(char fields[][64][256], const char *name)
 {
-    for (int c = 0; c < 40; c++)
+    for (int c = 0; c < 64; c++)
         if (strcmp(fields[0][c], name) == 0)
             return c;
     fail_msg("no column '%s'", name);
@@ -298,12 +308,12 @@ static void test_csv(void **state)
 {
     (void)state;
     kb_run run;
-    static char fields[16][40][256];
+    static char fields[16][64][256];
     build_run(&run, "complete");
     char *t = render(kb_write_csv, &run);
     assert_int_equal(strncmp(t, "run_id,started,state,tag,device,device_uuid,cc,copy_gbps,op,", 60),
                      0);
-    int nrec = parse_csv(t, 35, fields);
+    int nrec = parse_csv(t, 46, fields);
     assert_int_equal(nrec, 1 + 6);
     int variant = col_index(fields, "variant"), reason = col_index(fields, "reason");
     int speed = col_index(fields, "speedup_vs_naive"), med = col_index(fields, "median_us");
@@ -319,6 +329,14 @@ static void test_csv(void **state)
     assert_string_equal(fields[1][nk], "2");
     assert_string_equal(fields[6][variant], "a|b");
     assert_string_equal(fields[6][reason], nasty_reason);
+    /* The counter fields come last; unknown is empty. */
+    assert_string_equal(fields[0][35], "metric_set");
+    assert_string_equal(fields[0][45], "top_stalls");
+    assert_string_equal(fields[1][col_index(fields, "metric_set")], "none");
+    assert_string_equal(fields[1][col_index(fields, "dram_gbps")], "");
+    assert_string_equal(fields[1][col_index(fields, "registers")], "32");
+    assert_string_equal(fields[1][col_index(fields, "local_bytes")], "0");
+    assert_string_equal(fields[5][col_index(fields, "registers")], "");
     has(t, "\"launch failed: \"\"too many resources requested\"\", 300 registers\nsecond");
     free(t);
     kb_run_release(&run);
@@ -338,9 +356,317 @@ static void test_empty_run(void **state)
     has(t, "_no results_");
     free(t);
     t = render(kb_write_csv, &run);
-    assert_non_null(strstr(t, "speedup_vs_naive,kernels\r\n"));
+    assert_non_null(strstr(t, "speedup_vs_naive,kernels,metric_set,"));
+    assert_non_null(strstr(t, ",local_bytes,top_stalls\r\n"));
     assert_null(strchr(strchr(t, '\n') + 1, '\n'));
     free(t);
+}
+
+/* ---- counters ------------------------------------------------------------------- */
+
+static const char *const perm_reason =
+    "counters not permitted (ERR_NVGPUCTRPERM): run as root, or load nvidia with "
+    "NVreg_RestrictProfilingToAdminUsers=0";
+
+static void set_name(kb_named_value *v, const char *name, double value)
+{
+    snprintf(v->name, sizeof v->name, "%s", name);
+    v->value = value;
+}
+
+/* A softmax result of rows=4096, cols=32768 fp32 (1 GiB moved at best) with its
+ * counters: set, DRAM bytes, achieved and theoretical occupancy, registers,
+ * spills and top stalls as the producer fills them. */
+static void add_counted(kb_run *run, const char *variant, double median, double dram_bytes,
+                        double achieved, double theoretical, int regs, int64_t local,
+                        const char *stalls)
+{
+    kb_result r;
+    kb_result_init(&r);
+    snprintf(r.op, sizeof r.op, "softmax");
+    snprintf(r.variant, sizeof r.variant, "%s", variant);
+    snprintf(r.dtype, sizeof r.dtype, "fp32");
+    r.naxes = 2;
+    snprintf(r.axis[0], sizeof r.axis[0], "rows");
+    snprintf(r.axis[1], sizeof r.axis[1], "cols");
+    r.shape[0] = 4096;
+    r.shape[1] = 32768;
+    r.checked = 1;
+    r.median_us = median;
+    r.stdrel = 0.004;
+    r.bytes = 1073741824.0;
+    snprintf(r.metric_set, sizeof r.metric_set, "%s", *stalls ? "stalls" : "core");
+    r.passes = *stalls ? 3 : 1;
+    r.dram_bytes = dram_bytes;
+    r.excess_traffic = dram_bytes / r.bytes;
+    r.achieved_occupancy = achieved;
+    r.theoretical_occupancy = theoretical;
+    r.registers = regs;
+    r.local_bytes = local;
+    snprintf(r.top_stalls, sizeof r.top_stalls, "%s", stalls);
+    kb_result_derive(&r, 4012.3);
+    r.nkernels = 1;
+    r.kernels = calloc(1, sizeof *r.kernels);
+    assert_non_null(r.kernels);
+    kb_kernel *k = &r.kernels[0];
+    snprintf(k->name, sizeof k->name, "softmax_%s_kernel<float>", variant);
+    k->grid[0] = 4096;
+    k->grid[1] = k->grid[2] = 1;
+    k->block[0] = 256;
+    k->block[1] = k->block[2] = 1;
+    k->registers = regs;
+    k->static_smem = 4096;
+    k->local_bytes = local;
+    k->blocks_per_sm = 6;
+    k->occupancy = theoretical / 100.0;
+    snprintf(k->occ_limiter, sizeof k->occ_limiter, "registers");
+    set_name(&k->metrics[0], "dram__bytes_read.sum", dram_bytes / 2);
+    set_name(&k->metrics[1], "dram__bytes_write.sum", dram_bytes / 2);
+    set_name(&k->metrics[2], "sm__warps_active.avg.pct_of_peak_sustained_active", achieved);
+    k->nmetrics = 3;
+    if (*stalls) {
+        set_name(&k->stalls[0], "long_scoreboard", 0.52);
+        set_name(&k->stalls[1], "barrier", 0.18);
+        set_name(&k->stalls[2], "wait", 0.125);
+        k->nstalls = 3;
+    }
+    assert_int_equal(kb_run_add(run, &r), 0);
+}
+
+static void build_counted(kb_run *run)
+{
+    kb_run_init(run);
+    run->id = 12;
+    snprintf(run->version, sizeof run->version, "0.1.0");
+    snprintf(run->git, sizeof run->git, "0123abcd");
+    snprintf(run->started, sizeof run->started, "2025-06-02T09:00:00Z");
+    snprintf(run->state, sizeof run->state, "complete");
+    snprintf(run->dev.name, sizeof run->dev.name, "NVIDIA H200");
+    run->dev.cc_major = 9;
+    run->dev.sms = 132;
+    run->dev.copy_gbps = 4012.3;
+    add_counted(run, "naive", 1250.0, 3221225472.0, 45.2, 100.0, 16, 0,
+                "long_sb 71% lg_thr 9%");
+    add_counted(run, "shared-memory", 410.5, 1095216660.0, 38.9, 50.0, 255, 64,
+                "barrier 41% long_sb 30%");
+    add_counted(run, "fused", 330.25, 1073741824.0, 61.3, 75.0, 40, 0,
+                "long_sb 52% barrier 18%");
+}
+
+/* Every table line of text (not the reason lines under a table, which start
+ * with two spaces) is at most max display columns. */
+static void assert_width(const char *t, size_t max)
+{
+    for (const char *p = t; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (strncmp(p, "  ", 2) != 0 && cols(p, len) > max)
+            fail_msg("line of %zu columns: %.*s", cols(p, len), (int)len, p);
+        p = end ? end + 1 : p + len;
+    }
+}
+
+static void test_counter_columns(void **state)
+{
+    (void)state;
+    kb_run run;
+    char head[512], row[512];
+    build_counted(&run);
+    char *t = render(kb_write_text, &run);
+    line_of(t, "variant", head, sizeof head);
+    has(head, "kernels  regs  spill  DRAM GB/s  excess  occ a/t  top stalls");
+    line_of(t, "fused", row, sizeof row);
+    has(row, "        1    40    0 B     3251.3   1.00x   61/75%  long_sb 52% barrier 18%");
+    line_of(t, "naive", row, sizeof row);
+    has(row, "2577.0   3.00x  45/100%  long_sb 71% lg_thr 9%");
+    line_of(t, "shared-memory", row, sizeof row);
+    has(row, "255   64 B");
+    has(row, "1.02x   39/50%  barrier 41% long_sb 30%");
+    /* Right-aligned figures end under their heading. */
+    size_t occ_end = cols(head, (size_t)(strstr(head, "occ a/t") - head) + 7);
+    assert_int_equal(cols(row, (size_t)(strstr(row, "39/50%") - row) + 6), occ_end);
+    assert_null(strstr(t, "counters: none"));
+    assert_null(strstr(t, " \n"));
+    assert_width(t, 140);
+    free(t);
+
+    /* One result without counters (and why) among results with them. */
+    kb_result *v = &run.results[1];
+    snprintf(v->metric_set, sizeof v->metric_set, "none");
+    snprintf(v->counters_reason, sizeof v->counters_reason, "%s", perm_reason);
+    v->dram_bytes = v->dram_gbps = v->excess_traffic = v->achieved_occupancy = NAN;
+    v->top_stalls[0] = '\0';
+    t = render(kb_write_text, &run);
+    line_of(t, "shared-memory", row, sizeof row);
+    has(row, "255   64 B          -       -    -/50%  -");
+    has(t, "\n  counters: none for shared-memory (counters not permitted (ERR_NVGPUCTRPERM): "
+           "run as root, or load nvidia with NVreg_RestrictProfilingToAdminUsers=0)\n");
+    assert_width(t, 140);
+    free(t);
+
+    /* Markdown carries every column: 15 columns, 16 bare pipes a line. */
+    t = render(kb_write_markdown, &run);
+    has(t, "| variant | status | median | spread | GB/s | % copy | vs naive | kernels | regs "
+           "| spill | DRAM GB/s | excess | occ a/t | top stalls | note |\n");
+    has(t, "| fused | ok | 330.2 \xC2\xB5s | \xC2\xB1" "0.4% | 3251.3 | 81.0% | 3.79x | 1 | 40 "
+           "| 0 B | 3251.3 | 1.00x | 61/75% | long_sb 52% barrier 18% |  |\n");
+    has(t, "- **counters**: none for shared-memory (counters not permitted");
+    int rows = 0;
+    for (char *line = t; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        if (line[0] == '|') {
+            assert_int_equal(bare_pipes(line), 16);
+            rows++;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    assert_int_equal(rows, 2 + 3);
+    free(t);
+
+    /* CSV: the counter fields at the end, exact. */
+    static char fields[8][64][256];
+    t = render(kb_write_csv, &run);
+    assert_int_equal(parse_csv(t, 46, fields), 4);
+    assert_string_equal(fields[3][col_index(fields, "metric_set")], "stalls");
+    assert_string_equal(fields[3][col_index(fields, "passes")], "3");
+    assert_string_equal(fields[3][col_index(fields, "dram_bytes")], "1073741824");
+    assert_string_equal(fields[3][col_index(fields, "excess_traffic")], "1");
+    assert_string_equal(fields[3][col_index(fields, "achieved_occupancy")], "61.3");
+    assert_string_equal(fields[3][col_index(fields, "theoretical_occupancy")], "75");
+    assert_string_equal(fields[3][col_index(fields, "registers")], "40");
+    assert_string_equal(fields[3][col_index(fields, "top_stalls")], "long_sb 52% barrier 18%");
+    assert_string_equal(fields[2][col_index(fields, "counters_reason")], perm_reason);
+    assert_string_equal(fields[2][col_index(fields, "dram_gbps")], "");
+    free(t);
+    kb_run_release(&run);
+}
+
+/* No result has counters: the table of today plus regs and spills, and the
+ * reason said once under it. */
+static void test_counters_none(void **state)
+{
+    (void)state;
+    kb_run run;
+    char head[512], row[512];
+    build_counted(&run);
+    for (size_t i = 0; i < run.nresults; i++) {
+        kb_result *r = &run.results[i];
+        snprintf(r->metric_set, sizeof r->metric_set, "none");
+        snprintf(r->counters_reason, sizeof r->counters_reason, "%s", perm_reason);
+        r->passes = 0;
+        r->dram_bytes = r->dram_gbps = r->excess_traffic = r->achieved_occupancy = NAN;
+        r->top_stalls[0] = '\0';
+    }
+    char *t = render(kb_write_text, &run);
+    line_of(t, "variant", head, sizeof head);
+    assert_string_equal(head, "variant        status    median  spread    GB/s  % copy  vs naive"
+                              "  kernels  regs  spill");
+    line_of(t, "shared-memory", row, sizeof row);
+    assert_string_equal(row, "shared-memory  ok      410.5 \xC2\xB5s   \xC2\xB1" "0.4%  2615.7   "
+                             "65.2%     3.05x        1   255   64 B");
+    const char *line = strstr(t, "  counters: none (counters not permitted (ERR_NVGPUCTRPERM)");
+    assert_non_null(line);
+    assert_null(strstr(line + 3, "counters: none")); /* once for the three */
+    assert_null(strstr(t, "counters: none for"));
+    free(t);
+    t = render(kb_write_markdown, &run);
+    has(t, "| kernels | regs | spill | note |\n");
+    has(t, "\n- **counters**: none (counters not permitted (ERR_NVGPUCTRPERM): run as root");
+    free(t);
+    kb_run_release(&run);
+}
+
+/* Lines stay within 140 columns: the stall summary is cut after whole pairs,
+ * and a note that does not fit moves under the table. */
+static void test_width_limit(void **state)
+{
+    (void)state;
+    kb_run run;
+    char row[512];
+    build_counted(&run);
+    snprintf(run.results[0].variant, sizeof run.results[0].variant, "one-pass-variance");
+    snprintf(run.results[0].top_stalls, sizeof run.results[0].top_stalls, "%s",
+             "long_sb 71% lg_throttle 9%");
+    run.results[1].checked = 0;
+    add(&run, "softmax", "fp32", 4096, 32768, "flash-tiled", KB_R_FAILED, NAN, NAN, NAN, 0,
+        long_reason);
+    char *t = render(kb_write_text, &run);
+    assert_width(t, 140);
+    line_of(t, "one-pass-variance", row, sizeof row);
+    assert_true(strlen(row) >= 11 && strcmp(row + strlen(row) - 13, "  long_sb 71%") == 0);
+    line_of(t, "fused", row, sizeof row);
+    assert_true(strcmp(row + strlen(row) - 13, "  long_sb 52%") == 0);
+    line_of(t, "flash-tiled", row, sizeof row);
+    has(row, "  failed ");
+    assert_null(strstr(row, "cudnn"));
+    /* The notes under the table: the full reason, and the note of an ok result. */
+    has(t, "\n  shared-memory (ok): not checked\n"
+           "  flash-tiled (failed): cudnn has no fp32 softmax for rows of 1024 columns in this "
+           "build of the library\n");
+    free(t);
+    /* Without counters the same notes fit in the table. */
+    for (size_t i = 0; i < run.nresults; i++)
+        snprintf(run.results[i].metric_set, sizeof run.results[i].metric_set, "none");
+    t = render(kb_write_text, &run);
+    assert_width(t, 140);
+    line_of(t, "shared-memory", row, sizeof row);
+    has(row, "  not checked");
+    assert_null(strstr(t, "(ok): "));
+    free(t);
+    kb_run_release(&run);
+}
+
+static void test_kernels_detail(void **state)
+{
+    (void)state;
+    kb_run run;
+    build_counted(&run);
+    add(&run, "softmax", "fp32", 4096, 32768, "vendor", KB_R_SKIPPED, NAN, NAN, NAN, 0,
+        long_reason);
+    snprintf(run.results[3].counters_reason, sizeof run.results[3].counters_reason, "%s",
+             perm_reason);
+    char *t = render(kb_write_kernels_text, &run);
+    has(t, "kbench run 12  [complete]\n");
+    has(t, "\nsoftmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=32768 \xC2\xB7 fused  [ok]\n"
+           "  counters    stalls, 3 passes\n"
+           "  kernel 1 of 1: softmax_fused_kernel<float>\n"
+           "    launch      grid 4096x1x1, block 256x1x1\n"
+           "    registers   40 per thread\n"
+           "    shared mem  4096 B static + 0 B dynamic per block\n"
+           "    local mem   0 B per thread\n"
+           "    occupancy   75.0% theoretical, 6 blocks per SM, limited by registers\n"
+           "    metrics\n"
+           "      dram__bytes_read.sum                               536870912\n"
+           "      dram__bytes_write.sum                              536870912\n"
+           "      sm__warps_active.avg.pct_of_peak_sustained_active  61.3\n"
+           "    stalls (share of stalled warp cycles, largest first)\n"
+           "      long_scoreboard   52.0%\n"
+           "      barrier           18.0%\n"
+           "      wait              12.5%\n");
+    has(t, "    local mem   64 B per thread (spills, stack)\n");
+    has(t, "\nsoftmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=32768 \xC2\xB7 vendor  [skipped]\n"
+           "  counters    none (counters not permitted (ERR_NVGPUCTRPERM): run as root, or "
+           "load nvidia with NVreg_RestrictProfilingToAdminUsers=0)\n"
+           "  no kernels recorded (cudnn has no fp32 softmax");
+    assert_null(strstr(t, " \n"));
+    free(t);
+
+    t = render(kb_write_kernels_markdown, &run);
+    has(t, "## softmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=32768 \xC2\xB7 fused (ok)\n\n"
+           "- **counters**: stalls, 3 passes\n\n"
+           "| # | kernel | grid | block | regs | static smem | dynamic smem | local | occupancy "
+           "| limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n"
+           "| 1 | `softmax_fused_kernel<float>` | 4096x1x1 | 256x1x1 | 40 | 4096 B | 0 B | 0 B "
+           "| 75.0% | registers |\n"
+           "\n**kernel 1 metrics**\n\n| metric | value |\n|---|---:|\n"
+           "| dram__bytes_read.sum | 536870912 |\n");
+    has(t, "\n**kernel 1 stalls** (share of stalled warp cycles, largest first)\n\n"
+           "| reason | share |\n|---|---:|\n| long_scoreboard | 52.0% |\n| barrier | 18.0% |\n");
+    has(t, "- no kernels recorded (cudnn has no fp32 softmax");
+    free(t);
+    kb_run_release(&run);
 }
 
 int main(void)
@@ -350,6 +676,10 @@ int main(void)
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_csv),
         cmocka_unit_test(test_empty_run),
+        cmocka_unit_test(test_counter_columns),
+        cmocka_unit_test(test_counters_none),
+        cmocka_unit_test(test_width_limit),
+        cmocka_unit_test(test_kernels_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,50 +5,60 @@
  * optional mean/rstd). Each thread issues its NV 16-byte loads (LDG.E.128)
  * before using any; the statistics are an exact two-pass over the registers
  * (sum -> mean, then sum of squared deviations -> var: two block sums, one
- * barrier each), in fp32 on shifted data d = x - x[0] (exact differences keep a
- * large mean's spread, see layernorm.cuh; 16-bit inputs skip the shift: their
- * own spacing at a large mean is far coarser than fp32 sums); the output pass
- * stores y with STG.E.128. Streaming cache hints on x and y.
+ * barrier each), fp32, on shifted data d = x - x[0] for fp32 inputs (exact
+ * differences keep a large mean's spread; see layernorm.cuh; 16-bit inputs
+ * skip the shift, their own spacing at a large mean being far coarser than the
+ * fp32 sums' rounding); the output pass stores y with STG.E.128. Streaming
+ * cache hints on x and y.
  *
- * The block-per-row kernel is persistent: min(rows, resident blocks) blocks loop
- * over rows r = blockIdx.x + i * gridDim.x. For 16-bit dtypes each block first
- * stages gamma (raw) and beta + b (fp32, as two conflict-free 16-byte planes) in
- * dynamic shared memory, 6 bytes a column, so the per-element output work is one
- * widening of gamma instead of three loads' widenings and an add: bf16 is close
- * to the issue limit at 4.3 TB/s (~31 instructions per element available), fp32
- * is not (~62) and reads its vectors from L1/L2.
+ * The block-per-row kernel is persistent: at most as many blocks as fit on the
+ * GPU at once (occupancy API x SMs), each looping over the same number of rows
+ * r = blockIdx.x + i * gridDim.x, so no block runs a last round alone. For
+ * 16-bit dtypes each block first stages gamma (raw) and beta + b (fp32, as two
+ * bank-conflict-free 16-byte planes) in dynamic shared memory, 6 bytes a
+ * column, which turns the output's three vector loads, three widenings and an
+ * add per element into one widening: bf16 is near the issue limit at 4.3 TB/s
+ * (~31 instructions per element available), fp32 is not (~62) and reads its
+ * vectors from L1/L2.
  *
  * Dispatch (ln_plan_regs in layernorm.cuh), V = 4 (fp32) or 8 (16-bit):
- *   cols <= 1024 (aligned)   a warp per row, NV = pow2 >= cols / (32 V), 4 rows
- *                            per 128-thread block, shuffles only;
- *   cols <= 32768 (aligned)  a block per row: NV = 16 elements a thread (fp32 4,
- *                            16-bit 2 vectors) while that takes <= 512 threads,
- *                            else 32 elements (fp32 8, 16-bit 4): fp32 4096 ->
- *                            256 x 16, fp32 16384 -> 512 x 32, bf16 4096 ->
- *                            256 x 16, bf16 16384 -> 512 x 32;
- *   otherwise, or cols % V   the streaming path: a block per row, Welford on
- *   != 0 or unaligned        shifted data merged with Chan's formula (shuffles,
- *                            then 32 partials through shared memory), then a
- *                            second read of x (from L2 while the row is there).
+ *   cols <= 1024, aligned    a warp per row, NV = pow2 >= cols / (32 V) vectors a
+ *                            lane, 4 rows per 128-thread block, shuffles only;
+ *   cols < 4096, aligned     a block per row, 16 elements a thread (NV = 4 fp32,
+ *                            2 16-bit), 64-256 threads;
+ *   4096 <= cols <= 32768,   a block per row, 32 elements a thread (NV = 8 fp32,
+ *   aligned                  4 16-bit), 128-1024 threads: 4096 -> 128 threads,
+ *                            16384 -> 512 threads, fp32 and 16-bit alike;
+ *   otherwise (longer, or    the streaming path: a block per row (<= 1024
+ *   cols % V != 0, or a      threads, ~8 elements each), Welford on shifted data
+ *   pointer off 16 bytes)    merged with Chan's formula (shuffles, then 32
+ *                            partials through shared memory), then a second
+ *                            read of x (from L2 while the row is there).
  *
- * Resource budget (nvcc -Xptxas -v, sm_90): row kernels with 16 elements a
- * thread are held to 40 registers (launch bounds 512 x 3), 32 elements to 64; no
- * spills, no stack. Static shared memory 256 B (384 B stream); dynamic 6 * cols
- * bytes for 16-bit rows (24 KB at 4096, 96 KB at 16384). Occupancy: fp32 4096 ->
- * 6 blocks of 256 per SM (96 KB of x in flight when all load); bf16 4096 -> 6 x
- * 256 (48 KB); 16384 -> 2 x 512 for both.
+ * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
+ *   row, 32 elements    62-64 registers (cap 64), 256 B static shared + 6 cols
+ *                       bytes dynamic for 16-bit: 4096 -> 8 blocks of 128 per SM
+ *                       (1024 threads; bf16 uses 8 x 25 KB of shared memory),
+ *                       16384 -> 2 blocks of 512 (bf16: 2 x 97 KB);
+ *   row, 16 elements    39-40 registers (launch bounds 256 x 6), 6 blocks per SM;
+ *   warp                31-64 registers (cap 64), 8 blocks of 128 per SM;
+ *   stream              47-48 registers, 384 B static shared.
+ * x in flight per SM when all resident blocks load: 8 x 16 KB (fp32 4096).
  *
- * Bytes moved: the model's, plus gamma/beta/b re-read from L1/L2 per row for
- * fp32 (not DRAM). Instructions per element in the output (SASS, erf form):
- * 3 for the affine and bias, 10 for GELU, plus 4 for the statistics; 16-bit adds
- * 2 widenings and half a narrowing.
+ * Bytes moved: the model's (fp32 re-reads gamma/beta/b from L1/L2, not DRAM).
+ * SASS instructions per element of the row loop, erf form (tanh ~3 fewer):
+ * bf16 25.6 and fp32 28.0 with 32 elements a thread (statistics 5-6, affine 3,
+ * GELU 10, 16-bit widening/narrowing 2.5, the rest loads, stores, addresses and
+ * the two block sums).
  *
  * Prediction at 32768x4096 fp32 (1.07 GB model bytes, 250 us at 4.3 TB/s):
- * ~90% of copy bandwidth: memory-bound (about half the issue slots used), losing
- * the gaps while a block reduces (hidden by 6 resident blocks) and the uneven
- * last round (41 or 42 rows per block). bf16: ~88-92%, now limited as much by
- * instruction issue as by DRAM. 8192x16384: 2 blocks per SM, 31 rows each;
- * similar. */
+ * ~90% of copy bandwidth. It is memory-bound (28 of ~62 issue slots per
+ * element); what is lost is the time a block spends in its two barriers before
+ * its stores, hidden by the 7 other resident blocks' loads. bf16: ~85-90%: at
+ * 25.6 instructions per element it needs ~75% of the issue slots at 90% of
+ * copy bandwidth, so issue and DRAM are both near their limits. 8192x16384: 2
+ * blocks of 512 per SM (32 rows each), less overlap between a block's phases;
+ * ~85-90% for both. */
 #include "layernorm.cuh"
 
 /* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
@@ -331,7 +341,7 @@ static cudaError_t launch_row(const kb_args *a, cudaStream_t s, int threads)
     cudaError_t e = cudaSuccess;
     if (smem > 48 * 1024)
         e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    /* Persistent: as many blocks as can be resident, at most one per row. */
+    /* Persistent: no more blocks than can be resident at once. */
     int dev = 0, sms = 0, per_sm = 0;
     if (e == cudaSuccess)
         e = cudaGetDevice(&dev);
@@ -341,9 +351,11 @@ static cudaError_t launch_row(const kb_args *a, cudaStream_t s, int threads)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
     if (e != cudaSuccess)
         return e;
-    int64_t blocks = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
-    if (blocks > p.rows)
-        blocks = p.rows;
+    /* At most that many blocks, each given the same number of rows (round
+     * robin), so that none runs a last round alone. */
+    const int64_t most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
+    const int64_t per_block = (p.rows + most - 1) / most;
+    const int64_t blocks = (p.rows + per_block - 1) / per_block;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1};
     const kb_dim3 block = {(unsigned)threads, 1, 1};
     kb_note_launch(a->log, (const void *)k, "layernorm_fused_row", grid, block, smem);

@@ -1,13 +1,15 @@
-/* layernorm.cuh - device helpers private to the layernorm variants (one kernel
- * file per variant includes it): the two GELU forms every variant computes,
- * Welford states with Chan's merge, block sums for any block size, and the
- * host-side plan of the register path that fused and one_pass_variance share.
- * Element loads, 16-byte vectors and warp sums come from kernels/device.cuh.
+/* layernorm.cuh - device helpers private to the layernorm variants (each
+ * variant's kernel file includes it): the two GELU forms every variant
+ * computes, Welford states with Chan's merge, block sums for any block size,
+ * and the host-side plan of the register path that fused and one_pass_variance
+ * share. Element loads, 16-byte vectors and warp sums come from
+ * kernels/device.cuh.
  *
- * Shifted data. The correct variants compute their statistics on d = x - K, K
+ * Shifted data. The correct variants take their fp32 statistics of d = x - K, K
  * the row's first element: for a row centred at 1e4 with spread 1 the
  * differences are exact in fp32 and their sums keep the spread's digits, where
- * sums of x itself round at the spacing of 1e4 * cols. */
+ * sums of x itself round at the spacing of 1e4 * cols (fused skips it for
+ * 16-bit inputs, whose own spacing at such a mean is coarser still). */
 #ifndef KB_LAYERNORM_CUH
 #define KB_LAYERNORM_CUH
 

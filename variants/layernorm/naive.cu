@@ -14,20 +14,22 @@
  * load and store of a warp touches 32 different sectors (uncoalesced); what
  * survives is what L1 keeps of each thread's line between iterations.
  *
- * Resource budget (nvcc -Xptxas -v, sm_90): 16 to 24 registers, no shared
+ * Resource budget (nvcc -Xptxas -v, sm_90): 26 to 32 registers, no shared
  * memory, no spills; 128-thread blocks, rows / 128 of them (256 blocks at the
- * default shape: under two per SM, so at most ~8% of the SM's warp slots are
- * occupied and little memory parallelism is exposed).
+ * default shape: about two per SM, so ~12% of the SM's warp slots are occupied
+ * and little memory parallelism is exposed).
  *
  * Scratch: 2 * pad64(rows) * 4 bytes of statistics + rows * cols * 4 bytes of t.
- * Bytes moved (at best, every sector reused from L1): x read three times (mean,
- * variance, normalise), t written three times and read twice, y written once:
- * for fp32 about 9x the model's 2 * 4 bytes per element in DRAM traffic alone,
- * more as sectors are evicted before reuse.
+ * Bytes moved (at best, every sector reused from L1 before eviction): x read
+ * three times (mean, variance, normalise), t written twice and read twice, y
+ * written once: 12 + 16 + 4 = 32 bytes per fp32 element against the model's 8
+ * (4x); bf16 6 + 16 + 2 = 24 against 4 (6x). More when sectors are evicted
+ * before their other 7 floats are used.
  *
- * Prediction at 32768x4096 fp32: ~1% of copy bandwidth. 32768 threads in
- * flight (a quarter of one wave's worth) each walking 16 KB sequentially, with
- * each warp-wide access split into 32 transactions; tens of milliseconds. */
+ * Prediction at 32768x4096 fp32: ~3% of copy bandwidth (~8 ms against 0.25).
+ * Only 256 threads per SM, each walking 16 KB of its own row; a warp's access
+ * is 32 transactions, of which L1 turns 7 in 8 into hits (a 32-byte sector
+ * holds 8 floats), and t's stores go to L2 one 4-byte piece per transaction. */
 #include "layernorm.cuh"
 
 #define NAIVE_THREADS 128

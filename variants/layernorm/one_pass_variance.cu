@@ -1,24 +1,28 @@
-/* one_pass_variance.cu - a trap: fused's kernel with the variance taken in one
- * pass as E[x^2] - E[x]^2 in fp32, without the shift.
+/* one_pass_variance.cu - a trap: fused's kernels with the variance taken in one
+ * pass as E[x^2] - E[x]^2 in fp32, on unshifted x.
  *
  * Idea: one block reduction of the pair (sum x, sum x^2) instead of fused's two
- * (sum, then sum of squared deviations), so one barrier less per row. It is
- * wrong by construction: the subtraction cancels, and the rounding of the two
- * fp32 sums, about 2^-24 E[x^2] = 2^-24 (mean^2 + var), survives it whole. With
- * x = mean + U[-1, 1) (var 1/3) the relative error of var is about
- * 2^-24 * 3 mean^2 (times sqrt(cols)-ish accumulation): at mean 0 it is
- * invisible, at mean 100 it is ~1e-3, at mean 10000 (--shape mean=10000, fp32)
- * the variance is noise of order 10 and y is garbage; kbench's check must fail
- * it there, while fused, with the same registers and bytes, passes. Negative
- * results are clamped to 0 (the usual patch, which turns NaN into merely wrong).
+ * (sum, then sum of squared deviations): one barrier less per row. It is wrong
+ * by construction: the subtraction cancels, and the rounding of the fp32 sum of
+ * squares, a few units of 2^-24 E[x^2] = 2^-24 (mean^2 + var), survives it
+ * whole. With x = mean + U[-1, 1) (var 1/3) the relative error of var is about
+ * 3 * 2^-24 * mean^2 times the rounding's growth along the sums: invisible at
+ * mean 0, ~1e-3 at mean 100, and at mean 10000 (--shape mean=10000, fp32:
+ * E[x^2] = 1e8, spacing 8) var is noise of order 1-10 against 1/3 and y is
+ * garbage. kbench's check must fail it there while fused, with the same
+ * registers and bytes, passes. Negative variances are clamped to 0 (the usual
+ * patch, which turns NaN into merely wrong).
  *
- * Everything else is fused's: same dispatch, register budget, staging, bytes
- * moved; the streaming path (long or unaligned rows) also uses the one-pass
- * sums. Resource budget (nvcc -Xptxas -v, sm_90): as fused, within a few
- * registers; no spills, no stack.
+ * Everything else is fused's: the same dispatch, persistence, staging and bytes
+ * moved; the streaming path (long or unaligned rows) also takes one-pass sums,
+ * and with one barrier per row the persistent kernel alternates two reduction
+ * buffers. Resource budget (nvcc -Xptxas -v, sm_90): within a few registers of
+ * fused (row kernels 38-64, warp 32-64, stream 43-45), 512 B static shared; no
+ * spills, no stack.
  *
- * Prediction at 32768x4096 fp32: as fused, ~90% of copy bandwidth (one
- * barrier less per row hardly shows in a memory-bound kernel), and wrong. */
+ * Prediction at 32768x4096 fp32: as fused, ~90% of copy bandwidth (a barrier
+ * less per row hardly shows in a memory-bound kernel) - and wrong at a large
+ * mean. */
 #include "layernorm.cuh"
 
 /* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
@@ -27,9 +31,10 @@
 template <typename T, int NV, bool TANH>
 __global__ void __launch_bounds__(128, 8)
     layernorm_one_pass_variance_warp(const T *__restrict__ x, const T *__restrict__ gamma,
-                         const T *__restrict__ beta, const T *__restrict__ bias,
-                         T *__restrict__ y, float *__restrict__ mean_out,
-                         float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+                                     const T *__restrict__ beta, const T *__restrict__ bias,
+                                     T *__restrict__ y, float *__restrict__ mean_out,
+                                     float *__restrict__ rstd_out, int64_t rows, int cols,
+                                     float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
     const int64_t row = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
@@ -116,9 +121,10 @@ template <typename T> static size_t row_smem_bytes(int cols)
 template <typename T, int NV, bool TANH>
 __global__ void __launch_bounds__(LN_ROW_MAX_THREADS(T, NV), LN_ROW_MIN_BLOCKS(T, NV))
     layernorm_one_pass_variance_row(const T *__restrict__ x, const T *__restrict__ gamma,
-                        const T *__restrict__ beta, const T *__restrict__ bias,
-                        T *__restrict__ y, float *__restrict__ mean_out,
-                        float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+                                    const T *__restrict__ beta, const T *__restrict__ bias,
+                                    T *__restrict__ y, float *__restrict__ mean_out,
+                                    float *__restrict__ rstd_out, int64_t rows, int cols,
+                                    float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
     constexpr bool STAGE = sizeof(T) == 2;
@@ -214,9 +220,9 @@ __global__ void __launch_bounds__(LN_ROW_MAX_THREADS(T, NV), LN_ROW_MIN_BLOCKS(T
 template <typename T, bool TANH>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_one_pass_variance_stream(const T *__restrict__ x, const T *__restrict__ gamma,
-                           const T *__restrict__ beta, const T *__restrict__ bias,
-                           T *__restrict__ y, float *__restrict__ mean_out,
-                           float *__restrict__ rstd_out, int cols, float inv_cols)
+                                       const T *__restrict__ beta, const T *__restrict__ bias,
+                                       T *__restrict__ y, float *__restrict__ mean_out,
+                                       float *__restrict__ rstd_out, int cols, float inv_cols)
 {
     __shared__ float red[2][32];
     const int64_t base = (int64_t)blockIdx.x * cols;
@@ -262,10 +268,10 @@ template <typename T> static opv_ptrs<T> ptrs_of(const kb_args *a)
 {
     const bool st = a->shape[LN_STATS] != 0;
     opv_ptrs<T> p = {(const T *)a->in[0], (const T *)a->in[1], (const T *)a->in[2],
-                       (const T *)a->in[3], (T *)a->out[0],
-                       st ? (float *)a->out[1] : nullptr, st ? (float *)a->out[2] : nullptr,
-                       a->shape[LN_ROWS], (int)a->shape[LN_COLS],
-                       1.0f / (float)a->shape[LN_COLS]};
+                     (const T *)a->in[3], (T *)a->out[0],
+                     st ? (float *)a->out[1] : nullptr, st ? (float *)a->out[2] : nullptr,
+                     a->shape[LN_ROWS], (int)a->shape[LN_COLS],
+                     1.0f / (float)a->shape[LN_COLS]};
     return p;
 }
 
@@ -277,7 +283,8 @@ static cudaError_t launch_warp(const kb_args *a, cudaStream_t s, int threads)
     const kb_dim3 grid = {(unsigned)((p.rows + rpb - 1) / rpb), 1, 1};
     const kb_dim3 block = {(unsigned)threads, 1, 1};
     auto k = layernorm_one_pass_variance_warp<T, NV, TANH>;
-    kb_note_launch(a->log, (const void *)k, "layernorm_one_pass_variance_warp", grid, block, 0);
+    kb_note_launch(a->log, (const void *)k, "layernorm_one_pass_variance_warp", grid, block,
+                   0);
     k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
                                  p.inv_cols);
     return cudaGetLastError();
@@ -292,7 +299,7 @@ static cudaError_t launch_row(const kb_args *a, cudaStream_t s, int threads)
     cudaError_t e = cudaSuccess;
     if (smem > 48 * 1024)
         e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    /* Persistent: as many blocks as can be resident, at most one per row. */
+    /* Persistent: no more blocks than can be resident at once. */
     int dev = 0, sms = 0, per_sm = 0;
     if (e == cudaSuccess)
         e = cudaGetDevice(&dev);
@@ -302,9 +309,11 @@ static cudaError_t launch_row(const kb_args *a, cudaStream_t s, int threads)
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
     if (e != cudaSuccess)
         return e;
-    int64_t blocks = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
-    if (blocks > p.rows)
-        blocks = p.rows;
+    /* At most that many blocks, each given the same number of rows (round
+     * robin), so that none runs a last round alone. */
+    const int64_t most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
+    const int64_t per_block = (p.rows + most - 1) / most;
+    const int64_t blocks = (p.rows + per_block - 1) / per_block;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1};
     const kb_dim3 block = {(unsigned)threads, 1, 1};
     kb_note_launch(a->log, (const void *)k, "layernorm_one_pass_variance_row", grid, block, smem);

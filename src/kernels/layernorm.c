@@ -1,0 +1,206 @@
+/* layernorm.c - the layernorm + bias + GELU operator:
+ *   y = GELU((x - mean) * rstd * gamma + beta + b)   over each row of x,
+ * rstd = 1 / sqrt(var + 1e-5) (biased variance), GELU exact (erf) or tanh, in
+ * fp32, fp16 or bf16 with fp32 statistics, optionally also writing the per-row
+ * mean and rstd (fp32) as training frameworks do. Owns the axes, the input
+ * distribution, the fp64 reference check (layernorm_ref.c), the byte/flop model
+ * and the variant table (variants/layernorm/).
+ *
+ * Buffers: in[0] = x (rows x cols), in[1] = gamma, in[2] = beta, in[3] = b (cols
+ * each), all of the dtype; out[0] = y (rows x cols, dtype), out[1] = mean and
+ * out[2] = rstd (rows fp32 each; 0 bytes, and NULL in the launcher, when
+ * stats=0).
+ *
+ * The large-mean case (mean axis): x = mean + U[-1, 1). It is meaningful in fp32,
+ * whose spacing at 1e4 is 2^-10, far below the spread: there a one-pass
+ * variance E[x^2] - E[x]^2 loses everything (E[x^2] = 1e8 has spacing 8; var is
+ * 1/3) and the check catches it, while a two-pass or Welford variance on shifted
+ * data is accurate. In fp16 (spacing 8 at 1e4) and bf16 (spacing 64) the inputs
+ * round to a single value per row at mean 1e4: rows are constant, var is 0 and
+ * the case tests only the eps; fp16 cannot hold |mean| + 1 > 65504 at all (such
+ * shapes are skipped for fp16). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "fill.h"
+#include "layernorm_ref.h"
+#include "op.h"
+
+cudaError_t kb_layernorm_naive(const kb_args *a, cudaStream_t s);
+cudaError_t kb_layernorm_coalesced(const kb_args *a, cudaStream_t s);
+cudaError_t kb_layernorm_shared_memory(const kb_args *a, cudaStream_t s);
+cudaError_t kb_layernorm_fused(const kb_args *a, cudaStream_t s);
+cudaError_t kb_layernorm_one_pass_variance(const kb_args *a, cudaStream_t s);
+
+enum { ROWS, COLS, GELU, STATS, MEAN, NAXES };
+
+static const kb_axis axes[] = {
+    {"rows", 32768, 1, 1 << 26, "rows of x; each is normalised on its own"},
+    {"cols", 4096, 1, 1 << 22, "row length, the normalised axis"},
+    {"gelu", 0, 0, 1, "0: exact GELU (erf), 1: tanh approximation"},
+    {"stats", 0, 0, 1, "1: also write each row's mean and rstd (fp32)"},
+    {"mean", 0, -1000000, 1000000,
+     "centre of the inputs, x = mean + U[-1,1); 10000 exposes a one-pass variance (fp32)"},
+};
+
+/* The largest finite fp16 is 65504: inputs centred further out overflow. */
+static int unsupported(const int64_t *shape, kb_dtype d, char *why, size_t why_size)
+{
+    if (d == KB_FP16 && llabs((long long)shape[MEAN]) + 1 > 65504) {
+        snprintf(why, why_size, "fp16 cannot hold inputs centred at mean=%lld (largest 65504)",
+                 (long long)shape[MEAN]);
+        return 1;
+    }
+    return 0;
+}
+
+/* naive and coalesced keep mean and rstd (each padded to 64 floats) and the
+ * fp32 intermediate t (rows x cols) in scratch. */
+static size_t scratch_stepwise(const int64_t *shape, kb_dtype d)
+{
+    (void)d;
+    return (size_t)(2 * kb_ln_pad_rows(shape[ROWS]) + shape[ROWS] * shape[COLS]) * sizeof(float);
+}
+
+static const kb_variant variants[] = {
+    {"naive", "five kernels, a thread per row, intermediates through global memory",
+     KB_DT_ALL, kb_layernorm_naive, unsupported, scratch_stepwise},
+    {"coalesced", "warp-per-row statistics, then coalesced normalise, bias, GELU kernels",
+     KB_DT_ALL, kb_layernorm_coalesced, unsupported, scratch_stepwise},
+    {"shared-memory", "a block per row, Welford merged through shared memory, one kernel",
+     KB_DT_ALL, kb_layernorm_shared_memory, unsupported, NULL},
+    {"fused", "one read and one write: row in registers, 16-byte vectors, two-pass stats",
+     KB_DT_ALL, kb_layernorm_fused, unsupported, NULL},
+    {"one-pass-variance", "trap: fused with var = E[x^2] - E[x]^2, wrong at large mean",
+     KB_DT_ALL, kb_layernorm_one_pass_variance, unsupported, NULL},
+};
+
+static size_t in_bytes(const int64_t *shape, kb_dtype d, int i)
+{
+    size_t n = i == 0 ? (size_t)shape[ROWS] * (size_t)shape[COLS] : (size_t)shape[COLS];
+    return n * kb_dtype_size(d);
+}
+
+static size_t out_bytes(const int64_t *shape, kb_dtype d, int i)
+{
+    if (i == 0)
+        return (size_t)shape[ROWS] * (size_t)shape[COLS] * kb_dtype_size(d);
+    return shape[STATS] ? (size_t)shape[ROWS] * sizeof(float) : 0;
+}
+
+/* See kb_layernorm_model: x read and y written once, gamma/beta/b read once,
+ * mean and rstd written when asked for; 14 flops an element. */
+static void model(const int64_t *shape, kb_dtype d, double *bytes, double *flops)
+{
+    kb_layernorm_model(shape[ROWS], shape[COLS], (int)shape[STATS], d, bytes, flops);
+}
+
+/* x around the mean axis with spread 1; gamma = 1 +- 0.5; beta, b = 0 +- 0.5,
+ * each from its own seed. */
+static kb_status generate(const kb_args *a, uint64_t seed, cudaStream_t s, kb_err *e)
+{
+    static const char *const names[4] = {"x", "gamma", "beta", "b"};
+    const size_t rows = (size_t)a->shape[ROWS], cols = (size_t)a->shape[COLS];
+    const float centre[4] = {(float)a->shape[MEAN], 1.0f, 0.0f, 0.0f};
+    const float spread[4] = {1.0f, 0.5f, 0.5f, 0.5f};
+    for (int i = 0; i < 4; i++) {
+        cudaError_t ce = kb_fill_uniform((void *)a->in[i], i == 0 ? rows * cols : cols, a->dtype,
+                                         seed + (uint64_t)i, centre[i], spread[i], s);
+        if (ce != cudaSuccess)
+            return kb_fail(e, KB_EENV, "generating layernorm input %s failed: %s", names[i],
+                           cudaGetErrorString(ce));
+    }
+    return KB_OK;
+}
+
+/* Compares y with the fp64 reference computed from the device's own
+ * (dtype-rounded) inputs, row by row over kb_sample_rows; with stats also the
+ * mean (as mean * rstd_ref, i.e. in units of the row's standard deviation,
+ * reported as column -1) and rstd (as rstd / rstd_ref against 1, column -2).
+ * Tolerances: kb_layernorm_tolerance, its conditioning term from a first pass
+ * over the same rows. */
+static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
+{
+    const int64_t rows = a->shape[ROWS], cols = a->shape[COLS];
+    const int tanh_form = (int)a->shape[GELU], stats = (int)a->shape[STATS];
+    const kb_dtype d = a->dtype;
+    const size_t n = (size_t)cols;
+    int64_t *pick = malloc(KB_CHECK_ALL_ROWS * sizeof *pick);
+    double *rs = malloc(KB_CHECK_ALL_ROWS * 2 * sizeof *rs); /* mean, rstd per pick */
+    double *buf = malloc(5 * n * sizeof *buf);
+    kb_status st = KB_OK;
+    double atol, rtol;
+    kb_check_begin(c, 0.0, 0.0);
+    if (!pick || !rs || !buf) {
+        st = kb_fail(e, KB_EENV, "out of host memory for a row of %lld", (long long)cols);
+        goto done;
+    }
+    double *x = buf, *g = buf + n, *b1 = buf + 2 * n, *b2 = buf + 3 * n, *y = buf + 4 * n;
+    if ((st = kb_fetch_doubles(a->in[1], d, 0, n, g, e)) != KB_OK ||
+        (st = kb_fetch_doubles(a->in[2], d, 0, n, b1, e)) != KB_OK ||
+        (st = kb_fetch_doubles(a->in[3], d, 0, n, b2, e)) != KB_OK)
+        goto done;
+    const int64_t npick = kb_sample_rows(rows, seed, pick);
+
+    /* Pass 1: the statistics of every checked row, and the worst conditioning
+     * |mean| * rstd among them. */
+    double cond = 0.0, gmax = 0.0;
+    for (int64_t i = 0; i < npick; i++) {
+        if ((st = kb_fetch_doubles(a->in[0], d, (size_t)pick[i] * n, n, x, e)) != KB_OK)
+            goto done;
+        kb_layernorm_ref_stats(x, cols, &rs[2 * i], &rs[2 * i + 1]);
+        cond = fmax(cond, fabs(rs[2 * i]) * rs[2 * i + 1]);
+    }
+    for (int64_t j = 0; j < cols; j++)
+        gmax = fmax(gmax, fabs(g[j]));
+    double def_atol, def_rtol;
+    kb_default_tolerance(d, &def_atol, &def_rtol);
+    kb_layernorm_tolerance(d, cols, cond, gmax, def_atol, def_rtol, &atol, &rtol);
+    kb_check_begin(c, atol, rtol);
+
+    /* Pass 2: compare. */
+    for (int64_t i = 0; i < npick; i++) {
+        const size_t first = (size_t)pick[i] * n;
+        if ((st = kb_fetch_doubles(a->in[0], d, first, n, x, e)) != KB_OK ||
+            (st = kb_fetch_doubles(a->out[0], d, first, n, y, e)) != KB_OK)
+            goto done;
+        const double m = rs[2 * i], r = rs[2 * i + 1];
+        for (int64_t j = 0; j < cols; j++)
+            kb_check_elem(c, y[j], kb_gelu_ref((x[j] - m) * r * g[j] + b1[j] + b2[j], tanh_form),
+                          pick[i], j);
+        if (stats) {
+            double dm, dr;
+            if ((st = kb_fetch_doubles(a->out[1], KB_FP32, (size_t)pick[i], 1, &dm, e)) != KB_OK ||
+                (st = kb_fetch_doubles(a->out[2], KB_FP32, (size_t)pick[i], 1, &dr, e)) != KB_OK)
+                goto done;
+            kb_check_elem(c, (dm - m) * r, 0.0, pick[i], -1);
+            kb_check_elem(c, dr / r, 1.0, pick[i], -2);
+        }
+        c->rows_checked++;
+    }
+    kb_check_end(c);
+done:
+    free(pick);
+    free(rs);
+    free(buf);
+    return st;
+}
+
+const kb_op kb_op_layernorm = {
+    .name = "layernorm",
+    .summary = "GELU(layernorm(x; gamma, beta) + b) over the last axis (memory-bound)",
+    .axes = axes,
+    .naxes = NAXES,
+    .dtypes = KB_DT_ALL,
+    .variants = variants,
+    .nvariants = (int)(sizeof variants / sizeof variants[0]),
+    .nin = 4,
+    .nout = 3,
+    .in_bytes = in_bytes,
+    .out_bytes = out_bytes,
+    .model = model,
+    .generate = generate,
+    .check = check,
+};
