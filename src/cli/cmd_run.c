@@ -417,6 +417,8 @@ static void name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_dty
     }
     r->seed = seed;
     op->model(shape, d, &r->bytes, &r->flops);
+    kb_strlcpy(r->bound, op->bound, sizeof r->bound);
+    r->extra_bytes = v->scratch_bytes ? (double)v->scratch_bytes(shape, d) : 0;
 }
 
 /* Runs one case in a child; fills r whatever happens. */
@@ -621,7 +623,7 @@ int cmd_run(int argc, char **argv)
                         kb_result_release(&r);
                         break;
                     }
-                    kb_result_derive(&r, run.dev.copy_gbps);
+                    kb_result_derive(&r, &run.dev);
                     if (r.counters_reason[0] && strcmp(r.counters_reason, warned) != 0) {
                         kb_cli_warn("no counters: %s", r.counters_reason);
                         kb_strlcpy(warned, r.counters_reason, sizeof warned);

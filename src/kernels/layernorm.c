@@ -128,7 +128,7 @@ static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
     const kb_dtype d = a->dtype;
     const size_t n = (size_t)cols;
     int64_t *pick = malloc(KB_CHECK_ALL_ROWS * sizeof *pick);
-    double *rs = malloc(KB_CHECK_ALL_ROWS * 2 * sizeof *rs); /* mean, rstd per pick */
+    double *rs = malloc((size_t)KB_CHECK_ALL_ROWS * 2 * sizeof *rs); /* mean, rstd per pick */
     double *buf = malloc(5 * n * sizeof *buf);
     kb_status st = KB_OK;
     double atol, rtol;
@@ -194,6 +194,7 @@ const kb_op kb_op_layernorm = {
     .axes = axes,
     .naxes = NAXES,
     .dtypes = KB_DT_ALL,
+    .bound = "memory",
     .variants = variants,
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
     .nin = 4,

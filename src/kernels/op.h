@@ -108,6 +108,7 @@ typedef struct kb_op {
     const kb_axis *axes;
     int naxes;
     unsigned dtypes; /* dtypes the operator defines */
+    const char *bound; /* "memory" or "compute": the ceiling its % of peak is of */
     const kb_variant *variants;
     int nvariants;
     int nin, nout; /* number of device input and output buffers */

@@ -131,6 +131,7 @@ const kb_op kb_op_softmax = {
     .axes = axes,
     .naxes = 2,
     .dtypes = KB_DT_ALL,
+    .bound = "memory",
     .variants = variants,
     .nvariants = (int)(sizeof variants / sizeof variants[0]),
     .nin = 1,

@@ -460,7 +460,7 @@ static kb_status get_seed(const cJSON *obj, const char *pre, uint64_t *dst, kb_e
         *dst = (uint64_t)v;
         return KB_OK;
     }
-    int64_t v;
+    int64_t v = 0;
     TRY(int_value(it, pre, "seed", 0, KB_JSON_MAX_INT, &v, e));
     *dst = (uint64_t)v;
 done:
@@ -484,7 +484,7 @@ static kb_status shape_from(const cJSON *obj, const char *name, kb_result *r, kb
             return kb_fail(e, KB_EUSAGE,
                            "field '%s' has a bad axis name '%s' (1 to %zu characters)", name,
                            axis, sizeof r->axis[0] - 1);
-        int64_t v;
+        int64_t v = 0;
         kb_status st = int_value(it, name, axis, 0, KB_JSON_MAX_INT, &v, e);
         if (st != KB_OK)
             return st;

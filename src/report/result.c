@@ -35,6 +35,8 @@ void kb_result_init(kb_result *r)
     r->gbps = r->tflops = r->pct_peak = NAN;
     r->dram_bytes = r->excess_traffic = r->achieved_occupancy = r->dram_gbps = NAN;
     kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
+    kb_strlcpy(r->bound, "memory", sizeof r->bound);
+    r->extra_bytes = 0;
     r->theoretical_occupancy = NAN;
     r->registers = -1;
     r->local_bytes = -1;
@@ -43,7 +45,7 @@ void kb_result_init(kb_result *r)
 void kb_device_init(kb_device *d)
 {
     memset(d, 0, sizeof *d);
-    d->copy_gbps = NAN;
+    d->copy_gbps = d->mma_tflops = d->fp32_tflops = NAN;
 }
 
 void kb_run_init(kb_run *run)
@@ -89,7 +91,7 @@ int kb_run_add(kb_run *run, kb_result *r)
     return 0;
 }
 
-void kb_result_derive(kb_result *r, double copy_gbps)
+void kb_result_derive(kb_result *r, const kb_device *dev)
 {
     r->gbps = r->tflops = r->pct_peak = r->dram_gbps = NAN;
     if (!(r->median_us > 0))
@@ -100,8 +102,13 @@ void kb_result_derive(kb_result *r, double copy_gbps)
         r->gbps = r->bytes / (r->median_us * 1e3);
     if (isfinite(r->flops))
         r->tflops = r->flops / (r->median_us * 1e6);
-    if (isfinite(r->gbps) && copy_gbps > 0)
-        r->pct_peak = 100.0 * r->gbps / copy_gbps;
+    if (strcmp(r->bound, "compute") == 0) {
+        double peak = strcmp(r->dtype, "fp32") == 0 ? dev->fp32_tflops : dev->mma_tflops;
+        if (isfinite(r->tflops) && peak > 0)
+            r->pct_peak = 100.0 * r->tflops / peak;
+    } else if (isfinite(r->gbps) && dev->copy_gbps > 0) {
+        r->pct_peak = 100.0 * r->gbps / dev->copy_gbps;
+    }
 }
 
 static int cmp_double(const void *a, const void *b)

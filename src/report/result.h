@@ -80,6 +80,8 @@ typedef struct kb_result {
     int throttled;       /* SM clock under 90% of the device's peak */
 
     double bytes, flops; /* the operator's model */
+    char bound[8];       /* "memory" or "compute": which ceiling pct_peak is of */
+    double extra_bytes;  /* device memory the variant needs beyond inputs and outputs */
 
     double gbps, tflops; /* derived from model and median */
     double pct_peak;     /* % of the device's calibrated ceiling */
@@ -122,7 +124,9 @@ typedef struct kb_device {
     int mem_bus_bits;
     char driver[16];  /* "13.0" */
     char runtime[16]; /* "13.0" */
-    double copy_gbps; /* calibrated device copy bandwidth, read+write; NAN if unknown */
+    double copy_gbps;   /* calibrated device copy bandwidth, read+write; NAN if unknown */
+    double mma_tflops;  /* calibrated matrix-unit peak: a large bf16 GEMM through cuBLAS */
+    double fp32_tflops; /* calibrated fp32 peak: a large SGEMM, no tensor cores */
 } kb_device;
 
 typedef struct kb_run {
@@ -151,8 +155,11 @@ void kb_run_release(kb_run *run);
  * Returns 0, or -1 when out of memory (r keeps its buffers). */
 int kb_run_add(kb_run *run, kb_result *r);
 
-/* Computes gbps, tflops and pct_peak from the model, median and copy_gbps. */
-void kb_result_derive(kb_result *r, double copy_gbps);
+/* Computes gbps, tflops, dram_gbps and pct_peak from the model, the median and
+ * the device's ceilings: pct_peak is gbps over copy_gbps for memory-bound
+ * operators, tflops over mma_tflops (fp16/bf16) or fp32_tflops (fp32) for
+ * compute-bound ones; NAN when that ceiling is unknown. */
+void kb_result_derive(kb_result *r, const kb_device *dev);
 
 /* Fills median, min, max and stdrel from samples_us. */
 void kb_result_summarise(kb_result *r);

@@ -210,6 +210,91 @@ static void run_refuses_shape_too_large_for_gpu(void **state)
                                      "it needs 32000"));
 }
 
+static void import_refuses_bad_reports(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args, "import tests/fixtures/report_truncated.json --db %s/k.db", dir);
+    assert_int_equal(kb(args), 2);
+    assert_err("'tests/fixtures/report_truncated.json' is not valid JSON (near byte 1400)");
+    snprintf(args, sizeof args, "import tests/fixtures/not_a_report.json --db %s/k.db", dir);
+    assert_int_equal(kb(args), 2);
+    assert_err("'tests/fixtures/not_a_report.json' is not a kbench report (missing field "
+               "'schema_version')");
+    snprintf(args, sizeof args, "import tests/fixtures/report_newer.json --db %s/k.db", dir);
+    assert_int_equal(kb(args), 2);
+    assert_err("'tests/fixtures/report_newer.json' has schema_version 2, newer than this kbench "
+               "(1)");
+    snprintf(args, sizeof args, "import %s/missing.json --db %s/k.db", dir, dir);
+    assert_int_equal(kb(args), 3);
+    assert_non_null(strstr(err_text, "No such file or directory"));
+    /* nothing was imported: the store was not even created */
+    snprintf(args, sizeof args, "report --db %s/k.db", dir);
+    assert_int_equal(kb(args), 3);
+    assert_non_null(strstr(err_text, "no kbench store at"));
+}
+
+static void report_errors(void **state)
+{
+    (void)state;
+    char args[512];
+    snprintf(args, sizeof args, "report --db %s/none.db", dir);
+    assert_int_equal(kb(args), 3);
+    char want[256];
+    snprintf(want, sizeof want,
+             "no kbench store at '%s/none.db' (run 'kbench run' or 'kbench import' first)", dir);
+    assert_err(want);
+    snprintf(args, sizeof args, "import tests/fixtures/report_v1.json --db %s/k.db", dir);
+    assert_int_equal(kb(args), 0);
+    snprintf(args, sizeof args, "report abc --db %s/k.db", dir);
+    assert_int_equal(kb(args), 2);
+    assert_err("run id must be a positive integer or 'latest', got 'abc'");
+    snprintf(args, sizeof args, "report 7 --db %s/k.db", dir);
+    assert_int_equal(kb(args), 2);
+    snprintf(want, sizeof want, "no run 7 in '%s/k.db'", dir);
+    assert_err(want);
+    snprintf(args, sizeof args, "report --format xml --db %s/k.db", dir);
+    assert_int_equal(kb(args), 2);
+    assert_err("unknown format 'xml' (text, md, json, csv)");
+}
+
+/* Every committed GPU report reads, prints, and survives import then export
+ * byte for byte. */
+static void committed_reports_round_trip(void **state)
+{
+    (void)state;
+    static const char *const reports[] = {"results/h200/softmax.json",
+                                          "results/h200/layernorm.json"};
+    for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
+        char args[512], path[256];
+        char *orig = kbt_slurp(reports[i]);
+        assert_non_null(orig);
+        snprintf(args, sizeof args, "report %s", reports[i]);
+        assert_int_equal(kb(args), 0);
+        assert_non_null(strstr(out_text, "NVIDIA H200"));
+        snprintf(args, sizeof args, "import %s --db %s/rt.db", reports[i], dir);
+        assert_int_equal(kb(args), 0);
+        snprintf(path, sizeof path, "%s/rt.json", dir);
+        snprintf(args, sizeof args, "report latest --format json -o %s --db %s/rt.db", path,
+                 dir);
+        assert_int_equal(kb(args), 0);
+        char *back = kbt_slurp(path);
+        assert_non_null(back);
+        assert_string_equal(back, orig);
+        free(back);
+        free(orig);
+    }
+}
+
+static void main_job_without_gpu_shows_the_committed_report(void **state)
+{
+    (void)state;
+    if (have_gpu())
+        skip();
+    int st = system("make -s run >/dev/null 2>&1");
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +307,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(run_refuses_bad_stores_untouched, setup, teardown),
         cmocka_unit_test_setup_teardown(run_and_calibrate_need_a_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(run_refuses_shape_too_large_for_gpu, setup, teardown),
+        cmocka_unit_test_setup_teardown(import_refuses_bad_reports, setup, teardown),
+        cmocka_unit_test_setup_teardown(report_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(committed_reports_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(main_job_without_gpu_shows_the_committed_report, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

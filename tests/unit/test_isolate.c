@@ -131,11 +131,11 @@ static void summary_of_samples(void **state)
     assert_true(fabs(r.stdrel - sqrt(var / 4) / mean) < 1e-12);
     r.bytes = 2e9;
     r.flops = 1e9;
-    kb_result_derive(&r, 4000);
+    kb_result_derive(&r, &(kb_device){.copy_gbps = 4000});
     assert_true(fabs(r.gbps - 2e9 / 12e3) < 1e-6);
     assert_true(fabs(r.pct_peak - 100 * r.gbps / 4000) < 1e-9);
     assert_true(fabs(r.tflops - 1e9 / 12e6) < 1e-9);
-    kb_result_derive(&r, NAN);
+    kb_result_derive(&r, &(kb_device){.copy_gbps = NAN});
     assert_true(isnan(r.pct_peak));
     kb_result_release(&r);
     kb_result_release(&r); /* twice is harmless */

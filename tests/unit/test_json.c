@@ -72,7 +72,7 @@ static void add_result(kb_run *run, const char *variant, kb_rstatus status, doub
         r.sm_clock_mhz = 1980.0;
         r.bytes = 2.0 * 4096 * 1023 * 4;
         r.flops = 5.0 * 4096 * 1023;
-        kb_result_derive(&r, 4012.345678901234);
+        kb_result_derive(&r, &(kb_device){.copy_gbps = 4012.345678901234});
         add_kernel(&r, "softmax_rows_kernel<float>", 4096, 256, 32);
         if (strcmp(variant, "naive") == 0)
             add_kernel(&r, "softmax_reduce_kernel", 16, 1024, 40);
@@ -99,7 +99,7 @@ static void add_counters(kb_result *r)
     r->excess_traffic = r->dram_bytes / r->bytes;
     r->achieved_occupancy = 61.3;
     snprintf(r->top_stalls, sizeof r->top_stalls, "long_sb 52%% barrier 18%%");
-    kb_result_derive(r, 4012.345678901234);
+    kb_result_derive(r, &(kb_device){.copy_gbps = 4012.345678901234});
     snprintf(k->occ_limiter, sizeof k->occ_limiter, "registers");
     set_value(&k->metrics[0], "gpu__time_duration.sum", 94208.0);
     set_value(&k->metrics[1], "dram__bytes_read.sum", 16760832.0);

@@ -65,7 +65,7 @@ static void add_result(kb_run *run, const char *op, const char *variant, kb_rsta
         r.throttled = 1;
         r.bytes = 3.0 * 4 * 1000 * 4096 * 2;
         r.flops = NAN;
-        kb_result_derive(&r, 4100.25);
+        kb_result_derive(&r, &(kb_device){.copy_gbps = 4100.25});
         r.kernels = calloc((size_t)nkernels, sizeof *r.kernels);
         assert_true(nkernels == 0 || r.kernels);
         for (int k = 0; k < nkernels; k++) {
@@ -107,7 +107,7 @@ static void add_counters(kb_result *r)
     r->registers = 64;
     r->local_bytes = 0;
     snprintf(r->top_stalls, sizeof r->top_stalls, "long_sb 44%% mio_thr 21%%");
-    kb_result_derive(r, 4100.25);
+    kb_result_derive(r, &(kb_device){.copy_gbps = 4100.25});
     for (int i = 0; i < r->nkernels; i++) {
         kb_kernel *k = &r->kernels[i];
         snprintf(k->occ_limiter, sizeof k->occ_limiter, "%s", i ? "registers" : "shared memory");

@@ -404,7 +404,7 @@ static void add_counted(kb_run *run, const char *variant, double median, double 
     r.registers = regs;
     r.local_bytes = local;
     snprintf(r.top_stalls, sizeof r.top_stalls, "%s", stalls);
-    kb_result_derive(&r, 4012.3);
+    kb_result_derive(&r, &(kb_device){.copy_gbps = 4012.3});
     r.nkernels = 1;
     r.kernels = calloc(1, sizeof *r.kernels);
     assert_non_null(r.kernels);

@@ -140,76 +140,71 @@ __global__ void __launch_bounds__(128, 8)
 
 /* ---- the persistent block-per-row register kernel -------------------------------- */
 
-/* Dynamic shared memory of the row kernel: 16-bit dtypes stage beta + b as two
- * fp32 planes (elements 0-3 and 4-7 of each vector, so that a warp's 16-byte
- * reads are conflict-free) and gamma as raw vectors; fp32 stages nothing. */
-template <typename T> static size_t row_smem_bytes(int cols)
-{
-    return sizeof(T) == 2 ? (size_t)cols * (4 + sizeof(T)) : 0;
-}
-
-template <typename T, int NV, bool TANH>
-__global__ void __launch_bounds__(LN_ROW_MAX_THREADS(T, NV), LN_ROW_MIN_BLOCKS(T, NV))
+/* THREADS threads a row (a power of two, 128-1024), NV 16-byte vectors a
+ * thread, thread tid owning vectors tid + k THREADS; EXACT: the row is exactly
+ * THREADS NV vectors (no range checks). PF: how the next row's x is fetched
+ * (see ln_row_issue). MINB: launch bounds' blocks per SM (the register cap). */
+template <typename T, int THREADS, int NV, int PF, int MINB, bool EXACT, bool TANH>
+__global__ void __launch_bounds__(THREADS, MINB)
     layernorm_fused_row(const T *__restrict__ x, const T *__restrict__ gamma,
                         const T *__restrict__ beta, const T *__restrict__ bias,
                         T *__restrict__ y, float *__restrict__ mean_out,
                         float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
+    constexpr int NW = THREADS / 32;
     constexpr bool SHIFT = sizeof(T) == 4;
-    constexpr bool STAGE = sizeof(T) == 2;
     extern __shared__ uint4 ln_dyn[];
-    __shared__ float red[2][32];
-    const int tid = threadIdx.x, nthr = blockDim.x;
-    const int nvec = cols / V;
-    /* STAGE: ln_dyn[0, nvec) beta+b elements 0-3, [nvec, 2 nvec) elements 4-7,
-     * [2 nvec, 3 nvec) gamma. */
-    float4 *sbb = reinterpret_cast<float4 *>(ln_dyn);
-    uint4 *sg = ln_dyn + 2 * nvec;
+    __shared__ float red[2][NW];
+    const int tid = threadIdx.x;
+    const int nvec = EXACT ? THREADS * NV : cols / V;
+    /* ln_dyn: the 16-bit affine stage (3 nvec vectors), then with PF 2 the x stage. */
+    uint4 *xs = ln_dyn + (sizeof(T) == 2 ? 3 * nvec : 0);
 
-    if constexpr (STAGE) {
-        for (int j = tid; j < nvec; j += nthr) {
-            float b1[V], b2[V];
-            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
-            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
-            sbb[j] = make_float4(b1[0] + b2[0], b1[1] + b2[1], b1[2] + b2[2], b1[3] + b2[3]);
-            sbb[nvec + j] =
-                make_float4(b1[4] + b2[4], b1[5] + b2[5], b1[6] + b2[6], b1[7] + b2[7]);
-            sg[j] = kb_ld128(gamma + (int64_t)j * V);
-        }
-        __syncthreads();
-    }
+    ln_stage_affine<T>(gamma, beta, bias, ln_dyn, nvec);
+    /* This thread's first vector of gamma, beta, b and the stage. */
+    const T *gt = gamma + tid * V, *b1t = beta + tid * V, *b2t = bias + tid * V;
+    const uint4 *stt = ln_dyn + tid;
 
-    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-        const int64_t base = row * cols;
-        const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
+    /* The grid is at most rows blocks: every block has a first row. */
+    int64_t row = blockIdx.x;
+    uint4 raw[NV];
+    ln_row_issue<T, THREADS, NV, PF, EXACT>(x, row, cols, nvec, raw, xs, 0.0f);
+    float K = SHIFT ? kb_load(x, row * cols) : 0.0f;
 
-        /* All loads first: NV independent 16-byte loads in flight. */
-        uint4 raw[NV];
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int j = tid + k * nthr;
-            raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
-        }
-        const float K = SHIFT ? kb_load(x, base) : 0.0f;
+    for (;;) {
+        ln_row_take<THREADS, NV, PF>(raw, xs);
 
-        /* Pass 1: the sum of d = x - K. Vectors past the row's end hold
-         * garbage; only their partial sums are dropped. */
+        /* Pass 1: the sum of d = x - K. Vectors past the row's end hold zeros
+         * or garbage; only their partial sums are dropped. */
         float v[NV][V];
         float s = 0.0f;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             kb_unpack<T>(raw[k], v[k]);
-            float sk = 0.0f;
+            if constexpr (SHIFT) {
 #pragma unroll
-            for (int i = 0; i < V; i++) {
-                if constexpr (SHIFT)
+                for (int i = 0; i < V; i++)
                     v[k][i] -= K;
-                sk += v[k][i];
             }
-            s += tid + k * nthr < nvec ? sk : 0.0f;
+            float sk = v[k][0];
+#pragma unroll
+            for (int i = 1; i < V; i++)
+                sk += v[k][i];
+            s += EXACT || tid + k * THREADS < nvec ? sk : 0.0f;
         }
-        const float md = ln_block_sum(s, red[0]) * inv_cols;
+
+        /* The next row's x starts on its way now, to fly during this row's
+         * barriers and output (PF 1, 2). */
+        const int64_t next = row + gridDim.x;
+        float Kn = 0.0f;
+        if (PF != 0 && next < rows) {
+            ln_row_issue<T, THREADS, NV, PF, EXACT>(x, next, cols, nvec, raw, xs, s);
+            if constexpr (SHIFT)
+                Kn = kb_load(x, next * cols);
+        }
+
+        const float md = ln_block_sum_nw<NW>(s, red[0]) * inv_cols;
 
         /* Pass 2: c = d - mean_d, kept in v; the sum of c^2. red[0] is not
          * written again before the next row's first sum, which follows this
@@ -223,40 +218,36 @@ __global__ void __launch_bounds__(LN_ROW_MAX_THREADS(T, NV), LN_ROW_MIN_BLOCKS(T
                 v[k][i] -= md;
                 qk = fmaf(v[k][i], v[k][i], qk);
             }
-            q += tid + k * nthr < nvec ? qk : 0.0f;
+            q += EXACT || tid + k * THREADS < nvec ? qk : 0.0f;
         }
-        const float rstd = rsqrtf(fmaf(ln_block_sum(q, red[1]), inv_cols, LN_EPS));
+        const float rstd = rsqrtf(fmaf(ln_block_sum_nw<NW>(q, red[1]), inv_cols, LN_EPS));
 
         /* Output: y = GELU(c * rstd * gamma + (beta + b)). */
-        uint4 *yv = reinterpret_cast<uint4 *>(y + base);
+        uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + tid;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
-            const int j = tid + k * nthr;
-            if (j < nvec) {
+            if (EXACT || tid + k * THREADS < nvec) {
                 float g[V], bb[V], o[V];
-                if constexpr (STAGE) {
-                    kb_unpack<T>(sg[j], g);
-                    const float4 lo = sbb[j], hi = sbb[nvec + j];
-                    bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
-                    bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
-                } else {
-                    float b2[V];
-                    kb_unpack<T>(kb_ld128(gamma + (int64_t)j * V), g);
-                    kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), bb);
-                    kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
-#pragma unroll
-                    for (int i = 0; i < V; i++)
-                        bb[i] += b2[i];
-                }
+                ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
                     o[i] = ln_gelu<TANH>(fmaf(v[k][i] * rstd, g[i], bb[i]));
-                __stcs(yv + j, kb_pack<T>(o));
+                __stcs(yv + k * THREADS, kb_pack<T>(o));
             }
         }
         if (mean_out != nullptr && tid == 0) {
             mean_out[row] = K + md;
             rstd_out[row] = rstd;
+        }
+        if (next >= rows)
+            break;
+        row = next;
+        if constexpr (PF == 0) {
+            ln_row_issue<T, THREADS, NV, PF, EXACT>(x, row, cols, nvec, raw, xs, 0.0f);
+            if constexpr (SHIFT)
+                K = kb_load(x, row * cols);
+        } else {
+            K = Kn;
         }
     }
 }
@@ -332,32 +323,30 @@ static cudaError_t launch_warp(const kb_args *a, cudaStream_t s, int threads)
     return cudaGetLastError();
 }
 
-template <typename T, bool TANH, int NV>
-static cudaError_t launch_row(const kb_args *a, cudaStream_t s, int threads)
+template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, bool EXACT>
+static cudaError_t launch_row(const kb_args *a, cudaStream_t s)
 {
     const fused_ptrs<T> p = ptrs_of<T>(a);
-    const size_t smem = row_smem_bytes<T>(p.cols);
-    auto k = layernorm_fused_row<T, NV, TANH>;
+    const size_t smem = ln_stage_bytes<T>(p.cols) + (PF == 2 ? (size_t)THREADS * NV * 16 : 0);
+    auto k = layernorm_fused_row<T, THREADS, NV, PF, MINB, EXACT, TANH>;
     cudaError_t e = cudaSuccess;
     if (smem > 48 * 1024)
         e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    /* Persistent: no more blocks than can be resident at once. */
+    /* Persistent: as many blocks as can be resident at once (each SM gets the
+     * same number), block b taking rows b, b + grid, ... */
     int dev = 0, sms = 0, per_sm = 0;
     if (e == cudaSuccess)
         e = cudaGetDevice(&dev);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, smem);
     if (e != cudaSuccess)
         return e;
-    /* At most that many blocks, each given the same number of rows (round
-     * robin), so that none runs a last round alone. */
     const int64_t most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
-    const int64_t per_block = (p.rows + most - 1) / most;
-    const int64_t blocks = (p.rows + per_block - 1) / per_block;
+    const int64_t blocks = p.rows < most ? p.rows : most;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1};
-    const kb_dim3 block = {(unsigned)threads, 1, 1};
+    const kb_dim3 block = {(unsigned)THREADS, 1, 1};
     kb_note_launch(a->log, (const void *)k, "layernorm_fused_row", grid, block, smem);
     k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
                                     p.inv_cols);
@@ -376,25 +365,79 @@ static cudaError_t launch_stream(const kb_args *a, cudaStream_t s, int threads)
     return cudaGetLastError();
 }
 
+typedef cudaError_t (*row_launch_fn)(const kb_args *a, cudaStream_t s);
+
+/* One block-per-row configuration: rows of up to THREADS NV vectors. */
+struct row_cfg {
+    int threads, nv, pf, minb;
+    row_launch_fn exact, any; /* for rows of exactly threads nv vectors / of fewer */
+};
+
+#define ROW_CFG(TH, NV, PF, MB)                                                             \
+    {                                                                                      \
+        TH, NV, PF, MB, launch_row<T, TANH, TH, NV, PF, MB, true>,                         \
+            launch_row<T, TANH, TH, NV, PF, MB, false>                                     \
+    }
+#define ROW_X(TH, NV, PF, MB)                                                               \
+    {                                                                                      \
+        TH, NV, PF, MB, launch_row<T, TANH, TH, NV, PF, MB, true>, nullptr                 \
+    }
+
+#include <stdio.h>
+#include <stdlib.h>
+
 template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
 {
-    const ln_plan p = ln_plan_regs(sizeof(T), a->shape[LN_COLS], ln_aligned16(a));
-    constexpr bool WIDE = sizeof(T) == 4; /* NV 8 exists only for fp32 */
-    constexpr int NV16 = WIDE ? 4 : 2;    /* 16 elements a thread */
-    constexpr int NV32 = WIDE ? 8 : 4;    /* 32 elements a thread */
-    if (p.path == LN_WARP) {
-        if (p.nv == 1)
-            return launch_warp<T, TANH, 1>(a, s, p.threads);
-        if (p.nv == 2)
-            return launch_warp<T, TANH, 2>(a, s, p.threads);
-        if (p.nv == 4)
-            return launch_warp<T, TANH, 4>(a, s, p.threads);
-        return launch_warp<T, TANH, NV32>(a, s, p.threads);
+    constexpr bool WIDE = sizeof(T) == 4;
+    const int64_t cols = a->shape[LN_COLS];
+    const int V = kb_vec_width<T>();
+    const bool aligned = ln_aligned16(a) && cols % V == 0;
+    const int64_t nvec = cols / V;
+    const int nvwarp = WIDE ? 8 : 4; /* the warp kernel's most vectors a lane */
+    if (aligned && nvec <= 32 * nvwarp) {
+        int nv = 1;
+        while (32 * nv < nvec)
+            nv *= 2;
+        if (nv == 1)
+            return launch_warp<T, TANH, 1>(a, s, 128);
+        if (nv == 2)
+            return launch_warp<T, TANH, 2>(a, s, 128);
+        if (nv == 4)
+            return launch_warp<T, TANH, 4>(a, s, 128);
+        return launch_warp<T, TANH, WIDE ? 8 : 4>(a, s, 128);
     }
-    if (p.path == LN_BLOCK)
-        return p.nv == NV16 ? launch_row<T, TANH, NV16>(a, s, p.threads)
-                            : launch_row<T, TANH, NV32>(a, s, p.threads);
-    return launch_stream<T, TANH>(a, s, p.threads);
+    static const row_cfg ladder[] = {
+        ROW_CFG(128, 4, 1, 4), ROW_CFG(256, 4, 1, 4), ROW_CFG(512, 4, 1, 2),
+        ROW_CFG(1024, 4, 1, 1),
+    };
+    if (!TANH && (std::is_same<T, float>::value || std::is_same<T, __nv_bfloat16>::value)) {
+        static const row_cfg xf[] = {
+            ROW_X(128, 8, 0, 8), ROW_X(128, 8, 2, 8), ROW_X(256, 4, 1, 4), ROW_X(256, 4, 1, 5),
+            ROW_X(256, 4, 2, 6), ROW_X(512, 2, 1, 4), ROW_X(512, 8, 2, 2), ROW_X(1024, 4, 1, 1),
+            ROW_X(1024, 4, 2, 1), ROW_X(512, 8, 0, 2), ROW_X(256, 4, 0, 4), ROW_X(1024, 4, 0, 1),
+        };
+        static const row_cfg xb[] = {
+            ROW_X(128, 4, 0, 8), ROW_X(128, 4, 1, 8), ROW_X(128, 4, 2, 8), ROW_X(256, 2, 1, 6),
+            ROW_X(256, 2, 2, 6), ROW_X(512, 4, 1, 2), ROW_X(512, 4, 0, 2), ROW_X(1024, 2, 1, 1),
+            ROW_X(1024, 2, 1, 2), ROW_X(256, 2, 0, 6), ROW_X(1024, 2, 2, 1),
+        };
+        const char *env = getenv("KB_LN_CFG");
+        int th = 0, nv = 0, pf = 0, mb = 0;
+        if (env != nullptr && sscanf(env, "%d,%d,%d,%d", &th, &nv, &pf, &mb) == 4) {
+            const row_cfg *t = WIDE ? xf : xb;
+            const int n = WIDE ? (int)(sizeof xf / sizeof xf[0]) : (int)(sizeof xb / sizeof xb[0]);
+            for (int i = 0; i < n; i++)
+                if (t[i].threads == th && t[i].nv == nv && t[i].pf == pf && t[i].minb == mb &&
+                    nvec == (int64_t)th * nv && aligned)
+                    return t[i].exact(a, s);
+            return cudaErrorNotSupported;
+        }
+    }
+    if (aligned)
+        for (const row_cfg &c : ladder)
+            if (nvec <= (int64_t)c.threads * c.nv)
+                return nvec == (int64_t)c.threads * c.nv ? c.exact(a, s) : c.any(a, s);
+    return launch_stream<T, TANH>(a, s, ln_stream_threads(cols));
 }
 
 template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)

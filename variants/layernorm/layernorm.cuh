@@ -147,6 +147,152 @@ KB_DEV float ln_block_sum(float v, float *red)
     return kb_warp_sum(v);
 }
 
+/* ---- pieces of the persistent row kernels (fused, one_pass_variance) ------------ */
+
+/* Calls f(std::integral_constant<int, k>()) for k = 0 .. N-1: a loop whose index
+ * is a compile-time constant (for immediates in inline assembly). */
+template <int N, int K = 0, typename F> KB_DEV void kb_static_for(F &&f)
+{
+    if constexpr (K < N) {
+        f(std::integral_constant<int, K>());
+        kb_static_for<N, K + 1>(f);
+    }
+}
+
+/* Sum over a 1-D block of NW warps, NW a power of two: shuffles, one partial per
+ * warp in red (__shared__, >= NW floats, not written again before another
+ * barrier), then every lane folds all NW partials with a butterfly of log2(NW)
+ * steps, so every thread gets the same bits. One barrier. */
+template <int NW> KB_DEV float ln_block_sum_nw(float v, float *red)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = kb_warp_sum(v);
+    if (lane == 0)
+        red[warp] = v;
+    __syncthreads();
+    return kb_warp_sum<NW>(red[lane & (NW - 1)]);
+}
+
+/* Starts an asynchronous copy of the 16 bytes at g + OFF (global, 16-byte
+ * aligned) to shared address sa + OFF (16-byte aligned), bypassing registers
+ * and L1 (LDGSTS; OFF an immediate, so a thread's copies share two base
+ * registers). after: any value the copy must wait for (a sum of what was last
+ * read from the slot, so that the read is done before the copy overwrites it). */
+template <int OFF> KB_DEV void ln_cp_async16(unsigned sa, const void *g, float after)
+{
+    asm volatile("{ .reg .f32 dep; mov.f32 dep, %2; }\n\t"
+                 "cp.async.cg.shared.global [%0+%3], [%1+%3], 16;" ::"r"(sa),
+                 "l"(g), "f"(after), "n"(OFF)
+                 : "memory");
+}
+
+/* Waits until every asynchronous copy this thread started has landed. */
+KB_DEV void ln_cp_async_wait_all(void)
+{
+    asm volatile("cp.async.wait_all;" ::: "memory");
+}
+
+/* A thread's slice of a row in the block-per-row kernels: vectors j = tid + k
+ * THREADS, k < NV, of the row's nvec 16-byte vectors (all in range when EXACT).
+ *   PF 0, 1   ln_row_issue loads them into raw (LDG.E.128, evict-first); with
+ *             PF 1 the kernel issues the next row's loads as soon as the current
+ *             row is unpacked, so they fly during its barriers and output.
+ *   PF 2      ln_row_issue copies them asynchronously into this thread's slots
+ *             of the block's stage xs (NV THREADS vectors, slot k THREADS + tid),
+ *             ln_row_take waits for them and reads them into raw; each thread
+ *             reads only its own slots, so no barrier guards the stage.
+ * Vectors past the row's end read as zero (PF 0, 1) or garbage (PF 2) and are
+ * masked by the caller. */
+template <typename T, int THREADS, int NV, int PF, bool EXACT>
+KB_DEV void ln_row_issue(const T *__restrict__ x, int64_t row, int cols, int nvec, uint4 *raw,
+                         uint4 *xs, float after)
+{
+    const int tid = threadIdx.x;
+    const uint4 *xv = reinterpret_cast<const uint4 *>(x + row * cols) + tid;
+    if constexpr (PF == 2) {
+        const unsigned sa = (unsigned)__cvta_generic_to_shared(xs + tid);
+        kb_static_for<NV>([&](auto kc) {
+            constexpr int k = decltype(kc)::value;
+            if (EXACT || tid + k * THREADS < nvec)
+                ln_cp_async16<k * THREADS * 16>(sa, xv, after);
+        });
+    } else {
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            raw[k] = EXACT || tid + k * THREADS < nvec ? __ldcs(xv + k * THREADS)
+                                                      : make_uint4(0u, 0u, 0u, 0u);
+    }
+}
+
+template <int THREADS, int NV, int PF> KB_DEV void ln_row_take(uint4 *raw, const uint4 *xs)
+{
+    if constexpr (PF == 2) {
+        ln_cp_async_wait_all();
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            raw[k] = xs[k * THREADS + threadIdx.x];
+    }
+}
+
+/* Shared memory that stages gamma and beta + b for the 16-bit dtypes (6 bytes a
+ * column; 0 for fp32, which reads its vectors from L1/L2): two fp32 planes of
+ * beta + b (elements 0-3 and 4-7 of each vector, so that a warp's 16-byte reads
+ * are conflict-free), then gamma as raw vectors. */
+template <typename T> static size_t ln_stage_bytes(int cols)
+{
+    return sizeof(T) == 2 ? (size_t)cols * (4 + sizeof(T)) : 0;
+}
+
+/* Fills the stage st (3 nvec vectors) for 16-bit T, then a barrier; no-op for
+ * fp32. Every thread of the block must call it. */
+template <typename T>
+KB_DEV void ln_stage_affine(const T *__restrict__ gamma, const T *__restrict__ beta,
+                            const T *__restrict__ bias, uint4 *st, int nvec)
+{
+    if constexpr (sizeof(T) == 2) {
+        constexpr int V = kb_vec_width<T>();
+        float4 *sbb = reinterpret_cast<float4 *>(st);
+        for (int j = threadIdx.x; j < nvec; j += blockDim.x) {
+            float b1[V], b2[V];
+            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
+            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
+            sbb[j] = make_float4(b1[0] + b2[0], b1[1] + b2[1], b1[2] + b2[2], b1[3] + b2[3]);
+            sbb[nvec + j] =
+                make_float4(b1[4] + b2[4], b1[5] + b2[5], b1[6] + b2[6], b1[7] + b2[7]);
+            st[2 * nvec + j] = kb_ld128(gamma + (int64_t)j * V);
+        }
+        __syncthreads();
+    }
+}
+
+/* gamma and beta + b of this thread's vector j = tid + off as floats: from the
+ * stage (16-bit) or three 16-byte loads through L1 (fp32). The pointers are
+ * already advanced to the thread's first vector (st + tid, gamma + tid V, ...),
+ * so that off, a compile-time multiple of the block size in the unrolled loops,
+ * becomes an immediate offset instead of an address register per vector. */
+template <typename T>
+KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *st, const T *__restrict__ gamma,
+                          const T *__restrict__ beta, const T *__restrict__ bias, float *g,
+                          float *bb)
+{
+    constexpr int V = kb_vec_width<T>();
+    if constexpr (sizeof(T) == 2) {
+        const float4 *sbb = reinterpret_cast<const float4 *>(st);
+        kb_unpack<T>(st[2 * nvec + off], g);
+        const float4 lo = sbb[off], hi = sbb[nvec + off];
+        bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
+        bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
+    } else {
+        float b2[V];
+        kb_unpack<T>(kb_ld128(gamma + off * V), g);
+        kb_unpack<T>(kb_ld128(beta + off * V), bb);
+        kb_unpack<T>(kb_ld128(bias + off * V), b2);
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            bb[i] += b2[i];
+    }
+}
+
 /* ---- the register path's plan (host) ---------------------------------------------
  *
  * A row of cols elements is held in registers as nvec = cols / V 16-byte vectors
