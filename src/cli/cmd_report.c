@@ -1,6 +1,7 @@
 /* cmd_report.c - `kbench report`: a stored run or a JSON report file as text,
- * markdown, JSON or CSV, its per-kernel detail (--kernels), or the list of
- * stored runs. Needs no GPU and never creates a store. */
+ * markdown, JSON, CSV or one self-contained HTML page, its per-kernel detail
+ * (--kernels), or the list of stored runs. Needs no GPU and never creates a
+ * store. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -8,12 +9,14 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/compare.h"
+#include "report/html.h"
 #include "report/json.h"
 #include "report/store.h"
 #include "report/writers.h"
 
 static const char report_usage[] =
-    "usage: kbench report [RUN] [--format text|md|json|csv] [-o FILE] [--db PATH]\n"
+    "usage: kbench report [RUN] [--format text|md|json|csv|html] [-o FILE] [--db PATH]\n"
     "       kbench report [RUN] --kernels [--format text|md] [-o FILE] [--db PATH]\n"
     "       kbench report --runs [--db PATH]\n"
     "\n"
@@ -21,7 +24,9 @@ static const char report_usage[] =
     "report file (a path with '/' or ending in .json), read without a store.\n"
     "\n"
     "  --format FMT     text (default), md (markdown), json (the report schema of\n"
-    "                   docs/json.md) or csv (one row per result)\n"
+    "                   docs/json.md), csv (one row per result) or html (one\n"
+    "                   self-contained page with tables and charts: time per\n"
+    "                   variant, roofline, stall reasons; works offline)\n"
     "  -o, --output F   write to file F instead of stdout\n"
     "  --db PATH        the store (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
     "  --kernels        per-kernel detail of each result: grid, block, registers,\n"
@@ -57,6 +62,7 @@ static const struct {
     {"md", kb_write_markdown, kb_write_kernels_markdown},
     {"json", write_json, NULL},
     {"csv", kb_write_csv, NULL},
+    {"html", kb_html_write_run, NULL},
 };
 
 /* What goes out: a run through a writer, or (write NULL) the list of runs. */
@@ -108,13 +114,6 @@ static int bad_option(int argc, char **argv, int code)
     if (code == ':')
         return kb_cli_error(KB_EUSAGE, "option '%s' of report needs a value", opt);
     return kb_cli_error(KB_EUSAGE, "unknown option '%s' for report", opt);
-}
-
-/* 1 when RUN names a JSON report file rather than a stored run. */
-static int is_report_file(const char *arg)
-{
-    size_t n = strlen(arg);
-    return strchr(arg, '/') != NULL || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
 }
 
 /* `kbench report [RUN] [--format F] [-o FILE] [--db PATH] [--kernels] [--runs]`; argv[0] is
@@ -179,7 +178,7 @@ int cmd_report(int argc, char **argv)
         if (strcmp(format, formats[i].name) == 0)
             fi = (int)i;
     if (fi < 0)
-        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, csv)", format);
+        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, csv, html)", format);
     if (list && run_arg)
         return kb_cli_error(KB_EUSAGE, "--runs takes no run id, got '%s'", run_arg);
     if (list && kernels)
@@ -190,7 +189,7 @@ int cmd_report(int argc, char **argv)
                             "report holds every kernel's figures)",
                             format);
     writer = kernels ? formats[fi].kernels : formats[fi].write;
-    if (run_arg && is_report_file(run_arg)) {
+    if (run_arg && kb_report_arg_is_file(run_arg)) {
         /* a JSON report instead of a stored run: no store is opened */
         emit fe = {writer, &run, NULL};
         st = kb_json_load_run(run_arg, &run, &e);

@@ -403,24 +403,6 @@ static void iso_now(char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_dtype d,
-                      const int64_t *shape, uint64_t seed)
-{
-    kb_result_init(r);
-    kb_strlcpy(r->op, op->name, sizeof r->op);
-    kb_strlcpy(r->variant, v->name, sizeof r->variant);
-    kb_strlcpy(r->dtype, kb_dtype_name(d), sizeof r->dtype);
-    r->naxes = op->naxes;
-    for (int i = 0; i < op->naxes; i++) {
-        kb_strlcpy(r->axis[i], op->axes[i].name, sizeof r->axis[i]);
-        r->shape[i] = shape[i];
-    }
-    r->seed = seed;
-    op->model(shape, d, &r->bytes, &r->flops);
-    kb_strlcpy(r->bound, op->bound, sizeof r->bound);
-    r->extra_bytes = v->scratch_bytes ? (double)v->scratch_bytes(shape, d) : 0;
-}
-
 /* Runs one case in a child; fills r whatever happens. */
 static kb_status run_case(const run_opts *o, const kb_op *op, const kb_variant *v,
                           const kb_device *dev, kb_result *r, kb_err *e)
@@ -618,7 +600,7 @@ int cmd_run(int argc, char **argv)
                         break;
                     }
                     kb_result r;
-                    name_case(&r, op, v, o.dtypes[t], shape, o.seed);
+                    kb_bench_name_case(&r, op, v, o.dtypes[t], shape, o.seed);
                     if ((st = run_case(&o, op, v, &run.dev, &r, &e)) != KB_OK) {
                         kb_result_release(&r);
                         break;

@@ -21,6 +21,7 @@ static const kb_cmd commands[] = {
     {"run", cmd_run, "verify, time and store variants of an operator"},
     {"report", cmd_report, "print a stored run or a JSON report (text, md, json, csv)"},
     {"import", cmd_import, "load JSON reports into the store"},
+    {"compare", cmd_compare, "compare two runs or reports case by case (exit 1 on a regression)"},
 };
 
 static void usage(FILE *f)

@@ -25,6 +25,24 @@ static size_t scratch_of(const kb_variant *v, const int64_t *shape, kb_dtype d)
     return v->scratch_bytes ? v->scratch_bytes(shape, d) : 0;
 }
 
+void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_dtype d,
+                        const int64_t *shape, uint64_t seed)
+{
+    kb_result_init(r);
+    kb_strlcpy(r->op, op->name, sizeof r->op);
+    kb_strlcpy(r->variant, v->name, sizeof r->variant);
+    kb_strlcpy(r->dtype, kb_dtype_name(d), sizeof r->dtype);
+    r->naxes = op->naxes;
+    for (int i = 0; i < op->naxes; i++) {
+        kb_strlcpy(r->axis[i], op->axes[i].name, sizeof r->axis[i]);
+        r->shape[i] = shape[i];
+    }
+    r->seed = seed;
+    op->model(shape, d, &r->bytes, &r->flops);
+    kb_strlcpy(r->bound, op->bound, sizeof r->bound);
+    r->extra_bytes = v->scratch_bytes ? (double)v->scratch_bytes(shape, d) : 0;
+}
+
 double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
                              const int64_t *shape, int64_t l2_bytes)
 {

@@ -17,6 +17,12 @@ typedef struct kb_bench_opts {
     kb_metric_set metrics; /* counters to collect after the samples */
 } kb_bench_opts;
 
+/* Initialises r and names the case in it: operator, variant, dtype, axes and
+ * shape, seed, the model's bytes and flops, which ceiling it is measured
+ * against, and the variant's scratch bytes. */
+void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_dtype d,
+                        const int64_t *shape, uint64_t seed);
+
 /* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
  * and the L2 flush buffer. */
 double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,

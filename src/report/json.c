@@ -191,7 +191,8 @@ cJSON *kb_json_from_result(const kb_result *r)
         goto fail;
 
     if (!(mdl = cJSON_AddObjectToObject(o, "model")) || !put_num(mdl, "bytes", r->bytes) ||
-        !put_num(mdl, "flops", r->flops))
+        !put_num(mdl, "flops", r->flops) || !put_num(mdl, "extra_bytes", r->extra_bytes) ||
+        !put_str(o, "bound", r->bound))
         goto fail;
     if (!(der = cJSON_AddObjectToObject(o, "derived")) || !put_num(der, "gbps", r->gbps) ||
         !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak) ||
@@ -236,7 +237,9 @@ cJSON *kb_json_from_device(const kb_device *d)
         !put_int(o, "mem_clock_mhz", d->mem_clock_mhz) ||
         !put_int(o, "mem_bus_bits", d->mem_bus_bits) || !put_str(o, "driver", d->driver) ||
         !put_str(o, "runtime", d->runtime) || !(ceil = cJSON_AddObjectToObject(o, "ceilings")) ||
-        !put_num(ceil, "copy_gbps", d->copy_gbps)) {
+        !put_num(ceil, "copy_gbps", d->copy_gbps) ||
+        !put_num(ceil, "mma_tflops", d->mma_tflops) ||
+        !put_num(ceil, "fp32_tflops", d->fp32_tflops)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -665,7 +668,7 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
 {
     kb_status st = KB_OK;
     const cJSON *it, *chk, *tol, *tm, *smp, *mdl, *der, *ks;
-    char p[256], q[320], status[16] = "";
+    char p[256], q[320], status[16] = "", bound[64];
 
     if (!cJSON_IsObject(o))
         return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "result",
@@ -733,6 +736,15 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     TRY(get_obj(o, pre, "model", REQ, &mdl, e));
     TRY(get_num(mdl, p, "bytes", REQ, &r->bytes, e));
     TRY(get_num(mdl, p, "flops", REQ, &r->flops, e));
+    TRY(get_num(mdl, p, "extra_bytes", OPT, &r->extra_bytes, e));
+    kb_strlcpy(bound, r->bound, sizeof bound);
+    TRY(get_str(o, pre, "bound", OPT, bound, sizeof bound, e));
+    if (strcmp(bound, "memory") != 0 && strcmp(bound, "compute") != 0) {
+        fpath(p, sizeof p, pre, "bound");
+        st = kb_fail(e, KB_EUSAGE, "field '%s' must be memory or compute, got '%s'", p, bound);
+        goto done;
+    }
+    kb_strlcpy(r->bound, bound, sizeof r->bound);
 
     fpath(p, sizeof p, pre, "derived");
     TRY(get_obj(o, pre, "derived", REQ, &der, e));
@@ -822,6 +834,8 @@ static kb_status device_from(const cJSON *o, const char *pre, kb_device *d, kb_e
     fpath(p, sizeof p, pre, "ceilings");
     TRY(get_obj(o, pre, "ceilings", REQ, &ceil, e));
     TRY(get_num(ceil, p, "copy_gbps", REQ, &d->copy_gbps, e));
+    TRY(get_num(ceil, p, "mma_tflops", OPT, &d->mma_tflops, e));
+    TRY(get_num(ceil, p, "fp32_tflops", OPT, &d->fp32_tflops, e));
 done:
     return st;
 }

@@ -7,12 +7,16 @@
  *   devices     one row per GPU uuid, its latest known properties
  *   ceilings    calibrated ceilings per (device uuid, name), with measured_at
  *   runs        one row per run: meta, state, pid/host of the writing process,
- *               and the device as it was during the run (dev_*, dev_copy_gbps)
+ *               and the device as it was during the run (dev_*, its ceilings
+ *               dev_copy_gbps and, from version 3, dev_mma_tflops and
+ *               dev_fp32_tflops)
  *   results     one row per result of a run, in order (seq); shape as JSON
  *               text, samples as a BLOB of native-endian doubles
  *   kernels     one row per kernel of a result, in launch order (idx)
  *   kernel_values  (version 2) the counters of a kernel: kind 'metric' rows in
  *               the metric set's order, kind 'stall' rows largest first (seq)
+ * Version 3 adds results.bound ('memory' or 'compute': the ceiling pct_peak is
+ * of) and results.extra_bytes (device memory beyond inputs and outputs).
  * Unknown doubles (NAN, infinities) are stored as NULL and read back as NAN;
  * unknown results.registers and results.local_bytes (-1) are NULL too.
  *
@@ -118,6 +122,18 @@ static const char *const migrations[] = {
     " FOREIGN KEY(result_id, kernel_idx) REFERENCES kernels(result_id, idx)"
     "  ON DELETE CASCADE);"
     "PRAGMA user_version = 2;",
+
+    /* 2 -> 3: compute ceilings. Runs keep their device's calibrated matrix-unit
+     * and fp32 peaks as they were during the run (NULL: unknown); results gain
+     * the ceiling their % of peak is of and the device memory the variant needs
+     * beyond its inputs and outputs. Results of version 2 read as memory-bound
+     * with no extra memory, runs of version 2 with those peaks unknown. */
+    "ALTER TABLE runs ADD COLUMN dev_mma_tflops REAL;"
+    "ALTER TABLE runs ADD COLUMN dev_fp32_tflops REAL;"
+    "ALTER TABLE results ADD COLUMN bound TEXT NOT NULL DEFAULT 'memory'"
+    " CHECK(bound IN ('memory', 'compute'));"
+    "ALTER TABLE results ADD COLUMN extra_bytes REAL DEFAULT 0;"
+    "PRAGMA user_version = 3;",
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KB_STORE_VERSION,
@@ -634,8 +650,10 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
                    "INSERT INTO runs(version, git, argv, started, finished, state, tag, pid,"
                    " host, imported, device_uuid, dev_ordinal, dev_name, dev_cc_major,"
                    " dev_cc_minor, dev_sms, dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz,"
-                   " dev_mem_clock_mhz, dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps)"
-                   " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   " dev_mem_clock_mhz, dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps,"
+                   " dev_mma_tflops, dev_fp32_tflops)"
+                   " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                   " ?, ?)",
                    &q));
     binder b = bind_start(q);
     b_text(&b, run->version);
@@ -665,6 +683,8 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
     b_text(&b, d->driver);
     b_text(&b, d->runtime);
     b_real(&b, d->copy_gbps);
+    b_real(&b, d->mma_tflops);
+    b_real(&b, d->fp32_tflops);
     SQL_CHECK(b.rc);
     SQL_STEP(q, rc);
     run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
@@ -719,11 +739,12 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
                    " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
                    " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
                    " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
-                   " theoretical_occupancy, registers, local_bytes, top_stalls)"
+                   " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
+                   " extra_bytes)"
                    " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
                    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
                    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-                   " ?33, ?34, ?35, ?36, ?37, ?38)",
+                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
                    &q));
     binder b = bind_start(q);
     b_int(&b, run_id);
@@ -764,6 +785,8 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
     b_int_known(&b, r->registers);
     b_int_known(&b, r->local_bytes);
     b_text(&b, r->top_stalls);
+    b_text(&b, r->bound);
+    b_real(&b, r->extra_bytes);
     SQL_CHECK(b.rc);
     SQL_STEP(q, rc);
     int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
@@ -1127,6 +1150,8 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
     r->registers = (int)c_int_known(&c);
     r->local_bytes = c_int_known(&c);
     c_text(&c, r->top_stalls, sizeof r->top_stalls);
+    c_text(&c, r->bound, sizeof r->bound);
+    r->extra_bytes = c_real(&c);
 done:
     cJSON_Delete(shape);
     return st;
@@ -1148,8 +1173,8 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    "SELECT id, version, git, argv, started, finished, state, tag, device_uuid,"
                    " dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
                    " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
-                   " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps"
-                   " FROM runs WHERE id = ?1 OR ?1 = 0 ORDER BY id DESC LIMIT 1",
+                   " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps, dev_mma_tflops,"
+                   " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0 ORDER BY id DESC LIMIT 1",
                    &q));
     binder b = bind_start(q);
     b_int(&b, id);
@@ -1186,6 +1211,8 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     c_text(&c, d->driver, sizeof d->driver);
     c_text(&c, d->runtime, sizeof d->runtime);
     d->copy_gbps = c_real(&c);
+    d->mma_tflops = c_real(&c);
+    d->fp32_tflops = c_real(&c);
     fin(q);
     q = NULL;
 
@@ -1195,7 +1222,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " max_us, stdrel, samples_us, sm_clock_mhz, throttled, bytes, flops, gbps,"
                    " tflops, pct_peak, metric_set, passes, counters_reason, dram_bytes,"
                    " excess_traffic, achieved_occupancy, dram_gbps, theoretical_occupancy,"
-                   " registers, local_bytes, top_stalls"
+                   " registers, local_bytes, top_stalls, bound, extra_bytes"
                    " FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
     SQL_CHECK(prep(s,

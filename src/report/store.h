@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* The store schema this build reads and writes (the number of migration steps). */
-#define KB_STORE_VERSION 2
+#define KB_STORE_VERSION 3
 
 typedef struct kb_store kb_store;
 
@@ -71,9 +71,10 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e);
  * KB_EENV on SQLite errors. */
 kb_status kb_store_import_run(kb_store *s, kb_run *run, kb_err *e);
 
-/* Stores a calibrated ceiling of device d (upserted by uuid), e.g. "copy_gbps",
- * with the time it was measured, replacing an older value of that name. NAN is
- * stored as unknown. KB_EENV on SQLite errors. */
+/* Stores a calibrated ceiling of device d (upserted by uuid): "copy_gbps",
+ * "mma_tflops" or "fp32_tflops" (any name is kept), with the time it was
+ * measured, replacing an older value of that name. NAN is stored as unknown.
+ * KB_EENV on SQLite errors. */
 kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name, double value,
                                kb_err *e);
 

@@ -1,7 +1,8 @@
 /* writers.c - text, markdown and CSV reports of a kb_run, and the per-kernel
  * detail of `kbench report --kernels`. The text and markdown writers share one
- * table builder (case groups, cells, which columns a case shows) and differ only
- * in how they lay the cells out; the CSV writer dumps every scalar field. */
+ * table builder (case groups, cells, which columns a case shows and what they
+ * are called) and differ only in how they lay the cells out; the CSV writer
+ * dumps every scalar field. */
 #include "report/writers.h"
 
 #include <errno.h>
@@ -12,7 +13,7 @@
 /* The columns of a case table, in order. */
 enum col {
     C_VARIANT, C_STATUS, C_MEDIAN, C_SPREAD, C_GBPS, C_PCT, C_SPEEDUP, C_KERNELS,
-    C_REGS, C_SPILLS, C_DRAM, C_EXCESS, C_OCC, C_STALLS, C_NOTE, NCOL
+    C_REGS, C_SPILLS, C_EXTRA, C_DRAM, C_EXCESS, C_OCC, C_STALLS, C_NOTE, NCOL
 };
 
 /* CELL: bytes of a cell; SHORT_REASON: a reason in the note column; TEXT_WIDTH:
@@ -21,10 +22,13 @@ enum col {
  * the note would get fewer than MIN_NOTE columns. */
 enum { CELL = 96, SHORT_REASON = 40, TEXT_WIDTH = 140, MIN_STALLS = 12, MIN_NOTE = 20 };
 
-/* Registers and spills come from static facts and always show; the counter
- * columns show when a result of the case has counters, top stalls only when one
- * has stall reasons too; in text the note shows only when one is set and it
- * fits. Occupancy is "achieved/theoretical" in percent. */
+/* Registers and spills come from static facts and always show; extra mem when
+ * a result of the case needs device memory beyond its inputs and outputs; the
+ * counter columns when a result of the case has counters, top stalls only when
+ * one has stall reasons too; in text the note shows only when one is set and it
+ * fits. Occupancy is "achieved/theoretical" in percent. A compute-bound case
+ * shows TFLOP/s and % peak (of the matrix-unit or fp32 peak) where a
+ * memory-bound one shows GB/s and % copy (of the copy bandwidth). */
 static const struct column {
     const char *head;
     int right;    /* right-aligned (numbers) */
@@ -32,9 +36,16 @@ static const struct column {
 } cols[NCOL] = {
     {"variant", 0, 0},   {"status", 0, 0},  {"median", 1, 0},    {"spread", 1, 0},
     {"GB/s", 1, 0},      {"% copy", 1, 0},  {"vs naive", 1, 0},  {"kernels", 1, 0},
-    {"regs", 1, 0},      {"spill", 1, 0},   {"DRAM GB/s", 1, 1}, {"excess", 1, 1},
+    {"regs", 1, 0},      {"spill", 1, 0},   {"extra mem", 1, 0}, {"DRAM GB/s", 1, 1},
+    {"excess", 1, 1},
     {"occ a/t", 1, 1},   {"top stalls", 0, 1}, {"note", 0, 0},
 };
+
+/* The headings of a case's table: cols[] with the throughput pair renamed for
+ * compute-bound cases. */
+typedef struct heads {
+    const char *h[NCOL];
+} heads;
 
 typedef struct row {
     char c[NCOL][CELL];
@@ -44,15 +55,16 @@ typedef enum fmt_kind { FMT_TEXT, FMT_MD } fmt_kind;
 
 /* ---- figures as strings -------------------------------------------------------- */
 
-/* Microseconds with about four significant digits, in us, ms or s. */
-static void fmt_time(double us, char *b, size_t n)
+void kb_fmt_time(double us, char *b, size_t n)
 {
     static const char *const unit[] = {"\xC2\xB5s", "ms", "s"};
     if (!isfinite(us)) {
         snprintf(b, n, "-");
         return;
     }
-    double v = us;
+    char four[40];
+    snprintf(four, sizeof four, "%.4g", us); /* rounded first: 99.996 reads "100.0" */
+    double v = strtod(four, NULL);
     int u = 0;
     while (u < 2 && fabs(v) >= 1000.0) {
         v /= 1000.0;
@@ -68,6 +80,20 @@ static void fmt_fixed(double v, int prec, const char *pre, const char *post, cha
         snprintf(b, n, "-");
     else
         snprintf(b, n, "%s%.*f%s", pre, prec, v, post);
+}
+
+void kb_fmt_bytes(double v, char *b, size_t n)
+{
+    if (!isfinite(v) || v <= 0)
+        snprintf(b, n, "-");
+    else if (v >= 1e9)
+        snprintf(b, n, "%.1f GB", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(b, n, "%.0f MB", v / 1e6);
+    else if (v >= 1e3)
+        snprintf(b, n, "%.0f kB", v / 1e3);
+    else
+        snprintf(b, n, "%.0f B", v);
 }
 
 /* The shortest decimal text that reads back to exactly v; "" when unknown. */
@@ -181,13 +207,21 @@ static void fmt_occupancy(double achieved, double theoretical, char *b, size_t n
         snprintf(b, n, "%s/%s%%", a, t);
 }
 
-static void fill_row(const kb_result *r, double naive, row *w)
+/* Whether r's % of peak is of a compute ceiling. */
+static int is_compute(const kb_result *r)
+{
+    return strcmp(r->bound, "compute") == 0;
+}
+
+/* Fills the cells of r; compute: the case is compute-bound (TFLOP/s in the
+ * throughput column). */
+static void fill_row(const kb_result *r, double naive, int compute, row *w)
 {
     kb_strlcpy(w->c[C_VARIANT], r->variant, CELL);
     kb_strlcpy(w->c[C_STATUS], kb_rstatus_name(r->status), CELL);
-    fmt_time(r->median_us, w->c[C_MEDIAN], CELL);
+    kb_fmt_time(r->median_us, w->c[C_MEDIAN], CELL);
     fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[C_SPREAD], CELL);
-    fmt_fixed(r->gbps, 1, "", "", w->c[C_GBPS], CELL);
+    fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", w->c[C_GBPS], CELL);
     fmt_fixed(r->pct_peak, 1, "", "%", w->c[C_PCT], CELL);
     fmt_fixed(speedup(r, naive), 2, "", "x", w->c[C_SPEEDUP], CELL);
     snprintf(w->c[C_KERNELS], CELL, "%d", r->nkernels);
@@ -199,6 +233,7 @@ static void fill_row(const kb_result *r, double naive, row *w)
         snprintf(w->c[C_SPILLS], CELL, "%lld B", (long long)r->local_bytes);
     else
         snprintf(w->c[C_SPILLS], CELL, "-");
+    kb_fmt_bytes(r->extra_bytes, w->c[C_EXTRA], CELL);
     fmt_fixed(r->dram_gbps, 1, "", "", w->c[C_DRAM], CELL);
     fmt_fixed(r->excess_traffic, 2, "", "x", w->c[C_EXCESS], CELL);
     fmt_occupancy(r->achieved_occupancy, r->theoretical_occupancy, w->c[C_OCC], CELL);
@@ -219,19 +254,43 @@ static void fill_row(const kb_result *r, double naive, row *w)
     }
 }
 
+/* Whether the case idx[0..n) is compute-bound (a result of it says so). */
+static int group_compute(const kb_run *run, const size_t *idx, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (is_compute(&run->results[idx[i]]))
+            return 1;
+    return 0;
+}
+
+/* The headings of a case's table. */
+static heads group_heads(int compute)
+{
+    heads h;
+    for (int c = 0; c < NCOL; c++)
+        h.h[c] = cols[c].head;
+    if (compute) {
+        h.h[C_GBPS] = "TFLOP/s";
+        h.h[C_PCT] = "% peak";
+    }
+    return h;
+}
+
 /* Sets vis[c] for the columns the case idx[0..n) shows (rows filled). */
 static void visible_cols(const kb_run *run, const size_t *idx, size_t n, const row *rows,
                          fmt_kind k, int vis[NCOL])
 {
-    int counters = 0, stalls = 0, note = k == FMT_MD;
+    int counters = 0, stalls = 0, extra = 0, note = k == FMT_MD;
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
         counters |= has_counters(r);
         stalls |= has_counters(r) && *r->top_stalls;
+        extra |= r->extra_bytes > 0;
         note |= rows[i].c[C_NOTE][0] != '\0';
     }
     for (int c = 0; c < NCOL; c++)
         vis[c] = !cols[c].counters || counters;
+    vis[C_EXTRA] = extra;
     vis[C_STALLS] = stalls;
     vis[C_NOTE] = note;
 }
@@ -288,12 +347,13 @@ static void put_str(char *line, size_t *at, const char *s)
  * when the note would get fewer than MIN_NOTE columns (or its own width, if
  * less) it is hidden (vis[C_NOTE] = 0) and the caller prints the notes under
  * the table instead. */
-static void text_widths(const row *rows, size_t nrows, int vis[NCOL], size_t width[NCOL])
+static void text_widths(const heads *hd, const row *rows, size_t nrows, int vis[NCOL],
+                        size_t width[NCOL])
 {
     size_t used = 0;
     int first = 1;
     for (int c = 0; c < NCOL; c++) {
-        width[c] = dwidth(cols[c].head);
+        width[c] = dwidth(hd->h[c]);
         for (size_t i = 0; i < nrows; i++)
             if (dwidth(rows[i].c[c]) > width[c])
                 width[c] = dwidth(rows[i].c[c]);
@@ -320,11 +380,11 @@ static void text_widths(const row *rows, size_t nrows, int vis[NCOL], size_t wid
 }
 
 /* The table; may hide the note column (see text_widths). */
-static void text_table(FILE *f, const row *rows, size_t nrows, int vis[NCOL])
+static void text_table(FILE *f, const heads *hd, const row *rows, size_t nrows, int vis[NCOL])
 {
     size_t width[NCOL];
     char line[LINE], cut[CELL];
-    text_widths(rows, nrows, vis, width);
+    text_widths(hd, rows, nrows, vis, width);
     for (size_t i = 0; i <= nrows; i++) {
         size_t at = 0;
         int first = 1;
@@ -332,7 +392,7 @@ static void text_table(FILE *f, const row *rows, size_t nrows, int vis[NCOL])
         for (int c = 0; c < NCOL; c++) {
             if (!vis[c])
                 continue;
-            const char *s = i == 0 ? cols[c].head : rows[i - 1].c[c];
+            const char *s = i == 0 ? hd->h[c] : rows[i - 1].c[c];
             if (dwidth(s) > width[c]) {
                 if (c == C_STALLS)
                     cut_stalls(s, width[c], cut, sizeof cut);
@@ -377,12 +437,13 @@ static void one_line(FILE *f, const char *s)
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-static void md_table(FILE *f, const row *rows, size_t nrows, const int vis[NCOL])
+static void md_table(FILE *f, const heads *hd, const row *rows, size_t nrows,
+                     const int vis[NCOL])
 {
     fputc('|', f);
     for (int c = 0; c < NCOL; c++)
         if (vis[c])
-            fprintf(f, " %s |", cols[c].head);
+            fprintf(f, " %s |", hd->h[c]);
     fputs("\n|", f);
     for (int c = 0; c < NCOL; c++)
         if (vis[c])
@@ -401,18 +462,45 @@ static void md_table(FILE *f, const row *rows, size_t nrows, const int vis[NCOL]
     }
 }
 
+/* A ceiling with three significant digits or more: "4229", "51", "8.1". */
+static void fmt_ceiling(double v, char *b, size_t n)
+{
+    snprintf(b, n, "%.*f", fabs(v) >= 10 ? 0 : 1, v);
+}
+
+void kb_fmt_ceilings(const kb_device *d, char *b, size_t n)
+{
+    const char *const name[] = {"copy bw", "bf16 mma", "fp32"};
+    const char *const unit[] = {"GB/s", "TFLOP/s", "TFLOP/s"};
+    const double value[] = {d->copy_gbps, d->mma_tflops, d->fp32_tflops};
+    size_t used = 0;
+    char v[32];
+    b[0] = '\0';
+    for (size_t i = 0; i < sizeof value / sizeof value[0] && used < n; i++) {
+        if (!isfinite(value[i]))
+            continue;
+        fmt_ceiling(value[i], v, sizeof v);
+        int w = snprintf(b + used, n - used, "%s%s %s %s", used ? " \xC2\xB7 " : "", name[i], v,
+                         unit[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (used == 0)
+        snprintf(b, n, "not calibrated (run 'kbench calibrate')");
+    else if (used < n)
+        snprintf(b + used, n - used, " (calibrated)");
+}
+
 static void header(FILE *f, const kb_run *run, fmt_kind k)
 {
     const kb_device *d = &run->dev;
-    char id[32], copy[64];
+    char id[32], copy[192];
     if (run->id > 0)
         snprintf(id, sizeof id, "%lld", (long long)run->id);
     else
         snprintf(id, sizeof id, "(not stored)");
-    if (isfinite(d->copy_gbps))
-        snprintf(copy, sizeof copy, "%.1f GB/s (calibrated)", d->copy_gbps);
-    else
-        snprintf(copy, sizeof copy, "not calibrated (run 'kbench calibrate')");
+    kb_fmt_ceilings(d, copy, sizeof copy);
     int interrupted = strcmp(run->state, "interrupted") == 0;
     int running = strcmp(run->state, "running") == 0;
     const char *warn = interrupted ? "INTERRUPTED: the run stopped before it finished; only the "
@@ -431,7 +519,7 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
         fprintf(f, "\ndevice    %s, cc %d.%d, %d SMs", d->name, d->cc_major, d->cc_minor, d->sms);
         if (*d->uuid)
             fprintf(f, "  (%s)", d->uuid);
-        fprintf(f, "\ncopy bw   %s\n", copy);
+        fprintf(f, "\nceilings  %s\n", copy);
         fprintf(f, "state     %s\n", *run->state ? run->state : "?");
         if (*run->tag)
             fprintf(f, "tag       %s\n", run->tag);
@@ -449,7 +537,7 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
                 d->sms);
         if (*d->uuid)
             fprintf(f, " (`%s`)", d->uuid);
-        fprintf(f, "\n- **copy bandwidth**: %s\n", copy);
+        fprintf(f, "\n- **ceilings**: %s\n", copy);
         fprintf(f, "- **state**: %s\n", *run->state ? run->state : "?");
         if (*run->tag) {
             fputs("- **tag**: ", f);
@@ -561,13 +649,15 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
             fprintf(f, "\n%s \xC2\xB7 %s \xC2\xB7 %s\n", r0->op, r0->dtype, shape);
         else
             fprintf(f, "\n## %s \xC2\xB7 %s \xC2\xB7 %s\n\n", r0->op, r0->dtype, shape);
+        int compute = group_compute(run, idx, m);
+        heads hd = group_heads(compute);
         for (size_t j = 0; j < m; j++)
-            fill_row(&run->results[idx[j]], naive, &rows[j]);
+            fill_row(&run->results[idx[j]], naive, compute, &rows[j]);
         visible_cols(run, idx, m, rows, k, vis);
         if (k == FMT_TEXT)
-            text_table(f, rows, m, vis);
+            text_table(f, &hd, rows, m, vis);
         else
-            md_table(f, rows, m, vis);
+            md_table(f, &hd, rows, m, vis);
         int any_bad = 0;
         for (size_t j = 0; j < m; j++)
             any_bad |= run->results[idx[j]].status != KB_R_OK ||
@@ -646,7 +736,8 @@ static const char *const csv_head[] = {
     "gbps",         "tflops",       "pct_peak",  "speedup_vs_naive", "kernels",
     "metric_set",   "passes",       "counters_reason", "dram_bytes", "dram_gbps",
     "excess_traffic", "achieved_occupancy", "theoretical_occupancy", "registers",
-    "local_bytes",  "top_stalls",
+    "local_bytes",  "top_stalls",   "mma_tflops", "fp32_tflops",  "bound",
+    "extra_bytes",
 };
 
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
@@ -724,6 +815,10 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         csv_known(f, r->registers);
         csv_known(f, r->local_bytes);
         csv_str(f, r->top_stalls, 0);
+        csv_num(f, run->dev.mma_tflops);
+        csv_num(f, run->dev.fp32_tflops);
+        csv_str(f, r->bound, 0);
+        csv_num(f, r->extra_bytes);
         fputs("\r\n", f);
     }
     if (ferror(f))

@@ -16,10 +16,13 @@
 extern "C" {
 #endif
 
-/* A header (run, device, copy-bandwidth ceiling, state, tag), then one aligned
+/* A header (run, device, every known calibrated ceiling: "copy bw 4229 GB/s ·
+ * bf16 mma 780 TFLOP/s · fp32 51 TFLOP/s", state, tag), then one aligned
  * table per case (op, dtype, shape) with a line per non-ok result giving its
- * full reason. Columns: variant, status, median, spread, GB/s, % copy, vs
- * naive, kernels, regs (result's registers), spills (result's local_bytes),
+ * full reason. Columns: variant, status, median, spread, GB/s, % copy (for a
+ * compute-bound case, bound "compute": TFLOP/s and % peak), vs naive,
+ * kernels, regs (result's registers), spills (result's local_bytes), extra
+ * mem (extra_bytes, "4.3 GB", shown when a result of the case has some),
  * then, when a result of the case has counters, DRAM GB/s (dram_gbps), excess
  * (excess_traffic, "1.02x"), occupancy (achieved/theoretical, "61/75%") and,
  * when one has stall reasons, top stalls (top_stalls); then the note. A line
@@ -35,10 +38,11 @@ kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e);
 kb_status kb_write_markdown(FILE *f, const kb_run *run, kb_err *e);
 
 /* RFC 4180 CSV: a header row, then one row per result with every scalar field
- * (run and device fields repeated; the counter fields last: metric_set,
+ * (run and device fields repeated; then the counter fields: metric_set,
  * passes, counters_reason, dram_bytes, dram_gbps, excess_traffic,
  * achieved_occupancy, theoretical_occupancy, registers, local_bytes,
- * top_stalls), CRLF line ends, fields quoted when they hold a comma, quote or
+ * top_stalls; last mma_tflops, fp32_tflops, bound, extra_bytes), CRLF line
+ * ends, fields quoted when they hold a comma, quote or
  * line break; unknown numbers are empty. Errors as kb_write_text. */
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e);
 
@@ -53,6 +57,21 @@ kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e);
 /* The same detail as markdown: a kernel table per result, then a metrics table
  * and a stalls table per kernel that has them. Errors as kb_write_text. */
 kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e);
+
+/* The figures as every report shows them (HTML and compare too). */
+
+/* Microseconds with about four significant digits in µs, ms or s: "812.2 µs",
+ * "3.195 ms"; "-" when not finite. */
+void kb_fmt_time(double us, char *b, size_t n);
+
+/* Device memory in decimal units: "4.3 GB", "512 MB", "12 kB", "96 B"; "-"
+ * for none (0) or unknown. */
+void kb_fmt_bytes(double v, char *b, size_t n);
+
+/* The device's known calibrated ceilings: "copy bw 4229 GB/s · bf16 mma 780
+ * TFLOP/s · fp32 51 TFLOP/s (calibrated)", only those known, or "not
+ * calibrated (run 'kbench calibrate')". */
+void kb_fmt_ceilings(const kb_device *d, char *b, size_t n);
 
 #ifdef __cplusplus
 }

@@ -71,7 +71,8 @@ static int teardown(void **state)
 static void every_command_answers_help(void **state)
 {
     (void)state;
-    static const char *const cmds[] = {"list", "devices", "calibrate", "run", "report", "import"};
+    static const char *const cmds[] = {"list",   "devices", "calibrate", "run",
+                                       "report", "import",  "compare"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char args[64];
         snprintf(args, sizeof args, "%s -h", cmds[i]);
@@ -255,7 +256,7 @@ static void report_errors(void **state)
     assert_err(want);
     snprintf(args, sizeof args, "report --format xml --db %s/k.db", dir);
     assert_int_equal(kb(args), 2);
-    assert_err("unknown format 'xml' (text, md, json, csv)");
+    assert_err("unknown format 'xml' (text, md, json, csv, html)");
 }
 
 /* Every committed GPU report reads, prints, and survives import then export

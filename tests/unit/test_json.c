@@ -1,8 +1,9 @@
 /* test_json.c - the JSON report: exact round trips (run, result over the child
  * pipe, doubles, seeds, NaN as null, counters: metrics in order, stalls, the
- * reason counters are missing), validation messages naming the bad field,
- * older reports without counter fields, schema_version checks and report files
- * (truncated, missing, not a report, the fixtures). */
+ * reason counters are missing; compute ceilings, bound, extra memory),
+ * validation messages naming the bad field, older reports without counter or
+ * ceiling fields, schema_version checks and report files (truncated, missing,
+ * not a report, the fixtures). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,8 @@ static void build_run(kb_run *run)
     snprintf(d->driver, sizeof d->driver, "13.0");
     snprintf(d->runtime, sizeof d->runtime, "12.8");
     d->copy_gbps = 4012.345678901234;
+    d->mma_tflops = 989.5 / 3.0;
+    d->fp32_tflops = NAN; /* not calibrated: null */
     add_result(run, "naive", KB_R_OK, 812.25, 37);
     add_result(run, "coalesced", KB_R_OK, 95.1, 101);
     add_result(run, "fused", KB_R_MISMATCH, 40.0, 5);
@@ -153,6 +156,11 @@ static void build_run(kb_run *run)
              "NVreg_RestrictProfilingToAdminUsers=0");
     snprintf(naive->kernels[1].occ_limiter, sizeof naive->kernels[1].occ_limiter,
              "shared memory");
+    /* A compute-bound result that needs a scratch buffer. */
+    kb_result *fused = &run->results[2];
+    snprintf(fused->bound, sizeof fused->bound, "compute");
+    fused->extra_bytes = 4294967296.0 + 1.0 / 3.0;
+    kb_result_derive(fused, d);
 }
 
 static char *print_run(const kb_run *run)
@@ -190,14 +198,14 @@ static void assert_same_result(const kb_result *a, const kb_result *b)
                          a->bytes,          a->flops,              a->gbps,
                          a->tflops,         a->pct_peak,           a->dram_bytes,
                          a->excess_traffic, a->achieved_occupancy, a->dram_gbps,
-                         a->theoretical_occupancy};
+                         a->theoretical_occupancy, a->extra_bytes};
     const double db[] = {b->max_abs_err,    b->rel_l2_err,         b->atol,
                          b->rtol,           b->median_us,          b->min_us,
                          b->max_us,         b->stdrel,             b->sm_clock_mhz,
                          b->bytes,          b->flops,              b->gbps,
                          b->tflops,         b->pct_peak,           b->dram_bytes,
                          b->excess_traffic, b->achieved_occupancy, b->dram_gbps,
-                         b->theoretical_occupancy};
+                         b->theoretical_occupancy, b->extra_bytes};
     for (size_t i = 0; i < sizeof da / sizeof da[0]; i++)
         assert_true(same_double(da[i], db[i]));
     assert_int_equal(a->rows_checked, b->rows_checked);
@@ -207,6 +215,7 @@ static void assert_same_result(const kb_result *a, const kb_result *b)
     assert_int_equal(a->registers, b->registers);
     assert_int_equal(a->local_bytes, b->local_bytes);
     assert_string_equal(a->top_stalls, b->top_stalls);
+    assert_string_equal(a->bound, b->bound);
     assert_int_equal(a->throttled, b->throttled);
     assert_int_equal(a->nsamples, b->nsamples);
     for (size_t i = 0; i < a->nsamples; i++)
@@ -285,7 +294,14 @@ static void test_run_round_trip(void **state)
         assert_same_result(&run.results[i], &back.results[i]);
     assert_string_equal(back.tag, run.tag);
     assert_true(back.dev.copy_gbps == run.dev.copy_gbps);
+    assert_true(back.dev.mma_tflops == run.dev.mma_tflops);
+    assert_true(isnan(back.dev.fp32_tflops));
     assert_int_equal(back.dev.memory_bytes, run.dev.memory_bytes);
+    /* The compute-bound result's % peak is of the matrix-unit peak (fp32 here
+     * has no fp32 peak: unknown), and stays as stored. */
+    assert_true(isnan(back.results[2].pct_peak));
+    assert_string_equal(back.results[2].bound, "compute");
+    assert_string_equal(back.results[1].bound, "memory");
     /* The fixed field names CI reads. */
     assert_non_null(strstr(a, "\"schema_version\":\t1"));
     assert_non_null(strstr(a, "\"cc\":\t\"9.0\""));
@@ -303,6 +319,13 @@ static void test_run_round_trip(void **state)
                               "\"math_pipe_throttle\":\t0.30000000000000004\n"));
     assert_non_null(strstr(a, "\"resources\":\t{\n\t\t\t\t\"registers\":\t32,"));
     assert_non_null(strstr(a, "\"registers\":\tnull,")); /* the skipped result */
+    assert_non_null(strstr(a, "\"ceilings\":\t{\n\t\t\t\"copy_gbps\":\t4012.345678901234,\n"
+                              "\t\t\t\"mma_tflops\":\t329.8333333333333,\n"
+                              "\t\t\t\"fp32_tflops\":\tnull\n"));
+    assert_non_null(strstr(a, "\"flops\":\t20951040,\n\t\t\t\t\"extra_bytes\":\t0\n\t\t\t},\n"
+                              "\t\t\t\"bound\":\t\"memory\",\n\t\t\t\"derived\""));
+    assert_non_null(strstr(a, "\"extra_bytes\":\t4294967296.333333\n\t\t\t},\n"
+                              "\t\t\t\"bound\":\t\"compute\","));
     cJSON_free(a);
     cJSON_free(b);
     kb_run_release(&run);
@@ -384,6 +407,7 @@ static void test_device_round_trip(void **state)
     kb_err e = {{0}};
     build_run(&run);
     run.dev.copy_gbps = NAN;
+    run.dev.fp32_tflops = 51.25;
     cJSON *o = kb_json_from_device(&run.dev);
     assert_non_null(o);
     assert_int_equal(kb_json_to_device(o, &d, &e), KB_OK);
@@ -393,6 +417,15 @@ static void test_device_round_trip(void **state)
     assert_int_equal(d.cc_minor, 0);
     assert_int_equal(d.mem_bus_bits, 6144);
     assert_true(isnan(d.copy_gbps));
+    assert_true(d.mma_tflops == 989.5 / 3.0);
+    assert_true(d.fp32_tflops == 51.25);
+    /* The compute peaks are optional: absent reads as unknown. */
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "ceilings"),
+                                            "mma_tflops");
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "ceilings"),
+                                            "fp32_tflops");
+    assert_int_equal(kb_json_to_device(o, &d, &e), KB_OK);
+    assert_true(isnan(d.mma_tflops) && isnan(d.fp32_tflops));
     cJSON_Delete(o);
     kb_run_release(&run);
 }
@@ -417,6 +450,8 @@ static void test_validation_names_field(void **state)
         {{"device", "cc"}, "\"nine\"", "field 'device.cc' must be like \"9.0\", got 'nine'"},
         {{"kbench", "started"}, "17", "field 'kbench.started' must be a string, got a number"},
         {{"kbench", "state"}, "\"done\"", "field 'kbench.state' must be running, complete"},
+        {{"device", "ceilings", "mma_tflops"}, "\"fast\"",
+         "field 'device.ceilings.mma_tflops' must be a number or null, got a string"},
         {{"results"}, "{}", "field 'results' must be an array, got an object"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -502,6 +537,13 @@ static void test_validation_names_field(void **state)
          "field 'results[1].kernels[0].stalls' has a bad name ''"},
         {{"kernels", "occupancy_limiter"}, "\"registers and shared memory\"",
          "field 'results[1].kernels[0].occupancy_limiter' is too long"},
+        {{"bound"}, "\"latency\"",
+         "field 'results[1].bound' must be memory or compute, got 'latency'"},
+        {{"bound"}, "\"memory-and-compute\"",
+         "field 'results[1].bound' must be memory or compute, got 'memory-and-compute'"},
+        {{"bound"}, "1", "field 'results[1].bound' must be a string, got a number"},
+        {{"model", "extra_bytes"}, "\"lots\"",
+         "field 'results[1].model.extra_bytes' must be a number or null, got a string"},
     };
     for (size_t i = 0; i < sizeof cnt / sizeof cnt[0]; i++) {
         doc = cJSON_Parse(good);
@@ -714,20 +756,30 @@ static void test_fixtures(void **state)
             fclose(f);
             orig[n] = '\0';
             char *again = print_run(&run);
-            if (strstr(orig, "\"counters\"")) {
+            /* Written before the compute ceilings, so read as memory-bound with
+             * no extra memory and unknown compute peaks. */
+            assert_true(isnan(run.dev.mma_tflops) && isnan(run.dev.fp32_tflops));
+            for (size_t j = 0; j < run.nresults; j++) {
+                assert_string_equal(run.results[j].bound, "memory");
+                assert_true(run.results[j].extra_bytes == 0);
+            }
+            if (strstr(orig, "\"bound\"")) {
                 /* In the form kbench writes: re-export is identical. */
                 assert_int_equal(n, strlen(again) + 1);
                 assert_memory_equal(orig, again, n - 1);
             } else {
-                /* Written before counters: re-export adds them with their
-                 * defaults, and is stable from then on. */
+                /* Written before counters or ceilings: re-export adds them with
+                 * their defaults, and is stable from then on. */
                 kb_run back;
                 kb_err e2 = {{0}};
                 cJSON *root = cJSON_Parse(again);
                 assert_int_equal(kb_json_to_run(root, &back, &e2), KB_OK);
                 char *twice = print_run(&back);
                 assert_string_equal(again, twice);
-                assert_non_null(strstr(again, "\"set\":\t\"none\""));
+                assert_non_null(strstr(again, strstr(orig, "\"counters\"") ? "\"set\":\t\"stalls\""
+                                                                         : "\"set\":\t\"none\""));
+                assert_non_null(strstr(again, "\"mma_tflops\":\tnull"));
+                assert_non_null(strstr(again, "\"bound\":\t\"memory\""));
                 cJSON_free(twice);
                 cJSON_Delete(root);
                 kb_run_release(&back);

@@ -3,7 +3,8 @@
  * set, passes, the reason they are missing, per-kernel metrics in order and
  * stalls largest first), refusals that leave the file byte-identical
  * (directory, text file, foreign SQLite, newer schema), migrations from every
- * older schema version (a version-1 store with data reads as "no counters"),
+ * older schema version (a version-1 store with data reads as "no counters", a
+ * version-2 one as memory-bound with no extra memory and unknown compute peaks),
  * runs of dead processes marked interrupted, ceilings, and all-or-nothing
  * imports. */
 #include <math.h>
@@ -154,6 +155,8 @@ static void build_run(kb_run *run, const char *tag)
     snprintf(d->driver, sizeof d->driver, "13.0");
     snprintf(d->runtime, sizeof d->runtime, "13.0");
     d->copy_gbps = 4100.25;
+    d->mma_tflops = 781.0 + 1.0 / 3.0;
+    d->fp32_tflops = NAN;
     add_result(run, "attention", "naive", KB_R_OK, 1500.5, 41, 3);
     add_result(run, "attention", "flash-tiled", KB_R_OK, 97.25, 200, 1);
     add_result(run, "attention", "fused", KB_R_FAILED, NAN, 0, 0);
@@ -165,6 +168,15 @@ static void build_run(kb_run *run, const char *tag)
     n->registers = 66;
     n->local_bytes = 16;
     n->theoretical_occupancy = 25.0;
+    /* Attention is compute-bound; naive materialises the score matrix. */
+    for (int i = 0; i < 3; i++) {
+        kb_result *r = &run->results[i];
+        snprintf(r->bound, sizeof r->bound, "compute");
+        r->flops = 4.0 * 4 * 1000 * 1000 * 4096;
+        kb_result_derive(r, d);
+    }
+    n->extra_bytes = 4.0 * 1000 * 1000 * 2 + 0.5;
+    run->results[2].extra_bytes = NAN; /* failed before it was known */
 }
 
 static char *json_text(const kb_run *run)
@@ -292,7 +304,7 @@ static void test_run_lifecycle(void **state)
     char *a = json_text(&run), *b = json_text(&back);
     assert_string_equal(a, b);
     assert_true(isnan(back.results[0].samples_us[0]));
-    assert_true(isnan(back.results[0].flops));
+    assert_true(isnan(back.results[3].flops));
     assert_true(back.results[0].seed == 18446744073709551557ull);
     const kb_result *fl = &back.results[1];
     assert_string_equal(fl->metric_set, "stalls");
@@ -306,6 +318,15 @@ static void test_run_lifecycle(void **state)
     assert_string_equal(back.results[0].counters_reason, perm_reason);
     assert_int_equal(back.results[0].local_bytes, 16);
     assert_int_equal(back.results[2].registers, -1); /* failed: unknown */
+    assert_string_equal(back.results[0].bound, "compute");
+    assert_string_equal(back.results[3].bound, "memory");
+    assert_true(back.results[0].extra_bytes == 8000000.5);
+    assert_true(isnan(back.results[2].extra_bytes));
+    assert_true(back.results[3].extra_bytes == 0);
+    assert_true(back.dev.mma_tflops == 781.0 + 1.0 / 3.0);
+    assert_true(isnan(back.dev.fp32_tflops));
+    assert_true(back.results[0].pct_peak == run.results[0].pct_peak);
+    assert_true(isfinite(back.results[0].pct_peak));
 
     assert_int_equal(kb_store_finish_run(s, run.id, "done", "", &e), KB_EUSAGE);
     assert_int_equal(kb_store_finish_run(s, 999, "complete", "", &e), KB_EUSAGE);
@@ -598,6 +619,54 @@ static void test_migrations(void **state)
     kb_run_release(&back);
     kb_store_close(s);
     assert_int_equal(user_version(path), KB_STORE_VERSION);
+
+    /* A version-2 store with a result, as version 2 laid it out: reads as
+     * memory-bound, no extra memory, compute peaks unknown. */
+    path_in(path, sizeof path, "v2-data.db");
+    assert_int_equal(kb_store_create_at_version(path, 2, &e), KB_OK);
+    exec_sql(path,
+             "INSERT INTO devices VALUES('GPU-2', 0, 'NVIDIA H200', 9, 0, 132, 150754820096,"
+             " 52428800, 1980, 3201, 6144, '13.0', '13.0', '2025-01-01T00:00:00Z',"
+             " '2025-01-01T00:00:00Z');"
+             "INSERT INTO runs(id, version, git, argv, started, finished, state, tag, pid, host,"
+             " imported, device_uuid, dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
+             " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
+             " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps) VALUES(3, '0.1.0', 'g',"
+             " 'kbench run softmax', '2025-01-01T00:00:00Z', '2025-01-01T00:01:00Z', 'complete',"
+             " 'v2', NULL, NULL, 1, 'GPU-2', 0, 'NVIDIA H200', 9, 0, 132, 150754820096, 52428800,"
+             " 1980, 3201, 6144, '13.0', '13.0', 4200.5);"
+             "INSERT INTO results(id, run_id, seq, op, variant, dtype, shape, status, reason,"
+             " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked, median_us,"
+             " min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz, throttled, bytes,"
+             " flops, gbps, tflops, pct_peak, metric_set, passes, counters_reason, dram_bytes,"
+             " excess_traffic, achieved_occupancy, dram_gbps, theoretical_occupancy, registers,"
+             " local_bytes, top_stalls) VALUES(1, 3, 1, 'softmax', 'fused', 'bf16',"
+             " '{\"rows\":8,\"cols\":3}', 'ok', '', 9, 1, 0.5, NULL, 1e-2, 1e-2, 8, 10.0, 9.0,"
+             " 11.0, 0.1, 0, NULL, NULL, 0, 96, 120, 0.0096, NULL, NULL, 'core', 1, '', 100.0,"
+             " 1.04, 50.5, 0.01, 100.0, 32, 0, '');");
+    s = open_store(path, 1);
+    assert_int_equal(user_version(path), KB_STORE_VERSION);
+    assert_int_equal(kb_store_load_run(s, 3, &back, &e), KB_OK);
+    assert_true(back.dev.copy_gbps == 4200.5);
+    assert_true(isnan(back.dev.mma_tflops) && isnan(back.dev.fp32_tflops));
+    assert_int_equal(back.nresults, 1);
+    assert_string_equal(back.results[0].bound, "memory");
+    assert_true(back.results[0].extra_bytes == 0);
+    assert_string_equal(back.results[0].metric_set, "core");
+    assert_true(back.results[0].achieved_occupancy == 50.5);
+    kb_run_release(&back);
+    /* and takes compute-bound results with their peaks beside the old run */
+    build_run(&run, "v3");
+    assert_int_equal(kb_store_import_run(s, &run, &e), KB_OK);
+    assert_int_equal(kb_store_load_run(s, 0, &back, &e), KB_OK);
+    ja = json_text(&run);
+    jb = json_text(&back);
+    assert_string_equal(ja, jb);
+    cJSON_free(ja);
+    cJSON_free(jb);
+    kb_run_release(&run);
+    kb_run_release(&back);
+    kb_store_close(s);
 }
 
 static void test_interrupted_runs(void **state)
@@ -673,6 +742,15 @@ static void test_ceilings(void **state)
     assert_int_equal(kb_store_set_ceiling(s, &run.dev, "fp32_tflops", NAN, &e), KB_OK);
     assert_int_equal(kb_store_get_ceiling(s, run.dev.uuid, "fp32_tflops", &v, &e), KB_OK);
     assert_true(isnan(v));
+    /* The compute peaks are ceilings like the copy bandwidth, each by name. */
+    assert_int_equal(kb_store_set_ceiling(s, &run.dev, "mma_tflops", 781.5, &e), KB_OK);
+    assert_int_equal(kb_store_set_ceiling(s, &run.dev, "fp32_tflops", 51.25, &e), KB_OK);
+    assert_int_equal(kb_store_get_ceiling(s, run.dev.uuid, "mma_tflops", &v, &e), KB_OK);
+    assert_true(v == 781.5);
+    assert_int_equal(kb_store_get_ceiling(s, run.dev.uuid, "fp32_tflops", &v, &e), KB_OK);
+    assert_true(v == 51.25);
+    assert_int_equal(kb_store_get_ceiling(s, run.dev.uuid, "copy_gbps", &v, &e), KB_OK);
+    assert_true(v == 4020.125);
     kb_run_release(&run);
     kb_store_close(s);
 

@@ -1,9 +1,10 @@
 /* test_writers.c - text, markdown and CSV reports of a built run: header and
- * interrupted state, case groups, speed-up over naive, aligned columns, pipe
- * escaping, RFC 4180 quoting and column counts; the counter columns (DRAM GB/s,
- * excess traffic, occupancy, top stalls), registers and spills, the line
- * saying why counters are missing, the 140-column limit, and the per-kernel
- * detail of `report --kernels`. */
+ * interrupted state, the known ceilings, case groups, speed-up over naive,
+ * aligned columns, pipe escaping, RFC 4180 quoting and column counts; the
+ * counter columns (DRAM GB/s, excess traffic, occupancy, top stalls),
+ * registers and spills, the line saying why counters are missing, the
+ * 140-column limit, compute-bound cases (TFLOP/s, % peak) and the extra
+ * memory column, and the per-kernel detail of `report --kernels`. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +139,7 @@ static void test_text(void **state)
     has(t, "kbench run 7  [complete]\n");
     assert_null(strstr(t, " \n")); /* no trailing blanks */
     has(t, "device    NVIDIA H200, cc 9.0, 132 SMs  (GPU-1234)\n");
-    has(t, "copy bw   4012.3 GB/s (calibrated)\n");
+    has(t, "ceilings  copy bw 4012 GB/s (calibrated)\n");
     has(t, "tag       nightly, h200\n");
     assert_null(strstr(t, "INTERRUPTED"));
     /* Groups in order of first appearance. */
@@ -205,7 +206,7 @@ static void test_text(void **state)
     run.dev.copy_gbps = NAN;
     t = render(kb_write_text, &run);
     has(t, "kbench run 7  [interrupted]\n!! INTERRUPTED: the run stopped before it finished");
-    has(t, "copy bw   not calibrated");
+    has(t, "ceilings  not calibrated (run 'kbench calibrate')\n");
     line_of(t, "coalesced", row, sizeof row);
     has(row, "8.4%"); /* the stored figure, not recomputed */
     free(t);
@@ -313,7 +314,7 @@ static void test_csv(void **state)
     char *t = render(kb_write_csv, &run);
     assert_int_equal(strncmp(t, "run_id,started,state,tag,device,device_uuid,cc,copy_gbps,op,", 60),
                      0);
-    int nrec = parse_csv(t, 46, fields);
+    int nrec = parse_csv(t, 50, fields);
     assert_int_equal(nrec, 1 + 6);
     int variant = col_index(fields, "variant"), reason = col_index(fields, "reason");
     int speed = col_index(fields, "speedup_vs_naive"), med = col_index(fields, "median_us");
@@ -332,6 +333,14 @@ static void test_csv(void **state)
     /* The counter fields come last; unknown is empty. */
     assert_string_equal(fields[0][35], "metric_set");
     assert_string_equal(fields[0][45], "top_stalls");
+    /* then the compute ceilings, bound and extra memory */
+    assert_string_equal(fields[0][46], "mma_tflops");
+    assert_string_equal(fields[0][47], "fp32_tflops");
+    assert_string_equal(fields[0][48], "bound");
+    assert_string_equal(fields[0][49], "extra_bytes");
+    assert_string_equal(fields[1][46], "");
+    assert_string_equal(fields[1][48], "memory");
+    assert_string_equal(fields[1][49], "0");
     assert_string_equal(fields[1][col_index(fields, "metric_set")], "none");
     assert_string_equal(fields[1][col_index(fields, "dram_gbps")], "");
     assert_string_equal(fields[1][col_index(fields, "registers")], "32");
@@ -357,7 +366,8 @@ static void test_empty_run(void **state)
     free(t);
     t = render(kb_write_csv, &run);
     assert_non_null(strstr(t, "speedup_vs_naive,kernels,metric_set,"));
-    assert_non_null(strstr(t, ",local_bytes,top_stalls\r\n"));
+    assert_non_null(
+        strstr(t, ",local_bytes,top_stalls,mma_tflops,fp32_tflops,bound,extra_bytes\r\n"));
     assert_null(strchr(strchr(t, '\n') + 1, '\n'));
     free(t);
 }
@@ -528,7 +538,7 @@ static void test_counter_columns(void **state)
     /* CSV: the counter fields at the end, exact. */
     static char fields[8][64][256];
     t = render(kb_write_csv, &run);
-    assert_int_equal(parse_csv(t, 46, fields), 4);
+    assert_int_equal(parse_csv(t, 50, fields), 4);
     assert_string_equal(fields[3][col_index(fields, "metric_set")], "stalls");
     assert_string_equal(fields[3][col_index(fields, "passes")], "3");
     assert_string_equal(fields[3][col_index(fields, "dram_bytes")], "1073741824");
@@ -618,6 +628,84 @@ static void test_width_limit(void **state)
     kb_run_release(&run);
 }
 
+/* An attention-like compute-bound case: TFLOP/s and % peak instead of GB/s
+ * and % copy, an extra mem column for the variant that materialises its score
+ * matrix, every known ceiling in the header; a memory-bound case of the same
+ * run keeps GB/s and no extra mem column. */
+static void test_compute_bound(void **state)
+{
+    (void)state;
+    kb_run run;
+    char head[512], row[512];
+    build_run(&run, "complete");
+    run.dev.copy_gbps = 4229.06;
+    run.dev.mma_tflops = 780.4;
+    run.dev.fp32_tflops = 51.2;
+    static const struct {
+        const char *variant;
+        double median, extra;
+    } v[] = {{"naive", 2000.0, 4.294967296e9}, {"flash-tiled", 250.0, 0}, {"a", 500, 5.12e8}};
+    for (size_t i = 0; i < 3; i++) {
+        add(&run, "attention", "bf16", 4096, 4096, v[i].variant, KB_R_OK, v[i].median, NAN, NAN,
+            1, "");
+        kb_result *r = &run.results[run.nresults - 1];
+        snprintf(r->bound, sizeof r->bound, "compute");
+        r->flops = 1.5e11;
+        r->extra_bytes = v[i].extra;
+        kb_result_derive(r, &run.dev);
+    }
+    char *t = render(kb_write_text, &run);
+    has(t, "ceilings  copy bw 4229 GB/s \xC2\xB7 bf16 mma 780 TFLOP/s \xC2\xB7 fp32 51 TFLOP/s "
+           "(calibrated)\n");
+    const char *g = strstr(t, "attention \xC2\xB7 bf16 \xC2\xB7 rows=4096, cols=4096\n");
+    assert_non_null(g);
+    line_of(g, "variant", head, sizeof head);
+    assert_string_equal(head, "variant      status    median  spread  TFLOP/s  % peak  vs naive"
+                              "  kernels  regs  spill  extra mem");
+    line_of(g, "flash-tiled", row, sizeof row);
+    assert_string_equal(row, "flash-tiled  ok      250.0 \xC2\xB5s   \xC2\xB1" "1.2%    600.0"
+                             "   76.9%     8.00x        1    31    0 B          -");
+    line_of(g, "naive", row, sizeof row);
+    has(row, "   75.0    9.6%     1.00x        1    31    0 B     4.3 GB");
+    line_of(g, "a ", row, sizeof row);
+    has(row, "512 MB");
+    /* the memory-bound softmax case of the same run */
+    line_of(t, "variant", head, sizeof head);
+    has(head, "  GB/s  % copy  vs naive  kernels  regs  spill");
+    assert_null(strstr(head, "extra"));
+    assert_width(t, 140);
+    free(t);
+
+    t = render(kb_write_markdown, &run);
+    has(t, "- **ceilings**: copy bw 4229 GB/s \xC2\xB7 bf16 mma 780 TFLOP/s \xC2\xB7 fp32 51 "
+           "TFLOP/s (calibrated)\n");
+    has(t, "| variant | status | median | spread | TFLOP/s | % peak | vs naive | kernels | regs "
+           "| spill | extra mem | note |\n");
+    has(t, "| naive | ok | 2.000 ms | \xC2\xB1" "1.2% | 75.0 | 9.6% | 1.00x | 1 | 31 | 0 B | "
+           "4.3 GB |  |\n");
+    free(t);
+
+    static char fields[16][64][256];
+    t = render(kb_write_csv, &run);
+    assert_int_equal(parse_csv(t, 50, fields), 1 + 9);
+    assert_string_equal(fields[7][col_index(fields, "variant")], "naive");
+    assert_string_equal(fields[7][col_index(fields, "bound")], "compute");
+    assert_string_equal(fields[7][col_index(fields, "extra_bytes")], "4294967296");
+    assert_string_equal(fields[7][col_index(fields, "mma_tflops")], "780.4");
+    assert_string_equal(fields[7][col_index(fields, "fp32_tflops")], "51.2");
+    assert_string_equal(fields[7][col_index(fields, "tflops")], "75");
+    free(t);
+
+    /* Only some ceilings known: those are listed. */
+    run.dev.copy_gbps = NAN;
+    run.dev.fp32_tflops = NAN;
+    run.dev.mma_tflops = 8.125;
+    t = render(kb_write_text, &run);
+    has(t, "ceilings  bf16 mma 8.1 TFLOP/s (calibrated)\n");
+    free(t);
+    kb_run_release(&run);
+}
+
 static void test_kernels_detail(void **state)
 {
     (void)state;
@@ -679,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_counter_columns),
         cmocka_unit_test(test_counters_none),
         cmocka_unit_test(test_width_limit),
+        cmocka_unit_test(test_compute_bound),
         cmocka_unit_test(test_kernels_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

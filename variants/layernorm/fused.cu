@@ -2,33 +2,40 @@
  *
  * Idea: the row lives in registers between the statistics and the output, so x
  * crosses DRAM once and nothing else does but y (plus gamma/beta/b once and the
- * optional mean/rstd). Each thread issues its NV 16-byte loads (LDG.E.128)
- * before using any; the statistics are an exact two-pass over the registers
- * (sum -> mean, then sum of squared deviations -> var: two block sums, one
- * barrier each), fp32, on shifted data d = x - x[0] for fp32 inputs (exact
- * differences keep a large mean's spread; see layernorm.cuh; 16-bit inputs
- * skip the shift, their own spacing at a large mean being far coarser than the
- * fp32 sums' rounding); the output pass stores y with STG.E.128. Streaming
- * cache hints on x and y.
+ * optional mean/rstd). Each thread issues all its 16-byte loads before using
+ * any; the statistics are an exact two-pass over the registers (sum -> mean,
+ * then sum of squared deviations -> var: two group sums, one barrier each),
+ * fp32, on shifted data d = x - x[0] for fp32 inputs (exact differences keep a
+ * large mean's spread; see layernorm.cuh; 16-bit inputs skip the shift, their
+ * own spacing at a large mean being far coarser than the fp32 sums' rounding);
+ * the output pass stores y with 16-byte stores. Plain cached loads and stores:
+ * the streaming hints (ld/st.global.cs) cost 3-6% here (measured below).
  *
- * The block-per-row kernel is persistent: at most as many blocks as fit on the
- * GPU at once (occupancy API x SMs), each looping over the same number of rows
- * r = blockIdx.x + i * gridDim.x, so no block runs a last round alone. For
- * 16-bit dtypes each block first stages gamma (raw) and beta + b (fp32, as two
- * bank-conflict-free 16-byte planes) in dynamic shared memory, 6 bytes a
- * column, which turns the output's three vector loads, three widenings and an
- * add per element into one widening: bf16 is near the issue limit at 4.3 TB/s
- * (~31 instructions per element available), fp32 is not (~62) and reads its
- * vectors from L1/L2.
+ * The row kernel is persistent, a group of threads per row (layernorm.cuh has
+ * the ladder of shapes): as many blocks as fit on the GPU at once, so every SM
+ * holds the same number, each group looping over rows g, g + groups, ...; the
+ * loop's control is the block's, so a group past the last row idles through
+ * the block's last round. fp32 (V = 4): 128-1024 threads x 8 vectors (32
+ * floats) a row-group, one group a block, 8 blocks of 128 per SM at 4096
+ * columns, 2 of 512 at 16384; gamma, beta, b come as 16-byte loads through L1.
+ * 16-bit (V = 8): 1024-thread blocks of G = 8, 4, 2, 1 groups of 128-1024 x 4
+ * vectors, so one SM-wide stage holds gamma (raw) and beta + b (fp32) in shared
+ * memory (6 bytes a column: the output's three loads, widenings and an add per
+ * element become one widening; 16-bit is near the issue limit), and each group
+ * double-buffers x in its own shared-memory slots: the next row's x is copied
+ * there (cp.async, LDGSTS.BYPASS) as soon as this row is unpacked, so it flies
+ * during this row's barriers and output, costing no registers. fp32 needs no
+ * prefetch: with 8 blocks of 32 floats a thread per SM its loads already
+ * overlap other blocks' work (register or cp.async prefetch measured no faster).
  *
- * Dispatch (ln_plan_regs in layernorm.cuh), V = 4 (fp32) or 8 (16-bit):
+ * Dispatch, V = 4 (fp32) or 8 (16-bit):
  *   cols <= 1024, aligned    a warp per row, NV = pow2 >= cols / (32 V) vectors a
  *                            lane, 4 rows per 128-thread block, shuffles only;
- *   cols < 4096, aligned     a block per row, 16 elements a thread (NV = 4 fp32,
- *                            2 16-bit), 64-256 threads;
- *   4096 <= cols <= 32768,   a block per row, 32 elements a thread (NV = 8 fp32,
- *   aligned                  4 16-bit), 128-1024 threads: 4096 -> 128 threads,
- *                            16384 -> 512 threads, fp32 and 16-bit alike;
+ *   up to 32768 fp32 /       the persistent row kernel, the first rung of
+ *   32768 16-bit, aligned    LN_ROW_LADDER_* that holds the row (exact fit: no
+ *                            range checks): 4096 -> 128 threads x 8 (fp32),
+ *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
+ *                            (fp32), 2 groups of 512 x 4 (16-bit);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
  *   cols % V != 0, or a      threads, ~8 elements each), Welford on shifted data
  *   pointer off 16 bytes)    merged with Chan's formula (shuffles, then 32
@@ -36,29 +43,50 @@
  *                            read of x (from L2 while the row is there).
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
- *   row, 32 elements    62-64 registers (cap 64), 256 B static shared + 6 cols
- *                       bytes dynamic for 16-bit: 4096 -> 8 blocks of 128 per SM
- *                       (1024 threads; bf16 uses 8 x 25 KB of shared memory),
- *                       16384 -> 2 blocks of 512 (bf16: 2 x 97 KB);
- *   row, 16 elements    39-40 registers (launch bounds 256 x 6), 6 blocks per SM;
- *   warp                31-64 registers (cap 64), 8 blocks of 128 per SM;
- *   stream              47-48 registers, 384 B static shared.
- * x in flight per SM when all resident blocks load: 8 x 16 KB (fp32 4096).
+ *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
+ *                        8 x 128 or 2 x 512 threads per SM (50% occupancy);
+ *                        16 floats (cols <= 2048): 55-64;
+ *   row 16-bit, 32 elts  63-64 registers, 1024-thread blocks, 256 B static +
+ *                        6 cols + 64 KB (x slots) dynamic shared: 88 KB at
+ *                        4096, 160 KB at 16384 (1 block, 50% occupancy);
+ *                        16 elements (cols <= 2048): 40 registers, 2 x 512;
+ *                        32768 columns: 64 registers, no x slots (192 KB stage);
+ *   warp                 31-64 registers (cap 64), 8 blocks of 128 per SM;
+ *   stream               47-48 registers, 384 B static shared.
+ * SASS in the row loop (static count, erf form): 23.7 instructions an element
+ * for fp32, 24.5 for bf16 (was 28.0 and 25.6): GELU 10, statistics 4-5, affine
+ * 2-3, widening/narrowing 2.5 (16-bit), loads, stores and two group sums.
  *
- * Bytes moved: the model's (fp32 re-reads gamma/beta/b from L1/L2, not DRAM).
- * SASS instructions per element of the row loop, erf form (tanh ~3 fewer):
- * bf16 25.6 and fp32 28.0 with 32 elements a thread (statistics 5-6, affine 3,
- * GELU 10, 16-bit widening/narrowing 2.5, the rest loads, stores, addresses and
- * the two block sums).
+ * Prediction (before the change, 32768x4096): bf16 from 75% to ~85-88% of copy
+ * bandwidth by keeping x in flight across the barriers (prefetch) and ~15% fewer
+ * instructions; fp32 from 85% to ~90% from the prefetch alone. The fp32 part was
+ * wrong: no prefetch moved fp32 (85.1-86.9%); the streaming load hint did.
  *
- * Prediction at 32768x4096 fp32 (1.07 GB model bytes, 250 us at 4.3 TB/s):
- * ~90% of copy bandwidth. It is memory-bound (28 of ~62 issue slots per
- * element); what is lost is the time a block spends in its two barriers before
- * its stores, hidden by the 7 other resident blocks' loads. bf16: ~85-90%: at
- * 25.6 instructions per element it needs ~75% of the issue slots at 90% of
- * copy bandwidth, so issue and DRAM are both near their limits. 8192x16384: 2
- * blocks of 512 per SM (32 rows each), less overlap between a block's phases;
- * ~85-90% for both. */
+ * Measured on the H200, 2026-11-29 (kbench run, L2 flushed, median; erf form;
+ * % of the calibrated copy bandwidth, 4212-4229 GB/s), before -> after:
+ *   fp32 32768x4096    298.4 us 85.1% -> 278.7 us 91.5%  (occupancy 47 -> 49%)
+ *   bf16 32768x4096    169.2 us 75.0% -> 145.1 us 87.8%  (42 -> 49%)
+ *   fp32 8192x16384    295.6 us 85.9% -> 274.0 us 93.1%  (48 -> 50%)
+ *   bf16 8192x16384    174.3 us 72.9% -> 142.2 us 89.6%  (46 -> 50%)
+ * DRAM excess 1.00 throughout; a second timing without counters: 91.2, 88.1,
+ * 93.3, 89.0%. What moved it, from sweeps of the same kernels the same day:
+ *   - plain instead of streaming loads (LDG.E.EF): fp32 4096 85.7 -> 91.5%,
+ *     fp32 16384 90.8 -> 94.1%, bf16 16384 83.9 -> 88.9% (bf16 4096: no change);
+ *   - the grid filling every SM alike (the old launcher's equal rows per block
+ *     left 1024 blocks on 1056 slots: SMs of 7 and 8 blocks, ~3% by count);
+ *   - 16-bit prefetch of the next row (in registers first): 80.6 -> 84.9%
+ *     (4096), 80.4 -> 85.2% (16384);
+ *   - one stage per SM (8 groups in a 1024-thread block instead of 8 blocks of
+ *     24 KB each, which left ~28 KB of L1 for 64 KB of loads in flight) with
+ *     the prefetch moved to cp.async (its registers freed: the register
+ *     prefetch spilled 16 B once the groups came in): bf16 4096 84.1% (8
+ *     blocks, another H200) -> 87.8%; same session, 8 groups prefetching into
+ *     registers 86.8%;
+ *   - straight-line code for exact-fit rows and a log2(warps)-step second
+ *     level in the group sums: bf16 4096 75.7 -> 80.6% without prefetch.
+ * Tried and dropped: one barrier a row with Chan's merge of per-thread (mean,
+ * M2) (no faster: 83.5 vs 84.0%, more shuffles); 256 threads x 16 elements
+ * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "layernorm.cuh"
 
 /* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
@@ -138,45 +166,52 @@ __global__ void __launch_bounds__(128, 8)
     }
 }
 
-/* ---- the persistent block-per-row register kernel -------------------------------- */
+/* ---- the persistent group-per-row register kernel ------------------------------- */
 
-/* THREADS threads a row (a power of two, 128-1024), NV 16-byte vectors a
- * thread, thread tid owning vectors tid + k THREADS; EXACT: the row is exactly
- * THREADS NV vectors (no range checks). PF: how the next row's x is fetched
- * (see ln_row_issue). MINB: launch bounds' blocks per SM (the register cap). */
-template <typename T, int THREADS, int NV, int PF, int MINB, bool EXACT, bool TANH>
-__global__ void __launch_bounds__(THREADS, MINB)
+/* G groups of THREADS threads a block (a rung of the ladder in layernorm.cuh),
+ * NV 16-byte vectors a thread: thread tid of a group owns its row's vectors
+ * tid + k THREADS. EXACT: the row is exactly THREADS NV vectors (no range
+ * checks). PF: how x arrives (ln_row_fetch): 0 loaded at the top of each row,
+ * 1 or 2 the next row's issued right after this row is unpacked (into
+ * registers, or copied into the group's shared-memory slots xs). */
+template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
+__global__ void __launch_bounds__(THREADS *G, MINB)
     layernorm_fused_row(const T *__restrict__ x, const T *__restrict__ gamma,
                         const T *__restrict__ beta, const T *__restrict__ bias,
                         T *__restrict__ y, float *__restrict__ mean_out,
-                        float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+                        float *__restrict__ rstd_out, int rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
     constexpr int NW = THREADS / 32;
     constexpr bool SHIFT = sizeof(T) == 4;
-    extern __shared__ uint4 ln_dyn[];
-    __shared__ float red[2][NW];
-    const int tid = threadIdx.x;
+    extern __shared__ uint4 ln_dyn[]; /* 16-bit: the stage of gamma and beta + b */
+    __shared__ float red[G][2][NW];
+    const int tid = threadIdx.x % THREADS, gid = threadIdx.x / THREADS;
     const int nvec = EXACT ? THREADS * NV : cols / V;
-    /* ln_dyn: the 16-bit affine stage (3 nvec vectors), then with PF 2 the x stage. */
-    uint4 *xs = ln_dyn + (sizeof(T) == 2 ? 3 * nvec : 0);
+    const int stride = gridDim.x * G;
 
-    ln_stage_affine<T>(gamma, beta, bias, ln_dyn, nvec);
-    /* This thread's first vector of gamma, beta, b and the stage. */
-    const T *gt = gamma + tid * V, *b1t = beta + tid * V, *b2t = bias + tid * V;
-    const uint4 *stt = ln_dyn + tid;
+    /* PF 2: this group's stage of x, after the block's stage of gamma and beta + b. */
+    uint4 *xs = ln_dyn + (sizeof(T) == 2 ? 3 * nvec : 0) + gid * (THREADS * NV);
 
-    /* The grid is at most rows blocks: every block has a first row. */
-    int64_t row = blockIdx.x;
+    /* The block walks rows base + gid, base = blockIdx.x G, blockIdx.x G +
+     * stride, ...: the loop's control depends on base alone, the same for the
+     * whole block, so the shuffles are provably converged; a group whose row is
+     * past the end (only in the block's last round) computes on zeros and
+     * writes nothing. The first row's x is on its way while the block stages
+     * gamma and beta + b. */
+    int base = blockIdx.x * G, row = base + gid; /* rows < 2^31 (launcher) */
+    bool ok = row < rows;
     uint4 raw[NV];
-    ln_row_issue<T, THREADS, NV, PF, EXACT>(x, row, cols, nvec, raw, xs, 0.0f);
-    float K = SHIFT ? kb_load(x, row * cols) : 0.0f;
+    ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, row, ok, cols, nvec, tid, raw, xs, 0.0f);
+    float K = SHIFT && ok ? kb_load(x, (int64_t)row * cols) : 0.0f;
+    ln_stage_affine<T>(gamma, beta, bias, ln_dyn, nvec);
+    const uint4 *stt = ln_dyn + tid; /* this thread's first vector of the stage */
 
     for (;;) {
-        ln_row_take<THREADS, NV, PF>(raw, xs);
+        ln_row_take<THREADS, NV, PF, EXACT>(ok, nvec, tid, raw, xs);
 
-        /* Pass 1: the sum of d = x - K. Vectors past the row's end hold zeros
-         * or garbage; only their partial sums are dropped. */
+        /* Pass 1: the sum of d = x - K. Vectors past the row's end hold zeros;
+         * only their partial sums are dropped. */
         float v[NV][V];
         float s = 0.0f;
 #pragma unroll
@@ -194,19 +229,20 @@ __global__ void __launch_bounds__(THREADS, MINB)
             s += EXACT || tid + k * THREADS < nvec ? sk : 0.0f;
         }
 
-        /* The next row's x starts on its way now, to fly during this row's
-         * barriers and output (PF 1, 2). */
-        const int64_t next = row + gridDim.x;
+        /* PF 1, 2: the next row's x starts on its way now, to fly during this
+         * row's barriers and output. */
+        const int nbase = base + stride, next = row + stride;
+        const bool okn = next < rows;
         float Kn = 0.0f;
-        if (PF != 0 && next < rows) {
-            ln_row_issue<T, THREADS, NV, PF, EXACT>(x, next, cols, nvec, raw, xs, s);
+        if (PF != 0 && nbase < rows) {
+            ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, next, okn, cols, nvec, tid, raw, xs, s);
             if constexpr (SHIFT)
-                Kn = kb_load(x, next * cols);
+                Kn = okn ? kb_load(x, (int64_t)next * cols) : 0.0f;
         }
 
-        const float md = ln_block_sum_nw<NW>(s, red[0]) * inv_cols;
+        const float md = ln_group_sum<NW, G>(s, red[gid][0], gid) * inv_cols;
 
-        /* Pass 2: c = d - mean_d, kept in v; the sum of c^2. red[0] is not
+        /* Pass 2: c = d - mean_d, kept in v; the sum of c^2. red[gid][0] is not
          * written again before the next row's first sum, which follows this
          * sum's barrier. */
         float q = 0.0f;
@@ -220,32 +256,41 @@ __global__ void __launch_bounds__(THREADS, MINB)
             }
             q += EXACT || tid + k * THREADS < nvec ? qk : 0.0f;
         }
-        const float rstd = rsqrtf(fmaf(ln_block_sum_nw<NW>(q, red[1]), inv_cols, LN_EPS));
+        const float rstd =
+            rsqrtf(fmaf(ln_group_sum<NW, G>(q, red[gid][1], gid), inv_cols, LN_EPS));
 
-        /* Output: y = GELU(c * rstd * gamma + (beta + b)). */
-        uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + tid;
+        /* Output: y = GELU(c * rstd * gamma + (beta + b)), plain 16-byte stores. */
+        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)(ok ? row : 0) * cols) + tid;
+        const T *gt = ln_opaque(gamma) + tid * V, *b1t = ln_opaque(beta) + tid * V,
+                *b2t = ln_opaque(bias) + tid * V;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
-            if (EXACT || tid + k * THREADS < nvec) {
+            if (ok && (EXACT || tid + k * THREADS < nvec)) {
                 float g[V], bb[V], o[V];
                 ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
                     o[i] = ln_gelu<TANH>(fmaf(v[k][i] * rstd, g[i], bb[i]));
-                __stcs(yv + k * THREADS, kb_pack<T>(o));
+                kb_st128(yv + k * THREADS, kb_pack<T>(o));
             }
+            /* fp32 tanh: keep the next vector's gamma/beta/b loads from being
+             * hoisted above this store (at 64 registers they would spill). */
+            if constexpr (TANH && SHIFT)
+                asm volatile("" ::: "memory");
         }
-        if (mean_out != nullptr && tid == 0) {
+        if (mean_out != nullptr && ok && tid == 0) {
             mean_out[row] = K + md;
             rstd_out[row] = rstd;
         }
-        if (next >= rows)
+        if (nbase >= rows)
             break;
+        base = nbase;
         row = next;
+        ok = okn;
         if constexpr (PF == 0) {
-            ln_row_issue<T, THREADS, NV, PF, EXACT>(x, row, cols, nvec, raw, xs, 0.0f);
+            ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, row, ok, cols, nvec, tid, raw, xs, 0.0f);
             if constexpr (SHIFT)
-                K = kb_load(x, row * cols);
+                K = ok ? kb_load(x, (int64_t)row * cols) : 0.0f;
         } else {
             K = Kn;
         }
@@ -323,32 +368,22 @@ static cudaError_t launch_warp(const kb_args *a, cudaStream_t s, int threads)
     return cudaGetLastError();
 }
 
-template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, bool EXACT>
+template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, int G, bool EXACT>
 static cudaError_t launch_row(const kb_args *a, cudaStream_t s)
 {
     const fused_ptrs<T> p = ptrs_of<T>(a);
-    const size_t smem = ln_stage_bytes<T>(p.cols) + (PF == 2 ? (size_t)THREADS * NV * 16 : 0);
-    auto k = layernorm_fused_row<T, THREADS, NV, PF, MINB, EXACT, TANH>;
-    cudaError_t e = cudaSuccess;
-    if (smem > 48 * 1024)
-        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    /* Persistent: as many blocks as can be resident at once (each SM gets the
-     * same number), block b taking rows b, b + grid, ... */
-    int dev = 0, sms = 0, per_sm = 0;
-    if (e == cudaSuccess)
-        e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, smem);
+    const size_t smem = ln_stage_bytes<T>(p.cols) + (PF == 2 ? (size_t)G * THREADS * NV * 16 : 0);
+    auto k = layernorm_fused_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;
+    if (p.rows > INT32_MAX / 2) /* row + stride stays below 2^31 */
+        return cudaErrorInvalidValue;
+    unsigned blocks = 0;
+    const cudaError_t e = ln_row_grid((const void *)k, THREADS * G, G, smem, p.rows, &blocks);
     if (e != cudaSuccess)
         return e;
-    const int64_t most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
-    const int64_t blocks = p.rows < most ? p.rows : most;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1};
-    const kb_dim3 block = {(unsigned)THREADS, 1, 1};
+    const kb_dim3 grid = {blocks, 1, 1};
+    const kb_dim3 block = {(unsigned)(THREADS * G), 1, 1};
     kb_note_launch(a->log, (const void *)k, "layernorm_fused_row", grid, block, smem);
-    k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
+    k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols,
                                     p.inv_cols);
     return cudaGetLastError();
 }
@@ -365,36 +400,22 @@ static cudaError_t launch_stream(const kb_args *a, cudaStream_t s, int threads)
     return cudaGetLastError();
 }
 
-typedef cudaError_t (*row_launch_fn)(const kb_args *a, cudaStream_t s);
+/* A rung of the ladder: its launchers for rows of exactly THREADS NV vectors and
+ * of fewer. */
+#define FUSED_ROW(TH, NV, PF, MB, G)                                                        \
+    {TH, NV, launch_row<T, TANH, TH, NV, PF, MB, G, true>,                                 \
+     launch_row<T, TANH, TH, NV, PF, MB, G, false>},
 
-/* One block-per-row configuration: rows of up to THREADS NV vectors. */
-struct row_cfg {
-    int threads, nv, pf, minb;
-    row_launch_fn exact, any; /* for rows of exactly threads nv vectors / of fewer */
-};
-
-#define ROW_CFG(TH, NV, PF, MB)                                                             \
-    {                                                                                      \
-        TH, NV, PF, MB, launch_row<T, TANH, TH, NV, PF, MB, true>,                         \
-            launch_row<T, TANH, TH, NV, PF, MB, false>                                     \
-    }
-#define ROW_X(TH, NV, PF, MB)                                                               \
-    {                                                                                      \
-        TH, NV, PF, MB, launch_row<T, TANH, TH, NV, PF, MB, true>, nullptr                 \
-    }
-
-#include <stdio.h>
-#include <stdlib.h>
-
+/* The warp kernel for short rows, the ladder of row kernels (layernorm.cuh),
+ * else the streaming kernel. */
 template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
 {
     constexpr bool WIDE = sizeof(T) == 4;
+    constexpr int V = kb_vec_width<T>();
     const int64_t cols = a->shape[LN_COLS];
-    const int V = kb_vec_width<T>();
     const bool aligned = ln_aligned16(a) && cols % V == 0;
     const int64_t nvec = cols / V;
-    const int nvwarp = WIDE ? 8 : 4; /* the warp kernel's most vectors a lane */
-    if (aligned && nvec <= 32 * nvwarp) {
+    if (aligned && nvec <= 32 * (WIDE ? 8 : 4)) {
         int nv = 1;
         while (32 * nv < nvec)
             nv *= 2;
@@ -406,37 +427,23 @@ template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, c
             return launch_warp<T, TANH, 4>(a, s, 128);
         return launch_warp<T, TANH, WIDE ? 8 : 4>(a, s, 128);
     }
-    static const row_cfg ladder[] = {
-        ROW_CFG(128, 4, 1, 4), ROW_CFG(256, 4, 1, 4), ROW_CFG(512, 4, 1, 2),
-        ROW_CFG(1024, 4, 1, 1),
-    };
-    if (!TANH && (std::is_same<T, float>::value || std::is_same<T, __nv_bfloat16>::value)) {
-        static const row_cfg xf[] = {
-            ROW_X(128, 8, 0, 8), ROW_X(128, 8, 2, 8), ROW_X(256, 4, 1, 4), ROW_X(256, 4, 1, 5),
-            ROW_X(256, 4, 2, 6), ROW_X(512, 2, 1, 4), ROW_X(512, 8, 2, 2), ROW_X(1024, 4, 1, 1),
-            ROW_X(1024, 4, 2, 1), ROW_X(512, 8, 0, 2), ROW_X(256, 4, 0, 4), ROW_X(1024, 4, 0, 1),
-        };
-        static const row_cfg xb[] = {
-            ROW_X(128, 4, 0, 8), ROW_X(128, 4, 1, 8), ROW_X(128, 4, 2, 8), ROW_X(256, 2, 1, 6),
-            ROW_X(256, 2, 2, 6), ROW_X(512, 4, 1, 2), ROW_X(512, 4, 0, 2), ROW_X(1024, 2, 1, 1),
-            ROW_X(1024, 2, 1, 2), ROW_X(256, 2, 0, 6), ROW_X(1024, 2, 2, 1),
-        };
-        const char *env = getenv("KB_LN_CFG");
-        int th = 0, nv = 0, pf = 0, mb = 0;
-        if (env != nullptr && sscanf(env, "%d,%d,%d,%d", &th, &nv, &pf, &mb) == 4) {
-            const row_cfg *t = WIDE ? xf : xb;
-            const int n = WIDE ? (int)(sizeof xf / sizeof xf[0]) : (int)(sizeof xb / sizeof xb[0]);
-            for (int i = 0; i < n; i++)
-                if (t[i].threads == th && t[i].nv == nv && t[i].pf == pf && t[i].minb == mb &&
-                    nvec == (int64_t)th * nv && aligned)
-                    return t[i].exact(a, s);
-            return cudaErrorNotSupported;
+    if (aligned) {
+        const ln_row_cfg *ladder;
+        int n;
+        if constexpr (WIDE) {
+            static const ln_row_cfg l[] = {LN_ROW_LADDER_F32(FUSED_ROW)};
+            ladder = l;
+            n = (int)(sizeof l / sizeof l[0]);
+        } else {
+            static const ln_row_cfg l[] = {LN_ROW_LADDER_16(FUSED_ROW)};
+            ladder = l;
+            n = (int)(sizeof l / sizeof l[0]);
         }
+        for (int i = 0; i < n; i++)
+            if (nvec <= (int64_t)ladder[i].threads * ladder[i].nv)
+                return nvec == (int64_t)ladder[i].threads * ladder[i].nv ? ladder[i].exact(a, s)
+                                                                         : ladder[i].any(a, s);
     }
-    if (aligned)
-        for (const row_cfg &c : ladder)
-            if (nvec <= (int64_t)c.threads * c.nv)
-                return nvec == (int64_t)c.threads * c.nv ? c.exact(a, s) : c.any(a, s);
     return launch_stream<T, TANH>(a, s, ln_stream_threads(cols));
 }
 

@@ -1,9 +1,11 @@
 /* layernorm.cuh - device helpers private to the layernorm variants (each
  * variant's kernel file includes it): the two GELU forms every variant
- * computes, Welford states with Chan's merge, block sums for any block size,
- * and the host-side plan of the register path that fused and one_pass_variance
- * share. Element loads, 16-byte vectors and warp sums come from
- * kernels/device.cuh.
+ * computes, Welford states with Chan's merge and their block merge,
+ * the pieces of the persistent row kernels (group sums over named barriers,
+ * the fetch of a row's slice with its cp.async prefetch, the shared-memory
+ * stage of gamma and beta + b) and the host-side plan (the ladder of row-kernel
+ * shapes, the persistent grid) that fused and one_pass_variance share. Element
+ * loads, 16-byte vectors and warp sums come from kernels/device.cuh.
  *
  * Shifted data. The correct variants take their fp32 statistics of d = x - K, K
  * the row's first element: for a row centred at 1e4 with spread 1 the
@@ -132,52 +134,53 @@ KB_DEV ln_wf ln_block_wf(ln_wf w, float (*red)[32])
     return ln_warp_wf(t);
 }
 
-/* Sum over the whole block (blockDim.x a multiple of 32, 1-D); every thread
- * gets the same result (the butterfly leaves all lanes bit-equal, and every
- * warp sums the same partials in the same order). red: __shared__ float[32],
- * not written again before another barrier. One barrier. */
-KB_DEV float ln_block_sum(float v, float *red)
+/* ---- pieces of the persistent row kernels (fused, one_pass_variance) ------------ *
+ *
+ * A row kernel's block is G groups of THREADS threads (THREADS = 32 NW, a power
+ * of two); each group is one row's worth of threads and loops over its rows on
+ * its own, meeting only its own warps at a named barrier (id 1 + group; 0 is
+ * __syncthreads) - so the G groups of a block share one stage of gamma and
+ * beta + b instead of G blocks holding G copies. */
+
+/* Waits for the THREADS threads of group gid (one block-wide __syncthreads when
+ * G = 1). */
+template <int THREADS, int G> KB_DEV void ln_group_sync(int gid)
 {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if constexpr (G == 1)
+        __syncthreads();
+    else
+        asm volatile("bar.sync %0, %1;" ::"r"(1 + gid), "n"(THREADS) : "memory");
+}
+
+/* Sum over group gid's NW warps: shuffles, one partial per warp in red
+ * (__shared__, >= NW floats of this group, not written again before the group's
+ * next barrier), then every lane folds the NW partials with a butterfly of
+ * log2(NW) steps, so every thread of the group gets the same bits. One barrier. */
+template <int NW, int G> KB_DEV float ln_group_sum(float v, float *red, int gid)
+{
+    const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & (NW - 1);
     v = kb_warp_sum(v);
     if (lane == 0)
         red[warp] = v;
-    __syncthreads();
-    v = lane < (int)(blockDim.x >> 5) ? red[lane] : 0.0f;
-    return kb_warp_sum(v);
-}
-
-/* ---- pieces of the persistent row kernels (fused, one_pass_variance) ------------ */
-
-/* Calls f(std::integral_constant<int, k>()) for k = 0 .. N-1: a loop whose index
- * is a compile-time constant (for immediates in inline assembly). */
-template <int N, int K = 0, typename F> KB_DEV void kb_static_for(F &&f)
-{
-    if constexpr (K < N) {
-        f(std::integral_constant<int, K>());
-        kb_static_for<N, K + 1>(f);
-    }
-}
-
-/* Sum over a 1-D block of NW warps, NW a power of two: shuffles, one partial per
- * warp in red (__shared__, >= NW floats, not written again before another
- * barrier), then every lane folds all NW partials with a butterfly of log2(NW)
- * steps, so every thread gets the same bits. One barrier. */
-template <int NW> KB_DEV float ln_block_sum_nw(float v, float *red)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    v = kb_warp_sum(v);
-    if (lane == 0)
-        red[warp] = v;
-    __syncthreads();
+    ln_group_sync<NW * 32, G>(gid);
     return kb_warp_sum<NW>(red[lane & (NW - 1)]);
 }
 
+/* Calls f(std::integral_constant<int, k>()) for k = 0 .. N-1: a loop whose index
+ * is a compile-time constant (for immediates in inline assembly). */
+template <int N, int K = 0, typename F> KB_DEV void ln_static_for(F &&f)
+{
+    if constexpr (K < N) {
+        f(std::integral_constant<int, K>());
+        ln_static_for<N, K + 1>(f);
+    }
+}
+
 /* Starts an asynchronous copy of the 16 bytes at g + OFF (global, 16-byte
- * aligned) to shared address sa + OFF (16-byte aligned), bypassing registers
- * and L1 (LDGSTS; OFF an immediate, so a thread's copies share two base
- * registers). after: any value the copy must wait for (a sum of what was last
- * read from the slot, so that the read is done before the copy overwrites it). */
+ * aligned) to shared address sa + OFF, bypassing registers and L1 (LDGSTS; OFF
+ * an immediate, so a thread's copies share two base registers). after: a value
+ * computed from what this thread last read from the slot, so that the read is
+ * done before the copy overwrites it. */
 template <int OFF> KB_DEV void ln_cp_async16(unsigned sa, const void *g, float after)
 {
     asm volatile("{ .reg .f32 dep; mov.f32 dep, %2; }\n\t"
@@ -186,56 +189,51 @@ template <int OFF> KB_DEV void ln_cp_async16(unsigned sa, const void *g, float a
                  : "memory");
 }
 
-/* Waits until every asynchronous copy this thread started has landed. */
-KB_DEV void ln_cp_async_wait_all(void)
-{
-    asm volatile("cp.async.wait_all;" ::: "memory");
-}
-
-/* A thread's slice of a row in the block-per-row kernels: vectors j = tid + k
- * THREADS, k < NV, of the row's nvec 16-byte vectors (all in range when EXACT).
- *   PF 0, 1   ln_row_issue loads them into raw (LDG.E.128, evict-first); with
- *             PF 1 the kernel issues the next row's loads as soon as the current
- *             row is unpacked, so they fly during its barriers and output.
- *   PF 2      ln_row_issue copies them asynchronously into this thread's slots
- *             of the block's stage xs (NV THREADS vectors, slot k THREADS + tid),
- *             ln_row_take waits for them and reads them into raw; each thread
- *             reads only its own slots, so no barrier guards the stage.
- * Vectors past the row's end read as zero (PF 0, 1) or garbage (PF 2) and are
- * masked by the caller. */
+/* A thread's slice of a row: vectors tid + k THREADS, k < NV, of the row's nvec
+ * 16-byte vectors (all in range when EXACT), NV independent 16-byte loads in
+ * flight. ok false (a group past the last row) loads nothing.
+ *   PF 0, 1   ln_row_fetch loads them into raw (LDG.E.128; past the end or !ok,
+ *             zeros). Plain cached loads: the streaming hint (ld.global.cs,
+ *             LDG.E.EF) measured 3-6% slower here.
+ *   PF 2      ln_row_fetch copies them asynchronously into this thread's slots
+ *             of its group's stage xs (slot k THREADS + tid); ln_row_take waits
+ *             for them and reads them into raw (zeros past the end or !ok).
+ *             Each thread reads only its own slots: no barrier guards them. */
 template <typename T, int THREADS, int NV, int PF, bool EXACT>
-KB_DEV void ln_row_issue(const T *__restrict__ x, int64_t row, int cols, int nvec, uint4 *raw,
-                         uint4 *xs, float after)
+KB_DEV void ln_row_fetch(const T *__restrict__ x, int row, bool ok, int cols, int nvec, int tid,
+                         uint4 *raw, uint4 *xs, float after)
 {
-    const int tid = threadIdx.x;
-    const uint4 *xv = reinterpret_cast<const uint4 *>(x + row * cols) + tid;
+    const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)(ok ? row : 0) * cols) + tid;
     if constexpr (PF == 2) {
         const unsigned sa = (unsigned)__cvta_generic_to_shared(xs + tid);
-        kb_static_for<NV>([&](auto kc) {
+        ln_static_for<NV>([&](auto kc) {
             constexpr int k = decltype(kc)::value;
-            if (EXACT || tid + k * THREADS < nvec)
+            if (ok && (EXACT || tid + k * THREADS < nvec))
                 ln_cp_async16<k * THREADS * 16>(sa, xv, after);
         });
     } else {
 #pragma unroll
         for (int k = 0; k < NV; k++)
-            raw[k] = EXACT || tid + k * THREADS < nvec ? __ldcs(xv + k * THREADS)
-                                                      : make_uint4(0u, 0u, 0u, 0u);
+            raw[k] = ok && (EXACT || tid + k * THREADS < nvec) ? __ldg(xv + k * THREADS)
+                                                              : make_uint4(0u, 0u, 0u, 0u);
     }
 }
 
-template <int THREADS, int NV, int PF> KB_DEV void ln_row_take(uint4 *raw, const uint4 *xs)
+template <int THREADS, int NV, int PF, bool EXACT>
+KB_DEV void ln_row_take(bool ok, int nvec, int tid, uint4 *raw, const uint4 *xs)
 {
     if constexpr (PF == 2) {
-        ln_cp_async_wait_all();
+        asm volatile("cp.async.wait_all;" ::: "memory");
 #pragma unroll
         for (int k = 0; k < NV; k++)
-            raw[k] = xs[k * THREADS + threadIdx.x];
+            raw[k] = ok && (EXACT || tid + k * THREADS < nvec) ? xs[k * THREADS + tid]
+                                                              : make_uint4(0u, 0u, 0u, 0u);
     }
 }
 
 /* Shared memory that stages gamma and beta + b for the 16-bit dtypes (6 bytes a
- * column; 0 for fp32, which reads its vectors from L1/L2): two fp32 planes of
+ * column, once a block; 0 for fp32, which reads its vectors through L1, half
+ * the instructions' worth at its half rate of elements): two fp32 planes of
  * beta + b (elements 0-3 and 4-7 of each vector, so that a warp's 16-byte reads
  * are conflict-free), then gamma as raw vectors. */
 template <typename T> static size_t ln_stage_bytes(int cols)
@@ -265,89 +263,112 @@ KB_DEV void ln_stage_affine(const T *__restrict__ gamma, const T *__restrict__ b
     }
 }
 
-/* gamma and beta + b of this thread's vector j = tid + off as floats: from the
+/* p, as a value the compiler cannot see through: an address computed from it
+ * inside the row loop is not hoisted out of the loop (where, live across the
+ * whole loop, the addresses of all a thread's vectors would cost registers). */
+template <typename P> KB_DEV P *ln_opaque(P *p)
+{
+    asm volatile("mov.b64 %0, %0;" : "+l"(p));
+    return p;
+}
+
+/* gamma and beta + b of this thread's vector tid + off as floats: from the
  * stage (16-bit) or three 16-byte loads through L1 (fp32). The pointers are
- * already advanced to the thread's first vector (st + tid, gamma + tid V, ...),
- * so that off, a compile-time multiple of the block size in the unrolled loops,
- * becomes an immediate offset instead of an address register per vector. */
+ * advanced to the thread's first vector (stt = stage + tid, gt = gamma + tid V,
+ * ...), so that off, a compile-time multiple of the block size in the unrolled
+ * loops, becomes an immediate offset. */
 template <typename T>
-KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *st, const T *__restrict__ gamma,
-                          const T *__restrict__ beta, const T *__restrict__ bias, float *g,
+KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *stt, const T *__restrict__ gt,
+                          const T *__restrict__ b1t, const T *__restrict__ b2t, float *g,
                           float *bb)
 {
     constexpr int V = kb_vec_width<T>();
     if constexpr (sizeof(T) == 2) {
-        const float4 *sbb = reinterpret_cast<const float4 *>(st);
-        kb_unpack<T>(st[2 * nvec + off], g);
+        const float4 *sbb = reinterpret_cast<const float4 *>(stt);
+        kb_unpack<T>(stt[2 * nvec + off], g);
         const float4 lo = sbb[off], hi = sbb[nvec + off];
         bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
         bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
     } else {
         float b2[V];
-        kb_unpack<T>(kb_ld128(gamma + off * V), g);
-        kb_unpack<T>(kb_ld128(beta + off * V), bb);
-        kb_unpack<T>(kb_ld128(bias + off * V), b2);
+        kb_unpack<T>(kb_ld128(gt + off * V), g);
+        kb_unpack<T>(kb_ld128(b1t + off * V), bb);
+        kb_unpack<T>(kb_ld128(b2t + off * V), b2);
 #pragma unroll
         for (int i = 0; i < V; i++)
             bb[i] += b2[i];
     }
 }
 
-/* ---- the register path's plan (host) ---------------------------------------------
+/* ---- the register paths' plan (host) --------------------------------------------
  *
  * A row of cols elements is held in registers as nvec = cols / V 16-byte vectors
- * (V = 4 for fp32, 8 for 16-bit), NV per thread (a compile-time register array):
- *   nvec <= 32 NVMAX    one warp per row, NV the least power of two with
- *                       32 NV >= nvec, 4 rows per 128-thread block;
- *   nvec < 128 NVMAX    one block per row, 16 elements a thread (NV = NVMAX / 2),
- *                       65 to 256 threads;
- *   otherwise           one block per row, 32 elements a thread (NV = NVMAX), 128
- *                       to 1024 threads; over 1024: no fit.
- * NVMAX = 8 for fp32, 4 for 16-bit (32 elements). Threads are nvec / NV rounded
- * up to a warp. No fit, cols % V != 0 or a base pointer off 16 bytes: the
- * streaming path, ln_stream_threads(cols) threads per row. */
-enum { LN_STREAM = 0, LN_WARP = 1, LN_BLOCK = 2 };
+ * (V = 4 for fp32, 8 for 16-bit):
+ *   nvec <= 32 NVW       a warp per row (layernorm_*_warp), NV the least power of
+ *                        two with 32 NV >= nvec, 4 rows per 128-thread block;
+ *                        NVW = 8 (fp32) or 4 (16-bit);
+ *   up to 8192 vectors   a group of threads per row, persistent (layernorm_*_row):
+ *   (32768 fp32, 65536   the first rung of the ladder below that holds nvec
+ *   16-bit columns)      vectors; 16-bit stops at 4096 vectors (its 1024 x 4);
+ *   otherwise, or cols % V != 0, or a pointer off 16 bytes: the streaming path.
+ * A rung X(THREADS, NV, PF, MINB, G): groups of THREADS threads holding NV
+ * vectors a thread, G groups a block, MINB the launch bounds' blocks per SM (the
+ * register cap is 64K / (G THREADS MINB)), PF the fetch of the next row
+ * (ln_row_fetch; PF 1, into registers, is supported but no rung uses it: at 32
+ * elements a thread it spills). fp32: one group a block, no prefetch (8 blocks
+ * of 32 floats a thread per SM overlap one another's loads; prefetching
+ * measured no faster). 16-bit: 1024-thread blocks (2 x 512 for 16 elements a
+ * thread), so one stage of gamma and beta + b serves the SM, and the next row's
+ * x copied into shared memory (PF 2) - except 32768 columns, whose 192 KB stage
+ * leaves no room for it. Figures in fused.cu. */
+#define LN_ROW_LADDER_F32(X)                                                              \
+    X(128, 4, 0, 8, 1) X(128, 8, 0, 8, 1) X(256, 8, 0, 4, 1) X(512, 8, 0, 2, 1)           \
+        X(1024, 8, 0, 1, 1)
+#define LN_ROW_LADDER_16(X)                                                               \
+    X(128, 2, 2, 2, 4) X(128, 4, 2, 1, 8) X(256, 4, 2, 1, 4) X(512, 4, 2, 1, 2)            \
+        X(1024, 4, 0, 1, 1)
 
-struct ln_plan {
-    int path;    /* LN_STREAM, LN_WARP or LN_BLOCK */
-    int nv;      /* 16-byte vectors per thread (register paths) */
-    int threads; /* block size */
+/* A rung of the ladder as a variant instantiates it: its kernel's launchers for
+ * rows of exactly threads nv vectors and of fewer. */
+typedef cudaError_t (*ln_launch_fn)(const kb_args *a, cudaStream_t s);
+struct ln_row_cfg {
+    int threads, nv;
+    ln_launch_fn exact, any;
 };
 
+/* Threads a row of the streaming path: about 8 elements a thread, 32-1024. */
 static inline int ln_stream_threads(int64_t cols)
 {
-    int64_t t = (cols + 7) / 8; /* about 8 elements a thread */
+    int64_t t = (cols + 7) / 8;
     t = (t + 31) / 32 * 32;
     return (int)(t < 32 ? 32 : t > 1024 ? 1024 : t);
 }
 
-static inline ln_plan ln_plan_regs(size_t elem_size, int64_t cols, int aligned16)
+/* The persistent grid of row kernel k (threads a block, smem bytes of dynamic
+ * shared memory, which it first allows when over 40 KB, static included): as many
+ * blocks as can be resident at once, so every SM holds the same number, and no
+ * more than need, blocks with g groups for rows rows. Group j of block b then
+ * takes rows b g + j, b g + j + grid g, ... Returns the CUDA error. */
+static inline cudaError_t ln_row_grid(const void *k, int threads, int g, size_t smem,
+                                      int64_t rows, unsigned *blocks)
 {
-    const int64_t v = 16 / (int64_t)elem_size;
-    const int nvmax = elem_size == 4 ? 8 : 4;
-    ln_plan p = {LN_STREAM, 0, ln_stream_threads(cols)};
-    if (!aligned16 || cols % v != 0)
-        return p;
-    const int64_t nvec = cols / v;
-    if (nvec <= 32 * nvmax) {
-        int nv = 1;
-        while (32 * nv < nvec)
-            nv *= 2;
-        return ln_plan{LN_WARP, nv, 128};
-    }
-    /* 32 elements a thread once that still leaves 4 warps a row, else 16. */
-    const int nv = nvec >= 128 * nvmax ? nvmax : nvmax / 2;
-    const int64_t t = ((nvec + nv - 1) / nv + 31) / 32 * 32;
-    if (t > 1024)
-        return p;
-    return ln_plan{LN_BLOCK, nv, (int)t};
+    cudaError_t e = cudaSuccess;
+    if (smem > 40 * 1024)
+        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    int dev = 0, sms = 0, per_sm = 0;
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+    if (e != cudaSuccess)
+        return e;
+    const int64_t most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
+    const int64_t need = (rows + g - 1) / g;
+    *blocks = (unsigned)(need < most ? need : most);
+    return cudaSuccess;
 }
-
-/* Launch bounds of a block-per-row register kernel: with 16 elements a thread it
- * runs at most 256 threads and is held to 40 registers (6 blocks per SM); with
- * 32 it takes up to 1024 threads at 64 registers. */
-#define LN_ROW_MAX_THREADS(T, NV) ((NV) == (int)sizeof(T) ? 256 : 1024)
-#define LN_ROW_MIN_BLOCKS(T, NV) ((NV) == (int)sizeof(T) ? 6 : 1)
 
 /* 1 when every buffer the register path reads or writes with 16-byte vectors
  * starts on a 16-byte boundary. */

@@ -13,16 +13,28 @@
  * registers and bytes, passes. Negative variances are clamped to 0 (the usual
  * patch, which turns NaN into merely wrong).
  *
- * Everything else is fused's: the same dispatch, persistence, staging and bytes
- * moved; the streaming path (long or unaligned rows) also takes one-pass sums,
- * and with one barrier per row the persistent kernel alternates two reduction
- * buffers. Resource budget (nvcc -Xptxas -v, sm_90): within a few registers of
- * fused (row kernels 38-64, warp 32-64, stream 43-45), 512 B static shared; no
- * spills, no stack.
+ * Everything else is fused's: the same dispatch (the ladder in layernorm.cuh),
+ * persistent groups, shared-memory stage and cp.async prefetch for 16-bit,
+ * plain loads and stores, bytes moved; the streaming path (long or unaligned
+ * rows) also takes one-pass sums. With one barrier a row the row kernel
+ * alternates two partial buffers per group. The output folds the centring into
+ * the scale: fma(x, rstd, -mean rstd).
  *
- * Prediction at 32768x4096 fp32: as fused, ~90% of copy bandwidth (a barrier
- * less per row hardly shows in a memory-bound kernel) - and wrong at a large
- * mean. */
+ * Resource budget (nvcc -Xptxas -v, sm_90): row kernels as fused's (fp32 32
+ * floats 63-64 registers, 16-bit 32 elements 63-64, 16 elements 40), 512 B
+ * static shared in the 16-bit groups; warp 32-64, stream 43-45; no spills, no
+ * stack (fp32 keeps each vector's gamma/beta/b loads below the previous store,
+ * as fused's tanh form does, to stay at 64 registers).
+ *
+ * Prediction: as fused, a barrier less per row hardly showing once the next
+ * row's x flies across it - and wrong at a large mean. Measured on the H200,
+ * 2026-11-29 (same run as fused's figures), before -> after:
+ *   fp32 32768x4096  294.3 us 86.3% -> 276.9 us 92.1%   (fused 91.5%)
+ *   bf16 32768x4096  161.2 us 78.8% -> 144.2 us 88.4%   (fused 87.8%)
+ *   fp32 8192x16384  290.6 us 87.4% -> 272.7 us 93.5%   (fused 93.1%)
+ *   bf16 8192x16384  161.6 us 78.6% -> 141.4 us 90.1%   (fused 89.6%)
+ * and, as before, a mismatch at mean=10000 in fp32 (kbench's check and
+ * test_gpu_ops). */
 #include "layernorm.cuh"
 
 /* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
@@ -108,63 +120,42 @@ static __device__ __forceinline__ float2 block_sum2(float a, float b, float (*re
     return make_float2(kb_warp_sum(a), kb_warp_sum(b));
 }
 
-/* ---- the persistent block-per-row register kernel -------------------------------- */
+/* ---- the persistent group-per-row register kernel ------------------------------- */
 
-/* Dynamic shared memory of the row kernel: 16-bit dtypes stage beta + b as two
- * fp32 planes (elements 0-3 and 4-7 of each vector, so that a warp's 16-byte
- * reads are conflict-free) and gamma as raw vectors; fp32 stages nothing. */
-template <typename T> static size_t row_smem_bytes(int cols)
-{
-    return sizeof(T) == 2 ? (size_t)cols * (4 + sizeof(T)) : 0;
-}
-
-template <typename T, int NV, bool TANH>
-__global__ void __launch_bounds__(LN_ROW_MAX_THREADS(T, NV), LN_ROW_MIN_BLOCKS(T, NV))
+/* fused's row kernel (THREADS, NV, PF, MINB, G, EXACT as there, the same ladder,
+ * fetch, stage and loop) with one-pass sums: a single group reduction of
+ * (sum x, sum x^2), so one barrier a row, the partial buffers alternating by
+ * row. */
+template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
+__global__ void __launch_bounds__(THREADS *G, MINB)
     layernorm_one_pass_variance_row(const T *__restrict__ x, const T *__restrict__ gamma,
                                     const T *__restrict__ beta, const T *__restrict__ bias,
                                     T *__restrict__ y, float *__restrict__ mean_out,
-                                    float *__restrict__ rstd_out, int64_t rows, int cols,
+                                    float *__restrict__ rstd_out, int rows, int cols,
                                     float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
-    constexpr bool STAGE = sizeof(T) == 2;
+    constexpr int NW = THREADS / 32;
     extern __shared__ uint4 ln_dyn[];
-    /* Two buffers, alternating by row: one barrier per row, so a warp may start
-     * row i+1's sums while another still reads row i's. */
-    __shared__ float red[2][2][32];
-    const int tid = threadIdx.x, nthr = blockDim.x;
-    const int nvec = cols / V;
-    /* STAGE: ln_dyn[0, nvec) beta+b elements 0-3, [nvec, 2 nvec) elements 4-7,
-     * [2 nvec, 3 nvec) gamma. */
-    float4 *sbb = reinterpret_cast<float4 *>(ln_dyn);
-    uint4 *sg = ln_dyn + 2 * nvec;
+    /* Two buffers a group, alternating by row: with one barrier a row, a warp
+     * may write row i+1's sums while another still reads row i's. */
+    __shared__ float red[G][2][2][NW];
+    const int tid = threadIdx.x % THREADS, gid = threadIdx.x / THREADS;
+    const int nvec = EXACT ? THREADS * NV : cols / V;
+    const int stride = gridDim.x * G;
+    uint4 *xs = ln_dyn + (sizeof(T) == 2 ? 3 * nvec : 0) + gid * (THREADS * NV);
 
-    if constexpr (STAGE) {
-        for (int j = tid; j < nvec; j += nthr) {
-            float b1[V], b2[V];
-            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
-            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
-            sbb[j] = make_float4(b1[0] + b2[0], b1[1] + b2[1], b1[2] + b2[2], b1[3] + b2[3]);
-            sbb[nvec + j] =
-                make_float4(b1[4] + b2[4], b1[5] + b2[5], b1[6] + b2[6], b1[7] + b2[7]);
-            sg[j] = kb_ld128(gamma + (int64_t)j * V);
-        }
-        __syncthreads();
-    }
+    int base = blockIdx.x * G, row = base + gid;
+    bool ok = row < rows;
+    uint4 raw[NV];
+    ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, row, ok, cols, nvec, tid, raw, xs, 0.0f);
+    ln_stage_affine<T>(gamma, beta, bias, ln_dyn, nvec);
+    const uint4 *stt = ln_dyn + tid;
 
-    int parity = 0;
-    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x, parity ^= 1) {
-        const int64_t base = row * cols;
-        const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
+    for (int parity = 0;; parity ^= 1) {
+        ln_row_take<THREADS, NV, PF, EXACT>(ok, nvec, tid, raw, xs);
 
-        uint4 raw[NV];
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int j = tid + k * nthr;
-            raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
-        }
-
-        /* One pass: sum x and sum x^2 (zero-filled vectors add nothing). */
+        /* One pass: sum x and sum x^2 (vectors past the row's end are zeros). */
         float v[NV][V];
         float s = 0.0f, q = 0.0f;
 #pragma unroll
@@ -176,42 +167,57 @@ __global__ void __launch_bounds__(LN_ROW_MAX_THREADS(T, NV), LN_ROW_MIN_BLOCKS(T
                 q = fmaf(v[k][i], v[k][i], q);
             }
         }
-        const float2 sq = block_sum2(s, q, red[parity]);
-        const float mean = sq.x * inv_cols;
-        const float var = fmaxf(fmaf(sq.y, inv_cols, -mean * mean), 0.0f);
-        const float rstd = rsqrtf(var + LN_EPS);
 
-        /* Output: y = GELU(c * rstd * gamma + (beta + b)). */
-        uint4 *yv = reinterpret_cast<uint4 *>(y + base);
+        const int nbase = base + stride, next = row + stride;
+        const bool okn = next < rows;
+        if (PF != 0 && nbase < rows)
+            ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, next, okn, cols, nvec, tid, raw, xs, s);
+
+        s = kb_warp_sum(s);
+        q = kb_warp_sum(q);
+        if ((tid & 31) == 0) {
+            red[gid][parity][0][tid >> 5] = s;
+            red[gid][parity][1][tid >> 5] = q;
+        }
+        ln_group_sync<THREADS, G>(gid);
+        s = kb_warp_sum<NW>(red[gid][parity][0][tid & (NW - 1)]);
+        q = kb_warp_sum<NW>(red[gid][parity][1][tid & (NW - 1)]);
+        const float mean = s * inv_cols;
+        const float var = fmaxf(fmaf(q, inv_cols, -mean * mean), 0.0f);
+        const float rstd = rsqrtf(var + LN_EPS);
+        const float off = -mean * rstd;
+
+        /* Output: y = GELU((x - mean) * rstd * gamma + (beta + b)). */
+        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)(ok ? row : 0) * cols) + tid;
+        const T *gt = ln_opaque(gamma) + tid * V, *b1t = ln_opaque(beta) + tid * V,
+                *b2t = ln_opaque(bias) + tid * V;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
-            const int j = tid + k * nthr;
-            if (j < nvec) {
+            if (ok && (EXACT || tid + k * THREADS < nvec)) {
                 float g[V], bb[V], o[V];
-                if constexpr (STAGE) {
-                    kb_unpack<T>(sg[j], g);
-                    const float4 lo = sbb[j], hi = sbb[nvec + j];
-                    bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
-                    bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
-                } else {
-                    float b2[V];
-                    kb_unpack<T>(kb_ld128(gamma + (int64_t)j * V), g);
-                    kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), bb);
-                    kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
-#pragma unroll
-                    for (int i = 0; i < V; i++)
-                        bb[i] += b2[i];
-                }
+                ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
-                    o[i] = ln_gelu<TANH>(fmaf((v[k][i] - mean) * rstd, g[i], bb[i]));
-                __stcs(yv + j, kb_pack<T>(o));
+                    o[i] = ln_gelu<TANH>(fmaf(fmaf(v[k][i], rstd, off), g[i], bb[i]));
+                kb_st128(yv + k * THREADS, kb_pack<T>(o));
             }
+            /* fp32: keep the next vector's gamma/beta/b loads below this store
+             * (fused needs it for the tanh form only; here the alternating
+             * buffers' address costs the register). */
+            if constexpr (sizeof(T) == 4)
+                asm volatile("" ::: "memory");
         }
-        if (mean_out != nullptr && tid == 0) {
+        if (mean_out != nullptr && ok && tid == 0) {
             mean_out[row] = mean;
             rstd_out[row] = rstd;
         }
+        if (nbase >= rows)
+            break;
+        base = nbase;
+        row = next;
+        ok = okn;
+        if constexpr (PF == 0)
+            ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, row, ok, cols, nvec, tid, raw, xs, 0.0f);
     }
 }
 
@@ -290,34 +296,22 @@ static cudaError_t launch_warp(const kb_args *a, cudaStream_t s, int threads)
     return cudaGetLastError();
 }
 
-template <typename T, bool TANH, int NV>
-static cudaError_t launch_row(const kb_args *a, cudaStream_t s, int threads)
+template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, int G, bool EXACT>
+static cudaError_t launch_row(const kb_args *a, cudaStream_t s)
 {
     const opv_ptrs<T> p = ptrs_of<T>(a);
-    const size_t smem = row_smem_bytes<T>(p.cols);
-    auto k = layernorm_one_pass_variance_row<T, NV, TANH>;
-    cudaError_t e = cudaSuccess;
-    if (smem > 48 * 1024)
-        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    /* Persistent: no more blocks than can be resident at once. */
-    int dev = 0, sms = 0, per_sm = 0;
-    if (e == cudaSuccess)
-        e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+    const size_t smem = ln_stage_bytes<T>(p.cols) + (PF == 2 ? (size_t)G * THREADS * NV * 16 : 0);
+    auto k = layernorm_one_pass_variance_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;
+    if (p.rows > INT32_MAX / 2) /* row + stride stays below 2^31 */
+        return cudaErrorInvalidValue;
+    unsigned blocks = 0;
+    const cudaError_t e = ln_row_grid((const void *)k, THREADS * G, G, smem, p.rows, &blocks);
     if (e != cudaSuccess)
         return e;
-    /* At most that many blocks, each given the same number of rows (round
-     * robin), so that none runs a last round alone. */
-    const int64_t most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
-    const int64_t per_block = (p.rows + most - 1) / most;
-    const int64_t blocks = (p.rows + per_block - 1) / per_block;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1};
-    const kb_dim3 block = {(unsigned)threads, 1, 1};
+    const kb_dim3 grid = {blocks, 1, 1};
+    const kb_dim3 block = {(unsigned)(THREADS * G), 1, 1};
     kb_note_launch(a->log, (const void *)k, "layernorm_one_pass_variance_row", grid, block, smem);
-    k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
+    k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols,
                                     p.inv_cols);
     return cudaGetLastError();
 }
@@ -334,25 +328,49 @@ static cudaError_t launch_stream(const kb_args *a, cudaStream_t s, int threads)
     return cudaGetLastError();
 }
 
+#define OPV_ROW(TH, NV, PF, MB, G)                                                          \
+    {TH, NV, launch_row<T, TANH, TH, NV, PF, MB, G, true>,                                 \
+     launch_row<T, TANH, TH, NV, PF, MB, G, false>},
+
+/* fused's dispatch (layernorm.cuh): the warp kernel, the ladder of row kernels,
+ * or the streaming kernel. */
 template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
 {
-    const ln_plan p = ln_plan_regs(sizeof(T), a->shape[LN_COLS], ln_aligned16(a));
-    constexpr bool WIDE = sizeof(T) == 4; /* NV 8 exists only for fp32 */
-    constexpr int NV16 = WIDE ? 4 : 2;    /* 16 elements a thread */
-    constexpr int NV32 = WIDE ? 8 : 4;    /* 32 elements a thread */
-    if (p.path == LN_WARP) {
-        if (p.nv == 1)
-            return launch_warp<T, TANH, 1>(a, s, p.threads);
-        if (p.nv == 2)
-            return launch_warp<T, TANH, 2>(a, s, p.threads);
-        if (p.nv == 4)
-            return launch_warp<T, TANH, 4>(a, s, p.threads);
-        return launch_warp<T, TANH, NV32>(a, s, p.threads);
+    constexpr bool WIDE = sizeof(T) == 4;
+    constexpr int V = kb_vec_width<T>();
+    const int64_t cols = a->shape[LN_COLS];
+    const bool aligned = ln_aligned16(a) && cols % V == 0;
+    const int64_t nvec = cols / V;
+    if (aligned && nvec <= 32 * (WIDE ? 8 : 4)) {
+        int nv = 1;
+        while (32 * nv < nvec)
+            nv *= 2;
+        if (nv == 1)
+            return launch_warp<T, TANH, 1>(a, s, 128);
+        if (nv == 2)
+            return launch_warp<T, TANH, 2>(a, s, 128);
+        if (nv == 4)
+            return launch_warp<T, TANH, 4>(a, s, 128);
+        return launch_warp<T, TANH, WIDE ? 8 : 4>(a, s, 128);
     }
-    if (p.path == LN_BLOCK)
-        return p.nv == NV16 ? launch_row<T, TANH, NV16>(a, s, p.threads)
-                            : launch_row<T, TANH, NV32>(a, s, p.threads);
-    return launch_stream<T, TANH>(a, s, p.threads);
+    if (aligned) {
+        const ln_row_cfg *ladder;
+        int n;
+        if constexpr (WIDE) {
+            static const ln_row_cfg l[] = {LN_ROW_LADDER_F32(OPV_ROW)};
+            ladder = l;
+            n = (int)(sizeof l / sizeof l[0]);
+        } else {
+            static const ln_row_cfg l[] = {LN_ROW_LADDER_16(OPV_ROW)};
+            ladder = l;
+            n = (int)(sizeof l / sizeof l[0]);
+        }
+        for (int i = 0; i < n; i++)
+            if (nvec <= (int64_t)ladder[i].threads * ladder[i].nv)
+                return nvec == (int64_t)ladder[i].threads * ladder[i].nv ? ladder[i].exact(a, s)
+                                                                         : ladder[i].any(a, s);
+    }
+    return launch_stream<T, TANH>(a, s, ln_stream_threads(cols));
 }
 
 template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)

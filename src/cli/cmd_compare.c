@@ -1,0 +1,207 @@
+/* cmd_compare.c - `kbench compare BASE NEW`: loads two runs (stored run ids,
+ * 'latest', or JSON report files, mixed as needed), compares them case by case
+ * (report/compare.h) and writes the comparison as text, markdown, JSON or
+ * HTML. Exit 1 when a case is SLOWER: the CI gate. Needs no GPU and never
+ * creates a store. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "report/compare.h"
+#include "report/html.h"
+#include "report/json.h"
+#include "report/store.h"
+
+static const char compare_usage[] =
+    "usage: kbench compare BASE NEW [--threshold PCT] [--format text|md|json|html]\n"
+    "                      [-o FILE] [--db PATH]\n"
+    "\n"
+    "Compares two runs case by case (operator, variant, dtype, shape). BASE and NEW\n"
+    "are each a stored run id, 'latest', or a JSON report file (a path with '/' or\n"
+    "ending in .json). Per case: the ratio of median times NEW/BASE with a 95%\n"
+    "bootstrap interval from the stored samples, and a verdict:\n"
+    "  FASTER     the interval lies below 1 - threshold\n"
+    "  SLOWER     the interval lies above 1 + threshold\n"
+    "  SAME       the interval lies within 1 +- threshold\n"
+    "  UNCERTAIN  otherwise, or a side is not ok or has fewer than 5 samples\n"
+    "Cases on one side only are listed as such. When the GPUs differ (device\n"
+    "uuid), the ratio is that of each GPU's % of its own calibrated ceiling, so\n"
+    "that a GPU change is not reported as a regression.\n"
+    "\n"
+    "  --threshold PCT  the change in percent that counts (default 5)\n"
+    "  --format FMT     text (default), md (a CI job summary), json, or html (one\n"
+    "                   self-contained page)\n"
+    "  -o, --output F   write to file F instead of stdout\n"
+    "  --db PATH        the store for run ids (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
+    "  -h, --help       this help\n"
+    "\n"
+    "exit codes: 0 no case is SLOWER, 1 some case is SLOWER, 2 usage error (bad\n"
+    "option, report or run id, no case in common), 3 environment error (missing\n"
+    "file, unusable store, I/O failure)\n";
+
+typedef kb_status (*compare_writer)(FILE *f, const kb_compare *c, kb_err *e);
+
+static const struct {
+    const char *name;
+    compare_writer write;
+} formats[] = {
+    {"text", kb_compare_write_text},
+    {"md", kb_compare_write_markdown},
+    {"json", kb_compare_write_json},
+    {"html", kb_html_write_compare},
+};
+
+/* Writes the comparison to path ("-": stdout) via path.tmp, renamed over path
+ * when complete. */
+static kb_status write_out(const char *path, compare_writer w, const kb_compare *c, kb_err *e)
+{
+    kb_status st;
+    char tmp[4096];
+    if (strcmp(path, "-") == 0)
+        return w(stdout, c, e);
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+        return kb_fail(e, KB_EUSAGE, "output path is too long: '%.60s...'", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return kb_fail(e, KB_EENV, "cannot create '%s': %s", tmp, strerror(errno));
+    st = w(f, c, e);
+    if (fflush(f) != 0 && st == KB_OK)
+        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
+    if (fclose(f) != 0 && st == KB_OK)
+        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
+    if (st == KB_OK && rename(tmp, path) != 0)
+        st = kb_fail(e, KB_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    if (st != KB_OK)
+        remove(tmp);
+    return st;
+}
+
+/* Prints the error for the option getopt_long just refused (code '?' for an
+ * unknown option, ':' for a missing value). */
+static int bad_option(int argc, char **argv, int code)
+{
+    char opt[64];
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    if (strncmp(arg, "--", 2) == 0)
+        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(opt, sizeof opt, "-%c", optopt ? optopt : '?');
+    if (code == ':')
+        return kb_cli_error(KB_EUSAGE, "option '%s' of compare needs a value", opt);
+    return kb_cli_error(KB_EUSAGE, "unknown option '%s' for compare", opt);
+}
+
+/* Loads one side: a JSON report file, or a stored run (the store opened on
+ * first use into *s). name gets what the views call it. */
+static kb_status load_side(const char *arg, const char *db, kb_store **s, kb_run *run,
+                           char *name, size_t n, kb_err *e)
+{
+    int64_t id = 0;
+    kb_status st;
+    if (kb_report_arg_is_file(arg)) {
+        kb_strlcpy(name, arg, n);
+        return kb_json_load_run(arg, run, e);
+    }
+    if (strcmp(arg, "latest") != 0 &&
+        kb_parse_i64(arg, 1, INT64_MAX, "run id", &id, e) != KB_OK)
+        return kb_fail(e, KB_EUSAGE,
+                       "run id must be a positive integer, 'latest' or a JSON report file, got "
+                       "'%s'",
+                       arg);
+    if (!*s && (st = kb_store_open(kb_cli_db_path(db), 0, s, e)) != KB_OK)
+        return st;
+    st = kb_store_load_run(*s, id, run, e);
+    if (st == KB_OK)
+        snprintf(name, n, "run %lld", (long long)run->id);
+    return st;
+}
+
+/* `kbench compare BASE NEW [--threshold PCT] [--format F] [-o FILE] [--db PATH]`;
+ * argv[0] is "compare". Returns the exit code: 0 no case SLOWER, 1 some case
+ * SLOWER, 2 usage errors (bad option, threshold, format, run id or report, a
+ * run not in the store, no case in common), 3 for a missing file or store and
+ * I/O failures. Never creates a store. */
+int cmd_compare(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"threshold", required_argument, NULL, 'T'}, {"format", required_argument, NULL, 'F'},
+        {"output", required_argument, NULL, 'o'},    {"db", required_argument, NULL, 'D'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    const char *format = "text", *out = "-", *db = NULL, *args[2] = {NULL, NULL};
+    double pct = 100.0 * KB_CMP_THRESHOLD;
+    char base_name[512], new_name[512];
+    int c, fi = -1, nargs = 0, regressed = 0;
+    kb_err e = {{0}};
+    kb_store *s = NULL;
+    kb_run base, cur;
+    kb_compare cmp;
+    kb_status st = KB_OK;
+
+    kb_run_init(&base);
+    kb_run_init(&cur);
+    memset(&cmp, 0, sizeof cmp);
+    if (kb_cli_wants_help(argc, argv)) {
+        fputs(compare_usage, stdout);
+        return kb_cli_finish_stdout(KB_OK);
+    }
+    optind = 0; /* main dispatches: restart getopt from argv[1] */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'T':
+            if (kb_parse_double(optarg, 0, 100, "--threshold", &pct, &e) != KB_OK)
+                return kb_cli_fail(KB_EUSAGE, &e);
+            break;
+        case 'F':
+            format = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'D':
+            db = optarg;
+            break;
+        case 'h':
+            fputs(compare_usage, stdout);
+            return kb_cli_finish_stdout(KB_OK);
+        default:
+            return bad_option(argc, argv, c);
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (nargs == 2)
+            return kb_cli_error(KB_EUSAGE,
+                                "unexpected argument '%s' for compare (BASE and NEW only)",
+                                argv[i]);
+        args[nargs++] = argv[i];
+    }
+    if (nargs < 2)
+        return kb_cli_error(KB_EUSAGE, "compare needs BASE and NEW (run ids, 'latest' or JSON "
+                                       "report files; see 'kbench compare -h')");
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (strcmp(format, formats[i].name) == 0)
+            fi = (int)i;
+    if (fi < 0)
+        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, html)", format);
+
+    if ((st = load_side(args[0], db, &s, &base, base_name, sizeof base_name, &e)) != KB_OK ||
+        (st = load_side(args[1], db, &s, &cur, new_name, sizeof new_name, &e)) != KB_OK)
+        goto done;
+    st = kb_compare_runs(&base, base_name, &cur, new_name, pct / 100.0, &cmp, &e);
+    if (st != KB_OK)
+        goto done;
+    st = write_out(out, formats[fi].write, &cmp, &e);
+    regressed = kb_compare_regressed(&cmp);
+done:
+    kb_compare_release(&cmp);
+    kb_run_release(&base);
+    kb_run_release(&cur);
+    kb_store_close(s);
+    if (st != KB_OK)
+        return kb_cli_fail(st, &e);
+    return kb_cli_finish_stdout(regressed ? KB_ECHECK : KB_OK);
+}

@@ -1,0 +1,902 @@
+/* compare.c - the comparison of two runs (compare.h): matching cases, the
+ * bootstrap interval of the ratio of medians, verdicts, what moved in the
+ * counters, and the text, markdown and JSON views. The views read the
+ * kb_compare and compute nothing of their own. */
+#include "report/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/json.h"
+#include "report/writers.h"
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+int kb_report_arg_is_file(const char *arg)
+{
+    size_t n = strlen(arg);
+    return strchr(arg, '/') != NULL || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
+}
+
+static const char *const verdict_names[KB_V_COUNT] = {
+    "FASTER", "SLOWER", "SAME", "UNCERTAIN", "ONLY IN BASE", "ONLY IN NEW",
+};
+
+/* The verdicts as JSON writes them (no spaces). */
+static const char *const verdict_keys[KB_V_COUNT] = {
+    "FASTER", "SLOWER", "SAME", "UNCERTAIN", "ONLY_IN_BASE", "ONLY_IN_NEW",
+};
+
+const char *kb_verdict_name(kb_verdict v)
+{
+    return v >= 0 && v < KB_V_COUNT ? verdict_names[v] : "?";
+}
+
+/* Same operator, dtype and shape (axis names and sizes, in order). */
+static int same_group(const kb_result *a, const kb_result *b)
+{
+    if (strcmp(a->op, b->op) != 0 || strcmp(a->dtype, b->dtype) != 0 || a->naxes != b->naxes)
+        return 0;
+    for (int i = 0; i < a->naxes; i++)
+        if (strcmp(a->axis[i], b->axis[i]) != 0 || a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}
+
+/* Same case: same group and variant. */
+static int same_case(const kb_result *a, const kb_result *b)
+{
+    return strcmp(a->variant, b->variant) == 0 && same_group(a, b);
+}
+
+/* FNV-1a over the case key, so that each case draws its own fixed stream
+ * whatever its position in either run. */
+static uint64_t case_seed(const kb_result *r)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    char key[512];
+    char shape[256];
+    kb_result_shape_str(r, shape, sizeof shape);
+    int n = snprintf(key, sizeof key, "%s/%s/%s/%s", r->op, r->variant, r->dtype, shape);
+    for (int i = 0; i < n && i < (int)sizeof key - 1; i++) {
+        h ^= (unsigned char)key[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* "rows=4096, cols=1024" */
+static void shape_words(const kb_result *r, char *b, size_t n)
+{
+    size_t used = 0;
+    b[0] = '\0';
+    for (int i = 0; i < r->naxes && used < n; i++) {
+        int w = snprintf(b + used, n - used, "%s%s=%lld", i ? ", " : "", r->axis[i],
+                         (long long)r->shape[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* ---- bootstrap ----------------------------------------------------------------- */
+
+/* splitmix64: small, fast, and the same sequence on every machine. */
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A uniform index in [0, n) for n < 2^32 (multiply-shift; the bias is below
+ * 2^-32 per draw). */
+static size_t rng_below(uint64_t *s, size_t n)
+{
+    return (size_t)(((rng_next(s) >> 32) * (uint64_t)n) >> 32);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The finite values of v[0..n) sorted into a new array (caller frees); *m is
+ * their count. NULL with *m = 0 when there are none or out of memory (*oom). */
+static double *sorted_finite(const double *v, size_t n, size_t *m, int *oom)
+{
+    double *s = n ? malloc(n * sizeof *s) : NULL;
+    *m = 0;
+    if (!s) {
+        *oom = n > 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            s[(*m)++] = v[i];
+    if (*m == 0) {
+        free(s);
+        return NULL;
+    }
+    qsort(s, *m, sizeof *s, cmp_double);
+    return s;
+}
+
+static double median_sorted(const double *s, size_t n)
+{
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+/* The median of one resample of the sorted s[0..n): n draws with replacement
+ * counted into cnt[0..n) (zeroed here), then the middle order statistics read
+ * off the counts, so no resample is sorted. */
+static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t *rng)
+{
+    size_t k1 = (n - 1) / 2, k2 = n / 2, seen = 0, i = 0;
+    double a = NAN;
+    memset(cnt, 0, n * sizeof *cnt);
+    for (size_t j = 0; j < n; j++)
+        cnt[rng_below(rng, n)]++;
+    for (; i < n; i++) {
+        seen += cnt[i];
+        if (seen > k1) {
+            a = s[i];
+            break;
+        }
+    }
+    while (seen <= k2 && ++i < n)
+        seen += cnt[i];
+    return 0.5 * (a + s[i < n ? i : n - 1]);
+}
+
+kb_status kb_cmp_bootstrap(const double *base, size_t nbase, const double *cur, size_t ncur,
+                           uint64_t seed, int resamples, double *lo, double *hi, kb_err *e)
+{
+    kb_status st = KB_OK;
+    size_t nb = 0, nc = 0;
+    int oom = 0;
+    double *sb = sorted_finite(base, nbase, &nb, &oom);
+    double *sc = sorted_finite(cur, ncur, &nc, &oom);
+    unsigned *cb = NULL, *cc = NULL;
+    double *ratio = NULL;
+    uint64_t rng = seed;
+
+    *lo = *hi = NAN;
+    if (oom) {
+        st = kb_fail(e, KB_EENV, "out of memory comparing samples");
+        goto done;
+    }
+    if (nb == 0 || nc == 0 || resamples < 1)
+        goto done;
+    cb = malloc(nb * sizeof *cb);
+    cc = malloc(nc * sizeof *cc);
+    ratio = malloc((size_t)resamples * sizeof *ratio);
+    if (!cb || !cc || !ratio) {
+        st = kb_fail(e, KB_EENV, "out of memory comparing samples");
+        goto done;
+    }
+    for (int i = 0; i < resamples; i++) {
+        double mb = resample_median(sb, nb, cb, &rng);
+        double mc = resample_median(sc, nc, cc, &rng);
+        ratio[i] = mc / mb;
+    }
+    qsort(ratio, (size_t)resamples, sizeof *ratio, cmp_double);
+    size_t tail = (size_t)floor((1.0 - KB_CMP_CONFIDENCE) / 2.0 * resamples);
+    *lo = ratio[tail];
+    *hi = ratio[(size_t)resamples - 1 - tail];
+done:
+    free(sb);
+    free(sc);
+    free(cb);
+    free(cc);
+    free(ratio);
+    return st;
+}
+
+/* ---- one case ------------------------------------------------------------------ */
+
+/* The first "name NN%" pair of a top_stalls summary into name and pct ("52%"). */
+static int first_stall(const char *s, char *name, size_t nn, char *pct, size_t np)
+{
+    const char *sp = strchr(s, ' ');
+    if (!*s || !sp)
+        return 0;
+    const char *end = strchr(sp + 1, '%');
+    if (!end)
+        return 0;
+    snprintf(name, nn, "%.*s", (int)(sp - s), s);
+    snprintf(pct, np, "%.*s", (int)(end - sp), sp + 1);
+    return 1;
+}
+
+/* Appends " · " (after the first part) and the formatted part to b[n]. */
+static void add_part(char *b, size_t n, const char *fmt, ...) KB_PRINTF(3, 4);
+static void add_part(char *b, size_t n, const char *fmt, ...)
+{
+    size_t used = strlen(b);
+    va_list ap;
+    if (used && used + 1 < n)
+        used += (size_t)snprintf(b + used, n - used, " \xC2\xB7 ");
+    if (used >= n)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b + used, n - used, fmt, ap);
+    va_end(ap);
+}
+
+/* What moved between the two results, each part only where both sides have
+ * the figure: DRAM bytes ratio, achieved occupancy points, registers, spills,
+ * the top stall reason. */
+static void what_moved(kb_cmp_case *k)
+{
+    const kb_result *a = k->base, *b = k->cur;
+    char n1[64], p1[16], n2[64], p2[16];
+    k->moved[0] = '\0';
+    k->dram_ratio = k->occ_delta = NAN;
+    if (a->dram_bytes > 0 && isfinite(a->dram_bytes) && isfinite(b->dram_bytes)) {
+        k->dram_ratio = b->dram_bytes / a->dram_bytes;
+        add_part(k->moved, sizeof k->moved, "DRAM %.2fx", k->dram_ratio);
+    }
+    if (isfinite(a->achieved_occupancy) && isfinite(b->achieved_occupancy)) {
+        k->occ_delta = b->achieved_occupancy - a->achieved_occupancy;
+        add_part(k->moved, sizeof k->moved, "occ %+.1f pts", k->occ_delta);
+    }
+    if (a->registers >= 0 && b->registers >= 0) {
+        if (a->registers == b->registers)
+            add_part(k->moved, sizeof k->moved, "regs %d", a->registers);
+        else
+            add_part(k->moved, sizeof k->moved, "regs %d\xE2\x86\x92%d", a->registers,
+                     b->registers);
+    }
+    if (a->local_bytes >= 0 && b->local_bytes >= 0) {
+        if (a->local_bytes == b->local_bytes)
+            add_part(k->moved, sizeof k->moved, "spill %lld B", (long long)a->local_bytes);
+        else
+            add_part(k->moved, sizeof k->moved, "spill %lld\xE2\x86\x92%lld B",
+                     (long long)a->local_bytes, (long long)b->local_bytes);
+    }
+    if (first_stall(a->top_stalls, n1, sizeof n1, p1, sizeof p1) &&
+        first_stall(b->top_stalls, n2, sizeof n2, p2, sizeof p2)) {
+        if (strcmp(n1, n2) != 0)
+            add_part(k->moved, sizeof k->moved, "stall %s %s\xE2\x86\x92%s %s", n1, p1, n2, p2);
+        else if (strcmp(p1, p2) != 0)
+            add_part(k->moved, sizeof k->moved, "stall %s %s\xE2\x86\x92%s", n1, p1, p2);
+        else
+            add_part(k->moved, sizeof k->moved, "stall %s %s", n1, p1);
+    }
+}
+
+/* The figures and verdict of a case whose two sides exist. */
+static kb_status judge(kb_cmp_case *k, double t, int cross, kb_err *e)
+{
+    const kb_result *a = k->base, *b = k->cur;
+    size_t na = 0, nb = 0;
+    int oom = 0;
+    double *sa = sorted_finite(a->samples_us, a->nsamples, &na, &oom);
+    double *sb = sorted_finite(b->samples_us, b->nsamples, &nb, &oom);
+    kb_status st = KB_OK;
+
+    k->base_n = na;
+    k->new_n = nb;
+    k->base_median = sa ? median_sorted(sa, na) : NAN;
+    k->new_median = sb ? median_sorted(sb, nb) : NAN;
+    free(sa);
+    free(sb);
+    if (oom)
+        return kb_fail(e, KB_EENV, "out of memory comparing samples");
+    k->time_ratio = k->base_median > 0 ? k->new_median / k->base_median : NAN;
+    what_moved(k);
+    k->verdict = KB_V_UNCERTAIN;
+    if (a->status != KB_R_OK || b->status != KB_R_OK) {
+        const kb_result *bad = a->status != KB_R_OK ? a : b;
+        const char *who = a->status == KB_R_OK   ? "NEW is"
+                          : b->status == a->status ? "BASE and NEW are"
+                                                   : "BASE is";
+        snprintf(k->why, sizeof k->why, "%s %s%s%.120s", who, kb_rstatus_name(bad->status),
+                 *bad->reason ? ": " : "", bad->reason);
+        k->why[strcspn(k->why, "\r\n")] = '\0';
+        return KB_OK;
+    }
+    if (na < KB_CMP_MIN_SAMPLES || nb < KB_CMP_MIN_SAMPLES) {
+        int base_short = na < KB_CMP_MIN_SAMPLES;
+        snprintf(k->why, sizeof k->why, "%s has %zu finite samples (%d needed)",
+                 base_short ? "BASE" : "NEW", base_short ? na : nb, KB_CMP_MIN_SAMPLES);
+        return KB_OK;
+    }
+    double scale = 1.0;
+    if (cross) {
+        /* pct_peak BASE / NEW = time ratio x (NEW's ceiling / BASE's ceiling) */
+        if (!(a->pct_peak > 0) || !(b->pct_peak > 0) || !(a->median_us > 0) ||
+            !(b->median_us > 0)) {
+            snprintf(k->why, sizeof k->why,
+                     "no %% of peak on %s (its GPU's %s ceiling is not calibrated)",
+                     a->pct_peak > 0 ? "NEW" : "BASE",
+                     strcmp(a->bound, "compute") == 0 ? "compute" : "copy bandwidth");
+            return KB_OK;
+        }
+        scale = (a->pct_peak * a->median_us) / (b->pct_peak * b->median_us);
+    }
+    st = kb_cmp_bootstrap(a->samples_us, a->nsamples, b->samples_us, b->nsamples, case_seed(a),
+                          KB_CMP_RESAMPLES, &k->lo, &k->hi, e);
+    if (st != KB_OK)
+        return st;
+    k->ratio = k->time_ratio * scale;
+    k->lo *= scale;
+    k->hi *= scale;
+    if (k->hi < 1.0 - t)
+        k->verdict = KB_V_FASTER;
+    else if (k->lo > 1.0 + t)
+        k->verdict = KB_V_SLOWER;
+    else if (k->lo >= 1.0 - t && k->hi <= 1.0 + t)
+        k->verdict = KB_V_SAME;
+    else
+        snprintf(k->why, sizeof k->why,
+                 "the %.0f%% interval [%.3f, %.3f] is neither inside nor clear of "
+                 "[%.3f, %.3f]",
+                 100.0 * KB_CMP_CONFIDENCE, k->lo, k->hi, 1.0 - t, 1.0 + t);
+    return KB_OK;
+}
+
+static void case_init(kb_cmp_case *k, const kb_result *base, const kb_result *cur)
+{
+    memset(k, 0, sizeof *k);
+    k->base = base;
+    k->cur = cur;
+    k->base_median = k->new_median = k->time_ratio = k->ratio = NAN;
+    k->lo = k->hi = k->dram_ratio = k->occ_delta = NAN;
+    k->verdict = !base ? KB_V_ONLY_NEW : !cur ? KB_V_ONLY_BASE : KB_V_UNCERTAIN;
+}
+
+/* "softmax, layernorm": the operators of a run, in order of appearance. */
+static void ops_list(const kb_run *run, char *b, size_t n)
+{
+    size_t used = 0;
+    b[0] = '\0';
+    for (size_t i = 0; i < run->nresults && used < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(run->results[j].op, run->results[i].op) != 0)
+            j++;
+        if (j < i)
+            continue;
+        int w = snprintf(b + used, n - used, "%s%s", used ? ", " : "", run->results[i].op);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+kb_status kb_compare_runs(const kb_run *base, const char *base_name, const kb_run *cur,
+                          const char *new_name, double threshold, kb_compare *out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    size_t cap = base->nresults + cur->nresults, matched = 0;
+    char *used = calloc(cur->nresults ? cur->nresults : 1, 1);
+
+    memset(out, 0, sizeof *out);
+    out->base = base;
+    out->cur = cur;
+    out->threshold = threshold;
+    kb_strlcpy(out->base_name, base_name, sizeof out->base_name);
+    kb_strlcpy(out->new_name, new_name, sizeof out->new_name);
+    out->cross_gpu = strcmp(base->dev.uuid, cur->dev.uuid) != 0;
+    out->cases = calloc(cap ? cap : 1, sizeof *out->cases);
+    if (!used || !out->cases) {
+        st = kb_fail(e, KB_EENV, "out of memory comparing runs");
+        goto done;
+    }
+    for (size_t i = 0; i < base->nresults; i++) {
+        const kb_result *a = &base->results[i], *b = NULL;
+        for (size_t j = 0; j < cur->nresults && !b; j++)
+            if (!used[j] && same_case(a, &cur->results[j])) {
+                used[j] = 1;
+                b = &cur->results[j];
+            }
+        kb_cmp_case *k = &out->cases[out->ncases++];
+        case_init(k, a, b);
+        if (b) {
+            matched++;
+            if ((st = judge(k, threshold, out->cross_gpu, e)) != KB_OK)
+                goto done;
+        }
+    }
+    for (size_t j = 0; j < cur->nresults; j++)
+        if (!used[j])
+            case_init(&out->cases[out->ncases++], NULL, &cur->results[j]);
+    if (matched == 0) {
+        char ob[256], on[256];
+        ops_list(base, ob, sizeof ob);
+        ops_list(cur, on, sizeof on);
+        st = kb_fail(e, KB_EUSAGE,
+                     "no case in common: BASE '%s' has %zu case%s%s%s%s, NEW '%s' has %zu "
+                     "case%s%s%s%s; cases match by operator, variant, dtype and shape",
+                     base_name, base->nresults, base->nresults == 1 ? "" : "s",
+                     *ob ? " (" : "", ob, *ob ? ")" : "", new_name, cur->nresults,
+                     cur->nresults == 1 ? "" : "s", *on ? " (" : "", on, *on ? ")" : "");
+        goto done;
+    }
+    for (size_t i = 0; i < out->ncases; i++)
+        out->count[out->cases[i].verdict]++;
+done:
+    free(used);
+    if (st != KB_OK)
+        kb_compare_release(out);
+    return st;
+}
+
+void kb_compare_release(kb_compare *c)
+{
+    if (!c)
+        return;
+    free(c->cases);
+    c->cases = NULL;
+    c->ncases = 0;
+}
+
+int kb_compare_regressed(const kb_compare *c)
+{
+    return c->count[KB_V_SLOWER] > 0;
+}
+
+/* ---- views: shared pieces -------------------------------------------------------- */
+
+/* The result that names a case (BASE's, or NEW's when only in NEW). */
+static const kb_result *case_result(const kb_cmp_case *k)
+{
+    return k->base ? k->base : k->cur;
+}
+
+static void fmt_fixed(double v, int prec, const char *post, char *b, size_t n)
+{
+    if (!isfinite(v))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%.*f%s", prec, v, post);
+}
+
+/* "5 faster, 1 slower, 24 same, 0 uncertain, 0 only in BASE, 2 only in NEW" */
+static void headline(const kb_compare *c, char *b, size_t n)
+{
+    snprintf(b, n, "%zu faster, %zu slower, %zu same, %zu uncertain, %zu only in BASE, %zu only "
+             "in NEW",
+             c->count[KB_V_FASTER], c->count[KB_V_SLOWER], c->count[KB_V_SAME],
+             c->count[KB_V_UNCERTAIN], c->count[KB_V_ONLY_BASE], c->count[KB_V_ONLY_NEW]);
+}
+
+/* The rule in one sentence. */
+static void rule(const kb_compare *c, char *b, size_t n)
+{
+    double t = c->threshold;
+    snprintf(b, n,
+             "%s; %.0f%% bootstrap interval (%d resamples of the samples); FASTER when it lies "
+             "below %.3g, SLOWER above %.3g, SAME within [%.3g, %.3g], else UNCERTAIN (also "
+             "when a side is not ok or has fewer than %d samples)",
+             c->cross_gpu ? "ratio = % peak BASE / % peak NEW (each of its own GPU's ceiling)"
+                          : "ratio = median time NEW / BASE",
+             100.0 * KB_CMP_CONFIDENCE, KB_CMP_RESAMPLES, 1.0 - t, 1.0 + t, 1.0 - t, 1.0 + t,
+             KB_CMP_MIN_SAMPLES);
+}
+
+/* Columns of a comparison table; the two % peak columns only across GPUs. */
+enum ccol { K_VARIANT, K_BASE, K_NEW, K_BPCT, K_NPCT, K_RATIO, K_CI, K_VERDICT, K_MOVED, NK };
+enum { KCELL = 288 };
+
+static const struct {
+    const char *head;
+    int right;
+    int cross; /* shown only across GPUs */
+} kcols[NK] = {
+    {"variant", 0, 0}, {"BASE", 1, 0},    {"NEW", 1, 0},      {"BASE % peak", 1, 1},
+    {"NEW % peak", 1, 1}, {"ratio", 1, 0}, {"95% interval", 0, 0}, {"verdict", 0, 0},
+    {"what moved", 0, 0},
+};
+
+typedef struct krow {
+    char c[NK][KCELL];
+} krow;
+
+static void fill_krow(const kb_compare *c, const kb_cmp_case *k, krow *w)
+{
+    const kb_result *r = case_result(k);
+    kb_strlcpy(w->c[K_VARIANT], r->variant, KCELL);
+    if (k->base)
+        kb_fmt_time(k->base->median_us, w->c[K_BASE], KCELL);
+    else
+        snprintf(w->c[K_BASE], KCELL, "-");
+    if (k->cur)
+        kb_fmt_time(k->cur->median_us, w->c[K_NEW], KCELL);
+    else
+        snprintf(w->c[K_NEW], KCELL, "-");
+    fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "%", w->c[K_BPCT], KCELL);
+    fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "%", w->c[K_NPCT], KCELL);
+    fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "x", w->c[K_RATIO], KCELL);
+    if (isfinite(k->lo) && isfinite(k->hi))
+        snprintf(w->c[K_CI], KCELL, "[%.3f, %.3f]", k->lo, k->hi);
+    else
+        snprintf(w->c[K_CI], KCELL, "-");
+    kb_strlcpy(w->c[K_VERDICT], kb_verdict_name(k->verdict), KCELL);
+    kb_strlcpy(w->c[K_MOVED], k->moved, KCELL);
+}
+
+/* Collects into idx[] the cases of the group of c->cases[first] not yet
+ * marked in seen[], marking them; returns how many. */
+static size_t take_group(const kb_compare *c, size_t first, char *seen, size_t *idx)
+{
+    size_t n = 0;
+    const kb_result *r0 = case_result(&c->cases[first]);
+    for (size_t j = first; j < c->ncases; j++)
+        if (!seen[j] && same_group(r0, case_result(&c->cases[j]))) {
+            seen[j] = 1;
+            idx[n++] = j;
+        }
+    return n;
+}
+
+/* Display columns of a UTF-8 string (one per code point). */
+static size_t dwidth(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+/* Appends n spaces, or s, to line[LINE] at *at. */
+enum { LINE = NK * (KCELL + 8) };
+static void put_pad(char *line, size_t *at, size_t n)
+{
+    while (n-- > 0 && *at + 1 < LINE)
+        line[(*at)++] = ' ';
+    line[*at] = '\0';
+}
+static void put_str(char *line, size_t *at, const char *s)
+{
+    kb_strlcpy(line + *at, s, LINE - *at);
+    *at += strlen(line + *at);
+}
+
+/* Writes s with '|' escaped and line breaks as spaces. */
+static void md_cell(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+}
+
+typedef enum kfmt { KF_TEXT, KF_MD } kfmt;
+
+static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt k)
+{
+    int vis[NK], any_moved = 0;
+    size_t width[NK];
+    const char *head[NK];
+    char line[LINE];
+    for (int j = 0; j < NK; j++) {
+        head[j] = j == K_RATIO ? (c->cross_gpu ? "peak ratio" : "NEW/BASE") : kcols[j].head;
+        vis[j] = !kcols[j].cross || c->cross_gpu;
+        width[j] = dwidth(head[j]);
+        for (size_t i = 0; i < n; i++)
+            if (dwidth(rows[i].c[j]) > width[j])
+                width[j] = dwidth(rows[i].c[j]);
+    }
+    for (size_t i = 0; i < n; i++)
+        any_moved |= rows[i].c[K_MOVED][0] != '\0';
+    vis[K_MOVED] = any_moved || k == KF_MD;
+    for (size_t i = 0; i <= n; i++) {
+        size_t at = 0;
+        int first = 1;
+        line[0] = '\0';
+        if (k == KF_MD)
+            fputc('|', f);
+        for (int j = 0; j < NK; j++) {
+            const char *s = i == 0 ? head[j] : rows[i - 1].c[j];
+            if (!vis[j])
+                continue;
+            if (k == KF_MD) {
+                fputc(' ', f);
+                md_cell(f, s);
+                fputs(" |", f);
+                continue;
+            }
+            size_t gap = width[j] - dwidth(s);
+            if (!first)
+                put_pad(line, &at, 2);
+            first = 0;
+            if (kcols[j].right)
+                put_pad(line, &at, gap);
+            put_str(line, &at, s);
+            if (!kcols[j].right)
+                put_pad(line, &at, gap);
+        }
+        while (at > 0 && line[at - 1] == ' ')
+            line[--at] = '\0';
+        fputs(line, f);
+        fputc('\n', f);
+        if (i == 0 && k == KF_MD) {
+            fputc('|', f);
+            for (int j = 0; j < NK; j++)
+                if (vis[j])
+                    fputs(kcols[j].right ? "---:|" : "---|", f);
+            fputc('\n', f);
+        }
+    }
+}
+
+/* The source line of one side: "results/h200/softmax.json · NVIDIA H200
+ * (GPU-…) · git abc · 2025-06-01T10:00:00Z · tag h200". */
+static void side(FILE *f, const char *name, const kb_run *r, kfmt k)
+{
+    if (k == KF_MD) {
+        fputs("`", f);
+        md_cell(f, name);
+        fputs("` \xC2\xB7 ", f);
+        md_cell(f, r->dev.name);
+        fputs(" (`", f);
+        md_cell(f, r->dev.uuid);
+        fputs("`) \xC2\xB7 git `", f);
+        md_cell(f, r->git);
+        fprintf(f, "` \xC2\xB7 %s", r->started);
+        if (*r->tag) {
+            fputs(" \xC2\xB7 tag ", f);
+            md_cell(f, r->tag);
+        }
+        return;
+    }
+    fprintf(f, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s", name, r->dev.name, r->dev.uuid,
+            r->git, r->started);
+    if (*r->tag)
+        fprintf(f, " \xC2\xB7 tag %s", r->tag);
+}
+
+static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
+{
+    kb_status st = KB_OK;
+    size_t n = c->ncases;
+    char *seen = calloc(n ? n : 1, 1);
+    size_t *idx = calloc(n ? n : 1, sizeof *idx);
+    krow *rows = calloc(n ? n : 1, sizeof *rows);
+    char line[512], shape[256];
+
+    if (!seen || !idx || !rows) {
+        st = kb_fail(e, KB_EENV, "out of memory writing the comparison");
+        goto done;
+    }
+    headline(c, line, sizeof line);
+    if (k == KF_MD) {
+        fprintf(f, "## kbench compare: %s\n\n- **BASE**: ", line);
+        side(f, c->base_name, c->base, k);
+        fputs("\n- **NEW**: ", f);
+        side(f, c->new_name, c->cur, k);
+        rule(c, line, sizeof line);
+        fprintf(f, "\n- **rule**: %s\n", line);
+    } else {
+        fputs("kbench compare\nBASE  ", f);
+        side(f, c->base_name, c->base, k);
+        fputs("\nNEW   ", f);
+        side(f, c->new_name, c->cur, k);
+        rule(c, line, sizeof line);
+        fprintf(f, "\nrule  %s\n", line);
+    }
+    if (c->cross_gpu) {
+        if (k == KF_MD) {
+            fputs("\n> **Different GPUs**: BASE ran on ", f);
+            md_cell(f, c->base->dev.name);
+            fputs(", NEW on ", f);
+            md_cell(f, c->cur->dev.name);
+            fputs(". Verdicts compare the share of each GPU's own calibrated ceiling (% peak), "
+                  "not raw time, so a change of GPU is not reported as a code regression.\n",
+                  f);
+        } else {
+            fprintf(f, "!! different GPUs: BASE ran on %s, NEW on %s !!\n"
+                       "!! verdicts compare the share of each GPU's own calibrated ceiling "
+                       "(%% peak), not raw time, so a change of GPU is not reported as a code "
+                       "regression !!\n",
+                    c->base->dev.name, c->cur->dev.name);
+        }
+    }
+    headline(c, line, sizeof line);
+    if (k == KF_TEXT)
+        fprintf(f, "%zu cases: %s\n", n, line);
+    for (size_t i = 0; i < n; i++) {
+        if (seen[i])
+            continue;
+        size_t m = take_group(c, i, seen, idx);
+        const kb_result *r0 = case_result(&c->cases[i]);
+        shape_words(r0, shape, sizeof shape);
+        if (k == KF_TEXT)
+            fprintf(f, "\n%s \xC2\xB7 %s \xC2\xB7 %s\n", r0->op, r0->dtype, shape);
+        else
+            fprintf(f, "\n### %s \xC2\xB7 %s \xC2\xB7 %s\n\n", r0->op, r0->dtype, shape);
+        for (size_t j = 0; j < m; j++)
+            fill_krow(c, &c->cases[idx[j]], &rows[j]);
+        table(f, c, rows, m, k);
+        int any = 0;
+        for (size_t j = 0; j < m; j++) {
+            const kb_cmp_case *q = &c->cases[idx[j]];
+            if (!*q->why)
+                continue;
+            if (k == KF_MD) {
+                fputs(any++ ? "- **" : "\n- **", f);
+                md_cell(f, case_result(q)->variant);
+                fputs("**: UNCERTAIN: ", f);
+                md_cell(f, q->why);
+                fputc('\n', f);
+            } else {
+                fprintf(f, "  %s: UNCERTAIN: %s\n", case_result(q)->variant, q->why);
+            }
+        }
+    }
+    if (ferror(f))
+        st = kb_fail(e, KB_EENV, "cannot write the comparison: %s", strerror(errno));
+done:
+    free(seen);
+    free(idx);
+    free(rows);
+    return st;
+}
+
+kb_status kb_compare_write_text(FILE *f, const kb_compare *c, kb_err *e)
+{
+    return write_view(f, c, KF_TEXT, e);
+}
+
+kb_status kb_compare_write_markdown(FILE *f, const kb_compare *c, kb_err *e)
+{
+    return write_view(f, c, KF_MD, e);
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+/* A number, or null when it is not finite. */
+static int jnum(cJSON *o, const char *key, double v)
+{
+    cJSON *it = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+    if (!it)
+        return 0;
+    if (!cJSON_AddItemToObject(o, key, it)) {
+        cJSON_Delete(it);
+        return 0;
+    }
+    return 1;
+}
+
+/* An integer that is unknown (null) when negative. */
+static int jint(cJSON *o, const char *key, long long v)
+{
+    return jnum(o, key, v < 0 ? NAN : (double)v);
+}
+
+static int jstr(cJSON *o, const char *key, const char *s)
+{
+    return cJSON_AddStringToObject(o, key, s) != NULL;
+}
+
+/* The source object of one side. */
+static cJSON *side_json(const char *name, const kb_run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !jstr(o, "source", name) || !jstr(o, "device", r->dev.name) ||
+        !jstr(o, "uuid", r->dev.uuid) || !jstr(o, "git", r->git) ||
+        !jstr(o, "started", r->started) || !jstr(o, "tag", r->tag) ||
+        !jnum(o, "copy_gbps", r->dev.copy_gbps) || !jnum(o, "mma_tflops", r->dev.mma_tflops) ||
+        !jnum(o, "fp32_tflops", r->dev.fp32_tflops)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* One side of a case: its figures, or null when the case is not on that side. */
+static cJSON *result_json(const kb_result *r, size_t nfinite, double median)
+{
+    if (!r)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !jstr(o, "status", kb_rstatus_name(r->status)) ||
+        !jnum(o, "median_us", median) || !jint(o, "samples", (long long)nfinite) ||
+        !jnum(o, "pct_peak", r->pct_peak) || !jstr(o, "bound", r->bound) ||
+        !jnum(o, "dram_bytes", r->dram_bytes) ||
+        !jnum(o, "achieved_occupancy", r->achieved_occupancy) ||
+        !jint(o, "registers", r->registers) || !jint(o, "local_bytes", r->local_bytes) ||
+        !jstr(o, "top_stalls", r->top_stalls)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int jput(cJSON *o, const char *key, cJSON *it)
+{
+    if (!it)
+        return 0;
+    if (!cJSON_AddItemToObject(o, key, it)) {
+        cJSON_Delete(it);
+        return 0;
+    }
+    return 1;
+}
+
+static cJSON *case_json(const kb_cmp_case *k)
+{
+    const kb_result *r = case_result(k);
+    size_t bn = k->base_n, nn = k->new_n;
+    double bm = k->base_median, nm = k->new_median;
+    if (k->base && !k->cur) { /* not judged: its own figures */
+        bm = k->base->median_us;
+        bn = k->base->nsamples;
+    }
+    if (k->cur && !k->base) {
+        nm = k->cur->median_us;
+        nn = k->cur->nsamples;
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !jstr(o, "op", r->op) || !jstr(o, "variant", r->variant) ||
+        !jstr(o, "dtype", r->dtype) || !jput(o, "shape", kb_json_from_shape(r)) ||
+        !jstr(o, "verdict", verdict_keys[k->verdict]) || !jstr(o, "why", k->why) ||
+        !jput(o, "base", result_json(k->base, bn, bm)) ||
+        !jput(o, "new", result_json(k->cur, nn, nm)) || !jnum(o, "time_ratio", k->time_ratio) ||
+        !jnum(o, "ratio", k->ratio) || !jnum(o, "ci_low", k->lo) || !jnum(o, "ci_high", k->hi) ||
+        !jnum(o, "dram_ratio", k->dram_ratio) || !jnum(o, "occupancy_delta", k->occ_delta) ||
+        !jstr(o, "moved", k->moved)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+kb_status kb_compare_write_json(FILE *f, const kb_compare *c, kb_err *e)
+{
+    kb_status st = KB_OK;
+    cJSON *root = cJSON_CreateObject(), *sum, *cases;
+    char *text = NULL;
+    if (!root || !jint(root, "compare_version", 1) || !jnum(root, "threshold", c->threshold) ||
+        !jnum(root, "confidence", KB_CMP_CONFIDENCE) ||
+        !jint(root, "resamples", KB_CMP_RESAMPLES) ||
+        !jint(root, "min_samples", KB_CMP_MIN_SAMPLES) ||
+        !jstr(root, "mode", c->cross_gpu ? "cross-gpu" : "same-gpu") ||
+        !jstr(root, "ratio", c->cross_gpu ? "pct_peak BASE / NEW" : "median time NEW / BASE") ||
+        !jput(root, "base", side_json(c->base_name, c->base)) ||
+        !jput(root, "new", side_json(c->new_name, c->cur)) ||
+        !(sum = cJSON_AddObjectToObject(root, "summary")) ||
+        !jint(sum, "faster", (long long)c->count[KB_V_FASTER]) ||
+        !jint(sum, "slower", (long long)c->count[KB_V_SLOWER]) ||
+        !jint(sum, "same", (long long)c->count[KB_V_SAME]) ||
+        !jint(sum, "uncertain", (long long)c->count[KB_V_UNCERTAIN]) ||
+        !jint(sum, "only_in_base", (long long)c->count[KB_V_ONLY_BASE]) ||
+        !jint(sum, "only_in_new", (long long)c->count[KB_V_ONLY_NEW]) ||
+        !cJSON_AddBoolToObject(root, "regressed", kb_compare_regressed(c)) ||
+        !(cases = cJSON_AddArrayToObject(root, "cases")))
+        goto oom;
+    for (size_t i = 0; i < c->ncases; i++) {
+        cJSON *it = case_json(&c->cases[i]);
+        if (!it)
+            goto oom;
+        if (!cJSON_AddItemToArray(cases, it)) {
+            cJSON_Delete(it);
+            goto oom;
+        }
+    }
+    text = cJSON_Print(root);
+    if (!text)
+        goto oom;
+    if (fputs(text, f) == EOF || fputc('\n', f) == EOF || ferror(f))
+        st = kb_fail(e, KB_EENV, "cannot write the comparison: %s", strerror(errno));
+    goto done;
+oom:
+    st = kb_fail(e, KB_EENV, "out of memory building the comparison");
+done:
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return st;
+}

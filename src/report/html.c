@@ -1,0 +1,1009 @@
+/* html.c - the HTML report and comparison pages (html.h): one file with inline
+ * CSS and SVG charts, drawn from the same kb_run and kb_compare the other
+ * writers read. Charts are laid out here (scales, ticks, positions); the
+ * figures they show come from the result model, except the speed-up over
+ * naive, computed as the text report does. */
+#include "report/html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/writers.h"
+
+/* ---- escaping and small pieces -------------------------------------------------- */
+
+void kb_html_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            fputc(*s, f);
+        }
+    }
+}
+
+static void esc(FILE *f, const char *s)
+{
+    kb_html_escape(f, s);
+}
+
+/* A table cell holding escaped text; num: right-aligned. */
+static void td(FILE *f, const char *s, int num)
+{
+    fputs(num ? "<td class=\"num\">" : "<td>", f);
+    esc(f, s);
+    fputs("</td>", f);
+}
+
+static void th(FILE *f, const char *s, int num)
+{
+    fputs(num ? "<th class=\"num\">" : "<th>", f);
+    esc(f, s);
+    fputs("</th>", f);
+}
+
+static void fmt_fixed(double v, int prec, const char *post, char *b, size_t n)
+{
+    if (!isfinite(v))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%.*f%s", prec, v, post);
+}
+
+/* "rows=4096, cols=1024" */
+static void shape_words(const kb_result *r, char *b, size_t n)
+{
+    size_t used = 0;
+    b[0] = '\0';
+    for (int i = 0; i < r->naxes && used < n; i++) {
+        int w = snprintf(b + used, n - used, "%s%s=%lld", i ? ", " : "", r->axis[i],
+                         (long long)r->shape[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* "softmax · fp32 · rows=4096, cols=1024" */
+static void case_title(const kb_result *r, char *b, size_t n)
+{
+    char shape[256];
+    shape_words(r, shape, sizeof shape);
+    snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %s", r->op, r->dtype, shape);
+}
+
+static int same_group(const kb_result *a, const kb_result *b)
+{
+    if (strcmp(a->op, b->op) != 0 || strcmp(a->dtype, b->dtype) != 0 || a->naxes != b->naxes)
+        return 0;
+    for (int i = 0; i < a->naxes; i++)
+        if (strcmp(a->axis[i], b->axis[i]) != 0 || a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}
+
+static int has_counters(const kb_result *r)
+{
+    return strcmp(r->metric_set, "none") != 0 && *r->metric_set && !*r->counters_reason;
+}
+
+/* The fill colour of a dtype in the charts. */
+static const char *dtype_colour(const char *dtype)
+{
+    if (strcmp(dtype, "fp32") == 0)
+        return "#4c78a8";
+    if (strcmp(dtype, "bf16") == 0)
+        return "#f58518";
+    if (strcmp(dtype, "fp16") == 0)
+        return "#54a24b";
+    return "#79706e";
+}
+
+/* A tick label for a power of ten: "0.01", "1", "1000", "1e+06". */
+static void fmt_decade(int k, char *b, size_t n)
+{
+    snprintf(b, n, "%g", pow(10.0, k));
+}
+
+static const char page_css[] =
+    ":root{--fg:#1d2430;--muted:#5b6576;--line:#d8dde6;--head:#f3f5f9}"
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
+    "margin:24px auto;max-width:1280px;padding:0 16px}"
+    "h1{font-size:22px;margin:0 0 8px}"
+    "h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}"
+    "h3{font-size:14px;margin:16px 0 4px}"
+    "dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}"
+    "dl.meta dt{color:var(--muted)}dl.meta dd{margin:0}"
+    "table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}"
+    "th,td{padding:3px 9px;border-bottom:1px solid var(--line);text-align:left;"
+    "white-space:nowrap}"
+    "th{background:var(--head);font-weight:600}td.num,th.num{text-align:right}"
+    "td.note{white-space:normal;max-width:420px}div.scroll{overflow-x:auto}"
+    "tr.status-mismatch td,tr.status-failed td{color:#b42318}"
+    "tr.status-skipped td{color:var(--muted)}"
+    "ul.notes{margin:4px 0 8px;padding-left:18px;color:var(--muted)}"
+    ".warning{background:#fff4e5;border:1px solid #f5b041;padding:8px 12px;border-radius:4px}"
+    ".headline{font-size:16px;font-weight:600}"
+    "figure{margin:8px 0}figcaption{color:var(--muted);font-size:12px}"
+    ".nochart{color:var(--muted)}"
+    "svg text{font:11px system-ui,sans-serif;fill:var(--fg)}"
+    "svg .grid line{stroke:var(--line)}svg text.tick{fill:var(--muted)}"
+    "rect.bar{fill:#4c78a8}rect.stall-bar{fill:#e45756}"
+    ".roof-mem,.roof-compute{stroke:#333;stroke-width:2;fill:none}"
+    ".roof-compute{stroke-dasharray:6 3}"
+    "circle.roof-point{stroke:#fff;stroke-width:1}line.leader{stroke:#98a2b3;stroke-width:.7}"
+    "span.caseno{color:var(--muted);font-weight:400}"
+    "rect.band{fill:#e8eef7}line.one{stroke:#333}"
+    "g.ci line{stroke-width:2}"
+    "tr.verdict-slower td.verdict{color:#b42318;font-weight:700}"
+    "tr.verdict-faster td.verdict{color:#067647;font-weight:700}"
+    "tr.verdict-uncertain td.verdict{color:#b54708}"
+    "footer{margin-top:32px;color:var(--muted);font-size:12px}";
+
+static void page_start(FILE *f, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+          f);
+    esc(f, title);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", page_css);
+}
+
+static void page_end(FILE *f, const kb_run *run)
+{
+    fputs("<footer>written by kbench ", f);
+    esc(f, run->version);
+    fputs("</footer>\n</body>\n</html>\n", f);
+}
+
+static void meta_row(FILE *f, const char *name, const char *value)
+{
+    fputs("<dt>", f);
+    esc(f, name);
+    fputs("</dt><dd>", f);
+    esc(f, value);
+    fputs("</dd>", f);
+}
+
+/* ---- the run page: tables ---------------------------------------------------- */
+
+static double naive_median(const kb_run *run, const size_t *idx, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *r = &run->results[idx[i]];
+        if (strcmp(r->variant, "naive") == 0 && r->status == KB_R_OK && r->median_us > 0 &&
+            isfinite(r->median_us))
+            return r->median_us;
+    }
+    return NAN;
+}
+
+static void run_header(FILE *f, const kb_run *run)
+{
+    const kb_device *d = &run->dev;
+    char b[512];
+    if (run->id > 0)
+        snprintf(b, sizeof b, "kbench run %lld", (long long)run->id);
+    else
+        snprintf(b, sizeof b, "kbench run (not stored)");
+    fputs("<header>\n<h1>", f);
+    esc(f, b);
+    fputs("</h1>\n", f);
+    if (strcmp(run->state, "complete") != 0) {
+        fputs("<p class=\"warning\">", f);
+        esc(f, strcmp(run->state, "interrupted") == 0
+                   ? "INTERRUPTED: the run stopped before it finished; only the results it "
+                     "completed are shown"
+                   : "RUNNING: the run has not finished (or its process was killed); results "
+                     "so far");
+        fputs("</p>\n", f);
+    }
+    fputs("<dl class=\"meta\">", f);
+    snprintf(b, sizeof b, "%s, cc %d.%d, %d SMs (%s)", d->name, d->cc_major, d->cc_minor, d->sms,
+             d->uuid);
+    meta_row(f, "device", b);
+    kb_fmt_ceilings(d, b, sizeof b);
+    meta_row(f, "ceilings", b);
+    snprintf(b, sizeof b, "%s%s%s", run->started, *run->finished ? " (finished " : "",
+             *run->finished ? run->finished : "");
+    if (*run->finished)
+        kb_strlcpy(b + strlen(b), ")", sizeof b - strlen(b));
+    meta_row(f, "started", b);
+    meta_row(f, "state", run->state);
+    if (*run->tag)
+        meta_row(f, "tag", run->tag);
+    snprintf(b, sizeof b, "%s (git %s)", run->version, run->git);
+    meta_row(f, "kbench", b);
+    if (*run->argv)
+        meta_row(f, "command", run->argv);
+    fputs("</dl>\n</header>\n", f);
+}
+
+/* The table of a case: the columns of the text report. */
+static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+{
+    int compute = 0, counters = 0, stalls = 0, extra = 0;
+    double naive = naive_median(run, idx, n);
+    char b[256];
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *r = &run->results[idx[i]];
+        compute |= strcmp(r->bound, "compute") == 0;
+        counters |= has_counters(r);
+        stalls |= has_counters(r) && *r->top_stalls;
+        extra |= r->extra_bytes > 0;
+    }
+    fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
+    th(f, "variant", 0);
+    th(f, "status", 0);
+    th(f, "median", 1);
+    th(f, "spread", 1);
+    th(f, compute ? "TFLOP/s" : "GB/s", 1);
+    th(f, compute ? "% peak" : "% copy", 1);
+    th(f, "vs naive", 1);
+    th(f, "kernels", 1);
+    th(f, "regs", 1);
+    th(f, "spill", 1);
+    if (extra)
+        th(f, "extra mem", 1);
+    if (counters) {
+        th(f, "DRAM GB/s", 1);
+        th(f, "excess", 1);
+        th(f, "occ a/t", 1);
+    }
+    if (stalls)
+        th(f, "top stalls", 0);
+    th(f, "note", 0);
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *r = &run->results[idx[i]];
+        fputs("<tr class=\"result status-", f);
+        esc(f, kb_rstatus_name(r->status));
+        fputs("\">", f);
+        td(f, r->variant, 0);
+        td(f, kb_rstatus_name(r->status), 0);
+        kb_fmt_time(r->median_us, b, sizeof b);
+        td(f, b, 1);
+        if (isfinite(r->stdrel))
+            snprintf(b, sizeof b, "\xC2\xB1%.1f%%", 100.0 * r->stdrel);
+        else
+            snprintf(b, sizeof b, "-");
+        td(f, b, 1);
+        fmt_fixed(compute ? r->tflops : r->gbps, 1, "", b, sizeof b);
+        td(f, b, 1);
+        fmt_fixed(r->pct_peak, 1, "%", b, sizeof b);
+        td(f, b, 1);
+        double sp = r->status == KB_R_OK && r->median_us > 0 ? naive / r->median_us : NAN;
+        fmt_fixed(sp, 2, "x", b, sizeof b);
+        td(f, b, 1);
+        snprintf(b, sizeof b, "%d", r->nkernels);
+        td(f, b, 1);
+        if (r->registers >= 0)
+            snprintf(b, sizeof b, "%d", r->registers);
+        else
+            snprintf(b, sizeof b, "-");
+        td(f, b, 1);
+        if (r->local_bytes >= 0)
+            snprintf(b, sizeof b, "%lld B", (long long)r->local_bytes);
+        else
+            snprintf(b, sizeof b, "-");
+        td(f, b, 1);
+        if (extra) {
+            kb_fmt_bytes(r->extra_bytes, b, sizeof b);
+            td(f, b, 1);
+        }
+        if (counters) {
+            fmt_fixed(r->dram_gbps, 1, "", b, sizeof b);
+            td(f, b, 1);
+            fmt_fixed(r->excess_traffic, 2, "x", b, sizeof b);
+            td(f, b, 1);
+            if (!isfinite(r->achieved_occupancy) && !isfinite(r->theoretical_occupancy)) {
+                snprintf(b, sizeof b, "-");
+            } else {
+                char a[24], t[24];
+                fmt_fixed(r->achieved_occupancy, 0, "", a, sizeof a);
+                fmt_fixed(r->theoretical_occupancy, 0, "", t, sizeof t);
+                snprintf(b, sizeof b, "%s/%s%%", a, t);
+            }
+            td(f, b, 1);
+        }
+        if (stalls)
+            td(f, *r->top_stalls ? r->top_stalls : "-", 0);
+        fputs("<td class=\"note\">", f);
+        if (r->status == KB_R_MISMATCH) {
+            snprintf(b, sizeof b, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g)%s",
+                     r->max_abs_err, r->rel_l2_err, r->atol, r->rtol, *r->reason ? "; " : "");
+            esc(f, b);
+        } else if (r->status == KB_R_OK) {
+            snprintf(b, sizeof b, "%s%s%s", r->checked ? "" : "not checked",
+                     !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
+            esc(f, b);
+        }
+        if (r->status != KB_R_OK)
+            esc(f, r->reason);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody>\n</table></div>\n", f);
+    /* why counters are missing, each reason once */
+    int opened = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *why = run->results[idx[i]].counters_reason;
+        size_t j = 0;
+        if (!*why)
+            continue;
+        while (j < i && strcmp(run->results[idx[j]].counters_reason, why) != 0)
+            j++;
+        if (j < i)
+            continue;
+        fputs(opened++ ? "<li>" : "<ul class=\"notes\"><li>", f);
+        fputs("counters: none (", f);
+        esc(f, why);
+        fputs(")</li>", f);
+    }
+    if (opened)
+        fputs("</ul>\n", f);
+}
+
+/* ---- the run page: charts ---------------------------------------------------- */
+
+enum { BAR_W = 760, BAR_LABEL = 170, BAR_VALUE = 90, BAR_ROW = 22, BAR_TOP = 6, BAR_AXIS = 28 };
+
+/* The bar chart of the median time of each timed result of a case. */
+static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+{
+    double vmin = INFINITY, vmax = 0;
+    size_t nb = 0;
+    char b[64];
+    for (size_t i = 0; i < n; i++) {
+        double v = run->results[idx[i]].median_us;
+        if (!(v > 0) || !isfinite(v))
+            continue;
+        nb++;
+        vmin = v < vmin ? v : vmin;
+        vmax = v > vmax ? v : vmax;
+    }
+    if (nb == 0) {
+        fputs("<p class=\"nochart\">no timed result to chart</p>\n", f);
+        return;
+    }
+    int logscale = vmax / vmin > 20.0;
+    double pw = BAR_W - BAR_LABEL - BAR_VALUE, lo = 0, hi = vmax;
+    if (logscale) {
+        lo = floor(log10(vmin));
+        hi = ceil(log10(vmax));
+        if (hi <= lo)
+            hi = lo + 1;
+    }
+    int height = BAR_TOP + (int)nb * BAR_ROW + BAR_AXIS;
+    fprintf(f,
+            "<figure class=\"chart\"><svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
+            BAR_W, height, BAR_W, height);
+    /* axis: decades (log) or quarters of the slowest (linear) */
+    int axis_y = BAR_TOP + (int)nb * BAR_ROW;
+    fputs("<g class=\"grid\">", f);
+    int nt = logscale ? (int)(hi - lo) : 4;
+    for (int t = 0; t <= nt; t++) {
+        double x = BAR_LABEL + pw * t / nt;
+        if (logscale)
+            kb_fmt_time(pow(10.0, lo + t), b, sizeof b);
+        else
+            kb_fmt_time(vmax * t / nt, b, sizeof b);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, BAR_TOP, x, axis_y);
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x,
+                axis_y + 16);
+        esc(f, t == 0 && !logscale ? "0" : b);
+        fputs("</text>", f);
+    }
+    fputs("</g>\n", f);
+    size_t row = 0;
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *r = &run->results[idx[i]];
+        double v = r->median_us;
+        if (!(v > 0) || !isfinite(v))
+            continue;
+        double len = logscale ? pw * (log10(v) - lo) / (hi - lo) : pw * v / vmax;
+        if (len < 1)
+            len = 1;
+        double y = BAR_TOP + (double)row++ * BAR_ROW;
+        kb_fmt_time(v, b, sizeof b);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", BAR_LABEL - 8, y + 15);
+        esc(f, r->variant);
+        fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+                   "style=\"fill:%s\"><title>",
+                BAR_LABEL, y + 3, len, BAR_ROW - 6, dtype_colour(r->dtype));
+        esc(f, r->variant);
+        fputs(": ", f);
+        esc(f, b);
+        fprintf(f, "</title></rect><text x=\"%.1f\" y=\"%.1f\">", BAR_LABEL + len + 5, y + 15);
+        esc(f, b);
+        fputs("</text>\n", f);
+    }
+    fprintf(f, "</svg><figcaption>median time per variant, %s scale; shorter is faster"
+               "</figcaption></figure>\n",
+            logscale ? "log" : "linear");
+}
+
+/* The roofline chart's size and margins; LABEL_ROOM: the width a column of
+ * point labels needs beside its points. */
+enum { RF_W = 820, RF_H = 440, RF_L = 70, RF_R = 30, RF_T = 20, RF_B = 50, LABEL_ROOM = 150 };
+
+/* Log-log plot coordinates of the roofline chart. */
+typedef struct roof_axes {
+    double lx0, lx1, ly0, ly1; /* decades shown */
+} roof_axes;
+
+static double rx(const roof_axes *a, double ai)
+{
+    return RF_L + (RF_W - RF_L - RF_R) * (log10(ai) - a->lx0) / (a->lx1 - a->lx0);
+}
+
+static double ry(const roof_axes *a, double tf)
+{
+    return RF_T + (RF_H - RF_T - RF_B) * (1.0 - (log10(tf) - a->ly0) / (a->ly1 - a->ly0));
+}
+
+/* Whether r is a point of the roofline: timed, ok, with flops and bytes. */
+static int roof_point(const kb_result *r)
+{
+    return r->status == KB_R_OK && r->flops > 0 && r->bytes > 0 && isfinite(r->flops) &&
+           isfinite(r->bytes) && r->tflops > 0 && isfinite(r->tflops);
+}
+
+/* A point of the roofline: its position and result. */
+typedef struct roof_mark {
+    double x, y;
+    size_t idx;
+} roof_mark;
+
+/* Columns left to right, then top to bottom. */
+static int cmp_mark(const void *pa, const void *pb)
+{
+    const roof_mark *a = pa, *b = pb;
+    if (fabs(a->x - b->x) > 0.5)
+        return a->x < b->x ? -1 : 1;
+    return (a->y > b->y) - (a->y < b->y);
+}
+
+/* The roofline of the whole run; caseno[i] is the number of the case section
+ * of result i. Returns 0, or -1 when out of memory. */
+static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
+{
+    const kb_device *d = &run->dev;
+    double bw = d->copy_gbps > 0 && isfinite(d->copy_gbps) ? d->copy_gbps / 1000.0 : NAN;
+    double peak[2] = {NAN, NAN}; /* mma (16-bit), fp32: those the run's dtypes use */
+    const char *pname[2] = {"bf16 mma", "fp32"};
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    size_t np = 0;
+    char b[160], v[32];
+
+    fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", f);
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        if (!roof_point(r))
+            continue;
+        double ai = r->flops / r->bytes;
+        np++;
+        xmin = ai < xmin ? ai : xmin;
+        xmax = ai > xmax ? ai : xmax;
+        ymin = r->tflops < ymin ? r->tflops : ymin;
+        ymax = r->tflops > ymax ? r->tflops : ymax;
+        if (strcmp(r->dtype, "fp32") == 0)
+            peak[1] = d->fp32_tflops;
+        else
+            peak[0] = d->mma_tflops;
+    }
+    if (np == 0) {
+        fputs("<p class=\"nochart\">no point to draw: no ok result has a flop and a byte model "
+              "and a time</p>\n</section>\n",
+              f);
+        return 0;
+    }
+    double top = NAN;
+    for (int k = 0; k < 2; k++) {
+        if (!(peak[k] > 0) || !isfinite(peak[k])) {
+            peak[k] = NAN;
+            continue;
+        }
+        top = isfinite(top) && top > peak[k] ? top : peak[k];
+        ymax = peak[k] > ymax ? peak[k] : ymax;
+        if (isfinite(bw)) {
+            double ridge = peak[k] / bw;
+            xmax = ridge > xmax ? ridge : xmax;
+            xmin = ridge < xmin ? ridge : xmin;
+        }
+    }
+    roof_axes ax = {floor(log10(xmin / 2)), ceil(log10(xmax * 2)), floor(log10(ymin / 2)),
+                    ceil(log10(ymax * 2))};
+    fprintf(f,
+            "<figure class=\"chart\"><svg class=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" "
+            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
+            RF_W, RF_H, RF_W, RF_H);
+    for (int k = (int)ax.lx0; k <= (int)ax.lx1; k++) {
+        double x = rx(&ax, pow(10.0, k));
+        fmt_decade(k, v, sizeof v);
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" "
+                   "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+                x, RF_T, x, RF_H - RF_B, x, RF_H - RF_B + 16, v);
+    }
+    for (int k = (int)ax.ly0; k <= (int)ax.ly1; k++) {
+        double y = ry(&ax, pow(10.0, k));
+        fmt_decade(k, v, sizeof v);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" "
+                   "x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
+                RF_L, y, RF_W - RF_R, y, RF_L - 6, y + 4, v);
+    }
+    fprintf(f, "</g>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity "
+               "(model flop / model byte)</text>"
+               "<text x=\"16\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">"
+               "achieved TFLOP/s</text>\n",
+            (RF_W + RF_L - RF_R) / 2, RF_H - 10, (RF_H - RF_B + RF_T) / 2,
+            (RF_H - RF_B + RF_T) / 2);
+    double x0 = pow(10.0, ax.lx0), x1 = pow(10.0, ax.lx1), y0 = pow(10.0, ax.ly0),
+           y1 = pow(10.0, ax.ly1);
+    if (isfinite(bw)) {
+        /* the slanted memory roof, from the left edge (or the floor) to the
+         * highest compute roof (or the ceiling of the chart) */
+        double a = y0 / bw > x0 ? y0 / bw : x0;
+        double z = isfinite(top) ? top / bw : x1;
+        z = z < y1 / bw ? z : y1 / bw;
+        z = z < x1 ? z : x1;
+        if (z > a) {
+            double px0 = rx(&ax, a), py0 = ry(&ax, a * bw), px1 = rx(&ax, z), py1 = ry(&ax, z * bw);
+            double ang = atan2(py1 - py0, px1 - px0) * 57.29577951308232; /* degrees */
+            fprintf(f, "<line class=\"roof-mem\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                    px0, py0, px1, py1);
+            snprintf(b, sizeof b, "copy bw %.0f GB/s", d->copy_gbps);
+            fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" "
+                       "transform=\"rotate(%.1f %.1f %.1f)\">%s</text>\n",
+                    px0 + 10, py0 - 6, ang, px0 + 10, py0 - 6, b);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!isfinite(peak[k]))
+            continue;
+        double a = isfinite(bw) ? peak[k] / bw : x0;
+        a = a > x0 ? a : x0;
+        double py = ry(&ax, peak[k]);
+        fprintf(f, "<line class=\"roof-compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+                rx(&ax, a), py, rx(&ax, x1), py);
+        snprintf(b, sizeof b, "%s %.*f TFLOP/s", pname[k], peak[k] >= 10 ? 0 : 1, peak[k]);
+        fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s"
+                   "</text>\n",
+                rx(&ax, x1) - 4, py - 6, b);
+    }
+    /* the points, then their labels: "variant [case]", stacked in each column
+     * of points (one intensity) on both sides so that none overlap */
+    roof_mark *pt = malloc(np * sizeof *pt);
+    if (!pt)
+        return -1;
+    np = 0;
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        if (!roof_point(r))
+            continue;
+        double ai = r->flops / r->bytes;
+        roof_mark m = {rx(&ax, ai), ry(&ax, r->tflops), i};
+        pt[np++] = m;
+        case_title(r, b, sizeof b);
+        fprintf(f, "<circle class=\"roof-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
+                   "style=\"fill:%s\"><title>[%zu] ",
+                m.x, m.y, dtype_colour(r->dtype), caseno[i]);
+        esc(f, b);
+        fputs(" \xC2\xB7 ", f);
+        esc(f, r->variant);
+        fprintf(f, ": %.3g TFLOP/s at %.3g flop/byte, %.1f%% of %s</title></circle>\n",
+                r->tflops, ai, r->pct_peak,
+                strcmp(r->bound, "compute") == 0 ? "its compute peak" : "copy bw");
+    }
+    qsort(pt, np, sizeof *pt, cmp_mark);
+    for (size_t i = 0; i < np;) {
+        /* the column [i, j): sides are those with no other column within
+         * LABEL_ROOM px; both (alternating) when both or neither are free */
+        size_t j = i;
+        while (j < np && fabs(pt[j].x - pt[i].x) <= 0.5)
+            j++;
+        int free_l = 1, free_r = 1;
+        for (size_t q = 0; q < np; q++) {
+            double dx = pt[q].x - pt[i].x;
+            free_l &= !(dx < -0.5 && dx > -LABEL_ROOM);
+            free_r &= !(dx > 0.5 && dx < LABEL_ROOM);
+        }
+        double last[2] = {-1e9, -1e9};
+        for (size_t q = i; q < j; q++) {
+            const kb_result *r = &run->results[pt[q].idx];
+            int left = free_l == free_r ? (int)((q - i) % 2) : free_l;
+            double ly = pt[q].y + 4 > last[left] + 12 ? pt[q].y + 4 : last[left] + 12;
+            double lx = left ? pt[q].x - 9 : pt[q].x + 9;
+            last[left] = ly;
+            if (ly - (pt[q].y + 4) > 3)
+                fprintf(f, "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\"/>",
+                        pt[q].x, pt[q].y, lx, ly - 4);
+            fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
+                    left ? lx - 1 : lx + 1, ly, left ? "end" : "start");
+            esc(f, r->variant);
+            fprintf(f, " [%zu]</text>\n", caseno[pt[q].idx]);
+        }
+        i = j;
+    }
+    free(pt);
+    fputs("</svg><figcaption>one point per result, labelled with its variant and [case "
+          "number]: model flops / model bytes against the "
+          "achieved TFLOP/s; the slanted roof is the calibrated copy bandwidth, the flat ones "
+          "the calibrated compute peaks (a roof not drawn is not calibrated); colour is the "
+          "dtype (",
+          f);
+    fprintf(f, "<span style=\"color:%s\">fp32</span>, <span style=\"color:%s\">bf16</span>, "
+               "<span style=\"color:%s\">fp16</span>)</figcaption></figure>\n</section>\n",
+            dtype_colour("fp32"), dtype_colour("bf16"), dtype_colour("fp16"));
+    return 0;
+}
+
+/* The kernel of r whose stalls are shown: the longest (gpu__time_duration.sum)
+ * of those with stall reasons; NULL when none has any. */
+static const kb_kernel *stall_kernel(const kb_result *r)
+{
+    const kb_kernel *best = NULL;
+    double best_t = -1;
+    for (int i = 0; i < r->nkernels; i++) {
+        const kb_kernel *k = &r->kernels[i];
+        double t = 0;
+        if (k->nstalls <= 0)
+            continue;
+        for (int j = 0; j < k->nmetrics && j < KB_RES_MAX_METRICS; j++)
+            if (strcmp(k->metrics[j].name, "gpu__time_duration.sum") == 0 &&
+                isfinite(k->metrics[j].value))
+                t = k->metrics[j].value;
+        if (t > best_t) {
+            best = k;
+            best_t = t;
+        }
+    }
+    return best;
+}
+
+enum { ST_W = 560, ST_LABEL = 190, ST_ROW = 18 };
+
+/* Per result with stall reasons, a bar per reason of its longest kernel. */
+static void stall_section(FILE *f, const kb_run *run)
+{
+    int any = 0;
+    char b[320];
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        const kb_kernel *k = stall_kernel(r);
+        if (!k)
+            continue;
+        int ns = k->nstalls > KB_RES_MAX_STALLS ? KB_RES_MAX_STALLS : k->nstalls;
+        if (!any++)
+            fputs("<section id=\"stalls\">\n<h2>Warp stall reasons</h2>\n<p>Share of the "
+                  "stalled warp cycles of each result's longest kernel, by reason.</p>\n",
+                  f);
+        case_title(r, b, sizeof b);
+        fputs("<div class=\"stalls\"><h3>", f);
+        esc(f, b);
+        fputs(" \xC2\xB7 ", f);
+        esc(f, r->variant);
+        fputs(" <small>(", f);
+        esc(f, k->name);
+        fputs(")</small></h3>\n", f);
+        int height = ns * ST_ROW + 4;
+        fprintf(f, "<svg class=\"stall-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
+                ST_W, height, ST_W, height);
+        for (int j = 0; j < ns; j++) {
+            double frac = k->stalls[j].value, y = 2 + j * ST_ROW;
+            double w = isfinite(frac) && frac > 0 ? (ST_W - ST_LABEL - 60) * frac : 0;
+            fmt_fixed(100.0 * frac, 1, "%", b, sizeof b);
+            fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", ST_LABEL - 6, y + 12);
+            esc(f, k->stalls[j].name);
+            fprintf(f, "</text><rect class=\"stall-bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+                       "height=\"%d\"><title>",
+                    ST_LABEL, y + 2, w, ST_ROW - 5);
+            esc(f, k->stalls[j].name);
+            fprintf(f, " %s</title></rect><text x=\"%.1f\" y=\"%.1f\">%s</text>\n", b,
+                    ST_LABEL + w + 5, y + 12, b);
+        }
+        fputs("</svg></div>\n", f);
+    }
+    if (any)
+        fputs("</section>\n", f);
+}
+
+kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
+{
+    kb_status st = KB_OK;
+    size_t n = run->nresults;
+    char *seen = calloc(n ? n : 1, 1);
+    size_t *idx = calloc(n ? n : 1, sizeof *idx);
+    size_t *caseno = calloc(n ? n : 1, sizeof *caseno);
+    char title[512];
+
+    if (!seen || !idx || !caseno) {
+        st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
+        goto done;
+    }
+    if (run->id > 0)
+        snprintf(title, sizeof title, "kbench run %lld \xC2\xB7 %s", (long long)run->id,
+                 run->dev.name);
+    else
+        snprintf(title, sizeof title, "kbench run \xC2\xB7 %s", run->dev.name);
+    page_start(f, title);
+    run_header(f, run);
+    if (n == 0)
+        fputs("<p class=\"nochart\">no results</p>\n", f);
+    for (size_t i = 0, g = 0; i < n; i++) {
+        if (seen[i])
+            continue;
+        size_t m = 0;
+        for (size_t j = i; j < n; j++)
+            if (!seen[j] && same_group(&run->results[i], &run->results[j])) {
+                seen[j] = 1;
+                idx[m++] = j;
+            }
+        case_title(&run->results[i], title, sizeof title);
+        fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2><span class=\"caseno\">"
+                   "[%zu]</span> ",
+                g + 1, g + 1);
+        esc(f, title);
+        fputs("</h2>\n", f);
+        g++;
+        for (size_t j = 0; j < m; j++)
+            caseno[idx[j]] = g;
+        run_table(f, run, idx, m);
+        bar_chart(f, run, idx, m);
+        fputs("</section>\n", f);
+    }
+    if (n > 0) {
+        if (roofline(f, run, caseno) != 0) {
+            st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
+            goto done;
+        }
+        stall_section(f, run);
+    }
+    page_end(f, run);
+    if (ferror(f))
+        st = kb_fail(e, KB_EENV, "cannot write the HTML report: %s", strerror(errno));
+done:
+    free(seen);
+    free(idx);
+    free(caseno);
+    return st;
+}
+
+/* ---- the comparison page ---------------------------------------------------------- */
+
+static const kb_result *case_result(const kb_cmp_case *k)
+{
+    return k->base ? k->base : k->cur;
+}
+
+/* "slower", "only-in-base": the class suffix of a verdict. */
+static void verdict_class(kb_verdict v, char *b, size_t n)
+{
+    size_t i = 0;
+    for (const char *s = kb_verdict_name(v); *s && i + 1 < n; s++)
+        b[i++] = *s == ' ' ? '-' : (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
+    b[i] = '\0';
+}
+
+static void side_row(FILE *f, const char *label, const char *name, const kb_run *r)
+{
+    char b[1024];
+    snprintf(b, sizeof b, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s%s%s", name,
+             r->dev.name, r->dev.uuid, r->git, r->started, *r->tag ? " \xC2\xB7 tag " : "",
+             r->tag);
+    meta_row(f, label, b);
+}
+
+enum { CI_W = 640, CI_LABEL = 170, CI_ROW = 20, CI_AXIS = 26 };
+
+/* The x of ratio v on an axis from lo to hi. */
+static double ci_x(double v, double lo, double hi)
+{
+    return CI_LABEL + (CI_W - CI_LABEL - 20) * (v - lo) / (hi - lo);
+}
+
+/* The ratio and interval of each judged case of a group against the band
+ * [1 - t, 1 + t]. */
+static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
+{
+    double t = c->threshold, lo = 1.0 - t, hi = 1.0 + t;
+    size_t nc = 0;
+    char b[64], cls[32];
+    for (size_t i = 0; i < n; i++) {
+        const kb_cmp_case *k = &c->cases[idx[i]];
+        if (!isfinite(k->lo) || !isfinite(k->hi) || !isfinite(k->ratio))
+            continue;
+        nc++;
+        lo = k->lo < lo ? k->lo : lo;
+        hi = k->hi > hi ? k->hi : hi;
+    }
+    if (nc == 0)
+        return;
+    double span = hi - lo > 1e-6 ? hi - lo : 0.02; /* threshold 0 and exact ratios */
+    lo -= 0.05 * span;
+    hi += 0.05 * span;
+    int height = (int)nc * CI_ROW + CI_AXIS + 4;
+    fprintf(f, "<figure class=\"chart\"><svg class=\"ci-chart\" "
+               "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "viewBox=\"0 0 %d %d\" role=\"img\">\n",
+            CI_W, height, CI_W, height);
+    int axis_y = (int)nc * CI_ROW + 4;
+    fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%d\"/>",
+            ci_x(1.0 - t, lo, hi), ci_x(1.0 + t, lo, hi) - ci_x(1.0 - t, lo, hi), axis_y);
+    fprintf(f, "<line class=\"one\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\"/>",
+            ci_x(1.0, lo, hi), ci_x(1.0, lo, hi), axis_y);
+    /* ticks: the band's edges and 1, then the ends where they do not crowd them */
+    const double ticks[] = {1.0, 1.0 - t, 1.0 + t, lo + 0.02 * (hi - lo), hi - 0.02 * (hi - lo)};
+    double drawn[5] = {0};
+    size_t nd = 0;
+    for (size_t j = 0; j < sizeof ticks / sizeof ticks[0]; j++) {
+        double x = ci_x(ticks[j], lo, hi);
+        int crowded = 0;
+        for (size_t q = 0; q < nd; q++)
+            crowded |= fabs(drawn[q] - x) < 45;
+        if (crowded)
+            continue;
+        drawn[nd++] = x;
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.3f</text>",
+                x, axis_y + 16, ticks[j]);
+    }
+    fputs("\n", f);
+    size_t row = 0;
+    for (size_t i = 0; i < n; i++) {
+        const kb_cmp_case *k = &c->cases[idx[i]];
+        if (!isfinite(k->lo) || !isfinite(k->hi) || !isfinite(k->ratio))
+            continue;
+        double y = 4 + (double)row++ * CI_ROW + CI_ROW / 2.0;
+        const char *col = k->verdict == KB_V_SLOWER   ? "#b42318"
+                          : k->verdict == KB_V_FASTER ? "#067647"
+                          : k->verdict == KB_V_SAME   ? "#475467"
+                                                      : "#b54708";
+        verdict_class(k->verdict, cls, sizeof cls);
+        fprintf(f, "<g class=\"ci verdict-%s\"><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
+                cls, CI_LABEL - 8, y + 4);
+        esc(f, case_result(k)->variant);
+        snprintf(b, sizeof b, "%.3f [%.3f, %.3f] %s", k->ratio, k->lo, k->hi,
+                 kb_verdict_name(k->verdict));
+        fprintf(f, "</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                   "style=\"stroke:%s\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+                   "style=\"fill:%s\"/><title>%s</title></g>\n",
+                ci_x(k->lo, lo, hi), y, ci_x(k->hi, lo, hi), y, col, ci_x(k->ratio, lo, hi), y,
+                col, b);
+    }
+    fprintf(f, "</svg><figcaption>%s with its %.0f%% interval; the band is the threshold "
+               "\xC2\xB1%.3g%%</figcaption></figure>\n",
+            c->cross_gpu ? "ratio of % peak BASE / NEW" : "ratio of median times NEW / BASE",
+            100.0 * KB_CMP_CONFIDENCE, 100.0 * c->threshold);
+}
+
+kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
+{
+    kb_status st = KB_OK;
+    size_t n = c->ncases;
+    char *seen = calloc(n ? n : 1, 1);
+    size_t *idx = calloc(n ? n : 1, sizeof *idx);
+    char b[1024], cls[32];
+
+    if (!seen || !idx) {
+        st = kb_fail(e, KB_EENV, "out of memory writing the HTML comparison");
+        goto done;
+    }
+    page_start(f, "kbench compare");
+    fputs("<header>\n<h1>kbench compare</h1>\n<p class=\"headline\">", f);
+    snprintf(b, sizeof b,
+             "%zu faster, %zu slower, %zu same, %zu uncertain, %zu only in BASE, %zu only in NEW",
+             c->count[KB_V_FASTER], c->count[KB_V_SLOWER], c->count[KB_V_SAME],
+             c->count[KB_V_UNCERTAIN], c->count[KB_V_ONLY_BASE], c->count[KB_V_ONLY_NEW]);
+    esc(f, b);
+    fputs("</p>\n", f);
+    if (c->cross_gpu) {
+        fputs("<p class=\"warning cross-gpu\">Different GPUs: BASE ran on ", f);
+        esc(f, c->base->dev.name);
+        fputs(", NEW on ", f);
+        esc(f, c->cur->dev.name);
+        fputs(". Verdicts compare the share of each GPU's own calibrated ceiling (% peak), not "
+              "raw time, so a change of GPU is not reported as a code regression.</p>\n",
+              f);
+    }
+    fputs("<dl class=\"meta\">", f);
+    side_row(f, "BASE", c->base_name, c->base);
+    side_row(f, "NEW", c->new_name, c->cur);
+    snprintf(b, sizeof b,
+             "%s; %.0f%% bootstrap interval (%d resamples); FASTER below %.3g, SLOWER above "
+             "%.3g, SAME within, else UNCERTAIN (also when a side is not ok or has fewer than "
+             "%d samples)",
+             c->cross_gpu ? "ratio = % peak BASE / % peak NEW" : "ratio = median time NEW / BASE",
+             100.0 * KB_CMP_CONFIDENCE, KB_CMP_RESAMPLES, 1.0 - c->threshold,
+             1.0 + c->threshold, KB_CMP_MIN_SAMPLES);
+    meta_row(f, "rule", b);
+    fputs("</dl>\n</header>\n", f);
+    for (size_t i = 0, g = 0; i < n; i++) {
+        if (seen[i])
+            continue;
+        size_t m = 0;
+        const kb_result *r0 = case_result(&c->cases[i]);
+        for (size_t j = i; j < n; j++)
+            if (!seen[j] && same_group(r0, case_result(&c->cases[j]))) {
+                seen[j] = 1;
+                idx[m++] = j;
+            }
+        case_title(r0, b, sizeof b);
+        fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2>", ++g);
+        esc(f, b);
+        fputs("</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>", f);
+        th(f, "variant", 0);
+        th(f, "BASE", 1);
+        th(f, "NEW", 1);
+        if (c->cross_gpu) {
+            th(f, "BASE % peak", 1);
+            th(f, "NEW % peak", 1);
+        }
+        th(f, c->cross_gpu ? "peak ratio" : "NEW/BASE", 1);
+        th(f, "95% interval", 0);
+        th(f, "verdict", 0);
+        th(f, "what moved", 0);
+        fputs("</tr></thead>\n<tbody>\n", f);
+        for (size_t j = 0; j < m; j++) {
+            const kb_cmp_case *k = &c->cases[idx[j]];
+            verdict_class(k->verdict, cls, sizeof cls);
+            fprintf(f, "<tr class=\"case verdict-%s\">", cls);
+            td(f, case_result(k)->variant, 0);
+            kb_fmt_time(k->base ? k->base->median_us : NAN, b, sizeof b);
+            td(f, b, 1);
+            kb_fmt_time(k->cur ? k->cur->median_us : NAN, b, sizeof b);
+            td(f, b, 1);
+            if (c->cross_gpu) {
+                fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "%", b, sizeof b);
+                td(f, b, 1);
+                fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "%", b, sizeof b);
+                td(f, b, 1);
+            }
+            fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "x", b, sizeof b);
+            td(f, b, 1);
+            if (isfinite(k->lo) && isfinite(k->hi))
+                snprintf(b, sizeof b, "[%.3f, %.3f]", k->lo, k->hi);
+            else
+                snprintf(b, sizeof b, "-");
+            td(f, b, 0);
+            fputs("<td class=\"verdict\">", f);
+            esc(f, kb_verdict_name(k->verdict));
+            fputs("</td>", f);
+            fputs("<td class=\"note\">", f);
+            esc(f, k->moved);
+            if (*k->why) {
+                fputs(*k->moved ? "; " : "", f);
+                esc(f, k->why);
+            }
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</tbody>\n</table></div>\n", f);
+        ci_chart(f, c, idx, m);
+        fputs("</section>\n", f);
+    }
+    page_end(f, c->cur);
+    if (ferror(f))
+        st = kb_fail(e, KB_EENV, "cannot write the HTML comparison: %s", strerror(errno));
+done:
+    free(seen);
+    free(idx);
+    return st;
+}

@@ -1,0 +1,206 @@
+/* test_html_browser.c - the HTML report as a browser shows it: kbench writes
+ * the page of a real report (results/h200/softmax.json when present, else the
+ * counters fixture), Debian's chromium loads it headless from the file and
+ * dumps the DOM it built, and the test counts what is there: a table row per
+ * result, a bar per timed result, a roofline point per result with a flop and
+ * byte model, a stall bar per stall reason shown; injected markup in a variant
+ * name, tag and reason stays text (no element, no script run); the comparison
+ * page has a row per case. It also takes a screenshot (a PNG is written).
+ * Skips, saying so, when chromium is not installed. $KBENCH_BIN names the
+ * binary (default build/kbench). */
+#include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kbtest.h"
+#include "report/json.h"
+
+static char dir[64];
+
+static const char *bin(void)
+{
+    const char *b = getenv("KBENCH_BIN");
+    return b && *b ? b : "build/kbench";
+}
+
+static int have_chromium(void)
+{
+    return system("command -v chromium >/dev/null 2>&1") == 0;
+}
+
+/* Runs a shell command; returns its exit code. */
+static int sh(const char *fmt, ...) KB_PRINTF(1, 2);
+static int sh(const char *fmt, ...)
+{
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Loads page (a file in dir) in headless chromium and returns the DOM it
+ * built (caller frees). */
+static char *dump_dom(const char *page)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s.dom", dir, page);
+    int rc = sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
+                "--user-data-dir=%s/profile --dump-dom file://%s/%s >%s 2>%s/chromium.log",
+                dir, dir, dir, page, path, dir);
+    if (rc != 0)
+        fail_msg("chromium failed (%d) on %s; see %s/chromium.log", rc, page, dir);
+    char *dom = kbt_slurp(path);
+    assert_non_null(dom);
+    return dom;
+}
+
+static size_t count(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* What the page must show for run: results, timed results, roofline points,
+ * stall bars (the stall reasons of each result's longest kernel). */
+static void expected(const kb_run *run, size_t *bars, size_t *points, size_t *stalls)
+{
+    *bars = *points = *stalls = 0;
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        *bars += r->median_us > 0 && isfinite(r->median_us);
+        *points += r->status == KB_R_OK && r->flops > 0 && r->bytes > 0 && r->tflops > 0 &&
+                   isfinite(r->flops) && isfinite(r->bytes) && isfinite(r->tflops);
+        const kb_kernel *best = NULL;
+        double best_t = -1;
+        for (int k = 0; k < r->nkernels; k++) {
+            const kb_kernel *K = &r->kernels[k];
+            double t = 0;
+            if (K->nstalls <= 0)
+                continue;
+            for (int m = 0; m < K->nmetrics; m++)
+                if (strcmp(K->metrics[m].name, "gpu__time_duration.sum") == 0)
+                    t = K->metrics[m].value;
+            if (t > best_t) {
+                best = K;
+                best_t = t;
+            }
+        }
+        *stalls += best ? (size_t)best->nstalls : 0;
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return sh("rm -rf %s", dir) == 0 ? 0 : -1;
+}
+
+static void browser_shows_the_report(void **state)
+{
+    (void)state;
+    if (!have_chromium()) {
+        print_message("chromium is not installed: skipping the headless-browser test "
+                      "(apt-get install -y chromium)\n");
+        skip();
+    }
+    const char *report = access("results/h200/softmax.json", R_OK) == 0
+                             ? "results/h200/softmax.json"
+                             : "tests/fixtures/report_counters.json";
+    kb_run run;
+    kb_err e = {{0}};
+    size_t bars, points, stalls;
+    assert_int_equal(kb_json_load_run(report, &run, &e), KB_OK);
+    expected(&run, &bars, &points, &stalls);
+    assert_true(run.nresults > 0 && bars > 0 && points > 0);
+    assert_int_equal(sh("%s report %s --format html -o %s/page.html", bin(), report, dir), 0);
+    char *dom = dump_dom("page.html");
+    assert_int_equal(count(dom, "<tr class=\"result "), run.nresults);
+    assert_int_equal(count(dom, "<rect class=\"bar\""), bars);
+    assert_int_equal(count(dom, "<circle class=\"roof-point\""), points);
+    assert_int_equal(count(dom, "<rect class=\"stall-bar\""), stalls);
+    assert_non_null(strstr(dom, "<section id=\"roofline\">"));
+    assert_null(strstr(dom, "<script"));
+    free(dom);
+
+    /* a screenshot of it, for a person to look at */
+    assert_int_equal(sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
+                        "--user-data-dir=%s/profile --window-size=1280,2400 "
+                        "--screenshot=%s/page.png file://%s/page.html >/dev/null 2>&1",
+                        dir, dir, dir, dir),
+                     0);
+    char png[128];
+    snprintf(png, sizeof png, "%s/page.png", dir);
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    unsigned char magic[4] = {0};
+    assert_int_equal(fread(magic, 1, 4, f), 4);
+    fclose(f);
+    assert_memory_equal(magic, "\x89PNG", 4);
+
+    /* the comparison page of the report with itself: a row per case */
+    assert_int_equal(sh("%s compare %s %s --format html -o %s/cmp.html", bin(), report, report,
+                        dir),
+                     0);
+    dom = dump_dom("cmp.html");
+    assert_int_equal(count(dom, "<tr class=\"case "), run.nresults);
+    free(dom);
+    kb_run_release(&run);
+}
+
+/* Markup in a variant name, the tag and a reason stays text in the browser:
+ * no element is created and no script runs (it would change the title). */
+static void injected_markup_stays_text(void **state)
+{
+    (void)state;
+    if (!have_chromium()) {
+        print_message("chromium is not installed: skipping the headless-browser test "
+                      "(apt-get install -y chromium)\n");
+        skip();
+    }
+    kb_run run;
+    kb_err e = {{0}};
+    char path[128];
+    assert_int_equal(kb_json_load_run("tests/fixtures/report_counters.json", &run, &e), KB_OK);
+    snprintf(run.results[0].variant, sizeof run.results[0].variant,
+             "<script>document.title='owned'</script>&");
+    snprintf(run.tag, sizeof run.tag, "<img src=x onerror=\"document.title='owned'\"> & <b>t</b>");
+    snprintf(run.results[2].reason, sizeof run.results[2].reason,
+             "</td></tr></table><script>document.title='owned'</script>");
+    snprintf(path, sizeof path, "%s/evil.json", dir);
+    assert_int_equal(kb_json_save_run(&run, path, &e), KB_OK);
+    assert_int_equal(sh("%s report %s --format html -o %s/evil.html", bin(), path, dir), 0);
+    char *dom = dump_dom("evil.html");
+    assert_null(strstr(dom, "owned</title>"));
+    assert_non_null(strstr(dom, "<title>kbench run"));
+    assert_null(strstr(dom, "<script"));
+    assert_null(strstr(dom, "<img"));
+    assert_null(strstr(dom, "<b>t</b>"));
+    assert_non_null(strstr(dom, "&lt;script&gt;document.title='owned'&lt;/script&gt;&amp;"));
+    assert_non_null(strstr(dom, "&lt;img src=x onerror=\"document.title='owned'\"&gt; &amp; "
+                                "&lt;b&gt;t&lt;/b&gt;"));
+    /* the table is still whole: one row per result */
+    assert_int_equal(count(dom, "<tr class=\"result "), run.nresults);
+    free(dom);
+    kb_run_release(&run);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(browser_shows_the_report, setup, teardown),
+        cmocka_unit_test_setup_teardown(injected_markup_stays_text, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("html in a browser", tests, NULL, NULL);
+}

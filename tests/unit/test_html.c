@@ -1,0 +1,302 @@
+/* test_html.c - the HTML pages: escaping of every string taken from the data
+ * (variant names, tags, reasons, stall names with <script> and &), a
+ * self-contained document (no script, nothing fetched), and its structure:
+ * one table row per result, one bar per timed result, one roofline point per
+ * result with a flop and byte model, the roofs that are calibrated, one stall
+ * bar per stall reason of each result's longest kernel, the log scale for a
+ * wide spread; and the comparison page (a row per case, an interval per
+ * judged case, the cross-GPU note). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbtest.h"
+#include "report/html.h"
+
+static const char *const evil = "<script>alert('x')</script>&amp;\"";
+
+static void add(kb_run *run, const char *variant, const char *dtype, int64_t rows, double median,
+                kb_rstatus status)
+{
+    kb_result r;
+    kb_result_init(&r);
+    snprintf(r.op, sizeof r.op, "softmax");
+    snprintf(r.variant, sizeof r.variant, "%s", variant);
+    snprintf(r.dtype, sizeof r.dtype, "%s", dtype);
+    r.naxes = 2;
+    snprintf(r.axis[0], sizeof r.axis[0], "rows");
+    snprintf(r.axis[1], sizeof r.axis[1], "cols");
+    r.shape[0] = rows;
+    r.shape[1] = 4096;
+    r.status = status;
+    r.checked = 1;
+    if (status == KB_R_OK) {
+        r.nsamples = 10;
+        r.samples_us = malloc(r.nsamples * sizeof *r.samples_us);
+        assert_non_null(r.samples_us);
+        for (size_t i = 0; i < r.nsamples; i++)
+            r.samples_us[i] = median * (1.0 + 0.001 * (double)i);
+        kb_result_summarise(&r);
+        r.bytes = 8.0 * (double)rows * 4096;
+        r.flops = 5.0 * (double)rows * 4096;
+        kb_result_derive(&r, &run->dev);
+    } else {
+        snprintf(r.reason, sizeof r.reason, "%s", evil);
+    }
+    assert_int_equal(kb_run_add(run, &r), 0);
+}
+
+static void build(kb_run *run)
+{
+    kb_run_init(run);
+    run->id = 3;
+    snprintf(run->version, sizeof run->version, "0.1.0");
+    snprintf(run->git, sizeof run->git, "abc");
+    snprintf(run->started, sizeof run->started, "2025-06-01T10:00:00Z");
+    snprintf(run->state, sizeof run->state, "complete");
+    snprintf(run->tag, sizeof run->tag, "<b>nightly</b> & co");
+    snprintf(run->argv, sizeof run->argv, "kbench run softmax --tag '<b>'");
+    snprintf(run->dev.name, sizeof run->dev.name, "NVIDIA H200");
+    snprintf(run->dev.uuid, sizeof run->dev.uuid, "GPU-1");
+    run->dev.copy_gbps = 4200.0;
+    run->dev.mma_tflops = 780.0;
+    run->dev.fp32_tflops = 51.0;
+    add(run, "naive", "fp32", 32768, 3200.0, KB_R_OK);
+    add(run, "fused", "fp32", 32768, 265.0, KB_R_OK);
+    add(run, evil, "fp32", 32768, 100.0, KB_R_OK);
+    add(run, "vendor", "fp32", 32768, NAN, KB_R_SKIPPED);
+    add(run, "naive", "bf16", 4096, 400.0, KB_R_OK);
+    add(run, "fused", "bf16", 4096, 300.0, KB_R_OK);
+    /* stall reasons on the second kernel, the longer one, of the fused fp32 */
+    kb_result *r = &run->results[1];
+    snprintf(r->metric_set, sizeof r->metric_set, "stalls");
+    snprintf(r->top_stalls, sizeof r->top_stalls, "long_sb 52%% barrier 18%%");
+    r->nkernels = 2;
+    r->kernels = calloc(2, sizeof *r->kernels);
+    assert_non_null(r->kernels);
+    for (int k = 0; k < 2; k++) {
+        kb_kernel *K = &r->kernels[k];
+        snprintf(K->name, sizeof K->name, k ? "softmax_main<float>" : "softmax_pre");
+        snprintf(K->metrics[0].name, sizeof K->metrics[0].name, "gpu__time_duration.sum");
+        K->metrics[0].value = k ? 200000.0 : 1000.0;
+        K->nmetrics = 1;
+        snprintf(K->stalls[0].name, sizeof K->stalls[0].name, "%s", k ? "long_scoreboard" : "x");
+        K->stalls[0].value = 0.52;
+        snprintf(K->stalls[1].name, sizeof K->stalls[1].name, "%s", k ? evil : "y");
+        K->stalls[1].value = 0.3;
+        snprintf(K->stalls[2].name, sizeof K->stalls[2].name, "wait");
+        K->stalls[2].value = 0.18;
+        K->nstalls = k ? 3 : 2;
+    }
+}
+
+static char *render_run(const kb_run *run)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    kb_err e = {{0}};
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(kb_html_write_run(f, run, &e), KB_OK);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static char *render_cmp(const kb_compare *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    kb_err e = {{0}};
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(kb_html_write_compare(f, c, &e), KB_OK);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static size_t count(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+static void has(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        fail_msg("missing '%s'", want);
+}
+
+static void test_escape(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    kb_html_escape(f, evil);
+    kb_html_escape(f, " caf\xC3\xA9 <>");
+    assert_int_equal(fclose(f), 0);
+    assert_string_equal(buf, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot; "
+                             "caf\xC3\xA9 &lt;&gt;");
+    free(buf);
+}
+
+/* No string from the data reaches the page as markup. */
+static void test_run_escaped(void **state)
+{
+    (void)state;
+    kb_run run;
+    build(&run);
+    char *t = render_run(&run);
+    assert_null(strstr(t, "<script"));
+    assert_null(strstr(t, "<b>"));
+    has(t, "<td>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot;</td>");
+    has(t, "&lt;b&gt;nightly&lt;/b&gt; &amp; co");
+    /* the reason of the skipped result, in its note */
+    has(t, "<td class=\"note\">&lt;script&gt;");
+    /* the stall name, in the chart's label and tooltip */
+    has(t, "<title>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot; 30.0%</title>");
+    free(t);
+    kb_run_release(&run);
+}
+
+static void test_run_structure(void **state)
+{
+    (void)state;
+    kb_run run;
+    build(&run);
+    char *t = render_run(&run);
+    /* a whole, self-contained document */
+    has(t, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">");
+    assert_int_equal(strncmp(t, "<!DOCTYPE html>", 15), 0);
+    assert_string_equal(t + strlen(t) - 8, "</html>\n");
+    assert_null(strstr(t, "src="));
+    assert_null(strstr(t, "href="));
+    assert_null(strstr(t, "@import"));
+    assert_int_equal(count(t, "http"), count(t, "xmlns=\"http://www.w3.org/2000/svg\""));
+    has(t, "<title>kbench run 3 \xC2\xB7 NVIDIA H200</title>");
+    has(t, "<dd>copy bw 4200 GB/s \xC2\xB7 bf16 mma 780 TFLOP/s \xC2\xB7 fp32 51 TFLOP/s "
+           "(calibrated)</dd>");
+    /* two cases, a row per result, a bar per timed result */
+    assert_int_equal(count(t, "<section class=\"case\""), 2);
+    assert_int_equal(count(t, "<tr class=\"result "), run.nresults);
+    assert_int_equal(count(t, "<tr class=\"result status-skipped\">"), 1);
+    assert_int_equal(count(t, "<rect class=\"bar\""), 5);
+    /* the fp32 case spans 32x: log scale; the bf16 one 1.3x: linear */
+    has(t, "median time per variant, log scale");
+    has(t, "median time per variant, linear scale");
+    /* the roofline: a point per ok result, the copy roof and both compute
+     * roofs (the run has fp32 and bf16 points) */
+    assert_int_equal(count(t, "<circle class=\"roof-point\""), 5);
+    assert_int_equal(count(t, "<text class=\"roof-label\""), 5 + 3);
+    assert_int_equal(count(t, "<line class=\"roof-mem\""), 1);
+    assert_int_equal(count(t, "<line class=\"roof-compute\""), 2);
+    has(t, ">copy bw 4200 GB/s</text>");
+    has(t, ">bf16 mma 780 TFLOP/s</text>");
+    has(t, ">fp32 51 TFLOP/s</text>");
+    has(t, ">fused [1]</text>");
+    has(t, ">fused [2]</text>");
+    /* the stalls of the longer kernel only */
+    assert_int_equal(count(t, "<rect class=\"stall-bar\""), 3);
+    has(t, "(softmax_main&lt;float&gt;)");
+    assert_null(strstr(t, "softmax_pre"));
+    free(t);
+
+    /* no ceilings: no roofs, still the points; no stalls: no section */
+    run.dev.copy_gbps = run.dev.mma_tflops = run.dev.fp32_tflops = NAN;
+    run.results[1].nkernels = 0;
+    t = render_run(&run);
+    assert_int_equal(count(t, "<circle class=\"roof-point\""), 5);
+    assert_null(strstr(t, "class=\"roof-mem\""));
+    assert_null(strstr(t, "class=\"roof-compute\""));
+    assert_null(strstr(t, "id=\"stalls\""));
+    has(t, "<dd>not calibrated (run &#39;kbench calibrate&#39;)</dd>");
+    free(t);
+    kb_run_release(&run);
+
+    /* an empty run is still a page */
+    kb_run_init(&run);
+    t = render_run(&run);
+    has(t, "<p class=\"nochart\">no results</p>");
+    assert_string_equal(t + strlen(t) - 8, "</html>\n");
+    free(t);
+}
+
+/* A compute-bound case shows TFLOP/s and % peak, and its extra memory. */
+static void test_compute_columns(void **state)
+{
+    (void)state;
+    kb_run run;
+    build(&run);
+    for (size_t i = 4; i < 6; i++) {
+        kb_result *r = &run.results[i];
+        snprintf(r->bound, sizeof r->bound, "compute");
+        r->extra_bytes = i == 4 ? 4.294967296e9 : 0;
+        kb_result_derive(r, &run.dev);
+    }
+    char *t = render_run(&run);
+    has(t, "<th class=\"num\">TFLOP/s</th><th class=\"num\">% peak</th>");
+    has(t, "<th class=\"num\">extra mem</th>");
+    has(t, "<td class=\"num\">4.3 GB</td>");
+    assert_int_equal(count(t, "<th class=\"num\">GB/s</th>"), 1);
+    assert_int_equal(count(t, "extra mem"), 1);
+    free(t);
+    kb_run_release(&run);
+}
+
+static void test_compare_page(void **state)
+{
+    (void)state;
+    kb_run a, b;
+    kb_compare c;
+    kb_err e = {{0}};
+    build(&a);
+    build(&b);
+    for (size_t i = 0; i < b.results[0].nsamples; i++)
+        b.results[0].samples_us[i] *= 1.2;
+    kb_result_summarise(&b.results[0]);
+    snprintf(b.results[5].variant, sizeof b.results[5].variant, "new<i>");
+    assert_int_equal(kb_compare_runs(&a, "a<1>.json", &b, "b.json", 0.05, &c, &e), KB_OK);
+    char *t = render_cmp(&c);
+    assert_null(strstr(t, "<script"));
+    assert_null(strstr(t, "<i>"));
+    assert_null(strstr(t, "<b>"));
+    has(t, "a&lt;1&gt;.json");
+    has(t, "<p class=\"headline\">0 faster, 1 slower, 3 same, 1 uncertain, 1 only in BASE, 1 "
+           "only in NEW</p>");
+    assert_int_equal(count(t, "<tr class=\"case "), c.ncases);
+    assert_int_equal(count(t, "<tr class=\"case verdict-slower\">"), 1);
+    assert_int_equal(count(t, "<tr class=\"case verdict-only-in-new\">"), 1);
+    assert_int_equal(count(t, "<g class=\"ci "), 4);
+    assert_null(strstr(t, "cross-gpu"));
+    assert_string_equal(t + strlen(t) - 8, "</html>\n");
+    free(t);
+    kb_compare_release(&c);
+
+    snprintf(b.dev.uuid, sizeof b.dev.uuid, "GPU-2");
+    snprintf(b.dev.name, sizeof b.dev.name, "NVIDIA <H100>");
+    assert_int_equal(kb_compare_runs(&a, "a.json", &b, "b.json", 0.05, &c, &e), KB_OK);
+    t = render_cmp(&c);
+    has(t, "<p class=\"warning cross-gpu\">Different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA "
+           "&lt;H100&gt;.");
+    has(t, "<th class=\"num\">BASE % peak</th><th class=\"num\">NEW % peak</th>");
+    free(t);
+    kb_compare_release(&c);
+    kb_run_release(&a);
+    kb_run_release(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_run_escaped),
+        cmocka_unit_test(test_run_structure),
+        cmocka_unit_test(test_compute_columns),
+        cmocka_unit_test(test_compare_page),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
