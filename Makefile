@@ -21,7 +21,7 @@ NVFLAGS  := -std=c++17 -O3 -lineinfo -Isrc \
 # The binary finds libraries shipped beside it (build/lib) first, then CUDA's.
 LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
-LDLIBS   := -lcjson -lsqlite3 -lcupti -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
+LDLIBS   := -lcjson -lsqlite3 -lcupti -lcublas -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
 LIB_C    := $(wildcard src/util/*.c src/kernels/*.c src/profiler/*.c src/report/*.c)
 CLI_C    := $(wildcard src/cli/*.c)
@@ -35,7 +35,8 @@ TEST_BIN := $(HOST_TEST_BIN) $(GPU_TEST_BIN)
 # Kernels only the GPU tests use (a plain copy whose bytes are known).
 GPU_TEST_O := $(patsubst %.cu,$(B)/%.o,$(wildcard tests/gpu/*.cu))
 
-# Libraries the GPU machine lacks travel in build/lib.
+# Libraries the GPU machine lacks travel in build/lib; replaced by rename, never
+# rewritten in place, so programs that have them loaded keep running.
 SHIPLIBS := libcjson.so.1 libcmocka.so.0
 
 all: $(B)/kbench shiplibs
@@ -70,7 +71,9 @@ $(GPU_TEST_BIN): $(B)/tests/gpu/%: tests/gpu/%.c tests/kbtest.h $(B)/libkb.a $(G
 shiplibs:
 	@mkdir -p $(B)/lib
 	@for l in $(SHIPLIBS); do p=$$(/sbin/ldconfig -p | awk -v l=$$l '$$1==l {print $$NF; exit}'); \
-	  [ -n "$$p" ] && cp -L "$$p" $(B)/lib/ || { echo "missing $$l"; exit 1; }; done
+	  [ -n "$$p" ] || { echo "missing $$l"; exit 1; }; \
+	  cmp -s "$$p" $(B)/lib/$$l || { cp -L "$$p" $(B)/lib/$$l.tmp && mv -f $(B)/lib/$$l.tmp $(B)/lib/$$l; } \
+	  || exit 1; done
 
 tests: $(TEST_BIN) $(B)/kbench shiplibs
 

@@ -34,7 +34,8 @@ kbench=$1
 report=$2
 [ -x "$kbench" ] || { echo "not an executable: '$kbench'" >&2; exit 2; }
 [ -r "$report" ] || { echo "cannot read report '$report'" >&2; exit 2; }
-ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+ncu=${NCU:-$(command -v ncu || ls -d /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu \
+    /usr/local/cuda/nsight-compute*/ncu 2>/dev/null | tail -n 1)}
 [ -x "$ncu" ] || { echo "ncu not found (set NCU)" >&2; exit 3; }
 cache=${NCU_CACHE_CONTROL:-all}
 case $cache in all | none) ;; *) echo "NCU_CACHE_CONTROL must be all or none" >&2; exit 2 ;; esac
