@@ -1,9 +1,10 @@
-/* cmd_calibrate.c - `kbench calibrate`: measure this GPU's device copy bandwidth
- * and store it as the device's ceiling. */
+/* cmd_calibrate.c - `kbench calibrate`: measure this GPU's ceilings (device copy
+ * bandwidth, bf16 matrix-unit and fp32 peaks) and store them per device. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "profiler/calibrate_mma.h"
 #include "profiler/device.h"
 #include "report/store.h"
 
@@ -14,13 +15,15 @@ int cmd_calibrate(int argc, char **argv)
     kb_err e = {{0}};
     kb_store *store = NULL;
     kb_device d;
-    double gbps = 0;
+    double gbps = 0, mma = 0, fp32 = 0;
     int n = 0;
     if (kb_cli_wants_help(argc, argv)) {
         printf("usage: kbench calibrate [--device N] [--db PATH]\n\n"
-               "Measures the device-to-device copy bandwidth (bytes read + written per\n"
-               "second, best of a 16-byte-vector copy kernel and cudaMemcpy over 1 GiB)\n"
-               "and stores it as this GPU's ceiling; 'run' uses it for %% of peak.\n");
+               "Measures this GPU's ceilings and stores them: the device-to-device copy\n"
+               "bandwidth (bytes read + written per second, best of a 16-byte-vector copy\n"
+               "kernel and cudaMemcpy over 1 GiB), the bf16 matrix-unit peak and the fp32\n"
+               "peak (cuBLAS GEMMs of 8192^3 on random data). 'run' uses them for %% of\n"
+               "peak, and calibrates first when they are missing.\n");
         return kb_cli_finish_stdout(KB_OK);
     }
     for (int i = 1; i < argc; i++) {
@@ -51,11 +54,20 @@ int cmd_calibrate(int argc, char **argv)
     }
     if ((st = kb_calibrate_copy(&gbps, &e)) != KB_OK)
         goto done;
-    d.copy_gbps = gbps;
-    if ((st = kb_store_set_ceiling(store, &d, "copy_gbps", gbps, &e)) != KB_OK)
+    if ((st = kb_calibrate_mma(&mma, &fp32, &e)) != KB_OK)
         goto done;
-    printf("%s (%s): device copy bandwidth %.0f GB/s (read + write), stored in %s\n", d.name,
-           d.uuid, gbps, kb_cli_db_path(db));
+    d.copy_gbps = gbps;
+    d.mma_tflops = mma;
+    d.fp32_tflops = fp32;
+    if ((st = kb_store_set_ceiling(store, &d, "copy_gbps", gbps, &e)) != KB_OK ||
+        (st = kb_store_set_ceiling(store, &d, "mma_tflops", mma, &e)) != KB_OK ||
+        (st = kb_store_set_ceiling(store, &d, "fp32_tflops", fp32, &e)) != KB_OK)
+        goto done;
+    printf("%s (%s), stored in %s:\n"
+           "  device copy bandwidth  %.0f GB/s (read + write)\n"
+           "  bf16 matrix units      %.1f TFLOP/s (cuBLAS GEMM 8192^3)\n"
+           "  fp32                   %.1f TFLOP/s (cuBLAS SGEMM 8192^3, no TF32)\n",
+           d.name, d.uuid, kb_cli_db_path(db), gbps, mma, fp32);
 done:
     kb_store_close(store);
     if (st != KB_OK)

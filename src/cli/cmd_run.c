@@ -17,6 +17,7 @@
 #include "kernels/op.h"
 #include "kernels/shape.h"
 #include "profiler/bench.h"
+#include "profiler/calibrate_mma.h"
 #include "profiler/device.h"
 #include "profiler/isolate.h"
 #include "report/json.h"
@@ -339,11 +340,15 @@ static int child_calibrate(void *ctx, int fd)
         kb_fail(&e, KB_EENV, "cudaSetDevice(%d) failed", ordinal);
         return send_error(fd, &e);
     }
-    if (kb_calibrate_copy(&gbps, &e) != KB_OK)
+    double mma = NAN, fp32 = NAN;
+    if (kb_calibrate_copy(&gbps, &e) != KB_OK || kb_calibrate_mma(&mma, &fp32, &e) != KB_OK)
         return send_error(fd, &e);
     cJSON *j = cJSON_CreateObject();
-    if (j)
+    if (j) {
         cJSON_AddNumberToObject(j, "copy_gbps", gbps);
+        cJSON_AddNumberToObject(j, "mma_tflops", mma);
+        cJSON_AddNumberToObject(j, "fp32_tflops", fp32);
+    }
     return send_json(fd, j);
 }
 
@@ -478,23 +483,43 @@ static kb_status query_device(const run_opts *o, kb_device *dev, kb_err *e)
     return st;
 }
 
-static kb_status ensure_ceiling(const run_opts *o, kb_store *store, kb_device *dev, kb_err *e)
+static const char *const ceiling_names[] = {"copy_gbps", "mma_tflops", "fp32_tflops"};
+
+static double *ceiling_of(kb_device *dev, int i)
 {
-    kb_status st = kb_store_get_ceiling(store, dev->uuid, "copy_gbps", &dev->copy_gbps, e);
-    if (st != KB_OK || isfinite(dev->copy_gbps))
+    return i == 0 ? &dev->copy_gbps : i == 1 ? &dev->mma_tflops : &dev->fp32_tflops;
+}
+
+/* Reads this GPU's ceilings from the store; measures and stores them first
+ * (in a child) when any is missing. */
+static kb_status ensure_ceilings(const run_opts *o, kb_store *store, kb_device *dev, kb_err *e)
+{
+    kb_status st = KB_OK;
+    int missing = 0;
+    for (int i = 0; i < 3 && st == KB_OK; i++) {
+        st = kb_store_get_ceiling(store, dev->uuid, ceiling_names[i], ceiling_of(dev, i), e);
+        missing += !isfinite(*ceiling_of(dev, i));
+    }
+    if (st != KB_OK || !missing)
         return st;
-    fprintf(stderr, "kbench: no copy bandwidth stored for %s; calibrating first\n", dev->name);
+    fprintf(stderr, "kbench: no calibrated ceilings stored for %s; calibrating first\n",
+            dev->name);
     kb_child_end end;
     cJSON *j = NULL;
     int ordinal = o->device;
     if ((st = ask_child(child_calibrate, &ordinal, 300.0, &j, &end, e)) != KB_OK)
         return st;
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "copy_gbps");
-    dev->copy_gbps = cJSON_IsNumber(g) ? g->valuedouble : NAN;
+    for (int i = 0; i < 3; i++) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, ceiling_names[i]);
+        *ceiling_of(dev, i) = cJSON_IsNumber(g) ? g->valuedouble : NAN;
+    }
     cJSON_Delete(j);
-    if (!isfinite(dev->copy_gbps))
-        return kb_fail(e, KB_EENV, "calibration gave no copy bandwidth");
-    return kb_store_set_ceiling(store, dev, "copy_gbps", dev->copy_gbps, e);
+    for (int i = 0; i < 3 && st == KB_OK; i++) {
+        if (!isfinite(*ceiling_of(dev, i)))
+            return kb_fail(e, KB_EENV, "calibration gave no %s", ceiling_names[i]);
+        st = kb_store_set_ceiling(store, dev, ceiling_names[i], *ceiling_of(dev, i), e);
+    }
+    return st;
 }
 
 /* Refuses, before anything is allocated or stored, shapes whose inputs and
@@ -562,7 +587,7 @@ int cmd_run(int argc, char **argv)
         goto done;
     if ((st = check_fit(&o, &run.dev, &e)) != KB_OK)
         goto done;
-    if ((st = ensure_ceiling(&o, store, &run.dev, &e)) != KB_OK)
+    if ((st = ensure_ceilings(&o, store, &run.dev, &e)) != KB_OK)
         goto done;
 
     kb_strlcpy(run.version, KB_VERSION, sizeof run.version);

@@ -6,11 +6,13 @@
 
 extern const kb_op kb_op_softmax;
 extern const kb_op kb_op_layernorm;
+extern const kb_op kb_op_attention;
 
 /* Adding an operator: declare it above and add it here. */
 static const kb_op *const ops[] = {
     &kb_op_softmax,
     &kb_op_layernorm,
+    &kb_op_attention,
 };
 
 const kb_op *const *kb_ops(int *n)

@@ -46,7 +46,7 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
 double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
                              const int64_t *shape, int64_t l2_bytes)
 {
-    double total = 2.0 * (double)l2_bytes;
+    double total = KB_FLUSH_L2_FACTOR * (double)l2_bytes;
     for (int i = 0; i < op->nin; i++)
         total += (double)op->in_bytes(shape, d, i);
     for (int i = 0; i < op->nout; i++)
@@ -285,7 +285,7 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     cudaStream_t s = NULL;
     cudaEvent_t t0 = NULL, t1 = NULL;
     void *flush = NULL;
-    size_t flush_bytes = (size_t)(2 * dev->l2_bytes), cap = 0;
+    size_t flush_bytes = (size_t)(KB_FLUSH_L2_FACTOR * dev->l2_bytes), cap = 0;
     char range[128];
     memset(&a, 0, sizeof a);
     memset(&log, 0, sizeof log);

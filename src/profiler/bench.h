@@ -8,6 +8,12 @@
 #include "profiler/counters.h"
 #include "report/result.h"
 
+/* The L2 flush reads a buffer this many times the L2's size: with twice, about
+ * 28 MB of the previous launch's dirty lines survived on the H200 and were
+ * written back inside the next timed launch (Hopper's L2 is two partitions that
+ * may each hold a copy of a line read). */
+#define KB_FLUSH_L2_FACTOR 4
+
 typedef struct kb_bench_opts {
     int min_samples;     /* at least this many timed samples */
     int max_samples;     /* at most this many */

@@ -36,7 +36,7 @@ kb_status kb_device_query(int ordinal, kb_device *d, kb_err *e);
  * kernel and cudaMemcpyAsync over 2 x 1 GiB buffers. */
 kb_status kb_calibrate_copy(double *gbps, kb_err *e);
 
-/* Evicts the L2 by reading a buffer of `bytes` (at least twice the L2 size,
+/* Evicts the L2 by reading a buffer of `bytes` (several times the L2 size,
  * zero-filled once by the caller) on stream s; leaves only clean lines. */
 cudaError_t kb_flush_l2(void *buf, size_t bytes, cudaStream_t s);
 

@@ -7,7 +7,8 @@
 #   tests/gpu/h200.sh [OP...]          default: softmax
 # With COST=1 it also times `kbench run softmax --variants all` under each
 # metric set; with NCU=1 it checks kbench's counters against Nsight Compute
-# (tests/gpu/ncu_compare.sh) for softmax at 32768x4096, fp32 and bf16.
+# (tests/gpu/ncu_compare.sh) for softmax at 32768x4096, fp32 and bf16
+# (NCU_VARIANTS=a,b for a subset). The tests run last.
 set -uo pipefail
 out=${OUT:-/tmp/kbench-out}
 mkdir -p "$out"
@@ -17,10 +18,6 @@ ops=("${@:-softmax}")
 exec > >(tee -a "$log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
     --format=csv
-bash tests/run.sh build >"$out/tests.log" 2>&1
-echo "tests: $(tail -n 1 "$out/tests.log")"
-grep -E 'FAIL|ERROR|skipping|copy bandwidth|SM clock|GPU cases|copy of|fused softmax' \
-    "$out/tests.log" | head -40
 build/kbench calibrate --db "$db"
 for op in "${ops[@]}"; do
     case $op in
@@ -31,8 +28,21 @@ for op in "${ops[@]}"; do
                        --shape rows=32768,cols=4096,mean=10000) ;;
     *) shapes=() ;;
     esac
+    dtypes=fp32,bf16
+    if [ "$op" = attention ]; then
+        # the whole ladder at the default shape, causal and not; flash-tiled alone
+        # at the other shapes (the materialising variants take seconds a call)
+        shapes=(--shape causal=0 --shape causal=1)
+        dtypes=bf16
+        build/kbench run attention --variants flash-tiled --dtype bf16,fp16 \
+            --shape batch=4,heads=16,seq=4096,dim=128 --shape batch=4,heads=16,seq=4096,dim=128,causal=1 \
+            --shape batch=4,heads=16,seq=4096,dim=64 --shape batch=4,heads=16,seq=4096,dim=64,causal=1 \
+            --shape batch=16,heads=16,seq=1024,dim=128 --shape batch=1,heads=16,seq=16384,dim=128 \
+            --db "$db" --json "$out/attention-flash.json" --tag h200
+        echo "attention (flash-tiled shapes): exit $?"
+    fi
     start=$(date +%s%N)
-    build/kbench run "$op" --variants all --dtype fp32,bf16 "${shapes[@]}" --db "$db" \
+    build/kbench run "$op" --variants all --dtype "$dtypes" "${shapes[@]}" --db "$db" \
         --json "$out/$op.json" --tag h200
     echo "$op: exit $? after $(( ($(date +%s%N) - start) / 1000000 )) ms"
 done
@@ -46,8 +56,13 @@ if [ "${COST:-0}" = 1 ]; then
     done
 fi
 if [ "${NCU:-0}" = 1 ]; then
-    build/kbench run softmax --variants all --dtype fp32,bf16 --shape rows=32768,cols=4096 \
-        --metrics core --db "$db" --json /tmp/ncu_base.json >/dev/null 2>&1
+    build/kbench run softmax --variants "${NCU_VARIANTS:-all}" --dtype fp32,bf16 \
+        --shape rows=32768,cols=4096 --metrics core --db "$db" --json /tmp/ncu_base.json \
+        >/dev/null 2>&1
     bash tests/gpu/ncu_compare.sh build/kbench /tmp/ncu_base.json
     echo "ncu_compare: exit $?"
 fi
+bash tests/run.sh build >"$out/tests.log" 2>&1
+echo "tests: $(tail -n 1 "$out/tests.log")"
+grep -E 'FAIL|ERROR|skipping|copy bandwidth|SM clock|GPU cases|copy of|fused softmax' \
+    "$out/tests.log" | head -40

@@ -17,22 +17,42 @@
 static kb_device dev;
 static int gpu;
 
-/* Shapes that are no multiple of any tile or vector width, and the extremes. */
+/* Per operator: shapes that are no multiple of any tile or vector width, and
+ * the extremes; and a small shape of 5000 rows (row-like units) whose check is
+ * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
     const char *shapes[12];
+    const char *sampled;
 } op_sizes;
 
 static const op_sizes sizes[] = {
     {"softmax",
      {"rows=1,cols=1", "rows=7,cols=65537", "rows=4099,cols=3001", "rows=3,cols=3",
       "rows=33,cols=4096", "rows=5,cols=32768", "rows=2,cols=100003", "rows=20000,cols=7",
-      "rows=257,cols=1024", "rows=65,cols=8", NULL}},
+      "rows=257,cols=1024", "rows=65,cols=8", NULL},
+     "rows=5000,cols=64"},
     {"layernorm",
      {"rows=1,cols=1", "rows=3,cols=3", "rows=5,cols=4097", "rows=2,cols=65537",
       "rows=4099,cols=1024", "rows=20000,cols=5", "rows=17,cols=768",
-      "rows=9,cols=4096,gelu=1,stats=1", "rows=300,cols=1000,mean=10000", NULL}},
+      "rows=9,cols=4096,gelu=1,stats=1", "rows=300,cols=1000,mean=10000", NULL},
+     "rows=5000,cols=64"},
+    {"attention",
+     {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",
+      "batch=3,heads=100,seq=77,dim=64,causal=1", "batch=2,heads=150,seq=77,dim=128",
+      "batch=1,heads=5,seq=1000,dim=128,causal=1", "batch=2,heads=3,seq=1000,dim=64",
+      "batch=1,heads=2,seq=4097,dim=128", "batch=1,heads=1,seq=4097,dim=64,causal=1",
+      "batch=7,heads=3,seq=129,dim=128,causal=1", "batch=1,heads=300,seq=65,dim=64", NULL},
+     "batch=5000,heads=1,seq=1,dim=64"},
 };
+
+static const op_sizes *sizes_of(const kb_op *op)
+{
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (!strcmp(sizes[i].op, op->name))
+            return &sizes[i];
+    return NULL;
+}
 
 static int setup(void **state)
 {
@@ -49,21 +69,6 @@ static int setup(void **state)
 
 static const kb_bench_opts quick = {
     .min_samples = 2, .max_samples = 3, .max_noise = 1.0, .time_limit_s = 1.0};
-
-static void name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_dtype d,
-                      const int64_t *shape, uint64_t seed)
-{
-    kb_result_init(r);
-    kb_strlcpy(r->op, op->name, sizeof r->op);
-    kb_strlcpy(r->variant, v->name, sizeof r->variant);
-    kb_strlcpy(r->dtype, kb_dtype_name(d), sizeof r->dtype);
-    r->naxes = op->naxes;
-    for (int i = 0; i < op->naxes; i++) {
-        kb_strlcpy(r->axis[i], op->axes[i].name, sizeof r->axis[i]);
-        r->shape[i] = shape[i];
-    }
-    r->seed = seed;
-}
 
 /* What the check must say: 1 mismatch, 0 ok, -1 either. The one-pass variance
  * trap must fail on fp32 inputs whose mean is far larger than their spread; in
@@ -86,10 +91,7 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
     int nops = 0, failures = 0, cases = 0;
     const kb_op *const *ops = kb_ops(&nops);
     for (int o = 0; o < nops; o++) {
-        const op_sizes *sz = NULL;
-        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-            if (!strcmp(sizes[i].op, ops[o]->name))
-                sz = &sizes[i];
+        const op_sizes *sz = sizes_of(ops[o]);
         if (!sz) {
             fprintf(stderr, "no awkward sizes listed for operator %s\n", ops[o]->name);
             failures++;
@@ -105,7 +107,8 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
                     if (!(var->dtypes & KB_DT(d)))
                         continue;
                     kb_result r;
-                    name_case(&r, ops[o], var, (kb_dtype)d, shape, 1000u + (unsigned)s);
+                    kb_bench_name_case(&r, ops[o], var, (kb_dtype)d, shape,
+                                       1000u + (unsigned)s);
                     assert_int_equal(kb_bench_case(ops[o], var, &dev, &quick, &r, &e), KB_OK);
                     cases++;
                     int expect = expect_mismatch(ops[o], var, shape, (kb_dtype)d);
@@ -157,14 +160,16 @@ static void unwritten_output_is_a_mismatch(void **state)
     for (int o = 0; o < nops; o++) {
         const kb_op *op = ops[o];
         target = &op->variants[op->nvariants - 1];
+        kb_dtype dt = (target->dtypes & KB_DT(KB_FP32)) ? KB_FP32 : KB_BF16;
         kb_variant broken = *target;
         broken.launch = skip_last_row;
         int64_t shape[KB_MAX_AXES];
-        kb_shape_default(op, shape);
-        shape[0] = 5000; /* sampled check: the last row is always among the rows */
-        kb_result r;
         kb_err e = {{0}};
-        name_case(&r, op, &broken, KB_FP32, shape, 7);
+        const op_sizes *sz = sizes_of(op);
+        assert_non_null(sz);
+        assert_int_equal(kb_shape_parse(op, sz->sampled, shape, &e), KB_OK);
+        kb_result r;
+        kb_bench_name_case(&r, op, &broken, dt, shape, 7);
         assert_int_equal(kb_bench_case(op, &broken, &dev, &quick, &r, &e), KB_OK);
         assert_int_equal(r.status, KB_R_MISMATCH);
         assert_non_null(strstr(r.reason, "row 4999"));
@@ -207,7 +212,7 @@ static void copy_counters_match_its_bytes(void **state)
     int nk = 0, passes = 0;
     kb_err e = {{0}};
     void *flush = NULL;
-    size_t flush_bytes = (size_t)(2 * dev.l2_bytes);
+    size_t flush_bytes = (size_t)(KB_FLUSH_L2_FACTOR * dev.l2_bytes);
     memset(&a, 0, sizeof a);
     a.shape = shape;
     assert_int_equal(cudaSetDevice(0), cudaSuccess);
@@ -255,8 +260,7 @@ static void bench_collects_core_counters(void **state)
     o.metrics = KB_METRICS_CORE;
     kb_result r;
     kb_err e = {{0}};
-    name_case(&r, op, v, KB_FP32, shape, 99);
-    op->model(shape, KB_FP32, &r.bytes, &r.flops);
+    kb_bench_name_case(&r, op, v, KB_FP32, shape, 99);
     assert_int_equal(kb_bench_case(op, v, &dev, &o, &r, &e), KB_OK);
     assert_int_equal(r.status, KB_R_OK);
     fprintf(stderr, "fused softmax 8192x8192 fp32: passes %d, DRAM %.0f bytes, excess %.3f, "
