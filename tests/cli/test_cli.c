@@ -265,7 +265,9 @@ static void committed_reports_round_trip(void **state)
 {
     (void)state;
     static const char *const reports[] = {"results/h200/softmax.json",
-                                          "results/h200/layernorm.json"};
+                                          "results/h200/layernorm.json",
+                                          "results/h200/attention.json",
+                                          "results/h200/attention-flash.json"};
     for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
         char args[512], path[256];
         char *orig = kbt_slurp(reports[i]);

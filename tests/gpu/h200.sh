@@ -6,7 +6,7 @@
 # $OUT: OP.json (the reports), kbench.db, tests.log and session.log.
 #   tests/gpu/h200.sh [OP...]          default: softmax
 # With COST=1 it also times `kbench run softmax --variants all` under each
-# metric set; with NCU=1 it checks kbench's counters against Nsight Compute
+# metric set; with NCU_CHECK=1 it checks kbench's counters against Nsight Compute
 # (tests/gpu/ncu_compare.sh) for softmax at 32768x4096, fp32 and bf16
 # (NCU_VARIANTS=a,b for a subset). The tests run last.
 set -uo pipefail
@@ -55,7 +55,7 @@ if [ "${COST:-0}" = 1 ]; then
              "$(( ($(date +%s%N) - start) / 1000000 )) ms"
     done
 fi
-if [ "${NCU:-0}" = 1 ]; then
+if [ "${NCU_CHECK:-0}" = 1 ]; then
     build/kbench run softmax --variants "${NCU_VARIANTS:-all}" --dtype fp32,bf16 \
         --shape rows=32768,cols=4096 --metrics core --db "$db" --json /tmp/ncu_base.json \
         >/dev/null 2>&1
