@@ -48,6 +48,11 @@ int kb_cli_finish_stdout(int status);
 /* The whole command line as one string, for the run's record. */
 void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n);
 
+/* Prints the usage error for the option getopt_long just refused in command
+ * cmd (code '?' for an unknown option, ':' for a missing value) and returns
+ * KB_EUSAGE: "unknown option '--x' for report". */
+int kb_cli_bad_option(const char *cmd, int argc, char **argv, int code);
+
 /* 1 when argv holds -h or --help before any "--". */
 int kb_cli_wants_help(int argc, char **argv);
 

@@ -3,7 +3,6 @@
  * (report/compare.h) and writes the comparison as text, markdown, JSON or
  * HTML. Exit 1 when a case is SLOWER: the CI gate. Needs no GPU and never
  * creates a store. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "report/compare.h"
+#include "report/writers.h"
 #include "report/html.h"
 #include "report/json.h"
 #include "report/store.h"
@@ -54,44 +54,15 @@ static const struct {
     {"html", kb_html_write_compare},
 };
 
-/* Writes the comparison to path ("-": stdout) via path.tmp, renamed over path
- * when complete. */
-static kb_status write_out(const char *path, compare_writer w, const kb_compare *c, kb_err *e)
-{
-    kb_status st;
-    char tmp[4096];
-    if (strcmp(path, "-") == 0)
-        return w(stdout, c, e);
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-        return kb_fail(e, KB_EUSAGE, "output path is too long: '%.60s...'", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return kb_fail(e, KB_EENV, "cannot create '%s': %s", tmp, strerror(errno));
-    st = w(f, c, e);
-    if (fflush(f) != 0 && st == KB_OK)
-        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
-    if (fclose(f) != 0 && st == KB_OK)
-        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
-    if (st == KB_OK && rename(tmp, path) != 0)
-        st = kb_fail(e, KB_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    if (st != KB_OK)
-        remove(tmp);
-    return st;
-}
+typedef struct compare_emit {
+    compare_writer write;
+    const kb_compare *cmp;
+} compare_emit;
 
-/* Prints the error for the option getopt_long just refused (code '?' for an
- * unknown option, ':' for a missing value). */
-static int bad_option(int argc, char **argv, int code)
+static kb_status emit_compare(FILE *f, const void *ctx, kb_err *e)
 {
-    char opt[64];
-    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-    if (strncmp(arg, "--", 2) == 0)
-        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(arg, "="), arg);
-    else
-        snprintf(opt, sizeof opt, "-%c", optopt ? optopt : '?');
-    if (code == ':')
-        return kb_cli_error(KB_EUSAGE, "option '%s' of compare needs a value", opt);
-    return kb_cli_error(KB_EUSAGE, "unknown option '%s' for compare", opt);
+    const compare_emit *ce = ctx;
+    return ce->write(f, ce->cmp, e);
 }
 
 /* Loads one side: a JSON report file, or a stored run (the store opened on
@@ -169,7 +140,7 @@ int cmd_compare(int argc, char **argv)
             fputs(compare_usage, stdout);
             return kb_cli_finish_stdout(KB_OK);
         default:
-            return bad_option(argc, argv, c);
+            return kb_cli_bad_option("compare", argc, argv, c);
         }
     }
     for (int i = optind; i < argc; i++) {
@@ -194,7 +165,8 @@ int cmd_compare(int argc, char **argv)
     st = kb_compare_runs(&base, base_name, &cur, new_name, pct / 100.0, &cmp, &e);
     if (st != KB_OK)
         goto done;
-    st = write_out(out, formats[fi].write, &cmp, &e);
+    compare_emit ce = {formats[fi].write, &cmp};
+    st = kb_write_atomic(out, emit_compare, &ce, &e);
     regressed = kb_compare_regressed(&cmp);
 done:
     kb_compare_release(&cmp);

@@ -21,21 +21,6 @@ static const char import_usage[] =
     "  --db PATH     the store (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
     "  -h, --help    this help\n";
 
-/* Prints the error for the option getopt_long just refused (code '?' for an
- * unknown option, ':' for a missing value). */
-static int bad_option(int argc, char **argv, int code)
-{
-    char opt[64];
-    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-    if (strncmp(arg, "--", 2) == 0)
-        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(arg, "="), arg);
-    else
-        snprintf(opt, sizeof opt, "-%c", optopt ? optopt : '?');
-    if (code == ':')
-        return kb_cli_error(KB_EUSAGE, "option '%s' of import needs a value", opt);
-    return kb_cli_error(KB_EUSAGE, "unknown option '%s' for import", opt);
-}
-
 /* `kbench import FILE.json... [--db PATH]`; argv[0] is "import". Validates every
  * file, then imports each as a new run in its own transaction and prints
  * "imported FILE as run N (K results)". Returns the exit code: 0; 2 for usage
@@ -70,7 +55,7 @@ int cmd_import(int argc, char **argv)
             fputs(import_usage, stdout);
             return kb_cli_finish_stdout(KB_OK);
         default:
-            return bad_option(argc, argv, c);
+            return kb_cli_bad_option("import", argc, argv, c);
         }
     }
     char **files = argv + optind;

@@ -2,7 +2,6 @@
  * markdown, JSON, CSV or one self-contained HTML page, its per-kernel detail
  * (--kernels), or the list of stored runs. Needs no GPU and never creates a
  * store. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,48 +71,10 @@ typedef struct emit {
     kb_store *store;
 } emit;
 
-static kb_status emit_to(FILE *f, const emit *em, kb_err *e)
+static kb_status emit_to(FILE *f, const void *ctx, kb_err *e)
 {
+    const emit *em = ctx;
     return em->write ? em->write(f, em->run, e) : kb_store_list_runs(em->store, f, e);
-}
-
-/* Writes to path ("-": stdout) via path.tmp, renamed over path when complete. */
-static kb_status write_out(const char *path, const emit *em, kb_err *e)
-{
-    kb_status st;
-    char tmp[4096];
-    if (strcmp(path, "-") == 0)
-        return emit_to(stdout, em, e);
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-        return kb_fail(e, KB_EUSAGE, "output path is too long: '%.60s...'", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return kb_fail(e, KB_EENV, "cannot create '%s': %s", tmp, strerror(errno));
-    st = emit_to(f, em, e);
-    if (fflush(f) != 0 && st == KB_OK)
-        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
-    if (fclose(f) != 0 && st == KB_OK)
-        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
-    if (st == KB_OK && rename(tmp, path) != 0)
-        st = kb_fail(e, KB_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    if (st != KB_OK)
-        remove(tmp);
-    return st;
-}
-
-/* Prints the error for the option getopt_long just refused (code '?' for an
- * unknown option, ':' for a missing value). */
-static int bad_option(int argc, char **argv, int code)
-{
-    char opt[64];
-    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-    if (strncmp(arg, "--", 2) == 0)
-        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(arg, "="), arg);
-    else
-        snprintf(opt, sizeof opt, "-%c", optopt ? optopt : '?');
-    if (code == ':')
-        return kb_cli_error(KB_EUSAGE, "option '%s' of report needs a value", opt);
-    return kb_cli_error(KB_EUSAGE, "unknown option '%s' for report", opt);
 }
 
 /* `kbench report [RUN] [--format F] [-o FILE] [--db PATH] [--kernels] [--runs]`; argv[0] is
@@ -165,7 +126,7 @@ int cmd_report(int argc, char **argv)
             fputs(report_usage, stdout);
             return kb_cli_finish_stdout(KB_OK);
         default:
-            return bad_option(argc, argv, c);
+            return kb_cli_bad_option("report", argc, argv, c);
         }
     }
     for (int i = optind; i < argc; i++) {
@@ -194,7 +155,7 @@ int cmd_report(int argc, char **argv)
         emit fe = {writer, &run, NULL};
         st = kb_json_load_run(run_arg, &run, &e);
         if (st == KB_OK)
-            st = write_out(out, &fe, &e);
+            st = kb_write_atomic(out, emit_to, &fe, &e);
         goto done;
     }
     if (run_arg && strcmp(run_arg, "latest") != 0 &&
@@ -212,7 +173,7 @@ int cmd_report(int argc, char **argv)
             goto done;
         em.write = writer;
     }
-    st = write_out(out, &em, &e);
+    st = kb_write_atomic(out, emit_to, &em, &e);
 done:
     kb_run_release(&run);
     kb_store_close(s);

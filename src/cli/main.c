@@ -1,5 +1,6 @@
 /* main.c - kbench's entry point: the command table, dispatch, and the helpers
  * every command shares (cli.h). Only this file's main() exits. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,19 @@ void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n)
             break;
         used += (size_t)w;
     }
+}
+
+int kb_cli_bad_option(const char *cmd, int argc, char **argv, int code)
+{
+    char opt[64];
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    if (strncmp(arg, "--", 2) == 0)
+        snprintf(opt, sizeof opt, "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(opt, sizeof opt, "-%c", optopt ? optopt : '?');
+    if (code == ':')
+        return kb_cli_error(KB_EUSAGE, "option '%s' of %s needs a value", opt, cmd);
+    return kb_cli_error(KB_EUSAGE, "unknown option '%s' for %s", opt, cmd);
 }
 
 int kb_cli_wants_help(int argc, char **argv)

@@ -21,6 +21,21 @@
 
 #define KB_DEV __device__ __forceinline__
 
+/* The body of an extern "C" launcher whose work is a template launch<T>(a, s)
+ * over the element type: calls it with T for a->dtype, and returns
+ * cudaErrorInvalidValue for a dtype it does not know. */
+#define KB_LAUNCH_BY_DTYPE(launch, a, s)                                              \
+    switch ((a)->dtype) {                                                             \
+    case KB_FP32:                                                                     \
+        return launch<float>((a), (s));                                               \
+    case KB_FP16:                                                                     \
+        return launch<__half>((a), (s));                                              \
+    case KB_BF16:                                                                     \
+        return launch<__nv_bfloat16>((a), (s));                                       \
+    default:                                                                          \
+        return cudaErrorInvalidValue;                                                 \
+    }
+
 /* log2(e): exp(v) = exp2(v * KB_LOG2E). */
 #define KB_LOG2E 1.4426950408889634f
 #define KB_FULL_MASK 0xffffffffu

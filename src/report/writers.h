@@ -73,6 +73,15 @@ void kb_fmt_bytes(double v, char *b, size_t n);
  * calibrated (run 'kbench calibrate')". */
 void kb_fmt_ceilings(const kb_device *d, char *b, size_t n);
 
+/* Something that writes itself to a stream. */
+typedef kb_status (*kb_emit_fn)(FILE *f, const void *ctx, kb_err *e);
+
+/* Runs emit(f, ctx) on stdout when path is "-"; otherwise on path.tmp, checking
+ * the flush and close, then renames it over path, so a failed or interrupted
+ * write never leaves a truncated file under the name. KB_EENV on I/O failure,
+ * KB_EUSAGE for a path too long; the emitter's own status otherwise. */
+kb_status kb_write_atomic(const char *path, kb_emit_fn emit, const void *ctx, kb_err *e);
+
 #ifdef __cplusplus
 }
 #endif

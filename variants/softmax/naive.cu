@@ -74,14 +74,5 @@ template <typename T> static cudaError_t launch(const kb_args *a, cudaStream_t s
  * launch's error, or cudaErrorInvalidValue for an unknown dtype. */
 extern "C" cudaError_t kb_softmax_naive(const kb_args *a, cudaStream_t s)
 {
-    switch (a->dtype) {
-    case KB_FP32:
-        return launch<float>(a, s);
-    case KB_FP16:
-        return launch<__half>(a, s);
-    case KB_BF16:
-        return launch<__nv_bfloat16>(a, s);
-    default:
-        return cudaErrorInvalidValue;
-    }
+    KB_LAUNCH_BY_DTYPE(launch, a, s)
 }
