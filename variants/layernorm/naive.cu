@@ -29,7 +29,13 @@
  * Prediction at 32768x4096 fp32: ~3% of copy bandwidth (~8 ms against 0.25).
  * Only 256 threads per SM, each walking 16 KB of its own row; a warp's access
  * is 32 transactions, of which L1 turns 7 in 8 into hits (a 32-byte sector
- * holds 8 floats), and t's stores go to L2 one 4-byte piece per transaction. */
+ * holds 8 floats), and t's stores go to L2 one 4-byte piece per transaction.
+ *
+ * Measured (H200, 2026-11-29, results/h200/layernorm.json): 7.502 ms at
+ * 32768x4096 fp32, 3.4% of the copy bandwidth, as predicted; the counters show
+ * 4.30x the model's DRAM bytes (6.55x in bf16, where the fp32 intermediates
+ * weigh twice as much against the data) and 12% achieved occupancy (a thread
+ * per row). */
 #include "layernorm.cuh"
 
 #define NAIVE_THREADS 128
