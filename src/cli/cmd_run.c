@@ -462,7 +462,7 @@ static void progress(int i, int n, const kb_result *r)
     if (!isatty(STDERR_FILENO))
         return;
     char shape[128];
-    kb_result_shape_str(r, shape, sizeof shape);
+    kb_result_shape_str(r, ",", shape, sizeof shape);
     fprintf(stderr, "[%d/%d] %s %s %s %s: %s", i, n, r->op, r->variant, r->dtype, shape,
             kb_rstatus_name(r->status));
     if (isfinite(r->median_us))

@@ -61,27 +61,13 @@ static uint64_t case_seed(const kb_result *r)
     uint64_t h = 0xcbf29ce484222325ull;
     char key[512];
     char shape[256];
-    kb_result_shape_str(r, shape, sizeof shape);
+    kb_result_shape_str(r, ",", shape, sizeof shape);
     int n = snprintf(key, sizeof key, "%s/%s/%s/%s", r->op, r->variant, r->dtype, shape);
     for (int i = 0; i < n && i < (int)sizeof key - 1; i++) {
         h ^= (unsigned char)key[i];
         h *= 0x100000001b3ull;
     }
     return h;
-}
-
-/* "rows=4096, cols=1024" */
-static void shape_words(const kb_result *r, char *b, size_t n)
-{
-    size_t used = 0;
-    b[0] = '\0';
-    for (int i = 0; i < r->naxes && used < n; i++) {
-        int w = snprintf(b + used, n - used, "%s%s=%lld", i ? ", " : "", r->axis[i],
-                         (long long)r->shape[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
 }
 
 /* ---- bootstrap ----------------------------------------------------------------- */
@@ -713,7 +699,7 @@ static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
             continue;
         size_t m = take_group(c, i, seen, idx);
         const kb_result *r0 = case_result(&c->cases[i]);
-        shape_words(r0, shape, sizeof shape);
+        kb_result_shape_str(r0, ", ", shape, sizeof shape);
         if (k == KF_TEXT)
             fprintf(f, "\n%s \xC2\xB7 %s \xC2\xB7 %s\n", r0->op, r0->dtype, shape);
         else

@@ -67,26 +67,12 @@ static void fmt_fixed(double v, int prec, const char *post, char *b, size_t n)
         snprintf(b, n, "%.*f%s", prec, v, post);
 }
 
-/* "rows=4096, cols=1024" */
-static void shape_words(const kb_result *r, char *b, size_t n)
-{
-    size_t used = 0;
-    b[0] = '\0';
-    for (int i = 0; i < r->naxes && used < n; i++) {
-        int w = snprintf(b + used, n - used, "%s%s=%lld", i ? ", " : "", r->axis[i],
-                         (long long)r->shape[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-}
-
 /* "softmax · fp32 · rows=4096, cols=1024" */
 static void case_title(const kb_result *r, char *b, size_t n)
 {
     char shape[256];
-    shape_words(r, shape, sizeof shape);
-    snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %s", r->op, r->dtype, shape);
+    kb_result_shape_str(r, ", ", shape, sizeof shape);
+    snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %.100s", r->op, r->dtype, shape);
 }
 
 static int same_group(const kb_result *a, const kb_result *b)

@@ -141,12 +141,12 @@ void kb_result_summarise(kb_result *r)
     free(s);
 }
 
-void kb_result_shape_str(const kb_result *r, char *buf, size_t n)
+void kb_result_shape_str(const kb_result *r, const char *sep, char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < r->naxes && used < n; i++) {
-        int w = snprintf(buf + used, n - used, "%s%s=%lld", i ? "," : "", r->axis[i],
+        int w = snprintf(buf + used, n - used, "%s%s=%lld", i ? sep : "", r->axis[i],
                          (long long)r->shape[i]);
         if (w < 0)
             break;

@@ -164,8 +164,9 @@ void kb_result_derive(kb_result *r, const kb_device *dev);
 /* Fills median, min, max and stdrel from samples_us. */
 void kb_result_summarise(kb_result *r);
 
-/* "rows=4096,cols=1024" into buf. */
-void kb_result_shape_str(const kb_result *r, char *buf, size_t n);
+/* The shape as "rows=4096<sep>cols=1024" into buf (sep "," for keys, ", " for
+ * headings). */
+void kb_result_shape_str(const kb_result *r, const char *sep, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -131,20 +131,6 @@ static void shorten(const char *s, size_t max, char *b, size_t n)
         kb_strlcpy(b + len, "...", n - len);
 }
 
-/* "rows=4096, cols=1024" */
-static void shape_words(const kb_result *r, char *b, size_t n)
-{
-    size_t used = 0;
-    b[0] = '\0';
-    for (int i = 0; i < r->naxes && used < n; i++) {
-        int w = snprintf(b + used, n - used, "%s%s=%lld", i ? ", " : "", r->axis[i],
-                         (long long)r->shape[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-}
-
 /* ---- case groups ---------------------------------------------------------------- */
 
 static int same_case(const kb_result *a, const kb_result *b)
@@ -644,7 +630,7 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
         size_t m = take_group(run, i, seen, idx);
         const kb_result *r0 = &run->results[i];
         double naive = naive_median(run, idx, m);
-        shape_words(r0, shape, sizeof shape);
+        kb_result_shape_str(r0, ", ", shape, sizeof shape);
         if (k == FMT_TEXT)
             fprintf(f, "\n%s \xC2\xB7 %s \xC2\xB7 %s\n", r0->op, r0->dtype, shape);
         else
@@ -767,7 +753,7 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
     snprintf(cc, sizeof cc, "%d.%d", run->dev.cc_major, run->dev.cc_minor);
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[i];
-        kb_result_shape_str(r, shape, sizeof shape);
+        kb_result_shape_str(r, ",", shape, sizeof shape);
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
         fprintf(f, "%lld", (long long)run->id);
         csv_str(f, run->started, 0);
@@ -873,7 +859,7 @@ static int nstalls(const kb_kernel *k)
 static void result_title(const kb_result *r, char *b, size_t n)
 {
     char shape[256];
-    shape_words(r, shape, sizeof shape);
+    kb_result_shape_str(r, ", ", shape, sizeof shape);
     snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %s", r->op, r->dtype, shape, r->variant);
 }
 
