@@ -1,5 +1,5 @@
-/* kbtest.h - what every kbench test includes: cmocka, plus helpers for tests
- * that need a GPU (they skip, saying so, without one) or run the kbench binary. */
+/* kbtest.h - what every kbench test includes: cmocka, file and folder helpers,
+ * and (with KBT_CLI defined) the harness of the tests that run the kbench binary. */
 #ifndef KB_TEST_H
 #define KB_TEST_H
 
@@ -50,5 +50,68 @@ static inline const char *kbt_tmpdir(void)
     snprintf(dir, sizeof dir, "/tmp/kbtest.XXXXXX");
     return mkdtemp(dir);
 }
+
+#ifdef KBT_CLI
+/* The CLI harness (define KBT_CLI before including): each test gets a fresh
+ * temporary folder `dir` (its default store is dir/default.db), kb() runs the
+ * kbench binary ($KBENCH_BIN, default build/kbench) there, and out_text and
+ * err_text hold what it printed. Use setup/teardown as the test's fixtures. */
+#include <sys/wait.h>
+
+#include "util/status.h"
+
+static char out_path[128], err_path[128], dir[64];
+static char *out_text, *err_text;
+
+static const char *bin(void)
+{
+    const char *b = getenv("KBENCH_BIN");
+    return b && *b ? b : "build/kbench";
+}
+
+/* Runs kbench with args (a shell fragment) and returns its exit code. */
+static int kb(const char *args)
+{
+    char cmd[2048];
+    free(out_text);
+    free(err_text);
+    snprintf(cmd, sizeof cmd, "KBENCH_DB=%s/default.db %s %s >%s 2>%s </dev/null", dir, bin(),
+             args, out_path, err_path);
+    int st = system(cmd);
+    out_text = kbt_slurp(out_path);
+    err_text = kbt_slurp(err_path);
+    assert_non_null(out_text);
+    assert_non_null(err_text);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Asserts stderr is exactly "kbench: <msg>\n". */
+static void assert_err(const char *msg)
+{
+    char want[1024];
+    snprintf(want, sizeof want, "kbench: %s\n", msg);
+    assert_string_equal(err_text, want);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
+    snprintf(out_path, sizeof out_path, "%s/out", dir);
+    snprintf(err_path, sizeof err_path, "%s/err", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    free(out_text);
+    free(err_text);
+    out_text = err_text = NULL;
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+#endif
 
 #endif

@@ -2,70 +2,17 @@
  * and every bad input gets its exit code and its one-line message, with the
  * store left untouched. $KBENCH_BIN names the binary (default build/kbench). */
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <cuda_runtime_api.h>
 
+#define KBT_CLI
 #include "kbtest.h"
 
-static char out_path[128], err_path[128], dir[64];
-static char *out_text, *err_text;
-
-static const char *bin(void)
-{
-    const char *b = getenv("KBENCH_BIN");
-    return b && *b ? b : "build/kbench";
-}
-
-/* Runs kbench with args (a shell fragment) and returns its exit code;
- * out_text/err_text hold what it printed. */
-static int kb(const char *args)
-{
-    char cmd[2048];
-    free(out_text);
-    free(err_text);
-    snprintf(cmd, sizeof cmd, "KBENCH_DB=%s/default.db %s %s >%s 2>%s </dev/null", dir, bin(),
-             args, out_path, err_path);
-    int st = system(cmd);
-    out_text = kbt_slurp(out_path);
-    err_text = kbt_slurp(err_path);
-    assert_non_null(out_text);
-    assert_non_null(err_text);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-/* Asserts stderr is exactly "kbench: <msg>\n". */
-static void assert_err(const char *msg)
-{
-    char want[1024];
-    snprintf(want, sizeof want, "kbench: %s\n", msg);
-    assert_string_equal(err_text, want);
-}
 
 static int have_gpu(void)
 {
     int n = 0;
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    snprintf(err_path, sizeof err_path, "%s/err", dir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    free(out_text);
-    free(err_text);
-    out_text = err_text = NULL;
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 static void every_command_answers_help(void **state)

@@ -6,39 +6,14 @@
  * regression), stored runs mixed with files, and the md, json and html
  * formats. $KBENCH_BIN names the binary (default build/kbench). */
 #include <math.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#define KBT_CLI
 #include "kbtest.h"
 #include "report/json.h"
 
-static char out_path[128], err_path[128], dir[64];
-static char *out_text, *err_text;
 
 static const char *const fixture = "tests/fixtures/report_counters.json";
-
-static const char *bin(void)
-{
-    const char *b = getenv("KBENCH_BIN");
-    return b && *b ? b : "build/kbench";
-}
-
-/* Runs kbench with args (a shell fragment) and returns its exit code;
- * out_text/err_text hold what it printed. */
-static int kb(const char *args)
-{
-    char cmd[2048];
-    free(out_text);
-    free(err_text);
-    snprintf(cmd, sizeof cmd, "KBENCH_DB=%s/default.db %s %s >%s 2>%s </dev/null", dir, bin(),
-             args, out_path, err_path);
-    int st = system(cmd);
-    out_text = kbt_slurp(out_path);
-    err_text = kbt_slurp(err_path);
-    assert_non_null(out_text);
-    assert_non_null(err_text);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static int kbf(const char *fmt, ...) KB_PRINTF(1, 2);
 static int kbf(const char *fmt, ...)
@@ -49,14 +24,6 @@ static int kbf(const char *fmt, ...)
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     return kb(args);
-}
-
-/* Asserts stderr is exactly "kbench: <msg>\n". */
-static void assert_err(const char *msg)
-{
-    char want[1024];
-    snprintf(want, sizeof want, "kbench: %s\n", msg);
-    assert_string_equal(err_text, want);
 }
 
 static void has(const char *text, const char *want)
@@ -132,26 +99,6 @@ static void other_op(kb_run *run)
 {
     for (size_t i = 0; i < run->nresults; i++)
         snprintf(run->results[i].op, sizeof run->results[i].op, "layernorm");
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    snprintf(err_path, sizeof err_path, "%s/err", dir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    free(out_text);
-    free(err_text);
-    out_text = err_text = NULL;
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 /* ---- tests ---------------------------------------------------------------------- */
