@@ -170,17 +170,6 @@ static void meta_row(FILE *f, const char *name, const char *value)
 
 /* ---- the run page: tables ---------------------------------------------------- */
 
-static double naive_median(const kb_run *run, const size_t *idx, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
-        if (strcmp(r->variant, "naive") == 0 && r->status == KB_R_OK && r->median_us > 0 &&
-            isfinite(r->median_us))
-            return r->median_us;
-    }
-    return NAN;
-}
-
 static void run_header(FILE *f, const kb_run *run)
 {
     const kb_device *d = &run->dev;
@@ -226,7 +215,7 @@ static void run_header(FILE *f, const kb_run *run)
 static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
 {
     int compute = 0, counters = 0, stalls = 0, extra = 0;
-    double naive = naive_median(run, idx, n);
+    double naive = kb_naive_median(run, idx, n);
     char b[256];
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];

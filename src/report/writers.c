@@ -156,8 +156,7 @@ static size_t take_group(const kb_run *run, size_t first, char *seen, size_t *id
     return n;
 }
 
-/* The median of the group's ok `naive` result, or NAN. */
-static double naive_median(const kb_run *run, const size_t *idx, size_t n)
+double kb_naive_median(const kb_run *run, const size_t *idx, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
@@ -629,7 +628,7 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
             continue;
         size_t m = take_group(run, i, seen, idx);
         const kb_result *r0 = &run->results[i];
-        double naive = naive_median(run, idx, m);
+        double naive = kb_naive_median(run, idx, m);
         kb_result_shape_str(r0, ", ", shape, sizeof shape);
         if (k == FMT_TEXT)
             fprintf(f, "\n%s \xC2\xB7 %s \xC2\xB7 %s\n", r0->op, r0->dtype, shape);
@@ -743,7 +742,7 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         if (seen[i])
             continue;
         size_t m = take_group(run, i, seen, idx);
-        double nm = naive_median(run, idx, m);
+        double nm = kb_naive_median(run, idx, m);
         for (size_t j = 0; j < m; j++)
             naive[idx[j]] = nm;
     }

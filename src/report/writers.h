@@ -73,6 +73,10 @@ void kb_fmt_bytes(double v, char *b, size_t n);
  * calibrated (run 'kbench calibrate')". */
 void kb_fmt_ceilings(const kb_device *d, char *b, size_t n);
 
+/* The median time of the ok `naive` result among run->results[idx[0..n)] (one
+ * case group), or NAN when there is none: what "vs naive" divides. */
+double kb_naive_median(const kb_run *run, const size_t *idx, size_t n);
+
 /* Something that writes itself to a stream. */
 typedef kb_status (*kb_emit_fn)(FILE *f, const void *ctx, kb_err *e);
 
