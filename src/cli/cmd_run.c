@@ -41,8 +41,10 @@ typedef struct run_opts {
     const kb_op *ops[MAX_OPS];
     int nops;
     const char *variants; /* NULL or "all": every variant */
-    const char *shapes[MAX_SHAPES];
+    const char *shapes[MAX_SHAPES]; /* the --shape texts */
     int nshapes;
+    /* shape[i][k]: --shape k parsed for ops[i] (k = 0: the defaults when none) */
+    int64_t shape[MAX_OPS][MAX_SHAPES][KB_MAX_AXES];
     kb_dtype dtypes[KB_DTYPE_COUNT];
     int ndtypes;
     kb_bench_opts bench;
@@ -272,11 +274,11 @@ static kb_status parse_args(int argc, char **argv, run_opts *o, kb_err *e)
             if (!(o->ops[i]->dtypes & KB_DT(o->dtypes[k])))
                 return kb_fail(e, KB_EUSAGE, "unsupported dtype '%s' for %s",
                                kb_dtype_name(o->dtypes[k]), o->ops[i]->name);
-        for (int k = 0; k < o->nshapes; k++) {
-            int64_t shape[KB_MAX_AXES];
-            if ((st = kb_shape_parse(o->ops[i], o->shapes[k], shape, e)) != KB_OK)
+        for (int k = 0; k < o->nshapes; k++)
+            if ((st = kb_shape_parse(o->ops[i], o->shapes[k], o->shape[i][k], e)) != KB_OK)
                 return st;
-        }
+        if (!o->nshapes)
+            kb_shape_default(o->ops[i], o->shape[i][0]);
     }
     o->seed = seed_given ? o->seed : fresh_seed();
     return KB_OK;
@@ -529,12 +531,8 @@ static kb_status check_fit(const run_opts *o, const kb_device *dev, kb_err *e)
     for (int i = 0; i < o->nops; i++) {
         const kb_op *op = o->ops[i];
         for (int k = 0; k < (o->nshapes ? o->nshapes : 1); k++) {
-            int64_t shape[KB_MAX_AXES];
+            const int64_t *shape = o->shape[i][k];
             char str[256];
-            if (o->nshapes)
-                kb_shape_parse(op, o->shapes[k], shape, e);
-            else
-                kb_shape_default(op, shape);
             kb_shape_str(op, shape, str, sizeof str);
             double elems = 1;
             for (int a = 0; a < op->naxes; a++)
@@ -610,11 +608,7 @@ int cmd_run(int argc, char **argv)
     for (int i = 0; i < o.nops && st == KB_OK; i++) {
         const kb_op *op = o.ops[i];
         for (int k = 0; k < (o.nshapes ? o.nshapes : 1) && st == KB_OK; k++) {
-            int64_t shape[KB_MAX_AXES];
-            if (o.nshapes)
-                kb_shape_parse(op, o.shapes[k], shape, &e);
-            else
-                kb_shape_default(op, shape);
+            const int64_t *shape = o.shape[i][k];
             for (int t = 0; t < o.ndtypes && st == KB_OK; t++) {
                 for (int vi = 0; vi < op->nvariants && st == KB_OK; vi++) {
                     const kb_variant *v = &op->variants[vi];

@@ -369,7 +369,7 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     CASE_CUDA(cudaStreamSynchronize(s));
 
     /* samples: flush the L2, then time the variant's launches between two events */
-    double t_start = now_s();
+    double t_start = now_s(), mean = 0, m2 = 0; /* running stdev/mean (Welford) */
     for (int i = 0; i < o->max_samples; i++) {
         if (flush_bytes)
             CASE_CUDA(kb_flush_l2(flush, flush_bytes, s));
@@ -379,13 +379,17 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
         CASE_CUDA(cudaEventSynchronize(t1));
         float ms = 0;
         CASE_CUDA(cudaEventElapsedTime(&ms, t0, t1));
-        if (push_sample(r, &cap, (double)ms * 1e3) != 0) {
+        double us = (double)ms * 1e3;
+        if (push_sample(r, &cap, us) != 0) {
             st = kb_fail(e, KB_EENV, "out of host memory for samples");
             goto done;
         }
+        double n = (double)r->nsamples, dev_us = us - mean;
+        mean += dev_us / n;
+        m2 += dev_us * (us - mean);
         if ((int)r->nsamples >= o->min_samples) {
-            kb_result_summarise(r);
-            if (r->stdrel <= o->max_noise || now_s() - t_start >= o->time_limit_s)
+            double stdrel = n > 1 && mean > 0 ? sqrt(m2 / (n - 1)) / mean : 0.0;
+            if (stdrel <= o->max_noise || now_s() - t_start >= o->time_limit_s)
                 break;
         }
     }

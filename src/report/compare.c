@@ -37,21 +37,10 @@ const char *kb_verdict_name(kb_verdict v)
     return v >= 0 && v < KB_V_COUNT ? verdict_names[v] : "?";
 }
 
-/* Same operator, dtype and shape (axis names and sizes, in order). */
-static int same_group(const kb_result *a, const kb_result *b)
-{
-    if (strcmp(a->op, b->op) != 0 || strcmp(a->dtype, b->dtype) != 0 || a->naxes != b->naxes)
-        return 0;
-    for (int i = 0; i < a->naxes; i++)
-        if (strcmp(a->axis[i], b->axis[i]) != 0 || a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 /* Same case: same group and variant. */
 static int same_case(const kb_result *a, const kb_result *b)
 {
-    return strcmp(a->variant, b->variant) == 0 && same_group(a, b);
+    return strcmp(a->variant, b->variant) == 0 && kb_result_same_group(a, b);
 }
 
 /* FNV-1a over the case key, so that each case draws its own fixed stream
@@ -517,7 +506,7 @@ static size_t take_group(const kb_compare *c, size_t first, char *seen, size_t *
     size_t n = 0;
     const kb_result *r0 = case_result(&c->cases[first]);
     for (size_t j = first; j < c->ncases; j++)
-        if (!seen[j] && same_group(r0, case_result(&c->cases[j]))) {
+        if (!seen[j] && kb_result_same_group(r0, case_result(&c->cases[j]))) {
             seen[j] = 1;
             idx[n++] = j;
         }

@@ -75,16 +75,6 @@ static void case_title(const kb_result *r, char *b, size_t n)
     snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %.100s", r->op, r->dtype, shape);
 }
 
-static int same_group(const kb_result *a, const kb_result *b)
-{
-    if (strcmp(a->op, b->op) != 0 || strcmp(a->dtype, b->dtype) != 0 || a->naxes != b->naxes)
-        return 0;
-    for (int i = 0; i < a->naxes; i++)
-        if (strcmp(a->axis[i], b->axis[i]) != 0 || a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 static int has_counters(const kb_result *r)
 {
     return strcmp(r->metric_set, "none") != 0 && *r->metric_set && !*r->counters_reason;
@@ -729,7 +719,7 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
             continue;
         size_t m = 0;
         for (size_t j = i; j < n; j++)
-            if (!seen[j] && same_group(&run->results[i], &run->results[j])) {
+            if (!seen[j] && kb_result_same_group(&run->results[i], &run->results[j])) {
                 seen[j] = 1;
                 idx[m++] = j;
             }
@@ -917,7 +907,7 @@ kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
         size_t m = 0;
         const kb_result *r0 = case_result(&c->cases[i]);
         for (size_t j = i; j < n; j++)
-            if (!seen[j] && same_group(r0, case_result(&c->cases[j]))) {
+            if (!seen[j] && kb_result_same_group(r0, case_result(&c->cases[j]))) {
                 seen[j] = 1;
                 idx[m++] = j;
             }

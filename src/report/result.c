@@ -153,3 +153,13 @@ void kb_result_shape_str(const kb_result *r, const char *sep, char *buf, size_t 
         used += (size_t)w;
     }
 }
+
+int kb_result_same_group(const kb_result *a, const kb_result *b)
+{
+    if (strcmp(a->op, b->op) != 0 || strcmp(a->dtype, b->dtype) != 0 || a->naxes != b->naxes)
+        return 0;
+    for (int i = 0; i < a->naxes; i++)
+        if (strcmp(a->axis[i], b->axis[i]) != 0 || a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}

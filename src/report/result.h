@@ -164,6 +164,10 @@ void kb_result_derive(kb_result *r, const kb_device *dev);
 /* Fills median, min, max and stdrel from samples_us. */
 void kb_result_summarise(kb_result *r);
 
+/* 1 when a and b belong to one case group: same operator, dtype, axes and shape
+ * (the variant may differ); the writers put one group in one table. */
+int kb_result_same_group(const kb_result *a, const kb_result *b);
+
 /* The shape as "rows=4096<sep>cols=1024" into buf (sep "," for keys, ", " for
  * headings). */
 void kb_result_shape_str(const kb_result *r, const char *sep, char *buf, size_t n);

@@ -133,23 +133,13 @@ static void shorten(const char *s, size_t max, char *b, size_t n)
 
 /* ---- case groups ---------------------------------------------------------------- */
 
-static int same_case(const kb_result *a, const kb_result *b)
-{
-    if (strcmp(a->op, b->op) != 0 || strcmp(a->dtype, b->dtype) != 0 || a->naxes != b->naxes)
-        return 0;
-    for (int i = 0; i < a->naxes; i++)
-        if (strcmp(a->axis[i], b->axis[i]) != 0 || a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 /* Collects into idx[] the results of the case of run->results[first] that are
  * not yet marked in seen[], marking them; returns how many. */
 static size_t take_group(const kb_run *run, size_t first, char *seen, size_t *idx)
 {
     size_t n = 0;
     for (size_t j = first; j < run->nresults; j++)
-        if (!seen[j] && same_case(&run->results[first], &run->results[j])) {
+        if (!seen[j] && kb_result_same_group(&run->results[first], &run->results[j])) {
             seen[j] = 1;
             idx[n++] = j;
         }
