@@ -8,7 +8,7 @@
 # With COST=1 it also times `kbench run softmax --variants all` under each
 # metric set; with NCU_CHECK=1 it checks kbench's counters against Nsight Compute
 # (tests/gpu/ncu_compare.sh) for softmax at 32768x4096, fp32 and bf16
-# (NCU_VARIANTS=a,b for a subset). The tests run last.
+# (NCU_VARIANTS=a,b for a subset). The tests run last; TESTS=0 leaves them out.
 set -uo pipefail
 out=${OUT:-/tmp/kbench-out}
 mkdir -p "$out"
@@ -59,9 +59,11 @@ if [ "${NCU_CHECK:-0}" = 1 ]; then
     build/kbench run softmax --variants "${NCU_VARIANTS:-all}" --dtype fp32,bf16 \
         --shape rows=32768,cols=4096 --metrics core --db "$db" --json /tmp/ncu_base.json \
         >/dev/null 2>&1
+    cp /tmp/ncu_base.json "$out/ncu_base.json"
     bash tests/gpu/ncu_compare.sh build/kbench /tmp/ncu_base.json
     echo "ncu_compare: exit $?"
 fi
+[ "${TESTS:-1}" = 0 ] && exit 0
 bash tests/run.sh build >"$out/tests.log" 2>&1
 echo "tests: $(tail -n 1 "$out/tests.log")"
 grep -E 'FAIL|ERROR|skipping|copy bandwidth|SM clock|GPU cases|copy of|fused softmax' \
