@@ -131,9 +131,11 @@ static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_resu
     }
 }
 
-/* The counter pass: the L2 is flushed as before a timed sample, then the
- * variant runs once under the Range Profiler (kernel replay, one range per
- * kernel). A missing capability leaves the reason in the result. */
+/* The counter pass: the variant runs under the Range Profiler once per replay
+ * pass, one range per kernel, between two L2 flushes: its kernels start from a
+ * clean L2 as in a timed sample, and what it leaves dirty is counted as its
+ * writes (kb_counters_profile). A missing capability leaves the reason in the
+ * result. */
 static kb_status collect_counters(const kb_variant *v, const kb_args *a, cudaStream_t s,
                                   void *flush, size_t flush_bytes, kb_metric_set set,
                                   kb_result *r, kb_err *e)
@@ -147,16 +149,8 @@ static kb_status collect_counters(const kb_variant *v, const kb_args *a, cudaStr
         return kb_fail(e, KB_EENV, "out of host memory for counters");
     if ((st = kb_counters_open(set, &pc, why, sizeof why, e)) != KB_OK || !pc)
         goto done;
-    cudaError_t ce = flush_bytes ? kb_flush_l2(flush, flush_bytes, s) : cudaSuccess;
-    if (ce == cudaSuccess)
-        ce = cudaStreamSynchronize(s);
-    if (ce != cudaSuccess) {
-        st = kb_fail(e, KB_EENV, "flushing the L2 before the counter pass failed: %s",
-                     cudaGetErrorString(ce));
-        goto done;
-    }
-    st = kb_counters_profile(pc, v->launch, a, s, cv, KB_MAX_KERNELS, &nk, &passes, why,
-                             sizeof why, e);
+    st = kb_counters_profile(pc, v->launch, a, s, flush, flush_bytes, cv, KB_MAX_KERNELS,
+                             &nk, &passes, why, sizeof why, e);
     if (st != KB_OK || nk == 0)
         goto done;
     if (nk != r->nkernels) {

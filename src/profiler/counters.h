@@ -107,25 +107,28 @@ kb_status kb_counters_open(kb_metric_set s, kb_counters **out, char *why, size_t
 /* The replay passes the open set needs on this GPU (from the config image). */
 int kb_counters_pass_count(const kb_counters *c);
 
-/* Profiles one call of launch(a, stream) in kernel replay: CUPTI replays each
- * kernel as many passes as the set needs, saving and restoring device memory
- * between passes, so the launcher must be one that may run again with the same
- * arguments (kbench launchers are). One range per kernel launched; fills
- * vals[0 .. *nkernels) in launch order (vals holds max_kernels entries) and
- * *passes with the replay passes.
- * Waits for the device to be idle before, and for the stream after. The L2
- * state is the caller's: profile right after an unprofiled launch of the same
- * work to count the steady state (tests/gpu/counters_probe.c measures all three
- * states).
+/* Profiles launch(a, stream), one range per kernel it launches, in user
+ * replay: the launcher runs once per replay pass the set needs, so it must be
+ * one that may run again with the same arguments (kbench launchers are).
+ * With flush_bytes > 0, each pass runs the launcher between two L2 flushes
+ * of the flush buffer (kb_flush_l2, flush_bytes of at least twice the L2):
+ * the kernels start from a clean L2 holding none of their data, and the
+ * write-back of the lines the launcher leaves dirty, counted during the
+ * second flush, is added to the DRAM bytes written of its last kernel (the
+ * reasons, measured, are in counters.c). With flush_bytes 0 the L2 state and
+ * the write-back are the caller's.
+ * Fills vals[0 .. *nkernels) in launch order (vals holds max_kernels entries)
+ * and *passes with the replay passes. Waits for the device to be idle
+ * before, and for the stream after.
  * A capability found missing only now (as in kb_counters_open) returns KB_OK
  * with *nkernels = 0 and the reason in why; on success why is "".
- * Returns KB_EENV when a CUPTI or CUDA call fails, when the launcher fails
- * (its CUDA error), when more than max_kernels kernels ran, or when CUPTI
- * dropped ranges. */
+ * Returns KB_EENV when a CUPTI or CUDA call fails, when the launcher or a
+ * flush fails (its CUDA error), when no kernel or more than max_kernels
+ * kernels ran, or when CUPTI dropped ranges. */
 kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args *a,
-                              cudaStream_t stream, kb_counter_values *vals,
-                              int max_kernels, int *nkernels, int *passes, char *why,
-                              size_t why_n, kb_err *e);
+                              cudaStream_t stream, void *flush, size_t flush_bytes,
+                              kb_counter_values *vals, int max_kernels, int *nkernels,
+                              int *passes, char *why, size_t why_n, kb_err *e);
 
 /* Stops collection and frees c; NULL is a no-op. */
 void kb_counters_close(kb_counters *c);
