@@ -287,6 +287,9 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
         return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", r->dtype);
     snprintf(range, sizeof range, "kbench/%s/%s", op->name, v->name);
     nvtxRangePushA(range);
+    /* the counters' host setup overlaps the context creation below */
+    if (o->metrics != KB_METRICS_NONE)
+        kb_counters_prepare(o->metrics, dev->ordinal);
 
     a.dtype = d;
     a.shape = r->shape;
@@ -353,6 +356,8 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
         }
     }
 
+    kb_counters_prepare_wait(); /* no host work of its own during the samples */
+
     /* warm-up: at least 3 launches and 50 ms, at most 200 launches */
     double w0 = now_s();
     for (int i = 0; i < 200 && (i < 3 || now_s() - w0 < 0.05); i++) {
@@ -410,6 +415,7 @@ done:
     cudaFree(flush);
     if (s)
         cudaStreamDestroy(s);
+    kb_counters_prepare_discard();
     nvtxRangePop();
     return st;
 }

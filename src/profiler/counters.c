@@ -3,9 +3,10 @@
  * derivations read off them. Owns the CUPTI profiler state of the process
  * between kb_counters_open and kb_counters_close.
  *
- * Sequence: cuptiProfilerInitialize, device support check, chip name, counter
- * availability, host object with the set's config image (which also gives the
- * pass count), range profiler enabled on the context; per profile call a fresh
+ * Sequence: cuptiProfilerInitialize, device support check, chip name, host
+ * object with the set's config image (which also gives the pass count; these
+ * host steps may have run on a thread beforehand, see kb_counters_prepare),
+ * range profiler enabled on the context; per profile call a fresh
  * counter data image, SetConfig (auto range, user replay), per pass Start, L2
  * flush, the launch, L2 flush, Stop; then DecodeData and one
  * EvaluateToGpuValues per range.
@@ -31,6 +32,7 @@
 #include <cupti_result.h>
 #include <cupti_target.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,12 +504,108 @@ void kb_counters_close(kb_counters *c)
     free(c);
 }
 
+/* The host half of kb_counters_open (profiler initialised, chip name, config
+ * image), built on a thread of its own by kb_counters_prepare while the
+ * process creates its CUDA context. */
+static struct {
+    pthread_t thread;
+    int running;     /* the thread was started and not yet joined */
+    kb_metric_set set;
+    int device;
+    kb_status st;    /* of the thread's work */
+    int initialised; /* cuptiProfilerInitialize succeeded there */
+    CUpti_Profiler_Host_Object *host;
+    uint8_t *config;
+    size_t config_size;
+    int passes;
+} prep;
+
+static void *prep_main(void *arg)
+{
+    (void)arg;
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
+    kb_err err = {{0}}, *e = &err;
+    const char *const *names = NULL;
+    size_t n = kb_metric_set_metrics(prep.set, &names);
+    CUpti_Profiler_Initialize_Params pi = {
+        .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    KB_CUPTI(cuptiProfilerInitialize(&pi));
+    prep.initialised = 1;
+    CUpti_Device_GetChipName_Params cn = {
+        .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
+        .deviceIndex = (size_t)prep.device};
+    KB_CUPTI(cuptiDeviceGetChipName(&cn));
+    st = host_config(cn.pChipName, NULL, names, n, &prep.host, &prep.config,
+                     &prep.config_size, &prep.passes, &cr, e);
+done:
+    prep.st = st;
+    return NULL;
+}
+
+/* Joins the thread and frees what it built; the profiler stays initialised
+ * only when keep_init. */
+static void prep_release(int keep_init)
+{
+    kb_counters_prepare_wait();
+    host_release(prep.host);
+    free(prep.config);
+    if (prep.initialised && !keep_init) {
+        CUpti_Profiler_DeInitialize_Params p = {
+            .structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        cuptiProfilerDeInitialize(&p);
+    }
+    memset(&prep, 0, sizeof prep);
+}
+
+void kb_counters_prepare(kb_metric_set s, int device)
+{
+    prep_release(0);
+    if (s == KB_METRICS_NONE || !set_row(s) || kb_counters_foreign_profiler(NULL, 0))
+        return;
+    prep.set = s;
+    prep.device = device;
+    prep.running = pthread_create(&prep.thread, NULL, prep_main, NULL) == 0;
+}
+
+void kb_counters_prepare_wait(void)
+{
+    if (prep.running) {
+        pthread_join(prep.thread, NULL);
+        prep.running = 0;
+    }
+}
+
+void kb_counters_prepare_discard(void)
+{
+    prep_release(0);
+}
+
+/* Moves a prepared host half for c's set and device into c (1), or releases
+ * whatever was prepared (0: open builds it itself and reports its errors). */
+static int prep_take(kb_counters *c)
+{
+    kb_counters_prepare_wait();
+    if (prep.st != KB_OK || !prep.host || prep.set != c->set || prep.device != c->device) {
+        prep_release(0);
+        return 0;
+    }
+    c->host = prep.host;
+    c->config = prep.config;
+    c->config_size = prep.config_size;
+    c->passes = prep.passes;
+    c->profiler_initialised = prep.initialised;
+    prep.host = NULL;
+    prep.config = NULL;
+    prep_release(1);
+    return 1;
+}
+
 kb_status kb_counters_open(kb_metric_set s, kb_counters **out, char *why, size_t why_n,
                            kb_err *e)
 {
     kb_status st = KB_OK;
     CUptiResult cr = CUPTI_SUCCESS;
-    uint8_t *avail = NULL;
     kb_counters *c = NULL;
     *out = NULL;
     set_why(why, why_n, "");
@@ -525,10 +623,13 @@ kb_status kb_counters_open(kb_metric_set s, kb_counters **out, char *why, size_t
     if ((st = current_context(&c->ctx, &c->device, e)) != KB_OK)
         goto done;
 
-    CUpti_Profiler_Initialize_Params pi = {
-        .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-    KB_CUPTI(cuptiProfilerInitialize(&pi));
-    c->profiler_initialised = 1;
+    int prepared = prep_take(c);
+    if (!prepared) {
+        CUpti_Profiler_Initialize_Params pi = {
+            .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        KB_CUPTI(cuptiProfilerInitialize(&pi));
+        c->profiler_initialised = 1;
+    }
 
     CUpti_Profiler_DeviceSupported_Params ds = {
         .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE,
@@ -540,27 +641,19 @@ kb_status kb_counters_open(kb_metric_set s, kb_counters **out, char *why, size_t
         goto soft;
     }
 
-    CUpti_Device_GetChipName_Params cn = {.structSize =
-                                              CUpti_Device_GetChipName_Params_STRUCT_SIZE,
-                                          .deviceIndex = (size_t)c->device};
-    KB_CUPTI(cuptiDeviceGetChipName(&cn));
-
-    CUpti_Profiler_GetCounterAvailability_Params ca = {
-        .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE,
-        .ctx = c->ctx};
-    KB_CUPTI(cuptiProfilerGetCounterAvailability(&ca));
-    if (!(avail = malloc(ca.counterAvailabilityImageSize ? ca.counterAvailabilityImageSize
-                                                         : 1))) {
-        st = kb_fail(e, KB_EENV, "out of host memory");
-        goto done;
+    if (!prepared) {
+        CUpti_Device_GetChipName_Params cn = {
+            .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
+            .deviceIndex = (size_t)c->device};
+        KB_CUPTI(cuptiDeviceGetChipName(&cn));
+        /* no counter availability image: asking for it costs 80-600 ms a
+         * process on the H200, and a counter that is not there fails the
+         * Enable, SetConfig or Start below with the same soft reasons */
+        st = host_config(cn.pChipName, NULL, c->names, c->n, &c->host, &c->config,
+                         &c->config_size, &c->passes, &cr, e);
+        if (st != KB_OK)
+            goto done;
     }
-    ca.pCounterAvailabilityImage = avail;
-    KB_CUPTI(cuptiProfilerGetCounterAvailability(&ca));
-
-    st = host_config(cn.pChipName, avail, c->names, c->n, &c->host, &c->config,
-                     &c->config_size, &c->passes, &cr, e);
-    if (st != KB_OK)
-        goto done;
 
     CUpti_RangeProfiler_Enable_Params en = {
         .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, .ctx = c->ctx};
@@ -573,12 +666,10 @@ done:
         kb_counters_close(c);
         c = NULL;
     }
-    free(avail);
     *out = c;
     return st;
 soft:
     kb_counters_close(c);
-    free(avail);
     *out = NULL;
     return KB_OK;
 }

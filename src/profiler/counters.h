@@ -104,6 +104,21 @@ int kb_counters_foreign_profiler(char *why, size_t why_n);
 kb_status kb_counters_open(kb_metric_set s, kb_counters **out, char *why, size_t why_n,
                            kb_err *e);
 
+/* Starts building the host half of kb_counters_open for set s on CUDA device
+ * `device` (profiler initialised, chip name, config image: 100-300 ms of
+ * host work) on a thread of its own, to overlap the caller's CUDA context
+ * creation; the next kb_counters_open for that set and device takes it over.
+ * Call before the work it should overlap, never around timed work; a no-op
+ * for KB_METRICS_NONE or under another profiler. Failures there are not
+ * reported: open then does the work itself and reports them. */
+void kb_counters_prepare(kb_metric_set s, int device);
+
+/* Waits for kb_counters_prepare's thread to finish (keeps what it built). */
+void kb_counters_prepare_wait(void);
+
+/* Waits for and frees what kb_counters_prepare built and no open took. */
+void kb_counters_prepare_discard(void);
+
 /* The replay passes the open set needs on this GPU (from the config image). */
 int kb_counters_pass_count(const kb_counters *c);
 
