@@ -1,9 +1,9 @@
 /* counters.h - hardware counters per kernel for `kbench run --metrics SET`: the
  * metric sets, their replay-pass counts, collection through the CUPTI Range
- * Profiler (kernel replay, one auto range per kernel, in a pass of its own,
- * never mixed with the timed samples), and the pure derivations read off the
- * counters (excess DRAM traffic, warp-stall fractions, the theoretical
- * occupancy limiter).
+ * Profiler (user replay between two L2 flushes, one auto range per kernel, in
+ * a pass of its own, never mixed with the timed samples), and the pure
+ * derivations read off the counters (excess DRAM traffic, warp-stall
+ * fractions, the theoretical occupancy limiter).
  *
  * Counters are a capability, not a requirement: without permission, under
  * another profiler, or on a GPU the profiler does not support, kb_counters_open
