@@ -5,6 +5,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <sys/wait.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,26 +52,38 @@ static inline const char *kbt_tmpdir(void)
     return mkdtemp(dir);
 }
 
+/* Runs a shell command (printf-style); returns its exit code, 128 when it did
+ * not exit normally. */
+static inline int kbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int kbt_sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
 #ifdef KBT_CLI
 /* The CLI harness (define KBT_CLI before including): each test gets a fresh
  * temporary folder `dir` (its default store is dir/default.db), kb() runs the
  * kbench binary ($KBENCH_BIN, default build/kbench) there, and out_text and
  * err_text hold what it printed. Use setup/teardown as the test's fixtures. */
-#include <sys/wait.h>
-
 #include "util/status.h"
 
 static char out_path[128], err_path[128], dir[64];
 static char *out_text, *err_text;
 
-static const char *bin(void)
+static inline const char *bin(void)
 {
     const char *b = getenv("KBENCH_BIN");
     return b && *b ? b : "build/kbench";
 }
 
 /* Runs kbench with args (a shell fragment) and returns its exit code. */
-static int kb(const char *args)
+static inline int kb(const char *args)
 {
     char cmd[2048];
     free(out_text);
@@ -86,7 +99,7 @@ static int kb(const char *args)
 }
 
 /* Asserts stderr is exactly "kbench: <msg>\n". */
-static void assert_err(const char *msg)
+static inline void assert_err(const char *msg)
 {
     char want[1024];
     snprintf(want, sizeof want, "kbench: %s\n", msg);

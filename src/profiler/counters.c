@@ -504,6 +504,26 @@ void kb_counters_close(kb_counters *c)
     free(c);
 }
 
+/* host_config for the chip of CUDA device `device` (the profiler initialised). */
+static kb_status device_config(int device, const char *const *names, size_t n,
+                               CUpti_Profiler_Host_Object **h, uint8_t **img,
+                               size_t *img_size, int *passes, CUptiResult *cr_out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
+    CUpti_Device_GetChipName_Params cn = {
+        .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
+        .deviceIndex = (size_t)device};
+    KB_CUPTI(cuptiDeviceGetChipName(&cn));
+    /* no counter availability image: asking for it costs 80-600 ms a process
+     * on the H200, and a counter that is not there fails the Enable,
+     * SetConfig or Start with the same soft reasons */
+    st = host_config(cn.pChipName, NULL, names, n, h, img, img_size, passes, &cr, e);
+done:
+    *cr_out = cr;
+    return st;
+}
+
 /* The host half of kb_counters_open (profiler initialised, chip name, config
  * image), built on a thread of its own by kb_counters_prepare while the
  * process creates its CUDA context. */
@@ -532,12 +552,8 @@ static void *prep_main(void *arg)
         .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     KB_CUPTI(cuptiProfilerInitialize(&pi));
     prep.initialised = 1;
-    CUpti_Device_GetChipName_Params cn = {
-        .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
-        .deviceIndex = (size_t)prep.device};
-    KB_CUPTI(cuptiDeviceGetChipName(&cn));
-    st = host_config(cn.pChipName, NULL, names, n, &prep.host, &prep.config,
-                     &prep.config_size, &prep.passes, &cr, e);
+    st = device_config(prep.device, names, n, &prep.host, &prep.config, &prep.config_size,
+                       &prep.passes, &cr, e);
 done:
     prep.st = st;
     return NULL;
@@ -641,19 +657,9 @@ kb_status kb_counters_open(kb_metric_set s, kb_counters **out, char *why, size_t
         goto soft;
     }
 
-    if (!prepared) {
-        CUpti_Device_GetChipName_Params cn = {
-            .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
-            .deviceIndex = (size_t)c->device};
-        KB_CUPTI(cuptiDeviceGetChipName(&cn));
-        /* no counter availability image: asking for it costs 80-600 ms a
-         * process on the H200, and a counter that is not there fails the
-         * Enable, SetConfig or Start below with the same soft reasons */
-        st = host_config(cn.pChipName, NULL, c->names, c->n, &c->host, &c->config,
-                         &c->config_size, &c->passes, &cr, e);
-        if (st != KB_OK)
-            goto done;
-    }
+    if (!prepared && (st = device_config(c->device, c->names, c->n, &c->host, &c->config,
+                                         &c->config_size, &c->passes, &cr, e)) != KB_OK)
+        goto done;
 
     CUpti_RangeProfiler_Enable_Params en = {
         .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, .ctx = c->ctx};

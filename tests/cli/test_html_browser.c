@@ -9,7 +9,6 @@
  * Skips, saying so, when chromium is not installed. $KBENCH_BIN names the
  * binary (default build/kbench). */
 #include <math.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kbtest.h"
@@ -28,26 +27,13 @@ static int have_chromium(void)
     return system("command -v chromium >/dev/null 2>&1") == 0;
 }
 
-/* Runs a shell command; returns its exit code. */
-static int sh(const char *fmt, ...) KB_PRINTF(1, 2);
-static int sh(const char *fmt, ...)
-{
-    char cmd[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 /* Loads page (a file in dir) in headless chromium and returns the DOM it
  * built (caller frees). */
 static char *dump_dom(const char *page)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s.dom", dir, page);
-    int rc = sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
+    int rc = kbt_sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
                 "--user-data-dir=%s/profile --dump-dom file://%s/%s >%s 2>%s/chromium.log",
                 dir, dir, dir, page, path, dir);
     if (rc != 0)
@@ -104,7 +90,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    return sh("rm -rf %s", dir) == 0 ? 0 : -1;
+    return kbt_sh("rm -rf %s", dir) == 0 ? 0 : -1;
 }
 
 static void browser_shows_the_report(void **state)
@@ -124,7 +110,7 @@ static void browser_shows_the_report(void **state)
     assert_int_equal(kb_json_load_run(report, &run, &e), KB_OK);
     expected(&run, &bars, &points, &stalls);
     assert_true(run.nresults > 0 && bars > 0 && points > 0);
-    assert_int_equal(sh("%s report %s --format html -o %s/page.html", bin(), report, dir), 0);
+    assert_int_equal(kbt_sh("%s report %s --format html -o %s/page.html", bin(), report, dir), 0);
     char *dom = dump_dom("page.html");
     assert_int_equal(count(dom, "<tr class=\"result "), run.nresults);
     assert_int_equal(count(dom, "<rect class=\"bar\""), bars);
@@ -135,7 +121,7 @@ static void browser_shows_the_report(void **state)
     free(dom);
 
     /* a screenshot of it, for a person to look at */
-    assert_int_equal(sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
+    assert_int_equal(kbt_sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
                         "--user-data-dir=%s/profile --window-size=1280,2400 "
                         "--screenshot=%s/page.png file://%s/page.html >/dev/null 2>&1",
                         dir, dir, dir, dir),
@@ -150,7 +136,7 @@ static void browser_shows_the_report(void **state)
     assert_memory_equal(magic, "\x89PNG", 4);
 
     /* the comparison page of the report with itself: a row per case */
-    assert_int_equal(sh("%s compare %s %s --format html -o %s/cmp.html", bin(), report, report,
+    assert_int_equal(kbt_sh("%s compare %s %s --format html -o %s/cmp.html", bin(), report, report,
                         dir),
                      0);
     dom = dump_dom("cmp.html");
@@ -180,7 +166,7 @@ static void injected_markup_stays_text(void **state)
              "</td></tr></table><script>document.title='owned'</script>");
     snprintf(path, sizeof path, "%s/evil.json", dir);
     assert_int_equal(kb_json_save_run(&run, path, &e), KB_OK);
-    assert_int_equal(sh("%s report %s --format html -o %s/evil.html", bin(), path, dir), 0);
+    assert_int_equal(kbt_sh("%s report %s --format html -o %s/evil.html", bin(), path, dir), 0);
     char *dom = dump_dom("evil.html");
     assert_null(strstr(dom, "owned</title>"));
     assert_non_null(strstr(dom, "<title>kbench run"));

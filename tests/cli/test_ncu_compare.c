@@ -6,50 +6,11 @@
  * script must judge kbench against the steady launches only, say OUT when
  * they differ by more than 2%, and under --cache-control all judge every
  * launch. Skips, saying so, without python3. */
-#include <sys/wait.h>
-
+#define KBT_CLI
 #include "kbtest.h"
-#include "util/status.h"
 
 #define WRITTEN 536870912.0 /* what the kernel writes */
 #define READ_B 536870912.0
-
-static char dir[64], out_path[128];
-static char *out_text;
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *d = kbt_tmpdir();
-    if (!d)
-        return -1;
-    snprintf(dir, sizeof dir, "%s", d);
-    snprintf(out_path, sizeof out_path, "%s/out", dir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    free(out_text);
-    out_text = NULL;
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Runs a shell command; returns its exit code. */
-static int sh(const char *fmt, ...) KB_PRINTF(1, 2);
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 static void put(const char *name, const char *text, int exec)
 {
@@ -60,7 +21,7 @@ static void put(const char *name, const char *text, int exec)
     assert_true(fputs(text, f) >= 0);
     assert_int_equal(fclose(f), 0);
     if (exec)
-        assert_int_equal(sh("chmod +x %s", path), 0);
+        assert_int_equal(kbt_sh("chmod +x %s", path), 0);
 }
 
 /* A report with one softmax result whose one kernel counted `written` bytes. */
@@ -120,13 +81,12 @@ static void fake_tools(void)
 
 static int compare(const char *cache)
 {
-    if (sh("command -v python3 >/dev/null 2>&1") != 0)
+    if (kbt_sh("command -v python3 >/dev/null 2>&1") != 0)
         skip(); /* said once in main */
-    char cmd[1024];
     free(out_text);
-    snprintf(cmd, sizeof cmd, "NCU=%s/ncu NCU_CACHE_CONTROL=%s bash tests/gpu/ncu_compare.sh "
-             "%s/kbench %s/report.json >%s 2>&1 </dev/null", dir, cache, dir, dir, out_path);
-    int rc = sh("%s", cmd);
+    int rc = kbt_sh("NCU=%s/ncu NCU_CACHE_CONTROL=%s bash tests/gpu/ncu_compare.sh "
+                    "%s/kbench %s/report.json >%s 2>&1 </dev/null",
+                    dir, cache, dir, dir, out_path);
     out_text = kbt_slurp(out_path);
     assert_non_null(out_text);
     return rc;
