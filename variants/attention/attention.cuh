@@ -47,18 +47,4 @@ static inline unsigned att_blocks(int64_t n, int threads)
     return (unsigned)(b < 1 ? 1 : b > 0x7fffffff ? 0x7fffffff : b);
 }
 
-/* Calls LAUNCH<T>(a, s) with T the element type of a->dtype (fp32, fp16,
- * bf16); cudaErrorInvalidValue for a dtype the variant does not build. */
-#define ATT_DISPATCH_ALL(LAUNCH, a, s)                                                   \
-    switch ((a)->dtype) {                                                                \
-    case KB_FP32:                                                                        \
-        return LAUNCH<float>(a, s);                                                      \
-    case KB_FP16:                                                                        \
-        return LAUNCH<__half>(a, s);                                                     \
-    case KB_BF16:                                                                        \
-        return LAUNCH<__nv_bfloat16>(a, s);                                              \
-    default:                                                                             \
-        return cudaErrorInvalidValue;                                                    \
-    }
-
 #endif

@@ -135,5 +135,5 @@ template <typename T> static cudaError_t launch_coal(const kb_args *a, cudaStrea
  * s, with the fp32 scores in a->scratch (B*H*S^2*4 bytes). */
 extern "C" cudaError_t kb_attention_coalesced(const kb_args *a, cudaStream_t s)
 {
-    ATT_DISPATCH_ALL(launch_coal, a, s)
+    KB_LAUNCH_BY_DTYPE(launch_coal, a, s)
 }

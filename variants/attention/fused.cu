@@ -337,5 +337,5 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
 /* Launches the fused attention of a->in[0..2] into a->out[0] on stream s. */
 extern "C" cudaError_t kb_attention_fused(const kb_args *a, cudaStream_t s)
 {
-    ATT_DISPATCH_ALL(launch_fused, a, s)
+    KB_LAUNCH_BY_DTYPE(launch_fused, a, s)
 }

@@ -114,5 +114,5 @@ template <typename T> static cudaError_t launch_naive(const kb_args *a, cudaStre
  * with the fp32 scores in a->scratch (B*H*S^2*4 bytes). */
 extern "C" cudaError_t kb_attention_naive(const kb_args *a, cudaStream_t s)
 {
-    ATT_DISPATCH_ALL(launch_naive, a, s)
+    KB_LAUNCH_BY_DTYPE(launch_naive, a, s)
 }

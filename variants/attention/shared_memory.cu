@@ -207,5 +207,5 @@ template <typename T> static cudaError_t launch_sm(const kb_args *a, cudaStream_
  * stream s, with the fp32 scores in a->scratch (B*H*S^2*4 bytes). */
 extern "C" cudaError_t kb_attention_shared_memory(const kb_args *a, cudaStream_t s)
 {
-    ATT_DISPATCH_ALL(launch_sm, a, s)
+    KB_LAUNCH_BY_DTYPE(launch_sm, a, s)
 }

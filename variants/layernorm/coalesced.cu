@@ -170,10 +170,5 @@ template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStrea
 
 extern "C" cudaError_t kb_layernorm_coalesced(const kb_args *a, cudaStream_t s)
 {
-    switch (a->dtype) {
-    case KB_FP32: return launch_gelu<float>(a, s);
-    case KB_FP16: return launch_gelu<__half>(a, s);
-    case KB_BF16: return launch_gelu<__nv_bfloat16>(a, s);
-    default: return cudaErrorInvalidValue;
-    }
+    KB_LAUNCH_BY_DTYPE(launch_gelu, a, s)
 }

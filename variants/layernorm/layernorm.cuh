@@ -382,4 +382,133 @@ static inline int ln_aligned16(const kb_args *a)
 /* Shape axes (the table order of src/kernels/layernorm.c). */
 enum { LN_ROWS = 0, LN_COLS = 1, LN_GELU = 2, LN_STATS = 3, LN_MEAN = 4 };
 
+template <typename T> struct ln_ptrs {
+    const T *x, *g, *b1, *b2;
+    T *y;
+    float *mo, *ro; /* NULL without stats */
+    int64_t rows;
+    int cols;
+    float inv_cols;
+};
+
+template <typename T> static ln_ptrs<T> ln_ptrs_of(const kb_args *a)
+{
+    const bool st = a->shape[LN_STATS] != 0;
+    ln_ptrs<T> p = {(const T *)a->in[0], (const T *)a->in[1], (const T *)a->in[2],
+                    (const T *)a->in[3], (T *)a->out[0],
+                    st ? (float *)a->out[1] : nullptr, st ? (float *)a->out[2] : nullptr,
+                    a->shape[LN_ROWS], (int)a->shape[LN_COLS],
+                    1.0f / (float)a->shape[LN_COLS]};
+    return p;
+}
+
+/* The launchers of the register path's three kernels, K's (see ln_dispatch). */
+template <typename K> struct ln_launchers {
+    template <typename T, bool TANH, int NV>
+    static cudaError_t warp(const kb_args *a, cudaStream_t s, int threads)
+    {
+        const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+        const int rpb = threads / 32;
+        const kb_dim3 grid = {(unsigned)((p.rows + rpb - 1) / rpb), 1, 1};
+        const kb_dim3 block = {(unsigned)threads, 1, 1};
+        auto k = K::template warp<T, NV, TANH>();
+        kb_note_launch(a->log, (const void *)k, K::warp_name, grid, block, 0);
+        k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
+                                     p.inv_cols);
+        return cudaGetLastError();
+    }
+
+    template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, int G, bool EXACT>
+    static cudaError_t row(const kb_args *a, cudaStream_t s)
+    {
+        const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+        const size_t smem =
+            ln_stage_bytes<T>(p.cols) + (PF == 2 ? (size_t)G * THREADS * NV * 16 : 0);
+        auto k = K::template row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>();
+        if (p.rows > INT32_MAX / 2) /* row + stride stays below 2^31 */
+            return cudaErrorInvalidValue;
+        unsigned blocks = 0;
+        const cudaError_t e =
+            ln_row_grid((const void *)k, THREADS * G, G, smem, p.rows, &blocks);
+        if (e != cudaSuccess)
+            return e;
+        const kb_dim3 grid = {blocks, 1, 1};
+        const kb_dim3 block = {(unsigned)(THREADS * G), 1, 1};
+        kb_note_launch(a->log, (const void *)k, K::row_name, grid, block, smem);
+        k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols,
+                                        p.inv_cols);
+        return cudaGetLastError();
+    }
+
+    template <typename T, bool TANH>
+    static cudaError_t stream(const kb_args *a, cudaStream_t s, int threads)
+    {
+        const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+        const kb_dim3 grid = {(unsigned)p.rows, 1, 1};
+        const kb_dim3 block = {(unsigned)threads, 1, 1};
+        auto k = K::template stream<T, TANH>();
+        kb_note_launch(a->log, (const void *)k, K::stream_name, grid, block, 0);
+        k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.cols, p.inv_cols);
+        return cudaGetLastError();
+    }
+};
+
+/* The register path's dispatch, one for fused and one-pass-variance so that
+ * their speeds compare: the warp kernel for rows of at most 32 x (8 | 4)
+ * vectors, the ladder of row kernels for longer aligned rows, else the
+ * streaming kernel. K names the variant's kernels: static member templates
+ * warp<T, NV, TANH>(), row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>() and
+ * stream<T, TANH>() return them, warp_name, row_name and stream_name name
+ * them for the launch log. */
+#define LN_DISPATCH_ROW(TH, NV, PF, MB, G)                                                  \
+    {TH, NV, ln_launchers<K>::template row<T, TANH, TH, NV, PF, MB, G, true>,              \
+     ln_launchers<K>::template row<T, TANH, TH, NV, PF, MB, G, false>},
+
+template <typename K, typename T, bool TANH>
+static cudaError_t ln_dispatch(const kb_args *a, cudaStream_t s)
+{
+    constexpr bool WIDE = sizeof(T) == 4;
+    constexpr int V = kb_vec_width<T>();
+    const int64_t cols = a->shape[LN_COLS];
+    const bool aligned = ln_aligned16(a) && cols % V == 0;
+    const int64_t nvec = cols / V;
+    if (aligned && nvec <= 32 * (WIDE ? 8 : 4)) {
+        int nv = 1;
+        while (32 * nv < nvec)
+            nv *= 2;
+        if (nv == 1)
+            return ln_launchers<K>::template warp<T, TANH, 1>(a, s, 128);
+        if (nv == 2)
+            return ln_launchers<K>::template warp<T, TANH, 2>(a, s, 128);
+        if (nv == 4)
+            return ln_launchers<K>::template warp<T, TANH, 4>(a, s, 128);
+        return ln_launchers<K>::template warp<T, TANH, WIDE ? 8 : 4>(a, s, 128);
+    }
+    if (aligned) {
+        const ln_row_cfg *ladder;
+        int n;
+        if constexpr (WIDE) {
+            static const ln_row_cfg l[] = {LN_ROW_LADDER_F32(LN_DISPATCH_ROW)};
+            ladder = l;
+            n = (int)(sizeof l / sizeof l[0]);
+        } else {
+            static const ln_row_cfg l[] = {LN_ROW_LADDER_16(LN_DISPATCH_ROW)};
+            ladder = l;
+            n = (int)(sizeof l / sizeof l[0]);
+        }
+        for (int i = 0; i < n; i++)
+            if (nvec <= (int64_t)ladder[i].threads * ladder[i].nv)
+                return nvec == (int64_t)ladder[i].threads * ladder[i].nv ? ladder[i].exact(a, s)
+                                                                         : ladder[i].any(a, s);
+    }
+    return ln_launchers<K>::template stream<T, TANH>(a, s, ln_stream_threads(cols));
+}
+
+/* ln_dispatch for a->shape's GELU form. */
+template <typename K, typename T>
+static cudaError_t ln_dispatch_gelu(const kb_args *a, cudaStream_t s)
+{
+    return a->shape[LN_GELU] ? ln_dispatch<K, T, true>(a, s) : ln_dispatch<K, T, false>(a, s);
+}
+
 #endif

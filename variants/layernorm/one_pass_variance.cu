@@ -259,131 +259,33 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
-/* ---- launchers ----------------------------------------------------------------------- */
+/* ---- launch: the shared dispatch (layernorm.cuh) over this variant's kernels ---- */
 
-template <typename T> struct opv_ptrs {
-    const T *x, *g, *b1, *b2;
-    T *y;
-    float *mo, *ro; /* NULL without stats */
-    int64_t rows;
-    int cols;
-    float inv_cols;
+struct opv_kernels {
+    static constexpr const char *warp_name = "layernorm_one_pass_variance_warp";
+    static constexpr const char *row_name = "layernorm_one_pass_variance_row";
+    static constexpr const char *stream_name = "layernorm_one_pass_variance_stream";
+    template <typename T, int NV, bool TANH> static constexpr auto warp()
+    {
+        return layernorm_one_pass_variance_warp<T, NV, TANH>;
+    }
+    template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
+    static constexpr auto row()
+    {
+        return layernorm_one_pass_variance_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;
+    }
+    template <typename T, bool TANH> static constexpr auto stream()
+    {
+        return layernorm_one_pass_variance_stream<T, TANH>;
+    }
 };
-
-template <typename T> static opv_ptrs<T> ptrs_of(const kb_args *a)
-{
-    const bool st = a->shape[LN_STATS] != 0;
-    opv_ptrs<T> p = {(const T *)a->in[0], (const T *)a->in[1], (const T *)a->in[2],
-                     (const T *)a->in[3], (T *)a->out[0],
-                     st ? (float *)a->out[1] : nullptr, st ? (float *)a->out[2] : nullptr,
-                     a->shape[LN_ROWS], (int)a->shape[LN_COLS],
-                     1.0f / (float)a->shape[LN_COLS]};
-    return p;
-}
-
-template <typename T, bool TANH, int NV>
-static cudaError_t launch_warp(const kb_args *a, cudaStream_t s, int threads)
-{
-    const opv_ptrs<T> p = ptrs_of<T>(a);
-    const int rpb = threads / 32;
-    const kb_dim3 grid = {(unsigned)((p.rows + rpb - 1) / rpb), 1, 1};
-    const kb_dim3 block = {(unsigned)threads, 1, 1};
-    auto k = layernorm_one_pass_variance_warp<T, NV, TANH>;
-    kb_note_launch(a->log, (const void *)k, "layernorm_one_pass_variance_warp", grid, block,
-                   0);
-    k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
-                                 p.inv_cols);
-    return cudaGetLastError();
-}
-
-template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, int G, bool EXACT>
-static cudaError_t launch_row(const kb_args *a, cudaStream_t s)
-{
-    const opv_ptrs<T> p = ptrs_of<T>(a);
-    const size_t smem = ln_stage_bytes<T>(p.cols) + (PF == 2 ? (size_t)G * THREADS * NV * 16 : 0);
-    auto k = layernorm_one_pass_variance_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;
-    if (p.rows > INT32_MAX / 2) /* row + stride stays below 2^31 */
-        return cudaErrorInvalidValue;
-    unsigned blocks = 0;
-    const cudaError_t e = ln_row_grid((const void *)k, THREADS * G, G, smem, p.rows, &blocks);
-    if (e != cudaSuccess)
-        return e;
-    const kb_dim3 grid = {blocks, 1, 1};
-    const kb_dim3 block = {(unsigned)(THREADS * G), 1, 1};
-    kb_note_launch(a->log, (const void *)k, "layernorm_one_pass_variance_row", grid, block, smem);
-    k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols,
-                                    p.inv_cols);
-    return cudaGetLastError();
-}
-
-template <typename T, bool TANH>
-static cudaError_t launch_stream(const kb_args *a, cudaStream_t s, int threads)
-{
-    const opv_ptrs<T> p = ptrs_of<T>(a);
-    const kb_dim3 grid = {(unsigned)p.rows, 1, 1};
-    const kb_dim3 block = {(unsigned)threads, 1, 1};
-    auto k = layernorm_one_pass_variance_stream<T, TANH>;
-    kb_note_launch(a->log, (const void *)k, "layernorm_one_pass_variance_stream", grid, block, 0);
-    k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.cols, p.inv_cols);
-    return cudaGetLastError();
-}
-
-#define OPV_ROW(TH, NV, PF, MB, G)                                                          \
-    {TH, NV, launch_row<T, TANH, TH, NV, PF, MB, G, true>,                                 \
-     launch_row<T, TANH, TH, NV, PF, MB, G, false>},
-
-/* fused's dispatch (layernorm.cuh): the warp kernel, the ladder of row kernels,
- * or the streaming kernel. */
-template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
-{
-    constexpr bool WIDE = sizeof(T) == 4;
-    constexpr int V = kb_vec_width<T>();
-    const int64_t cols = a->shape[LN_COLS];
-    const bool aligned = ln_aligned16(a) && cols % V == 0;
-    const int64_t nvec = cols / V;
-    if (aligned && nvec <= 32 * (WIDE ? 8 : 4)) {
-        int nv = 1;
-        while (32 * nv < nvec)
-            nv *= 2;
-        if (nv == 1)
-            return launch_warp<T, TANH, 1>(a, s, 128);
-        if (nv == 2)
-            return launch_warp<T, TANH, 2>(a, s, 128);
-        if (nv == 4)
-            return launch_warp<T, TANH, 4>(a, s, 128);
-        return launch_warp<T, TANH, WIDE ? 8 : 4>(a, s, 128);
-    }
-    if (aligned) {
-        const ln_row_cfg *ladder;
-        int n;
-        if constexpr (WIDE) {
-            static const ln_row_cfg l[] = {LN_ROW_LADDER_F32(OPV_ROW)};
-            ladder = l;
-            n = (int)(sizeof l / sizeof l[0]);
-        } else {
-            static const ln_row_cfg l[] = {LN_ROW_LADDER_16(OPV_ROW)};
-            ladder = l;
-            n = (int)(sizeof l / sizeof l[0]);
-        }
-        for (int i = 0; i < n; i++)
-            if (nvec <= (int64_t)ladder[i].threads * ladder[i].nv)
-                return nvec == (int64_t)ladder[i].threads * ladder[i].nv ? ladder[i].exact(a, s)
-                                                                         : ladder[i].any(a, s);
-    }
-    return launch_stream<T, TANH>(a, s, ln_stream_threads(cols));
-}
 
 template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
 {
-    return a->shape[LN_GELU] ? launch_t<T, true>(a, s) : launch_t<T, false>(a, s);
+    return ln_dispatch_gelu<opv_kernels, T>(a, s);
 }
 
 extern "C" cudaError_t kb_layernorm_one_pass_variance(const kb_args *a, cudaStream_t s)
 {
-    switch (a->dtype) {
-    case KB_FP32: return launch_gelu<float>(a, s);
-    case KB_FP16: return launch_gelu<__half>(a, s);
-    case KB_BF16: return launch_gelu<__nv_bfloat16>(a, s);
-    default: return cudaErrorInvalidValue;
-    }
+    KB_LAUNCH_BY_DTYPE(launch_gelu, a, s)
 }

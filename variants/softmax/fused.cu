@@ -471,14 +471,5 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
  * launch's error, or cudaErrorInvalidValue for an unknown dtype. */
 extern "C" cudaError_t kb_softmax_fused(const kb_args *a, cudaStream_t s)
 {
-    switch (a->dtype) {
-    case KB_FP32:
-        return launch_fused<float>(a, s);
-    case KB_FP16:
-        return launch_fused<__half>(a, s);
-    case KB_BF16:
-        return launch_fused<__nv_bfloat16>(a, s);
-    default:
-        return cudaErrorInvalidValue;
-    }
+    KB_LAUNCH_BY_DTYPE(launch_fused, a, s)
 }
