@@ -52,6 +52,22 @@ static inline const char *kbt_tmpdir(void)
     return mkdtemp(dir);
 }
 
+/* How many times `what` occurs in text (overlapping ones included). */
+static inline size_t kbt_count(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* Fails the test, showing text, unless text contains want. */
+static inline void kbt_has(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        fail_msg("missing '%s' in:\n%s", want, text);
+}
+
 /* Runs a shell command (printf-style); returns its exit code, 128 when it did
  * not exit normally. */
 static inline int kbt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

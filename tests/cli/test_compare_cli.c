@@ -26,12 +26,6 @@ static int kbf(const char *fmt, ...)
     return kb(args);
 }
 
-static void has(const char *text, const char *want)
-{
-    if (!strstr(text, want))
-        fail_msg("missing '%s' in:\n%s", want, text);
-}
-
 /* Writes the fixture, changed by edit (may be NULL), to dir/name; path gets
  * its path. */
 static void write_report(const char *name, void (*edit)(kb_run *), char *path, size_t n)
@@ -107,8 +101,8 @@ static void help_and_usage_errors(void **state)
 {
     (void)state;
     assert_int_equal(kb("compare -h"), 0);
-    has(out_text, "usage: kbench compare BASE NEW");
-    has(out_text, "SLOWER     the interval lies above 1 + threshold");
+    kbt_has(out_text, "usage: kbench compare BASE NEW");
+    kbt_has(out_text, "SLOWER     the interval lies above 1 + threshold");
     assert_string_equal(err_text, "");
     assert_int_equal(kb("compare"), 2);
     assert_err("compare needs BASE and NEW (run ids, 'latest' or JSON report files; see "
@@ -171,11 +165,11 @@ static void stored_runs(void **state)
     assert_err(want);
     /* a stored run against a file, and against itself */
     assert_int_equal(kbf("compare latest %s --db %s/k.db", fixture, dir), 0);
-    has(out_text, "BASE  run 1 \xC2\xB7 NVIDIA H200");
-    has(out_text, "3 cases: 0 faster, 0 slower, 2 same, 1 uncertain, 0 only in BASE, 0 only in "
+    kbt_has(out_text, "BASE  run 1 \xC2\xB7 NVIDIA H200");
+    kbt_has(out_text, "3 cases: 0 faster, 0 slower, 2 same, 1 uncertain, 0 only in BASE, 0 only in "
                   "NEW\n");
     assert_int_equal(kbf("compare 1 latest --db %s/k.db", dir), 0);
-    has(out_text, "NEW   run 1 \xC2\xB7");
+    kbt_has(out_text, "NEW   run 1 \xC2\xB7");
 }
 
 /* A report against itself: every case that ran is SAME, exit 0. */
@@ -186,16 +180,16 @@ static void same_report(void **state)
     const char *committed = "results/h200/softmax.json";
     write_report("ok.json", ok_only, ok, sizeof ok);
     assert_int_equal(kbf("compare %s %s", ok, ok), 0);
-    has(out_text, "2 cases: 0 faster, 0 slower, 2 same, 0 uncertain, 0 only in BASE, 0 only in "
+    kbt_has(out_text, "2 cases: 0 faster, 0 slower, 2 same, 0 uncertain, 0 only in BASE, 0 only in "
                   "NEW\n");
     assert_null(strstr(out_text, "SLOWER  "));
     assert_string_equal(err_text, "");
     /* the fixture as it is: its skipped result is UNCERTAIN, not a failure */
     assert_int_equal(kbf("compare %s %s", fixture, fixture), 0);
-    has(out_text, "  vendor: UNCERTAIN: BASE and NEW are skipped: vendor has no fp32 softmax\n");
+    kbt_has(out_text, "  vendor: UNCERTAIN: BASE and NEW are skipped: vendor has no fp32 softmax\n");
     if (access(committed, R_OK) == 0) {
         assert_int_equal(kbf("compare %s %s", committed, committed), 0);
-        has(out_text, "30 cases: 0 faster, 0 slower, 30 same, 0 uncertain, 0 only in BASE, 0 "
+        kbt_has(out_text, "30 cases: 0 faster, 0 slower, 30 same, 0 uncertain, 0 only in BASE, 0 "
                       "only in NEW\n");
     }
 }
@@ -207,25 +201,25 @@ static void slower_report(void **state)
     char slow[256], path[256];
     write_report("slow.json", slower, slow, sizeof slow);
     assert_int_equal(kbf("compare %s %s", fixture, slow), 1);
-    has(out_text, "3 cases: 0 faster, 2 slower, 0 same, 1 uncertain, 0 only in BASE, 0 only in "
+    kbt_has(out_text, "3 cases: 0 faster, 2 slower, 0 same, 1 uncertain, 0 only in BASE, 0 only in "
                   "NEW\n");
-    has(out_text, "\nnaive      120.5 \xC2\xB5s  132.6 \xC2\xB5s    1.100x");
-    has(out_text, "SLOWER     DRAM 1.00x \xC2\xB7 occ +0.0 pts \xC2\xB7 regs 31 \xC2\xB7 spill 0 B "
+    kbt_has(out_text, "\nnaive      120.5 \xC2\xB5s  132.6 \xC2\xB5s    1.100x");
+    kbt_has(out_text, "SLOWER     DRAM 1.00x \xC2\xB7 occ +0.0 pts \xC2\xB7 regs 31 \xC2\xB7 spill 0 B "
                   "\xC2\xB7 stall long_sb 61%\n");
     assert_string_equal(err_text, "");
     /* the other way round it is faster, and passes */
     assert_int_equal(kbf("compare %s %s", slow, fixture), 0);
-    has(out_text, "2 faster, 0 slower");
+    kbt_has(out_text, "2 faster, 0 slower");
     /* a threshold above the change passes too */
     assert_int_equal(kbf("compare %s %s --threshold 15", fixture, slow), 0);
-    has(out_text, "0 faster, 0 slower, 2 same");
+    kbt_has(out_text, "0 faster, 0 slower, 2 same");
     /* markdown for the job summary, same exit code */
     assert_int_equal(kbf("compare %s %s --format md", fixture, slow), 1);
     assert_int_equal(strncmp(out_text, "## kbench compare: 0 faster, 2 slower, 0 same, 1 "
                                        "uncertain, 0 only in BASE, 0 only in NEW\n",
                              87),
                      0);
-    has(out_text, "| naive | 120.5 \xC2\xB5s | 132.6 \xC2\xB5s | 1.100x | ");
+    kbt_has(out_text, "| naive | 120.5 \xC2\xB5s | 132.6 \xC2\xB5s | 1.100x | ");
     /* JSON to a file */
     snprintf(path, sizeof path, "%s/cmp.json", dir);
     assert_int_equal(kbf("compare %s %s --format json -o %s", fixture, slow, path), 1);
@@ -245,7 +239,7 @@ static void slower_report(void **state)
     text = kbt_slurp(path);
     assert_non_null(text);
     assert_int_equal(strncmp(text, "<!DOCTYPE html>", 15), 0);
-    has(text, "<tr class=\"case verdict-slower\">");
+    kbt_has(text, "<tr class=\"case verdict-slower\">");
     free(text);
 }
 
@@ -257,15 +251,15 @@ static void cross_gpu(void **state)
     char h100[256];
     write_report("h100.json", other_gpu, h100, sizeof h100);
     assert_int_equal(kbf("compare %s %s", fixture, h100), 0);
-    has(out_text, "!! different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3 !!\n"
+    kbt_has(out_text, "!! different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3 !!\n"
                   "!! verdicts compare the share of each GPU's own calibrated ceiling (% peak), "
                   "not raw time, so a change of GPU is not reported as a code regression !!\n");
-    has(out_text, "variant        BASE       NEW  BASE % peak  NEW % peak  peak ratio");
-    has(out_text, "\nnaive      120.5 \xC2\xB5s  144.6 \xC2\xB5s         6.5%        6.5%      "
+    kbt_has(out_text, "variant        BASE       NEW  BASE % peak  NEW % peak  peak ratio");
+    kbt_has(out_text, "\nnaive      120.5 \xC2\xB5s  144.6 \xC2\xB5s         6.5%        6.5%      "
                   "1.000x");
-    has(out_text, "0 faster, 0 slower, 2 same");
+    kbt_has(out_text, "0 faster, 0 slower, 2 same");
     assert_int_equal(kbf("compare %s %s --format md", fixture, h100), 0);
-    has(out_text, "> **Different GPUs**: BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3.");
+    kbt_has(out_text, "> **Different GPUs**: BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3.");
 }
 
 int main(void)

@@ -43,14 +43,6 @@ static char *dump_dom(const char *page)
     return dom;
 }
 
-static size_t count(const char *text, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
-        n++;
-    return n;
-}
-
 /* What the page must show for run: results, timed results, roofline points,
  * stall bars (the stall reasons of each result's longest kernel). */
 static void expected(const kb_run *run, size_t *bars, size_t *points, size_t *stalls)
@@ -112,10 +104,10 @@ static void browser_shows_the_report(void **state)
     assert_true(run.nresults > 0 && bars > 0 && points > 0);
     assert_int_equal(kbt_sh("%s report %s --format html -o %s/page.html", bin(), report, dir), 0);
     char *dom = dump_dom("page.html");
-    assert_int_equal(count(dom, "<tr class=\"result "), run.nresults);
-    assert_int_equal(count(dom, "<rect class=\"bar\""), bars);
-    assert_int_equal(count(dom, "<circle class=\"roof-point\""), points);
-    assert_int_equal(count(dom, "<rect class=\"stall-bar\""), stalls);
+    assert_int_equal(kbt_count(dom, "<tr class=\"result "), run.nresults);
+    assert_int_equal(kbt_count(dom, "<rect class=\"bar\""), bars);
+    assert_int_equal(kbt_count(dom, "<circle class=\"roof-point\""), points);
+    assert_int_equal(kbt_count(dom, "<rect class=\"stall-bar\""), stalls);
     assert_non_null(strstr(dom, "<section id=\"roofline\">"));
     assert_null(strstr(dom, "<script"));
     free(dom);
@@ -140,7 +132,7 @@ static void browser_shows_the_report(void **state)
                         dir),
                      0);
     dom = dump_dom("cmp.html");
-    assert_int_equal(count(dom, "<tr class=\"case "), run.nresults);
+    assert_int_equal(kbt_count(dom, "<tr class=\"case "), run.nresults);
     free(dom);
     kb_run_release(&run);
 }
@@ -177,7 +169,7 @@ static void injected_markup_stays_text(void **state)
     assert_non_null(strstr(dom, "&lt;img src=x onerror=\"document.title='owned'\"&gt; &amp; "
                                 "&lt;b&gt;t&lt;/b&gt;"));
     /* the table is still whole: one row per result */
-    assert_int_equal(count(dom, "<tr class=\"result "), run.nresults);
+    assert_int_equal(kbt_count(dom, "<tr class=\"result "), run.nresults);
     free(dom);
     kb_run_release(&run);
 }

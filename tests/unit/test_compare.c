@@ -114,12 +114,6 @@ static char *render(kb_status (*w)(FILE *, const kb_compare *, kb_err *), const 
     return buf;
 }
 
-static void has(const char *text, const char *want)
-{
-    if (!strstr(text, want))
-        fail_msg("missing '%s' in:\n%s", want, text);
-}
-
 static void assert_all(const kb_compare *c, kb_verdict v)
 {
     for (size_t i = 0; i < c->ncases; i++)
@@ -240,8 +234,8 @@ static void test_slower_faster_uncertain(void **state)
     assert_int_equal(kb_compare_runs(&a, "a", &b, "b", 0.05, &c, &e), KB_OK);
     assert_int_equal(c.cases[0].verdict, KB_V_UNCERTAIN);
     assert_true(c.cases[0].lo < 1.05 && c.cases[0].hi > 1.05);
-    has(c.cases[0].why, "interval [");
-    has(c.cases[0].why, "] is neither inside nor clear of [0.950, 1.050]");
+    kbt_has(c.cases[0].why, "interval [");
+    kbt_has(c.cases[0].why, "] is neither inside nor clear of [0.950, 1.050]");
     assert_false(kb_compare_regressed(&c));
     kb_compare_release(&c);
     kb_run_release(&a);
@@ -292,11 +286,11 @@ static void test_reasons_and_sides(void **state)
     assert_int_equal(c.count[KB_V_ONLY_NEW], 2);
     assert_false(kb_compare_regressed(&c));
     char *t = render(kb_compare_write_text, &c);
-    has(t, "6 cases: 0 faster, 0 slower, 0 same, 3 uncertain, 1 only in BASE, 2 only in NEW\n");
-    has(t, "  naive: UNCERTAIN: BASE has 4 finite samples (5 needed)\n");
-    has(t, "ONLY IN NEW");
+    kbt_has(t, "6 cases: 0 faster, 0 slower, 0 same, 3 uncertain, 1 only in BASE, 2 only in NEW\n");
+    kbt_has(t, "  naive: UNCERTAIN: BASE has 4 finite samples (5 needed)\n");
+    kbt_has(t, "ONLY IN NEW");
     /* the bf16 case only in NEW gets its own group */
-    has(t, "\nsoftmax \xC2\xB7 bf16 \xC2\xB7 rows=64, cols=1024\n");
+    kbt_has(t, "\nsoftmax \xC2\xB7 bf16 \xC2\xB7 rows=64, cols=1024\n");
     free(t);
     kb_compare_release(&c);
     kb_run_release(&a);
@@ -352,10 +346,10 @@ static void test_cross_gpu(void **state)
     assert_true(fabs(c.cases[0].time_ratio - 1.25) < 1e-12);
     assert_true(fabs(c.cases[0].ratio - 1.0) < 1e-9);
     char *t = render(kb_compare_write_text, &c);
-    has(t, "!! different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA H100 !!\n");
-    has(t, "not raw time, so a change of GPU is not reported as a code regression");
-    has(t, "BASE % peak  NEW % peak  peak ratio");
-    has(t, "rule  ratio = % peak BASE / % peak NEW");
+    kbt_has(t, "!! different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA H100 !!\n");
+    kbt_has(t, "not raw time, so a change of GPU is not reported as a code regression");
+    kbt_has(t, "BASE % peak  NEW % peak  peak ratio");
+    kbt_has(t, "rule  ratio = % peak BASE / % peak NEW");
     free(t);
     kb_compare_release(&c);
 
@@ -424,7 +418,7 @@ static void test_what_moved(void **state)
     assert_true(isnan(c.cases[1].dram_ratio));
     /* on the same line as the time change */
     char *t = render(kb_compare_write_text, &c);
-    has(t, "SLOWER   DRAM 1.52x");
+    kbt_has(t, "SLOWER   DRAM 1.52x");
     free(t);
     kb_compare_release(&c);
     kb_run_release(&a);
@@ -443,12 +437,12 @@ static void test_views(void **state)
     assert_int_equal(kb_compare_runs(&base, "base.json", &other, "run 3", 0.05, &c, &e), KB_OK);
 
     char *t = render(kb_compare_write_text, &c);
-    has(t, "kbench compare\nBASE  base.json \xC2\xB7 NVIDIA H200 (GPU-aaaa) \xC2\xB7 git abc123");
-    has(t, "\nNEW   run 3 \xC2\xB7 NVIDIA H200");
-    has(t, "rule  ratio = median time NEW / BASE; 95% bootstrap interval (2000 resamples of the "
+    kbt_has(t, "kbench compare\nBASE  base.json \xC2\xB7 NVIDIA H200 (GPU-aaaa) \xC2\xB7 git abc123");
+    kbt_has(t, "\nNEW   run 3 \xC2\xB7 NVIDIA H200");
+    kbt_has(t, "rule  ratio = median time NEW / BASE; 95% bootstrap interval (2000 resamples of the "
            "samples); FASTER when it lies below 0.95, SLOWER above 1.05");
-    has(t, "5 cases: 0 faster, 3 slower, 0 same, 0 uncertain, 1 only in BASE, 1 only in NEW\n");
-    has(t, "\nsoftmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n"
+    kbt_has(t, "5 cases: 0 faster, 3 slower, 0 same, 0 uncertain, 1 only in BASE, 1 only in NEW\n");
+    kbt_has(t, "\nsoftmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n"
            "variant      BASE       NEW  NEW/BASE  95% interval    verdict\n"
            "naive    812.0 \xC2\xB5s  893.2 \xC2\xB5s    1.100x  [1.100, 1.100]  SLOWER\n"
            "fused    95.00 \xC2\xB5s         -         -  -               ONLY IN BASE\n"
@@ -465,11 +459,11 @@ static void test_views(void **state)
                                 "only in BASE, 1 only in NEW\n\n- **BASE**: `base.json`",
                              93),
                      0);
-    has(t, "\n### softmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n\n"
+    kbt_has(t, "\n### softmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n\n"
            "| variant | BASE | NEW | NEW/BASE | 95% interval | verdict | what moved |\n"
            "|---|---:|---:|---:|---|---|---|\n"
            "| naive | 812.0 \xC2\xB5s | 893.2 \xC2\xB5s | 1.100x | [1.100, 1.100] | SLOWER |  |\n");
-    has(t, "| a\\|b | - | ");
+    kbt_has(t, "| a\\|b | - | ");
     free(t);
 
     t = render(kb_compare_write_json, &c);

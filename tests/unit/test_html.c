@@ -115,20 +115,6 @@ static char *render_cmp(const kb_compare *c)
     return buf;
 }
 
-static size_t count(const char *text, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
-        n++;
-    return n;
-}
-
-static void has(const char *text, const char *want)
-{
-    if (!strstr(text, want))
-        fail_msg("missing '%s'", want);
-}
-
 static void test_escape(void **state)
 {
     (void)state;
@@ -153,12 +139,12 @@ static void test_run_escaped(void **state)
     char *t = render_run(&run);
     assert_null(strstr(t, "<script"));
     assert_null(strstr(t, "<b>"));
-    has(t, "<td>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot;</td>");
-    has(t, "&lt;b&gt;nightly&lt;/b&gt; &amp; co");
+    kbt_has(t, "<td>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot;</td>");
+    kbt_has(t, "&lt;b&gt;nightly&lt;/b&gt; &amp; co");
     /* the reason of the skipped result, in its note */
-    has(t, "<td class=\"note\">&lt;script&gt;");
+    kbt_has(t, "<td class=\"note\">&lt;script&gt;");
     /* the stall name, in the chart's label and tooltip */
-    has(t, "<title>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot; 30.0%</title>");
+    kbt_has(t, "<title>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot; 30.0%</title>");
     free(t);
     kb_run_release(&run);
 }
@@ -170,38 +156,38 @@ static void test_run_structure(void **state)
     build(&run);
     char *t = render_run(&run);
     /* a whole, self-contained document */
-    has(t, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">");
+    kbt_has(t, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">");
     assert_int_equal(strncmp(t, "<!DOCTYPE html>", 15), 0);
     assert_string_equal(t + strlen(t) - 8, "</html>\n");
     assert_null(strstr(t, "src="));
     assert_null(strstr(t, "href="));
     assert_null(strstr(t, "@import"));
-    assert_int_equal(count(t, "http"), count(t, "xmlns=\"http://www.w3.org/2000/svg\""));
-    has(t, "<title>kbench run 3 \xC2\xB7 NVIDIA H200</title>");
-    has(t, "<dd>copy bw 4200 GB/s \xC2\xB7 bf16 mma 780 TFLOP/s \xC2\xB7 fp32 51 TFLOP/s "
+    assert_int_equal(kbt_count(t, "http"), kbt_count(t, "xmlns=\"http://www.w3.org/2000/svg\""));
+    kbt_has(t, "<title>kbench run 3 \xC2\xB7 NVIDIA H200</title>");
+    kbt_has(t, "<dd>copy bw 4200 GB/s \xC2\xB7 bf16 mma 780 TFLOP/s \xC2\xB7 fp32 51 TFLOP/s "
            "(calibrated)</dd>");
     /* two cases, a row per result, a bar per timed result */
-    assert_int_equal(count(t, "<section class=\"case\""), 2);
-    assert_int_equal(count(t, "<tr class=\"result "), run.nresults);
-    assert_int_equal(count(t, "<tr class=\"result status-skipped\">"), 1);
-    assert_int_equal(count(t, "<rect class=\"bar\""), 5);
+    assert_int_equal(kbt_count(t, "<section class=\"case\""), 2);
+    assert_int_equal(kbt_count(t, "<tr class=\"result "), run.nresults);
+    assert_int_equal(kbt_count(t, "<tr class=\"result status-skipped\">"), 1);
+    assert_int_equal(kbt_count(t, "<rect class=\"bar\""), 5);
     /* the fp32 case spans 32x: log scale; the bf16 one 1.3x: linear */
-    has(t, "median time per variant, log scale");
-    has(t, "median time per variant, linear scale");
+    kbt_has(t, "median time per variant, log scale");
+    kbt_has(t, "median time per variant, linear scale");
     /* the roofline: a point per ok result, the copy roof and both compute
      * roofs (the run has fp32 and bf16 points) */
-    assert_int_equal(count(t, "<circle class=\"roof-point\""), 5);
-    assert_int_equal(count(t, "<text class=\"roof-label\""), 5 + 3);
-    assert_int_equal(count(t, "<line class=\"roof-mem\""), 1);
-    assert_int_equal(count(t, "<line class=\"roof-compute\""), 2);
-    has(t, ">copy bw 4200 GB/s</text>");
-    has(t, ">bf16 mma 780 TFLOP/s</text>");
-    has(t, ">fp32 51 TFLOP/s</text>");
-    has(t, ">fused [1]</text>");
-    has(t, ">fused [2]</text>");
+    assert_int_equal(kbt_count(t, "<circle class=\"roof-point\""), 5);
+    assert_int_equal(kbt_count(t, "<text class=\"roof-label\""), 5 + 3);
+    assert_int_equal(kbt_count(t, "<line class=\"roof-mem\""), 1);
+    assert_int_equal(kbt_count(t, "<line class=\"roof-compute\""), 2);
+    kbt_has(t, ">copy bw 4200 GB/s</text>");
+    kbt_has(t, ">bf16 mma 780 TFLOP/s</text>");
+    kbt_has(t, ">fp32 51 TFLOP/s</text>");
+    kbt_has(t, ">fused [1]</text>");
+    kbt_has(t, ">fused [2]</text>");
     /* the stalls of the longer kernel only */
-    assert_int_equal(count(t, "<rect class=\"stall-bar\""), 3);
-    has(t, "(softmax_main&lt;float&gt;)");
+    assert_int_equal(kbt_count(t, "<rect class=\"stall-bar\""), 3);
+    kbt_has(t, "(softmax_main&lt;float&gt;)");
     assert_null(strstr(t, "softmax_pre"));
     free(t);
 
@@ -209,18 +195,18 @@ static void test_run_structure(void **state)
     run.dev.copy_gbps = run.dev.mma_tflops = run.dev.fp32_tflops = NAN;
     run.results[1].nkernels = 0;
     t = render_run(&run);
-    assert_int_equal(count(t, "<circle class=\"roof-point\""), 5);
+    assert_int_equal(kbt_count(t, "<circle class=\"roof-point\""), 5);
     assert_null(strstr(t, "class=\"roof-mem\""));
     assert_null(strstr(t, "class=\"roof-compute\""));
     assert_null(strstr(t, "id=\"stalls\""));
-    has(t, "<dd>not calibrated (run &#39;kbench calibrate&#39;)</dd>");
+    kbt_has(t, "<dd>not calibrated (run &#39;kbench calibrate&#39;)</dd>");
     free(t);
     kb_run_release(&run);
 
     /* an empty run is still a page */
     kb_run_init(&run);
     t = render_run(&run);
-    has(t, "<p class=\"nochart\">no results</p>");
+    kbt_has(t, "<p class=\"nochart\">no results</p>");
     assert_string_equal(t + strlen(t) - 8, "</html>\n");
     free(t);
 }
@@ -238,11 +224,11 @@ static void test_compute_columns(void **state)
         kb_result_derive(r, &run.dev);
     }
     char *t = render_run(&run);
-    has(t, "<th class=\"num\">TFLOP/s</th><th class=\"num\">% peak</th>");
-    has(t, "<th class=\"num\">extra mem</th>");
-    has(t, "<td class=\"num\">4.3 GB</td>");
-    assert_int_equal(count(t, "<th class=\"num\">GB/s</th>"), 1);
-    assert_int_equal(count(t, "extra mem"), 1);
+    kbt_has(t, "<th class=\"num\">TFLOP/s</th><th class=\"num\">% peak</th>");
+    kbt_has(t, "<th class=\"num\">extra mem</th>");
+    kbt_has(t, "<td class=\"num\">4.3 GB</td>");
+    assert_int_equal(kbt_count(t, "<th class=\"num\">GB/s</th>"), 1);
+    assert_int_equal(kbt_count(t, "extra mem"), 1);
     free(t);
     kb_run_release(&run);
 }
@@ -264,13 +250,13 @@ static void test_compare_page(void **state)
     assert_null(strstr(t, "<script"));
     assert_null(strstr(t, "<i>"));
     assert_null(strstr(t, "<b>"));
-    has(t, "a&lt;1&gt;.json");
-    has(t, "<p class=\"headline\">0 faster, 1 slower, 3 same, 1 uncertain, 1 only in BASE, 1 "
+    kbt_has(t, "a&lt;1&gt;.json");
+    kbt_has(t, "<p class=\"headline\">0 faster, 1 slower, 3 same, 1 uncertain, 1 only in BASE, 1 "
            "only in NEW</p>");
-    assert_int_equal(count(t, "<tr class=\"case "), c.ncases);
-    assert_int_equal(count(t, "<tr class=\"case verdict-slower\">"), 1);
-    assert_int_equal(count(t, "<tr class=\"case verdict-only-in-new\">"), 1);
-    assert_int_equal(count(t, "<g class=\"ci "), 4);
+    assert_int_equal(kbt_count(t, "<tr class=\"case "), c.ncases);
+    assert_int_equal(kbt_count(t, "<tr class=\"case verdict-slower\">"), 1);
+    assert_int_equal(kbt_count(t, "<tr class=\"case verdict-only-in-new\">"), 1);
+    assert_int_equal(kbt_count(t, "<g class=\"ci "), 4);
     assert_null(strstr(t, "cross-gpu"));
     assert_string_equal(t + strlen(t) - 8, "</html>\n");
     free(t);
@@ -280,9 +266,9 @@ static void test_compare_page(void **state)
     snprintf(b.dev.name, sizeof b.dev.name, "NVIDIA <H100>");
     assert_int_equal(kb_compare_runs(&a, "a.json", &b, "b.json", 0.05, &c, &e), KB_OK);
     t = render_cmp(&c);
-    has(t, "<p class=\"warning cross-gpu\">Different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA "
+    kbt_has(t, "<p class=\"warning cross-gpu\">Different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA "
            "&lt;H100&gt;.");
-    has(t, "<th class=\"num\">BASE % peak</th><th class=\"num\">NEW % peak</th>");
+    kbt_has(t, "<th class=\"num\">BASE % peak</th><th class=\"num\">NEW % peak</th>");
     free(t);
     kb_compare_release(&c);
     kb_run_release(&a);
