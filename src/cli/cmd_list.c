@@ -28,7 +28,8 @@ static void print_op(const kb_op *op, int detail)
     kb_shape_default(op, dflt);
     kb_shape_str(op, dflt, shape, sizeof shape);
     dtypes_str(op->dtypes, dts, sizeof dts);
-    printf("%s - %s\n  dtypes: %s   default shape: %s\n", op->name, op->summary, dts, shape);
+    printf("%s - %s\n  dtypes: %s (default %s)   default shape: %s\n", op->name, op->summary,
+           dts, kb_dtype_name(op->default_dtype), shape);
     if (detail)
         for (int i = 0; i < op->naxes; i++)
             printf("  axis %-8s %s (default %lld, %lld..%lld)\n", op->axes[i].name,

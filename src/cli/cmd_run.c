@@ -45,8 +45,8 @@ typedef struct run_opts {
     int nshapes;
     /* shape[i][k]: --shape k parsed for ops[i] (k = 0: the defaults when none) */
     int64_t shape[MAX_OPS][MAX_SHAPES][KB_MAX_AXES];
-    kb_dtype dtypes[KB_DTYPE_COUNT];
-    int ndtypes;
+    kb_dtype dtypes[KB_DTYPE_COUNT]; /* --dtype's list */
+    int ndtypes;                     /* 0: each operator's own default_dtype */
     kb_bench_opts bench;
     const char *db, *json, *tag;
     int device;
@@ -60,7 +60,8 @@ static const char usage_text[] =
     "options:\n"
     "  --variants all|A,B     variants to run (default all)\n"
     "  --shape AXIS=N,...     shape (repeatable); axes not named keep their defaults\n"
-    "  --dtype fp32|fp16|bf16 element type; a comma list runs several (default fp32)\n"
+    "  --dtype fp32|fp16|bf16 element type; a comma list runs several (default: the\n"
+    "                         operator's own, shown by 'kbench list')\n"
     "  --min-samples N        timed samples at least (default 10)\n"
     "  --max-samples N        timed samples at most (default 2000)\n"
     "  --max-noise PCT        stop sampling once stdev/mean < PCT %% (default 0.5)\n"
@@ -167,8 +168,6 @@ static kb_status parse_args(int argc, char **argv, run_opts *o, kb_err *e)
     kb_status st;
     int seed_given = 0;
     memset(o, 0, sizeof *o);
-    o->dtypes[0] = KB_FP32;
-    o->ndtypes = 1;
     o->bench = (kb_bench_opts){.min_samples = 10, .max_samples = 2000, .max_noise = 0.005,
                                .time_limit_s = 5.0, .metrics = KB_METRICS_CORE};
     opterr = 0;
@@ -524,6 +523,18 @@ static kb_status ensure_ceilings(const run_opts *o, kb_store *store, kb_device *
     return st;
 }
 
+/* The dtypes run for op: --dtype's list, or the operator's own default. Returns
+ * how many it wrote to out (room for KB_DTYPE_COUNT). */
+static int dtypes_of(const run_opts *o, const kb_op *op, kb_dtype *out)
+{
+    if (!o->ndtypes) {
+        out[0] = op->default_dtype;
+        return 1;
+    }
+    memcpy(out, o->dtypes, (size_t)o->ndtypes * sizeof *out);
+    return o->ndtypes;
+}
+
 /* Refuses, before anything is allocated or stored, shapes whose inputs and
  * outputs cannot fit on the GPU. */
 static kb_status check_fit(const run_opts *o, const kb_device *dev, kb_err *e)
@@ -537,15 +548,17 @@ static kb_status check_fit(const run_opts *o, const kb_device *dev, kb_err *e)
             double elems = 1;
             for (int a = 0; a < op->naxes; a++)
                 elems *= (double)(shape[a] > 0 ? shape[a] : 1);
-            for (int t = 0; t < o->ndtypes; t++) {
+            kb_dtype dts[KB_DTYPE_COUNT];
+            const int ndts = dtypes_of(o, op, dts);
+            for (int t = 0; t < ndts; t++) {
                 double need = elems > 1e15 ? elems * 8
-                                           : kb_bench_device_bytes(op, NULL, o->dtypes[t],
-                                                                   shape, dev->l2_bytes);
+                                           : kb_bench_device_bytes(op, NULL, dts[t], shape,
+                                                                   dev->l2_bytes);
                 if (need > 0.97 * (double)dev->memory_bytes)
                     return kb_fail(e, KB_EUSAGE,
                                    "shape %s (%s) is too large: it needs %.0f bytes of device "
                                    "memory (%.1f GiB), %s has %lld",
-                                   str, kb_dtype_name(o->dtypes[t]), need, need / (1 << 30),
+                                   str, kb_dtype_name(dts[t]), need, need / (1 << 30),
                                    dev->name, (long long)dev->memory_bytes);
             }
         }
@@ -556,10 +569,11 @@ static kb_status check_fit(const run_opts *o, const kb_device *dev, kb_err *e)
 static int count_cases(const run_opts *o)
 {
     int n = 0;
+    kb_dtype dts[KB_DTYPE_COUNT];
     for (int i = 0; i < o->nops; i++)
         for (int v = 0; v < o->ops[i]->nvariants; v++)
             n += selected(o, &o->ops[i]->variants[v]) * (o->nshapes ? o->nshapes : 1) *
-                 o->ndtypes;
+                 dtypes_of(o, o->ops[i], dts);
     return n;
 }
 
@@ -609,7 +623,9 @@ int cmd_run(int argc, char **argv)
         const kb_op *op = o.ops[i];
         for (int k = 0; k < (o.nshapes ? o.nshapes : 1) && st == KB_OK; k++) {
             const int64_t *shape = o.shape[i][k];
-            for (int t = 0; t < o.ndtypes && st == KB_OK; t++) {
+            kb_dtype dts[KB_DTYPE_COUNT];
+            const int ndts = dtypes_of(&o, op, dts);
+            for (int t = 0; t < ndts && st == KB_OK; t++) {
                 for (int vi = 0; vi < op->nvariants && st == KB_OK; vi++) {
                     const kb_variant *v = &op->variants[vi];
                     if (!selected(&o, v))
@@ -619,7 +635,7 @@ int cmd_run(int argc, char **argv)
                         break;
                     }
                     kb_result r;
-                    kb_bench_name_case(&r, op, v, o.dtypes[t], shape, o.seed);
+                    kb_bench_name_case(&r, op, v, dts[t], shape, o.seed);
                     if ((st = run_case(&o, op, v, &run.dev, &r, &e)) != KB_OK) {
                         kb_result_release(&r);
                         break;

@@ -79,6 +79,13 @@ typedef struct kb_variant {
     int (*unsupported)(const int64_t *shape, kb_dtype d, char *why, size_t why_size);
     /* NULL, or: device scratch bytes the variant needs beyond inputs and outputs. */
     size_t (*scratch_bytes)(const int64_t *shape, kb_dtype d);
+    /* NULL, or: called in the case's child once the inputs exist, before the first
+     * launch, to build what the launcher needs and cannot know without the GPU (a
+     * library's plan for this shape). Returns 0 when the variant can run; 1 when it
+     * cannot run this case, with the reason in why (recorded as skipped); -1 on an
+     * error, with the reason in why (recorded as failed). What it builds lives until
+     * the process ends: one case per child. */
+    int (*prepare)(const kb_args *a, char *why, size_t why_size);
 } kb_variant;
 
 typedef struct kb_axis {
@@ -108,6 +115,7 @@ typedef struct kb_op {
     const kb_axis *axes;
     int naxes;
     unsigned dtypes; /* dtypes the operator defines */
+    kb_dtype default_dtype; /* what `run` uses without --dtype (fp32 when not set) */
     const char *bound; /* "memory" or "compute": the ceiling its % of peak is of */
     const kb_variant *variants;
     int nvariants;

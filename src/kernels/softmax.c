@@ -24,16 +24,26 @@ static const kb_axis axes[] = {
 };
 
 static const kb_variant variants[] = {
-    {"naive", "one thread per row, three passes over global memory (max, sum, write)",
-     KB_DT_ALL, kb_softmax_naive, NULL, NULL},
-    {"coalesced", "a warp per row: neighbouring lanes read neighbouring elements",
-     KB_DT_ALL, kb_softmax_coalesced, NULL, NULL},
-    {"shared-memory", "a block per row, reductions through a shared-memory tree",
-     KB_DT_ALL, kb_softmax_shared_memory, NULL, NULL},
-    {"online", "a block per row, max and sum in one pass with the online normaliser",
-     KB_DT_ALL, kb_softmax_online, NULL, NULL},
-    {"fused", "one read and one write: row in registers, 16-byte vectors, online normaliser",
-     KB_DT_ALL, kb_softmax_fused, NULL, NULL},
+    {.name = "naive",
+     .summary = "one thread per row, three passes over global memory (max, sum, write)",
+     .dtypes = KB_DT_ALL,
+     .launch = kb_softmax_naive},
+    {.name = "coalesced",
+     .summary = "a warp per row: neighbouring lanes read neighbouring elements",
+     .dtypes = KB_DT_ALL,
+     .launch = kb_softmax_coalesced},
+    {.name = "shared-memory",
+     .summary = "a block per row, reductions through a shared-memory tree",
+     .dtypes = KB_DT_ALL,
+     .launch = kb_softmax_shared_memory},
+    {.name = "online",
+     .summary = "a block per row, max and sum in one pass with the online normaliser",
+     .dtypes = KB_DT_ALL,
+     .launch = kb_softmax_online},
+    {.name = "fused",
+     .summary = "one read and one write: row in registers, 16-byte vectors, online normaliser",
+     .dtypes = KB_DT_ALL,
+     .launch = kb_softmax_fused},
 };
 
 static size_t elems(const int64_t *shape)

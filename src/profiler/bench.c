@@ -323,6 +323,14 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
         st = KB_OK;
         goto done;
     }
+    if (v->prepare) {
+        CASE_CUDA(cudaStreamSynchronize(s));
+        const int p = v->prepare(&a, r->reason, sizeof r->reason);
+        if (p != 0) {
+            r->status = p > 0 ? KB_R_SKIPPED : KB_R_FAILED;
+            goto done;
+        }
+    }
     for (int i = 0; i < op->nout; i++)
         CASE_CUDA(kb_poison(a.out[i], op->out_bytes(r->shape, d, i), s));
     a.log = &log;
