@@ -15,9 +15,12 @@ CPPFLAGS := -Isrc -I$(CUDA)/include -I$(B)/shim -D_GNU_SOURCE \
             -DKB_VERSION='"$(VERSION)"' -DKB_GIT='"$(GIT)"'
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
-NVFLAGS  := -std=c++17 -O3 -lineinfo -Isrc \
-            -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+NVARCH   := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVFLAGS  = -std=c++17 -O3 -lineinfo -Isrc $(NVARCH) \
             -Werror all-warnings -Xcompiler -Wall,-Wextra
+# Kernels that use Hopper-only instructions (wgmma, setmaxnreg) are built for the
+# arch-specific target sm_90a; they carry no PTX for other GPUs.
+HOPPER_CU := variants/attention/flash_wgmma.cu
 # The binary finds libraries shipped beside it (build/lib) first, then CUDA's.
 LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
@@ -51,6 +54,8 @@ $(B)/%.o: %.c $(B)/shim/string
 $(B)/%.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
+
+$(HOPPER_CU:%.cu=$(B)/%.o): NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
 
 $(B)/libkb.a: $(LIB_O)
 	@rm -f $@

@@ -23,6 +23,7 @@ cudaError_t kb_attention_coalesced(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_shared_memory(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_fused(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_flash_tiled(const kb_args *a, cudaStream_t s);
+cudaError_t kb_attention_flash_wgmma(const kb_args *a, cudaStream_t s);
 
 /* The axis order here is the order of a->shape[] in the launchers
  * (variants/attention/attention.cuh repeats it). */
@@ -32,7 +33,7 @@ static const kb_axis axes[] = {
     {"batch", 4, 1, 65536, "independent sequences"},
     {"heads", 16, 1, 4096, "attention heads per sequence"},
     {"seq", 4096, 1, 1 << 20, "sequence length: query rows = keys per (batch, head)"},
-    {"dim", 128, 1, 256, "head dimension (flash-tiled runs 64 and 128)"},
+    {"dim", 128, 1, 256, "head dimension (the flash rungs run 64 and 128)"},
     {"causal", 0, 0, 1, "1: query row i attends to keys 0..i only"},
 };
 
@@ -65,14 +66,51 @@ static int fused_unsupported(const int64_t *shape, kb_dtype d, char *why, size_t
     return 1;
 }
 
-/* flash-tiled instantiates its tiles for head dimensions 64 and 128. */
+/* The tiled tensor-core rungs instantiate their tiles for head dimensions 64
+ * and 128 only. */
+static int dims_64_128(const char *variant, const int64_t *shape, char *why, size_t why_size)
+{
+    if (shape[DIM] == 64 || shape[DIM] == 128)
+        return 0;
+    snprintf(why, why_size, "%s is built for dim 64 and 128, not dim=%lld", variant,
+             (long long)shape[DIM]);
+    return 1;
+}
+
 static int flash_unsupported(const int64_t *shape, kb_dtype d, char *why, size_t why_size)
 {
     (void)d;
-    if (shape[DIM] == 64 || shape[DIM] == 128)
+    return dims_64_128("flash-tiled", shape, why, why_size);
+}
+
+static int wgmma_unsupported(const int64_t *shape, kb_dtype d, char *why, size_t why_size)
+{
+    (void)d;
+    return dims_64_128("flash-wgmma", shape, why, why_size);
+}
+
+/* flash-wgmma's kernels are built for sm_90a (wgmma, setmaxnreg): on any other
+ * GPU the case is a skip. */
+static int hopper_prepare(const kb_args *a, char *why, size_t why_size)
+{
+    (void)a;
+    int dev, major = 0, minor = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (e != cudaSuccess) {
+        snprintf(why, why_size, "reading the compute capability failed: %s",
+                 cudaGetErrorString(e));
+        return -1;
+    }
+    if (major == 9 && minor == 0)
         return 0;
-    snprintf(why, why_size, "flash-tiled is built for dim 64 and 128, not dim=%lld",
-             (long long)shape[DIM]);
+    snprintf(why, why_size,
+             "flash-wgmma is built for Hopper (sm_90a: wgmma, setmaxnreg), this GPU is "
+             "compute capability %d.%d",
+             major, minor);
     return 1;
 }
 
@@ -113,6 +151,12 @@ static const kb_variant variants[] = {
      .dtypes = DT16,
      .launch = kb_attention_flash_tiled,
      .unsupported = flash_unsupported},
+    {.name = "flash-wgmma",
+     .summary = "TMA loads, wgmma tensor cores, producer/consumer warpgroups, overlapped softmax",
+     .dtypes = DT16,
+     .launch = kb_attention_flash_wgmma,
+     .unsupported = wgmma_unsupported,
+     .prepare = hopper_prepare},
 };
 
 static size_t tensor_elems(const int64_t *shape)

@@ -86,14 +86,18 @@ static void variant_table(void **state)
     const kb_variant *naive = kb_variant_find(op, "naive");
     const kb_variant *fused = kb_variant_find(op, "fused");
     const kb_variant *flash = kb_variant_find(op, "flash-tiled");
+    const kb_variant *wgmma = kb_variant_find(op, "flash-wgmma");
     int64_t shape[KB_MAX_AXES];
     kb_err e = {{0}};
     char why[256];
     assert_non_null(naive);
     assert_non_null(fused);
     assert_non_null(flash);
-    assert_int_equal(op->nvariants, 5);
+    assert_non_null(wgmma);
+    assert_int_equal(op->default_dtype, KB_BF16);
     assert_false(flash->dtypes & KB_DT(KB_FP32));
+    assert_false(wgmma->dtypes & KB_DT(KB_FP32));
+    assert_non_null(wgmma->prepare);
     assert_true(flash->dtypes & KB_DT(KB_BF16));
     kb_shape_default(op, shape);
     assert_true(naive->scratch_bytes(shape, KB_BF16) == (size_t)64 * 4096 * 4096 * 4);
@@ -102,6 +106,8 @@ static void variant_table(void **state)
     assert_int_equal(kb_shape_parse(op, "dim=96", shape, &e), KB_OK);
     assert_int_equal(flash->unsupported(shape, KB_BF16, why, sizeof why), 1);
     assert_non_null(strstr(why, "dim=96"));
+    assert_int_equal(wgmma->unsupported(shape, KB_BF16, why, sizeof why), 1);
+    assert_string_equal(why, "flash-wgmma is built for dim 64 and 128, not dim=96");
     assert_int_equal(kb_shape_parse(op, "seq=65536", shape, &e), KB_OK);
     assert_int_equal(fused->unsupported(shape, KB_FP32, why, sizeof why), 1);
     assert_non_null(strstr(why, "65536"));

@@ -1,0 +1,319 @@
+/* hopper.cuh - the Hopper (sm_90a) machinery the top rungs share, as thin
+ * inline-PTX wrappers a reader can match one to one with the PTX ISA:
+ *   mbarrier       a 64-bit barrier in shared memory that counts arrivals and,
+ *                  for the copy engine, bytes ("transaction count"); waiting
+ *                  is on the parity of its phase;
+ *   TMA            cp.async.bulk.tensor: the copy engine moves a box of a
+ *                  tensor (described by a CUtensorMap made on the host, see
+ *                  tma.h) between global and shared memory, swizzling rows
+ *                  in 16-byte units, zero-filling loads and clipping stores
+ *                  past the tensor's edges;
+ *   wgmma          wgmma.mma_async: a warpgroup (4 consecutive warps) multiplies
+ *                  an m64 x k16 A (shared memory, or registers) by a k16 x N B
+ *                  from shared memory into fp32 accumulators in registers,
+ *                  asynchronously; fence, commit and wait order it;
+ *   setmaxnreg     moves registers between warpgroups of one block;
+ *   named barriers bar.sync / bar.arrive on ids 1..15 among a subset of the
+ *                  block's warps.
+ * Shared-memory operands are described by a 64-bit matrix descriptor; every
+ * tile here uses the 128-byte swizzle, which wants each tile to start on a
+ * 1024-byte boundary (8 rows of 128 bytes: one swizzle atom).
+ *
+ * Inline device code only; a file that uses wgmma or setmaxnreg must be built
+ * for sm_90a (the Makefile's HOPPER_CU list). */
+#ifndef KB_HOPPER_CUH
+#define KB_HOPPER_CUH
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include <type_traits>
+
+#define KB_HDEV __device__ __forceinline__
+
+/* Bytes of one 128-byte-swizzled row, and of one swizzle atom (8 rows). */
+#define KB_SW128_ROW 128
+#define KB_SW128_ATOM 1024
+
+/* The shared-memory address (32-bit, .shared window) of a generic pointer. */
+KB_HDEV uint32_t kb_smem_u32(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* ---- mbarrier ------------------------------------------------------------------ */
+
+/* Initialises the barrier at bar to expect `count` arrivals per phase. */
+KB_HDEV void kb_mbar_init(uint32_t bar, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+
+/* Makes barrier initialisations visible to the copy engine and other threads
+ * (before the __syncthreads that publishes them). */
+KB_HDEV void kb_mbar_fence_init(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/* One arrival that also announces `bytes` the copy engine will deliver in this
+ * phase: the phase completes when all arrivals and all bytes are in. */
+KB_HDEV void kb_mbar_expect_tx(uint32_t bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+                 "r"(bytes)
+                 : "memory");
+}
+
+/* One plain arrival. */
+KB_HDEV void kb_mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/* Waits until the phase of parity `parity` has completed. A fresh barrier is
+ * in phase 0, so waiting on parity 1 returns at once ("the phase before"). */
+KB_HDEV void kb_mbar_wait(uint32_t bar, unsigned parity)
+{
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "wait_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra wait_%=;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+
+/* ---- the copy engine (TMA) ------------------------------------------------------ */
+
+/* Fetches a tensor map into the descriptor cache ahead of its first use. */
+KB_HDEV void kb_tma_prefetch_map(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+}
+
+/* Copies the box at coordinates (c0, c1, c2) of a 3-D tensor map into shared
+ * memory at dst; its bytes count towards barrier bar's transaction count. */
+KB_HDEV void kb_tma_load_3d(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0, int c1,
+                            int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* Copies shared memory at src to the box at (c0, c1, c2) of a 3-D tensor map;
+ * parts of the box past the tensor's edges are not written. Completion is
+ * tracked per thread in bulk groups (kb_tma_store_commit / _wait_read). */
+KB_HDEV void kb_tma_store_3d(const CUtensorMap *map, uint32_t src, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"
+                 " [%0, {%2, %3, %4}], [%1];\n" ::"l"(map),
+                 "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+KB_HDEV void kb_tma_store_commit(void)
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* Waits until every committed store has finished reading shared memory. */
+KB_HDEV void kb_tma_store_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
+/* Orders this thread's ordinary shared-memory writes before later reads of
+ * the same bytes by the copy engine or the tensor cores (the async proxy). */
+KB_HDEV void kb_fence_proxy_async(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* Stores the 32-bit word v at shared address addr. */
+KB_HDEV void kb_st_shared_u32(uint32_t addr, uint32_t v)
+{
+    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
+/* ---- named barriers and register reallocation -------------------------------------- */
+
+/* Waits at barrier id until `threads` threads have arrived (this one included). */
+KB_HDEV void kb_bar_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* Arrives at barrier id without waiting. */
+KB_HDEV void kb_bar_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* This warpgroup's registers per thread become N (a multiple of 8, 24..256);
+ * every thread of the warpgroup must execute the same call. */
+template <int N> KB_HDEV void kb_setmaxnreg_inc(void)
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+template <int N> KB_HDEV void kb_setmaxnreg_dec(void)
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+/* ---- wgmma ------------------------------------------------------------------------ */
+
+/* The matrix descriptor of a 128-byte-swizzled operand at shared address addr:
+ * lbo = bytes between swizzle atoms along M/N (used by MN-major operands),
+ * sbo = bytes between groups of 8 rows (K-major) or of 8 k (MN-major). */
+KB_HDEV uint64_t kb_wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
+{
+    return (uint64_t)((addr & 0x3ffff) >> 4) | (uint64_t)((lbo & 0x3ffff) >> 4) << 16 |
+           (uint64_t)((sbo & 0x3ffff) >> 4) << 32 | (uint64_t)1 << 62;
+}
+
+/* Before the first wgmma that reads registers written by ordinary code. */
+KB_HDEV void kb_wgmma_fence(void)
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+/* Closes the wgmmas issued since the last commit into one group. */
+KB_HDEV void kb_wgmma_commit(void)
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+/* Waits until at most N committed groups of this warpgroup are in flight. */
+template <int N> KB_HDEV void kb_wgmma_wait(void)
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* Keeps the compiler from moving reads or writes of registers an in-flight
+ * wgmma owns across this point (a no-op instruction that "uses" them). */
+template <int N> KB_HDEV void kb_fence_regs(float (&r)[N])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        asm volatile("" : "+f"(r[i])::"memory");
+}
+
+template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
+{
+#pragma unroll
+    for (int i = 0; i < N; i++)
+#pragma unroll
+        for (int j = 0; j < M; j++)
+            asm volatile("" : "+r"(r[i][j])::"memory");
+}
+
+/* The accumulator operand lists: 64 or 32 fp32 registers of d, read and written. */
+#define KB_ACC8(d, i)                                                                          \
+    "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]),  \
+        "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
+#define KB_ACC32(d) KB_ACC8(d, 0), KB_ACC8(d, 8), KB_ACC8(d, 16), KB_ACC8(d, 24)
+#define KB_ACC64(d) KB_ACC32(d), KB_ACC8(d, 32), KB_ACC8(d, 40), KB_ACC8(d, 48), KB_ACC8(d, 56)
+#define KB_ACC88(d) KB_ACC64(d), KB_ACC8(d, 64), KB_ACC8(d, 72), KB_ACC8(d, 80)
+#define KB_REGS32                                                                              \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define KB_REGS64                                                                              \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "     \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "     \
+    "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+
+#define KB_REGS88 \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
+    "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
+    "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
+    "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, " \
+    "%66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
+    "%82, %83, %84, %85, %86, %87}"
+
+/* d (64 x 128 fp32, 64 registers a thread) = [d +] A B: A 64 x 16 and B 16 x
+ * 128 both from shared memory, both K-major (rows of k contiguous). scale_d 0
+ * overwrites d. */
+template <typename T>
+KB_HDEV void kb_wgmma_m64n128k16_ss(float (&d)[64], uint64_t da, uint64_t db, int scale_d)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " KB_REGS64
+                     ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC64(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " KB_REGS64
+                     ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC64(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* The same with N = 176 (88 accumulator registers a thread). */
+template <typename T>
+KB_HDEV void kb_wgmma_m64n176k16_ss(float (&d)[88], uint64_t da, uint64_t db, int scale_d)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 " KB_REGS88
+                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC88(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 " KB_REGS88
+                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC88(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* d (64 x 128) = [d +] A B: A 64 x 16 from registers (the m16n8k16 A-fragment
+ * layout per warp, four 16-bit pairs), B 16 x 128 from shared memory,
+ * MN-major (rows of n contiguous). */
+template <typename T>
+KB_HDEV void kb_wgmma_m64n128k16_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t db,
+                                     int scale_d)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " KB_REGS64
+                     ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                     : KB_ACC64(d)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " KB_REGS64
+                     ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+                     : KB_ACC64(d)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+
+/* The same with N = 64 (32 accumulator registers a thread). */
+template <typename T>
+KB_HDEV void kb_wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db,
+                                    int scale_d)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " KB_REGS32
+                     ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                     : KB_ACC32(d)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " KB_REGS32
+                     ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                     : KB_ACC32(d)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+
+#endif
