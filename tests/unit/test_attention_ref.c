@@ -92,7 +92,7 @@ static void variant_table(void **state)
     assert_non_null(naive);
     assert_non_null(fused);
     assert_non_null(flash);
-    assert_int_equal(op->nvariants, 5);
+    assert_true(op->nvariants >= 6); /* the ladder and the vendor row (test_cudnn.c) */
     assert_false(flash->dtypes & KB_DT(KB_FP32));
     assert_true(flash->dtypes & KB_DT(KB_BF16));
     kb_shape_default(op, shape);
