@@ -24,6 +24,12 @@ cudaError_t kb_attention_shared_memory(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_fused(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_flash_tiled(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_flash_wgmma(const kb_args *a, cudaStream_t s);
+/* variants/attention/cudnn.cu: cuDNN loaded at run time; see its header. */
+cudaError_t kb_attention_cudnn(const kb_args *a, cudaStream_t s);
+int kb_attention_cudnn_unsupported(const int64_t *shape, kb_dtype d, char *why,
+                                   size_t why_size);
+int kb_attention_cudnn_prepare(const kb_args *a, char *why, size_t why_size);
+const char *kb_attention_cudnn_last_error(void);
 
 /* The axis order here is the order of a->shape[] in the launchers
  * (variants/attention/attention.cuh repeats it). */
@@ -157,6 +163,14 @@ static const kb_variant variants[] = {
      .launch = kb_attention_flash_wgmma,
      .unsupported = wgmma_unsupported,
      .prepare = hopper_prepare},
+    {.name = "cudnn",
+     .summary = "the vendor row: cuDNN's fused flash attention (graph API), the library a "
+                "user would call",
+     .dtypes = DT16,
+     .launch = kb_attention_cudnn,
+     .unsupported = kb_attention_cudnn_unsupported,
+     .prepare = kb_attention_cudnn_prepare,
+     .last_error = kb_attention_cudnn_last_error},
 };
 
 static size_t tensor_elems(const int64_t *shape)

@@ -9,7 +9,10 @@
  *        extern "C" cudaError_t kb_<op>_<name>(const kb_args *a, cudaStream_t s);
  *      which computes the grid, notes each launch with kb_note_launch(), launches
  *      on stream s and returns cudaGetLastError(); nothing else (no allocation,
- *      no synchronisation);
+ *      no synchronisation). A variant that calls a library (cuDNN) notes no
+ *      launches: the kernels are the library's, and the harness traces them
+ *      (names and static facts) from one extra launch; what the library needs
+ *      built first goes in `prepare`;
  *   2. declare the launcher and add a row to the variant table in
  *      src/kernels/<op>.c (name, one-line summary, dtypes, launcher);
  *   3. `make` picks the file up; `make test` runs it through the GPU tests.
@@ -86,6 +89,10 @@ typedef struct kb_variant {
      * error, with the reason in why (recorded as failed). What it builds lives until
      * the process ends: one case per child. */
     int (*prepare)(const kb_args *a, char *why, size_t why_size);
+    /* NULL, or: the variant's own account of why its last launch failed (a
+     * library's message, which a cudaError_t cannot carry), "" when it has
+     * none; the harness adds it to the case's reason. Static storage. */
+    const char *(*last_error)(void);
 } kb_variant;
 
 typedef struct kb_axis {

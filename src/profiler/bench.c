@@ -12,6 +12,7 @@
 #include "device.h"
 #include "kernels/check.h"
 #include "kernels/fill.h"
+#include "trace.h"
 
 static double now_s(void)
 {
@@ -68,6 +69,21 @@ double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
         }                                                                                \
     } while (0)
 
+/* CASE_CUDA for a launch: the variant's own account of a failure (a
+ * library's message, v->last_error) follows the CUDA error. */
+#define CASE_LAUNCH(call)                                                                \
+    do {                                                                                 \
+        cudaError_t ce_ = (call);                                                        \
+        if (ce_ != cudaSuccess) {                                                        \
+            const char *own_ = v->last_error ? v->last_error() : NULL;                   \
+            r->status = KB_R_FAILED;                                                     \
+            snprintf(r->reason, sizeof r->reason, "%s: %s (%s)%s%s", #call,              \
+                     cudaGetErrorString(ce_), cudaGetErrorName(ce_),                     \
+                     own_ && *own_ ? "; " : "", own_ ? own_ : "");                       \
+            goto done;                                                                   \
+        }                                                                                \
+    } while (0)
+
 /* The occupancy calculator's limits, read off the device where it says them. */
 static kb_sm_limits sm_limits(int ordinal)
 {
@@ -88,6 +104,38 @@ static kb_sm_limits sm_limits(int ordinal)
     return L;
 }
 
+/* Fills k from a kernel's launch shape and resources. blocks is the
+ * runtime's count of resident blocks per SM, or -1 when it has none (the
+ * theoretical occupancy is then unknown); the limiter comes from the
+ * calculator's rules either way. */
+static void kernel_from(kb_kernel *k, const char *name, kb_dim3 grid, kb_dim3 block, int regs,
+                        int64_t static_smem, int64_t dyn_smem, int64_t local, int blocks,
+                        const kb_sm_limits *L)
+{
+    const int max_warps = L->max_threads_per_sm / 32;
+    const int threads = (int)(block.x * block.y * block.z);
+    kb_strlcpy(k->name, name, sizeof k->name);
+    k->grid[0] = grid.x;
+    k->grid[1] = grid.y;
+    k->grid[2] = grid.z;
+    k->block[0] = block.x;
+    k->block[1] = block.y;
+    k->block[2] = block.z;
+    k->registers = regs;
+    k->static_smem = static_smem;
+    k->dynamic_smem = dyn_smem;
+    k->local_bytes = local;
+    k->occupancy = NAN;
+    if (blocks >= 0 && max_warps > 0) {
+        k->blocks_per_sm = blocks;
+        int warps_per_block = (threads + 31) / 32; /* a partial warp takes a slot */
+        k->occupancy = (double)(blocks * warps_per_block) / (double)max_warps;
+    }
+    kb_occ_limit lim;
+    kb_occupancy_blocks(L, regs, threads, (int)(static_smem + dyn_smem), &lim);
+    kb_strlcpy(k->occ_limiter, kb_occ_limit_name(lim), sizeof k->occ_limiter);
+}
+
 static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_result *r)
 {
     free(r->kernels);
@@ -96,39 +144,61 @@ static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_resu
     if (!r->kernels)
         return;
     kb_sm_limits L = sm_limits(dev->ordinal);
-    int max_warps = L.max_threads_per_sm / 32;
     for (int i = 0; i < log->n; i++) {
         const kb_launch_note *n = &log->k[i];
-        kb_kernel *k = &r->kernels[r->nkernels++];
         struct cudaFuncAttributes fa;
         memset(&fa, 0, sizeof fa);
-        kb_strlcpy(k->name, n->name, sizeof k->name);
-        k->grid[0] = n->grid.x;
-        k->grid[1] = n->grid.y;
-        k->grid[2] = n->grid.z;
-        k->block[0] = n->block.x;
-        k->block[1] = n->block.y;
-        k->block[2] = n->block.z;
-        k->dynamic_smem = (int64_t)n->dyn_smem;
-        k->occupancy = NAN;
+        int regs = 0, blocks = 0;
+        int64_t static_smem = 0, local = 0;
         if (cudaFuncGetAttributes(&fa, n->fn) == cudaSuccess) {
-            k->registers = fa.numRegs;
-            k->static_smem = (int64_t)fa.sharedSizeBytes;
-            k->local_bytes = (int64_t)fa.localSizeBytes;
+            regs = fa.numRegs;
+            static_smem = (int64_t)fa.sharedSizeBytes;
+            local = (int64_t)fa.localSizeBytes;
         }
-        int threads = (int)(n->block.x * n->block.y * n->block.z), blocks = 0;
+        int threads = (int)(n->block.x * n->block.y * n->block.z);
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, n->fn, threads,
-                                                          n->dyn_smem) == cudaSuccess &&
-            max_warps > 0) {
-            k->blocks_per_sm = blocks;
-            int warps_per_block = (threads + 31) / 32; /* a partial warp takes a slot */
-            k->occupancy = (double)(blocks * warps_per_block) / (double)max_warps;
-        }
-        kb_occ_limit lim;
-        kb_occupancy_blocks(&L, k->registers, threads,
-                            (int)(k->static_smem + k->dynamic_smem), &lim);
-        kb_strlcpy(k->occ_limiter, kb_occ_limit_name(lim), sizeof k->occ_limiter);
+                                                          n->dyn_smem) != cudaSuccess)
+            blocks = -1;
+        kernel_from(&r->kernels[r->nkernels++], n->name, n->grid, n->block, regs, static_smem,
+                    (int64_t)n->dyn_smem, local, blocks, &L);
     }
+}
+
+/* A launcher that noted no kernels runs a library's: one more launch, traced
+ * with the CUPTI Activity API, gives their names and static facts (the
+ * occupancy from the calculator's rules). When tracing is not possible the
+ * kernels stay unknown and why says so. Returns KB_EENV (e) only when the
+ * launcher or the stream fails. */
+static kb_status library_kernel_facts(const kb_variant *v, const kb_args *a, cudaStream_t s,
+                                      const kb_device *dev, kb_result *r, char *why,
+                                      size_t why_n, kb_err *e)
+{
+    kb_traced_kernel *t = calloc(KB_MAX_KERNELS, sizeof *t);
+    int n = 0;
+    if (!t)
+        return kb_fail(e, KB_EENV, "out of host memory for traced kernels");
+    kb_status st = kb_trace_kernels(v->launch, a, s, t, KB_MAX_KERNELS, &n, why, why_n, e);
+    if (st == KB_OK && n > 0) {
+        kb_kernel *k = calloc((size_t)n, sizeof *k);
+        if (!k) {
+            free(t);
+            return kb_fail(e, KB_EENV, "out of host memory for %d kernels", n);
+        }
+        kb_sm_limits L = sm_limits(dev->ordinal);
+        for (int i = 0; i < n; i++) {
+            const int threads = (int)(t[i].block.x * t[i].block.y * t[i].block.z);
+            const int blocks = kb_occupancy_blocks(&L, t[i].registers, threads,
+                                                   (int)(t[i].static_smem + t[i].dynamic_smem),
+                                                   NULL);
+            kernel_from(&k[i], t[i].name, t[i].grid, t[i].block, t[i].registers,
+                        t[i].static_smem, t[i].dynamic_smem, t[i].local_bytes, blocks, &L);
+        }
+        free(r->kernels);
+        r->kernels = k;
+        r->nkernels = n;
+    }
+    free(t);
+    return st;
 }
 
 /* The counter pass: the variant runs under the Range Profiler once per replay
@@ -138,7 +208,7 @@ static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_resu
  * result. */
 static kb_status collect_counters(const kb_variant *v, const kb_args *a, cudaStream_t s,
                                   void *flush, size_t flush_bytes, kb_metric_set set,
-                                  kb_result *r, kb_err *e)
+                                  const char *untraced, kb_result *r, kb_err *e)
 {
     kb_counters *pc = NULL;
     kb_counter_values *cv = calloc(KB_MAX_KERNELS, sizeof *cv);
@@ -153,6 +223,13 @@ static kb_status collect_counters(const kb_variant *v, const kb_args *a, cudaStr
                              &nk, &passes, why, sizeof why, e);
     if (st != KB_OK || nk == 0)
         goto done;
+    if (nk != r->nkernels && r->nkernels == 0 && untraced[0]) {
+        snprintf(why, sizeof why,
+                 "the counter pass saw %d kernels of a library, which could not be named: "
+                 "%.150s",
+                 nk, untraced);
+        goto done;
+    }
     if (nk != r->nkernels) {
         snprintf(why, sizeof why, "the counter pass saw %d kernels, the launch log %d", nk,
                  r->nkernels);
@@ -193,8 +270,9 @@ done:
         kb_strlcpy(r->counters_reason, why, sizeof r->counters_reason);
     if (st != KB_OK) {
         /* a counter failure is not the variant's: keep its result, say why */
-        snprintf(r->counters_reason, sizeof r->counters_reason, "counters failed: %.200s",
-                 e->msg);
+        const char *own = v->last_error ? v->last_error() : NULL;
+        snprintf(r->counters_reason, sizeof r->counters_reason, "counters failed: %.150s%s%.80s",
+                 e->msg, own && *own ? "; " : "", own ? own : "");
         st = KB_OK;
     }
     kb_counters_close(pc);
@@ -281,6 +359,7 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     void *flush = NULL;
     size_t flush_bytes = (size_t)(KB_FLUSH_L2_FACTOR * dev->l2_bytes), cap = 0;
     char range[128];
+    char untraced[256] = ""; /* why a library's kernels could not be traced */
     memset(&a, 0, sizeof a);
     memset(&log, 0, sizeof log);
     if (kb_dtype_parse(r->dtype, &d) != 0)
@@ -334,7 +413,7 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     for (int i = 0; i < op->nout; i++)
         CASE_CUDA(kb_poison(a.out[i], op->out_bytes(r->shape, d, i), s));
     a.log = &log;
-    CASE_CUDA(v->launch(&a, s));
+    CASE_LAUNCH(v->launch(&a, s));
     a.log = NULL;
     CASE_CUDA(cudaStreamSynchronize(s));
     kernel_facts(&log, dev, r);
@@ -366,10 +445,22 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
 
     kb_counters_prepare_wait(); /* no host work of its own during the samples */
 
+    if (log.n == 0) {
+        st = library_kernel_facts(v, &a, s, dev, r, untraced, sizeof untraced, e);
+        if (st != KB_OK) {
+            const char *own = v->last_error ? v->last_error() : NULL;
+            r->status = KB_R_FAILED;
+            snprintf(r->reason, sizeof r->reason, "%.300s%s%.200s", e->msg,
+                     own && *own ? "; " : "", own ? own : "");
+            st = KB_OK;
+            goto done;
+        }
+    }
+
     /* warm-up: at least 3 launches and 50 ms, at most 200 launches */
     double w0 = now_s();
     for (int i = 0; i < 200 && (i < 3 || now_s() - w0 < 0.05); i++) {
-        CASE_CUDA(v->launch(&a, s));
+        CASE_LAUNCH(v->launch(&a, s));
         if (i % 8 == 7 || i < 3)
             CASE_CUDA(cudaStreamSynchronize(s));
     }
@@ -381,7 +472,7 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
         if (flush_bytes)
             CASE_CUDA(kb_flush_l2(flush, flush_bytes, s));
         CASE_CUDA(cudaEventRecord(t0, s));
-        CASE_CUDA(v->launch(&a, s));
+        CASE_LAUNCH(v->launch(&a, s));
         CASE_CUDA(cudaEventRecord(t1, s));
         CASE_CUDA(cudaEventSynchronize(t1));
         float ms = 0;
@@ -405,7 +496,7 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     kb_result_summarise(r);
     kb_strlcpy(r->metric_set, kb_metric_set_name(o->metrics), sizeof r->metric_set);
     if (o->metrics != KB_METRICS_NONE && r->status != KB_R_FAILED)
-        st = collect_counters(v, &a, s, flush, flush_bytes, o->metrics, r, e);
+        st = collect_counters(v, &a, s, flush, flush_bytes, o->metrics, untraced, r, e);
     if (r->counters_reason[0] || r->passes == 0)
         kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
     summarise_kernels(r);

@@ -143,6 +143,42 @@ static void run_and_calibrate_need_a_gpu(void **state)
     assert_non_null(strstr(err_text, "kbench: no CUDA GPU available"));
 }
 
+/* The vendor row behaves as any variant: without a GPU the run stops the
+ * same way (exit 3, the same message); with one, a missing cuDNN
+ * ($KBENCH_CUDNN_LIB naming no library) is a skip with the loader's reason,
+ * the other variants run, and the exit code stays 0. */
+static void run_cudnn_like_any_variant(void **state)
+{
+    (void)state;
+    char args[256];
+    assert_int_equal(kb("list attention"), 0);
+    kbt_has(out_text, "cudnn            fp16,bf16       the vendor row: cuDNN's fused flash");
+    if (!have_gpu()) {
+        snprintf(args, sizeof args, "run attention --variants naive --db %s/k.db", dir);
+        assert_int_equal(kb(args), 3);
+        char *naive_err = strdup(err_text);
+        assert_non_null(naive_err);
+        snprintf(args, sizeof args, "run attention --variants cudnn --db %s/k.db", dir);
+        assert_int_equal(kb(args), 3);
+        assert_string_equal(err_text, naive_err);
+        kbt_has(err_text, "kbench: no CUDA GPU available");
+        free(naive_err);
+        return;
+    }
+    assert_int_equal(setenv("KBENCH_CUDNN_LIB", "libkbench-no-such-cudnn.so", 1), 0);
+    snprintf(args, sizeof args,
+             "run attention --variants naive,cudnn --shape batch=1,heads=2,seq=64,dim=64 "
+             "--metrics none --db %s/k.db",
+             dir);
+    int rc = kb(args);
+    assert_int_equal(unsetenv("KBENCH_CUDNN_LIB"), 0);
+    assert_int_equal(rc, 0);
+    kbt_has(out_text, "skipped");
+    kbt_has(out_text, "cuDNN not found: dlopen libkbench-no-such-cudnn.so: ");
+    assert_null(strstr(out_text, "failed"));   /* naive ran */
+    assert_null(strstr(out_text, "mismatch"));
+}
+
 static void run_refuses_shape_too_large_for_gpu(void **state)
 {
     (void)state;
@@ -256,6 +292,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(run_bad_dtype_and_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(run_refuses_bad_stores_untouched, setup, teardown),
         cmocka_unit_test_setup_teardown(run_and_calibrate_need_a_gpu, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_cudnn_like_any_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(run_refuses_shape_too_large_for_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(import_refuses_bad_reports, setup, teardown),
         cmocka_unit_test_setup_teardown(report_errors, setup, teardown),

@@ -94,6 +94,7 @@ static void variant_table(void **state)
     assert_non_null(fused);
     assert_non_null(flash);
     assert_non_null(wgmma);
+    assert_int_equal(op->nvariants, 7); /* the ladder and the vendor row */
     assert_int_equal(op->default_dtype, KB_BF16);
     assert_false(flash->dtypes & KB_DT(KB_FP32));
     assert_false(wgmma->dtypes & KB_DT(KB_FP32));
