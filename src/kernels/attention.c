@@ -95,11 +95,21 @@ static int wgmma_unsupported(const int64_t *shape, kb_dtype d, char *why, size_t
     return dims_64_128("flash-wgmma", shape, why, why_size);
 }
 
+/* flash-wgmma's persistent grid claims work from two ints in scratch
+ * (variants/attention/flash_wgmma.cu, FW_SCHED_BYTES), zeroed by prepare. */
+#define WGMMA_SCHED_BYTES 8
+
+static size_t wgmma_scratch(const int64_t *shape, kb_dtype d)
+{
+    (void)shape;
+    (void)d;
+    return WGMMA_SCHED_BYTES;
+}
+
 /* flash-wgmma's kernels are built for sm_90a (wgmma, setmaxnreg): on any other
- * GPU the case is a skip. */
+ * GPU the case is a skip. Zeroes the work counter. */
 static int hopper_prepare(const kb_args *a, char *why, size_t why_size)
 {
-    (void)a;
     int dev, major = 0, minor = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess)
@@ -111,8 +121,14 @@ static int hopper_prepare(const kb_args *a, char *why, size_t why_size)
                  cudaGetErrorString(e));
         return -1;
     }
-    if (major == 9 && minor == 0)
+    if (major == 9 && minor == 0) {
+        if (a->scratch && (e = cudaMemset(a->scratch, 0, a->scratch_bytes)) != cudaSuccess) {
+            snprintf(why, why_size, "zeroing flash-wgmma's work counter failed: %s",
+                     cudaGetErrorString(e));
+            return -1;
+        }
         return 0;
+    }
     snprintf(why, why_size,
              "flash-wgmma is built for Hopper (sm_90a: wgmma, setmaxnreg), this GPU is "
              "compute capability %d.%d",
@@ -162,6 +178,7 @@ static const kb_variant variants[] = {
      .dtypes = DT16,
      .launch = kb_attention_flash_wgmma,
      .unsupported = wgmma_unsupported,
+     .scratch_bytes = wgmma_scratch,
      .prepare = hopper_prepare},
     {.name = "cudnn",
      .summary = "the vendor row: cuDNN's fused flash attention (graph API), the library a "

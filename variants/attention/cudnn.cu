@@ -27,13 +27,19 @@
  *   E  = exp(S - m)              pointwise SUB, EXP
  *   l  = sum_j E                 reduction ADD to (b, h, s, 1)
  *   P  = E / l                   pointwise DIV, in the io dtype (fp16/bf16)
+ *   stats = m + log l            pointwise LOG, ADD: written, fp32 per row
  *   O  = P . V                   matmul into O
- * No softmax statistics are written (inference). With KBENCH_CUDNN_GRAPH=sdpa
- * a non-causal case tries cuDNN's single SDPA_FWD operation first (cuDNN
- * 9.13.1 and newer; Q, K, V as stored, K not transposed) and falls back to the
- * decomposed graph when cuDNN will not build it or has no engine for it. The
- * decomposed graph is the default: cuDNN 9.14's SDPA_FWD operation has no
- * causal mask, and one graph for both masks keeps the two rows comparable.
+ * cuDNN 9.14 (the H200's) matches this pattern to its flash-attention engine
+ * only with the softmax statistics written out (the training graph); without
+ * them, or with P or the causal indices in other types, its heuristics offer
+ * no engine ("Dropout set of ops not configured correctly"). KBENCH_CUDNN_FORM
+ * picks another form to try (see dnn_form). Non-causal cases first try cuDNN's
+ * single SDPA_FWD operation (cuDNN 9.13.1 and newer; Q, K, V as stored, K not
+ * transposed), which ran faster than the decomposed graph on the H200 (651
+ * against 613 TFLOP/s at the default shape, 522 against 506 at dim 64), and
+ * fall back to the decomposed graph when cuDNN will not build it or has no
+ * engine for it; KBENCH_CUDNN_GRAPH=decomposed skips it. The operation has no
+ * causal mask.
  * Engine choice: heuristics mode A, each engine config in its order
  * until one finalises into a plan, then the fallback mode's list; the plan's
  * workspace is allocated once. When cuDNN has no engine for the graph
@@ -259,6 +265,9 @@ static void dnn_explain(const dnn_lib *L, cudnnStatus_t st, char *why, size_t wh
 #define DNN_MAX_KNOBS 32   /* knob choices read off the chosen engine config */
 
 /* Everything prepare builds for the case; lives until the next prepare. */
+/* The graphs: cuDNN's single SDPA_FWD operation, or the decomposed pattern. */
+enum { GRAPH_SDPA, GRAPH_DECOMPOSED };
+
 typedef struct dnn_case {
     cudnnHandle_t handle;
     int device; /* the CUDA device the handle belongs to */
@@ -267,6 +276,8 @@ typedef struct dnn_case {
     cudnnBackendDescriptor_t plan, pack;
     void *workspace;
     int64_t workspace_bytes;
+    int graph;   /* GRAPH_SDPA or GRAPH_DECOMPOSED: the one planned */
+    void *stats; /* the softmax statistics, when the graph's form writes them */
     float scale;      /* pass-by-value operands: read by cudnnBackendExecute */
     float mask_value;
     /* the case the plan is for */
@@ -456,8 +467,24 @@ static cudnnBackendDescriptor_t matmul(bld *b, const char *name, cudnnBackendDes
 enum {
     UID_Q = 1, UID_K, UID_V, UID_O, UID_SCALE, UID_MASK_VALUE,
     UID_S = 100, UID_S_SCALED, UID_ROW, UID_COL, UID_KEEP, UID_S_MASKED, UID_MAX, UID_SUB,
-    UID_EXP, UID_SUM, UID_P,
+    UID_EXP, UID_SUM, UID_P, UID_LOG, UID_STATS,
 };
+
+/* Forms of the decomposed graph (KBENCH_CUDNN_FORM, a bit mask): 1 P in fp32,
+ * 2 the softmax statistics written out (max + log sum, fp32 per row), 4 the
+ * causal indices in int32. cuDNN 9.14 on the H200 finds an engine only for
+ * the forms with the statistics (2 and 6; 0, 1, 3, 4, 5 and 7 have none: its
+ * flash-attention matcher wants the training graph), so 2 is the default. */
+#define DNN_FORM_P_F32 1
+#define DNN_FORM_STATS 2
+#define DNN_FORM_INDEX_I32 4
+#define DNN_FORM_ENV "KBENCH_CUDNN_FORM"
+
+static int dnn_form(void)
+{
+    const char *s = getenv(DNN_FORM_ENV);
+    return s && s[0] >= '0' && s[0] <= '7' && !s[1] ? s[0] - '0' : DNN_FORM_STATS;
+}
 
 #define DNN_MAX_OPS 16
 
@@ -534,9 +561,10 @@ static cudnnBackendDescriptor_t decomposed_graph(bld *b, cudnnHandle_t handle,
             tensor(b, "tensor mask value", UID_MASK_VALUE, f32, 4, one, one, false, true);
         cudnnBackendDescriptor_t masked =
             tensor(b, "tensor masked S", UID_S_MASKED, f32, 4, sd, ss, true, false);
-        ops[n++] = pointwise(b, "pointwise GEN_INDEX rows", CUDNN_POINTWISE_GEN_INDEX, f32, 2,
+        const cudnnDataType_t ip = dnn_form() & DNN_FORM_INDEX_I32 ? i32 : f32;
+        ops[n++] = pointwise(b, "pointwise GEN_INDEX rows", CUDNN_POINTWISE_GEN_INDEX, ip, 2,
                              s1, NULL, NULL, row);
-        ops[n++] = pointwise(b, "pointwise GEN_INDEX columns", CUDNN_POINTWISE_GEN_INDEX, f32,
+        ops[n++] = pointwise(b, "pointwise GEN_INDEX columns", CUDNN_POINTWISE_GEN_INDEX, ip,
                              3, s1, NULL, NULL, col);
         ops[n++] = pointwise(b, "pointwise row>=col", CUDNN_POINTWISE_CMP_GE, boolean, -1, row,
                              col, NULL, keep);
@@ -551,12 +579,24 @@ static cudnnBackendDescriptor_t decomposed_graph(bld *b, cudnnHandle_t handle,
     cudnnBackendDescriptor_t ex = tensor(b, "tensor exp", UID_EXP, f32, 4, sd, ss, true, false);
     cudnnBackendDescriptor_t sum = tensor(b, "tensor row sum", UID_SUM, f32, 4, rd, rs, true,
                                           false);
-    cudnnBackendDescriptor_t p = tensor(b, "tensor P", UID_P, sh->io, 4, sd, ss, true, false);
+    cudnnBackendDescriptor_t p = tensor(b, "tensor P", UID_P,
+                                        dnn_form() & DNN_FORM_P_F32 ? f32 : sh->io, 4, sd, ss,
+                                        true, false);
     ops[n++] = reduction(b, "reduction row max", CUDNN_REDUCE_TENSOR_MAX, last, mx);
     ops[n++] = pointwise(b, "pointwise S-max", CUDNN_POINTWISE_SUB, f32, -1, last, mx, NULL,
                          sub);
     ops[n++] = pointwise(b, "pointwise exp", CUDNN_POINTWISE_EXP, f32, -1, sub, NULL, NULL, ex);
     ops[n++] = reduction(b, "reduction row sum", CUDNN_REDUCE_TENSOR_ADD, ex, sum);
+    if (dnn_form() & DNN_FORM_STATS) {
+        cudnnBackendDescriptor_t lg = tensor(b, "tensor log sum", UID_LOG, f32, 4, rd, rs, true,
+                                             false);
+        cudnnBackendDescriptor_t stats =
+            tensor(b, "tensor stats", UID_STATS, f32, 4, rd, rs, false, false);
+        ops[n++] = pointwise(b, "pointwise log sum", CUDNN_POINTWISE_LOG, f32, -1, sum, NULL,
+                             NULL, lg);
+        ops[n++] = pointwise(b, "pointwise max + log sum", CUDNN_POINTWISE_ADD, f32, -1, mx, lg,
+                             NULL, stats);
+    }
     ops[n++] = pointwise(b, "pointwise exp/sum", CUDNN_POINTWISE_DIV, f32, -1, ex, sum, NULL, p);
     ops[n++] = matmul(b, "matmul P.V", p, v, o);
     return op_graph(b, handle, ops, n);
@@ -586,14 +626,16 @@ static cudnnBackendDescriptor_t sdpa_graph(bld *b, cudnnHandle_t handle, const d
     return op_graph(b, handle, &op, 1);
 }
 
-/* Which graph KBENCH_CUDNN_GRAPH asks for: 0 decomposed, 1 the SDPA_FWD
- * operation first, -1 a value it does not know. */
+/* Which graph KBENCH_CUDNN_GRAPH asks for: 1 the SDPA_FWD operation first
+ * where cuDNN has it (the default: on the H200 it ran non-causal attention
+ * faster than the decomposed graph, 651 against 613 TFLOP/s at the default
+ * shape), 0 the decomposed graph only, -1 a value it does not know. */
 static int graph_choice(void)
 {
     const char *s = getenv(DNN_GRAPH_ENV);
-    if (!s || !*s || strcmp(s, "decomposed") == 0)
-        return 0;
-    return strcmp(s, "sdpa") == 0 ? 1 : -1;
+    if (!s || !*s || strcmp(s, "sdpa") == 0)
+        return 1;
+    return strcmp(s, "decomposed") == 0 ? 0 : -1;
 }
 
 static int verbose(void)
@@ -779,6 +821,15 @@ static int case_release(const dnn_lib *L, char *why, size_t n)
             return -1;
         }
     }
+    if (C.stats) {
+        cudaError_t ce = cudaFree(C.stats);
+        C.stats = NULL;
+        if (ce != cudaSuccess) {
+            snprintf(why, n, "cudaFree of the previous case's softmax statistics failed: %s",
+                     cudaGetErrorString(ce));
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -851,10 +902,22 @@ static int case_bind(const dnn_lib *L, const kb_args *a, const dnn_shape *sh, ch
     C.workspace_bytes = ws;
     C.scale = (float)(1.0 / sqrt((double)sh->d));
     C.mask_value = L->version >= DNN_V_NEG_INF_MASK ? -INFINITY : -FLT_MAX;
-    int64_t uids[6] = {UID_Q, UID_K, UID_V, UID_O, UID_SCALE, UID_MASK_VALUE};
-    void *ptrs[6] = {(void *)a->in[0], (void *)a->in[1], (void *)a->in[2], a->out[0], &C.scale,
+    int64_t uids[7] = {UID_Q, UID_K, UID_V, UID_O, UID_SCALE, UID_MASK_VALUE};
+    void *ptrs[7] = {(void *)a->in[0], (void *)a->in[1], (void *)a->in[2], a->out[0], &C.scale,
                      &C.mask_value};
-    const int64_t nbound = sh->causal ? 6 : 5;
+    int64_t nbound = sh->causal ? 6 : 5;
+    if (C.graph == GRAPH_DECOMPOSED && (dnn_form() & DNN_FORM_STATS)) {
+        const size_t sb = (size_t)(sh->b * sh->h * sh->s) * sizeof(float);
+        cudaError_t ce = cudaMalloc(&C.stats, sb);
+        if (ce != cudaSuccess) {
+            C.stats = NULL;
+            snprintf(why, n, "allocating the softmax statistics (%zu bytes) failed: %s", sb,
+                     cudaGetErrorString(ce));
+            return -1;
+        }
+        uids[nbound] = UID_STATS;
+        ptrs[nbound++] = C.stats;
+    }
     bld b = {L, 0, why, n};
     const char *name = "variant pack";
     C.pack = MAKE(&b, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
@@ -870,7 +933,6 @@ static int case_bind(const dnn_lib *L, const kb_args *a, const dnn_shape *sh, ch
 /* The graphs to try for this case, in order, from KBENCH_CUDNN_GRAPH: the
  * SDPA_FWD operation first when asked and possible, then the decomposed
  * graph. Returns how many (1 or 2), or -1 with why for a bad value. */
-enum { GRAPH_SDPA, GRAPH_DECOMPOSED };
 static int graph_plan(const dnn_lib *L, const dnn_shape *sh, int kinds[2], char *why, size_t n)
 {
     const int choice = graph_choice();
@@ -989,8 +1051,10 @@ extern "C" int kb_attention_cudnn_prepare(const kb_args *a, char *why, size_t wh
         bld b = {L, 0, why, why_size};
         cudnnBackendDescriptor_t g = build_graph(&b, kinds[i], C.handle, &sh);
         rc = b.rc ? b.rc : choose_plan(L, g, why, why_size);
-        if (rc == 0)
+        if (rc == 0) {
+            C.graph = kinds[i];
             break;
+        }
         if (i + 1 < nk && verbose())
             fprintf(stderr, "kbench: cudnn: %s cannot run (%s); trying the next graph\n",
                     graph_name(kinds[i], &sh), why);

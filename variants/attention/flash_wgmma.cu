@@ -1,57 +1,91 @@
 /* flash_wgmma.cu - attention on Hopper's own machinery: K and V tiles brought
- * into shared memory by the copy engine (TMA) through an mbarrier pipeline,
- * both products on wgmma with fp32 accumulators in registers, one producer
- * warp feeding consumer warpgroups, and each warpgroup's softmax of one tile
- * overlapped with the tensor cores' work on the next.
+ * into shared memory by the copy engine (TMA) through an mbarrier ring, both
+ * products on wgmma with fp32 accumulators in registers, one producer thread
+ * feeding consumer warpgroups, each consumer's softmax of one tile overlapped
+ * with the tensor cores' work on the next, and a persistent grid.
  *
- * Idea (FlashAttention-3's forward pass, written out step by step). A block
- * owns BM = 64 x NC query rows of one (batch, head) and walks the keys in
- * tiles of BN = 128. Its threads are NC + 1 warpgroups:
- *   producer   (warpgroup 0; one thread works, setmaxnreg.dec to 24
- *              registers) copies Q once, then K_j and V_j for every tile j
- *              into a STAGES-deep ring of shared-memory slots with
+ * Idea (FlashAttention-3's forward pass, written out step by step). A work
+ * tile is BM = 64 x NC query rows of one (batch, head); the keys are walked in
+ * tiles of BN = 128. A block's threads are NC + 1 warpgroups:
+ *   producer   (warpgroup 0, setmaxnreg.dec to 32 registers; one thread
+ *              works) copies Q, then K_j and V_j for every key tile, into a
+ *              STAGES-deep ring of shared-memory slots with
  *              cp.async.bulk.tensor; each slot has a "full" mbarrier the copy
- *              engine completes (expect_tx: the bytes) and an "empty" mbarrier
- *              the consumers arrive on once the tensor cores have read it;
+ *              engine completes (expect_tx: its bytes) and an "empty" one the
+ *              consumers' warps arrive on once the tensor cores have read it;
  *   consumers  (warpgroups 1..NC, setmaxnreg.inc) each own 64 query rows:
  *              S_j = Q K_j^T   wgmma m64n128k16, A = Q and B = K both from
  *                              shared memory, K-major, D / 16 instructions;
- *              softmax         the online softmax of flash-tiled, on the
- *                              accumulator layout (rows lane / 4 and
- *                              lane / 4 + 8 of each warp's 16, a quad per row);
+ *              softmax         flash-tiled's online softmax on the accumulator
+ *                              layout (rows lane / 4 and lane / 4 + 8 of each
+ *                              warp's 16; a quad of lanes per row);
  *              O += P_j V_j    wgmma m64nDk16 with A = P from registers (the
  *                              accumulator layout of S is the A-fragment
  *                              layout) and B = V from shared memory read
- *                              MN-major (the transpose-B bit: V stays as it
- *                              is in memory), BN / 16 instructions.
- *   overlap    within a warpgroup, S_{j+1} and P_j V_j are issued together and
- *              the softmax of tile j + 1 runs while P_j V_j is still on the
- *              tensor cores (wgmma.wait_group 1); across warpgroups (PP, two
- *              consumers), named barriers make them take turns issuing, so one
- *              warpgroup's softmax runs beside the other's products.
+ *                              MN-major (the transpose-B bit: V is used as it
+ *                              lies in memory), BN / 16 instructions.
+ *   overlap    in a warpgroup, S_{j+1} and P_j V_j are issued together and the
+ *              softmax of tile j + 1 runs while P_j V_j is still on the tensor
+ *              cores (wgmma.wait_group 1); across warpgroups (PP), named
+ *              barriers make the consumers take turns issuing, so one's
+ *              softmax runs beside the others' products.
+ *   persistent one block per SM; each claims its next work tile from a
+ *              device-wide counter (atomicAdd, in the variant's 8 bytes of
+ *              scratch; the last block resets it) as soon as it starts the
+ *              current one, and the producer loads the next tile's Q while the
+ *              consumers finish the current one, so a block's start-up and
+ *              store no longer sit between tiles. Work tiles run from each
+ *              head's last query block (the most key tiles when causal) down,
+ *              heads the slow index, so the blocks in flight share a few heads'
+ *              K and V in the L2.
  * Every tile in shared memory is stored as 64-column (128-byte) slabs in the
- * 128-byte swizzle that both TMA and wgmma understand; the wgmma descriptors
- * step 32 bytes along k inside a slab and one slab per 64 columns. Rows past
- * the sequence are zero-filled by TMA, and keys past it masked to -inf.
- * Causal: tiles wholly above a block's diagonal are never loaded nor
+ * 128-byte swizzle that TMA writes and wgmma reads; the wgmma descriptors step
+ * 32 bytes along k inside a slab and one slab per 64 columns. Rows past the
+ * sequence are zero-filled by TMA and keys past it masked to -inf. Causal:
+ * key tiles wholly above a work tile's diagonal are neither loaded nor
  * computed; only tiles crossing a warpgroup's diagonal (or the end of the
- * sequence) are masked; blocks start from the last query block of each head
- * (the most tiles). O is normalised in registers, written into the
- * warpgroup's own (finished) Q rows in the swizzled layout and stored by TMA,
- * which drops rows past the sequence.
+ * sequence) are masked. O is normalised in registers and stored from them.
  *
- * Budget (ptxas, sm_90a; no spills, no stack): dim 128, 2 consumers: 384
- * threads, shared memory 32 KB Q + 2 x (32 + 32) KB K/V = 160 KB (one block
- * per SM); consumer registers 240 (S 64, O 64, P 32 a thread). dim 64:
- * 16 KB Q + 2 x (16 + 16) KB, O 32 registers.
+ * Configurations (fw_cfg): dim 128 runs 2 consumers, 3 stages, ping-pong:
+ * 384 threads, 32 KB Q + 3 x (32 + 32) KB K/V = 224 KB of shared memory, one
+ * block per SM, consumers at 232 registers (S 64, O 64, P 32 a thread); dim 64
+ * runs 3 consumers (BM 192), 4 stages, ping-pong: 512 threads, 24 + 4 x (16 +
+ * 16) KB = 152 KB, consumers at 160 registers; for grids of fewer than 4 such
+ * blocks per SM, 2 consumers. ptxas: no spills, no stack.
  *
  * Prediction (default shape, bf16, 550 GFLOP): per 128-key tile and
- * warpgroup the tensor cores run 16 m64n128k16 (about 64 clk each at
- * 4096 flop/clk/SM: 1024 clk) and the softmax needs 64 EX2 a thread, 8192 a
- * warpgroup at 16/clk/SM: 512 clk, hidden under the other warpgroup's
- * products. With the tensor pipe busy 75-80% of the time: 600-650 TFLOP/s
- * (cuDNN's fused attention measured 607 on this GPU through PyTorch).
- * Measured: see the table below (filled from results/h200/attention.json). */
+ * consumer the tensor cores run 16 m64n128k16 (about 64 clk each at 4096
+ * flop/clk/SM: 1024 clk) and the softmax needs 64 EX2 a thread, 8192 a
+ * warpgroup at 16/clk/SM: 512 clk, hidden under the other consumer's
+ * products. With the tensor pipe busy 75-80%: 600-650 TFLOP/s, near cuDNN
+ * (607-666 through PyTorch on this GPU, cuDNN 9.19).
+ *
+ * Measured on the H200 (bf16, TFLOP/s, median; the GPU drops its clock under
+ * this load, and the same kernel measured 600-680 at the default shape over
+ * one session, so alternatives were compared in interleaved rounds and each
+ * beside cuDNN in the same run), 2026-12-01:
+ *   first version (one block a tile, 2 stages, ping-pong): 616 / 560 causal at
+ *     the default shape, 439 / 404 at dim 64, all shapes checked; 1.7x
+ *     flash-tiled. SASS: HGMMA.64x128x16.F32.BF16, UTMALDG.3D, USETMAXREG.
+ *   ptxas first serialised the wgmmas (C7514/C7515): O's rescale and P's
+ *     packing had sunk past wgmma.fence, and a branch sat between the two
+ *     products; register fences before the fence and a peeled first tile fixed
+ *     it.
+ *   3 stages vs 2: +0-10% non-causal at dim 128, within the noise causal;
+ *   BN 176 (FlashAttention-3's non-causal tile): no gain (627 vs 605-678; 4096
+ *     is no multiple of 176, so the last tile is 27% full);
+ *   ping-pong or not: within the noise alone; with the persistent grid,
+ *     ping-pong was the steadiest (0.97-0.99x cuDNN at every dim-128 shape);
+ *   persistent with a static round-robin of tiles: causal far slower (dim 64
+ *     253 vs 400 TFLOP/s: with 22 query blocks a head and 132 SMs, each block
+ *     kept meeting the same query block, the heaviest or the lightest); with
+ *     the claimed-from-a-counter tiles: causal as fast as one block a tile or
+ *     faster, non-causal unchanged;
+ *   dim 64: 3 consumers beat 2 (480-510 vs 430), but at seq 4097 with 3
+ *     heads 2 consumers win (149 vs 116: 66 blocks of 192 rows for 132 SMs).
+ * The final figures, beside cuDNN's, are in results/h200/attention.json and
+ * README; the softmax's exponentials (64 MUFU.EX2 a thread a tile) bound dim
+ * 64, where cuDNN stays ahead causal. */
 #include <stdlib.h>
 
 #include "attention.cuh"
@@ -60,6 +94,9 @@
 
 #define FW_ROWS 64  /* query rows per consumer warpgroup: the m of wgmma */
 #define FW_WG 128   /* threads per warpgroup */
+/* The persistent grid's work counter and finished-blocks counter (two ints in
+ * the variant's scratch, zeroed once by prepare; the last block resets them). */
+#define FW_SCHED_BYTES 8
 
 /* D: head dimension (64, 128); NC: consumer warpgroups; STAGES: K/V slots;
  * PP: the two consumers take turns issuing (named barriers). */
@@ -75,10 +112,14 @@ template <int D_, int NC_, int BN_, int STAGES_, bool PP_> struct fw_cfg {
     static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;
     static constexpr int OFF_BAR = OFF_V + STAGES * KV_BYTES;
     static constexpr int NBAR = 2 + 4 * STAGES; /* Q full and empty; K, V full and empty per slot */
-    static constexpr size_t SMEM = (size_t)OFF_BAR + NBAR * 8 + KB_SW128_ATOM; /* + alignment */
-    /* registers per thread: 128 x 24 + 128 NC x REG_CONSUMER <= 65536 */
-    static constexpr int REG_PRODUCER = 24;
-    static constexpr int REG_CONSUMER = NC == 2 ? 240 : 160;
+    static constexpr int OFF_SCHED = OFF_BAR + NBAR * 8; /* the block's next work tile */
+    static constexpr size_t SMEM = (size_t)OFF_SCHED + 16 + KB_SW128_ATOM; /* + alignment */
+    /* registers per thread: the block is launched with 65536 / THREADS rounded
+     * down to 8 (168 for 384 threads, 128 for 512) and setmaxnreg only moves
+     * them: 128 REG_PRODUCER + 128 NC REG_CONSUMER <= THREADS x that */
+    static constexpr int REG_LAUNCH = 65536 / THREADS / 8 * 8;
+    static constexpr int REG_PRODUCER = 32;
+    static constexpr int REG_CONSUMER = (THREADS * REG_LAUNCH - FW_WG * REG_PRODUCER) / (FW_WG * NC) / 8 * 8;
     static_assert(D == 64 || D == 128, "dim 64 or 128");
     static_assert(BN == 128 || BN == 176, "S's wgmma is built for n 128 and 176");
     static_assert(NC >= 2 && NC <= 3, "two or three consumer warpgroups");
@@ -149,26 +190,43 @@ static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t 
     }
 }
 
+/* The next work tile of a block that has just started tile wt: with sched
+ * (the persistent grid), the next unclaimed one (a device-wide counter past
+ * the first gridDim.x, which every block starts with), else wt + gridDim.x. */
+static __device__ __forceinline__ int fw_next(int *sched, int wt)
+{
+    return sched ? (int)gridDim.x + atomicAdd(&sched[0], 1) : wt + (int)gridDim.x;
+}
+
 /* The producer: one thread issues every copy of the block, work tile after
- * work tile; the K/V ring runs on across them (it counts the tiles passed). */
+ * work tile; the K/V ring runs on across them (it counts the tiles passed).
+ * Each tile's index goes to the consumers in shared memory (slot), published
+ * by Q's barrier; -1 says there is none left. */
 template <typename C>
 static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const CUtensorMap *tk,
                                                   const CUtensorMap *tv, uint32_t sbase,
-                                                  uint32_t bars, int s, int nqb, int total,
-                                                  int causal)
+                                                  uint32_t bars, volatile int *slot, int *sched,
+                                                  int s, int nqb, int total, int causal)
 {
     kb_tma_prefetch_map(tq);
     kb_tma_prefetch_map(tk);
     kb_tma_prefetch_map(tv);
     int it = 0;
-    for (int wt = blockIdx.x, n = 0; wt < total; wt += gridDim.x, n++) {
+    for (int wt = blockIdx.x, n = 0;; n++) {
+        kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
+        if (wt >= total) {
+            *slot = -1;
+            kb_mbar_arrive(FW_Q_FULL(bars));
+            break;
+        }
+        *slot = wt;
         int bh, q0, ntiles;
         fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
-        kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
         kb_mbar_expect_tx(FW_Q_FULL(bars), C::Q_BYTES);
 #pragma unroll
         for (int c = 0; c < C::SLABS; c++)
             kb_tma_load_3d(sbase + c * C::BM * KB_SW128_ROW, tq, FW_Q_FULL(bars), c * 64, q0, bh);
+        wt = fw_next(sched, wt); /* claimed early: the atomic's latency hides behind K, V */
         for (int j = 0; j < ntiles; j++, it++) {
             const int st = it % C::STAGES;
             const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
@@ -187,6 +245,11 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
                 kb_tma_load_3d(sv + c * C::BN * KB_SW128_ROW, tv, fw_bar<C>(bars, FW_V_FULL, st),
                                c * 64, j * C::BN, bh);
         }
+    }
+    /* the last block to finish claiming resets the counter for the next launch */
+    if (sched && atomicAdd(&sched[1], 1) == (int)gridDim.x - 1) {
+        atomicExch(&sched[0], 0);
+        atomicExch(&sched[1], 0);
     }
 }
 
@@ -263,14 +326,13 @@ static __device__ __forceinline__ void fw_pack(uint32_t (&p)[BN / 16][4], const 
             p[kk][r] = kb_pack2<T>(sacc[8 * kk + 2 * r], sacc[8 * kk + 2 * r + 1]);
 }
 
-/* One work tile of one consumer warpgroup (w = 0..NC-1): rows q0 + 64 w .. +
- * 63 of slice bh, ntiles key tiles from ring position it; n counts the block's
- * work tiles (the parity of Q's barriers). */
+/* One work tile of one consumer warpgroup (w = 0..NC-1), Q in place: rows
+ * q0 + 64 w .. + 63 of slice bh, ntiles key tiles from ring position it. */
 template <typename T, typename C>
 static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint32_t sbase,
                                                        uint32_t bars, int w, int q0, int bh,
-                                                       int s, int ntiles, int it, int n,
-                                                       int causal, float sl2)
+                                                       int s, int ntiles, int it, int causal,
+                                                       float sl2)
 {
     constexpr int D = C::D, BN = C::BN;
     const int tid = threadIdx.x % FW_WG, lane = tid % 32;
@@ -286,7 +348,6 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     for (int i = 0; i < D / 2; i++)
         o[i] = 0.0f;
 
-    kb_mbar_wait(FW_Q_FULL(bars), (unsigned)n & 1u);
     /* tile 0: S alone */
     {
         const int st = it % C::STAGES;
@@ -387,12 +448,13 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
 template <typename T, typename C>
 __global__ void __launch_bounds__(C::THREADS, 1)
     att_fw(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
-           const __grid_constant__ CUtensorMap tv, T *__restrict__ out, int s, int nqb, int total,
-           int causal, float sl2)
+           const __grid_constant__ CUtensorMap tv, T *__restrict__ out, int *sched, int s,
+           int nqb, int total, int causal, float sl2)
 {
     extern __shared__ __align__(KB_SW128_ATOM) uint8_t fw_smem[];
     const uint32_t sbase = (kb_smem_u32(fw_smem) + KB_SW128_ATOM - 1) & ~(uint32_t)(KB_SW128_ATOM - 1);
     const uint32_t bars = sbase + C::OFF_BAR;
+    volatile int *slot = (volatile int *)(fw_smem + (sbase - kb_smem_u32(fw_smem)) + C::OFF_SCHED);
     const int wg = threadIdx.x / FW_WG;
 
     if (threadIdx.x == 0) {
@@ -410,7 +472,7 @@ __global__ void __launch_bounds__(C::THREADS, 1)
     if (wg == 0) {
         kb_setmaxnreg_dec<C::REG_PRODUCER>();
         if (threadIdx.x == 0)
-            fw_produce<C>(&tq, &tk, &tv, sbase, bars, s, nqb, total, causal);
+            fw_produce<C>(&tq, &tk, &tv, sbase, bars, slot, sched, s, nqb, total, causal);
     } else {
         kb_setmaxnreg_inc<C::REG_CONSUMER>();
         /* ping-pong: the turns run on across work tiles (every consumer takes
@@ -418,11 +480,14 @@ __global__ void __launch_bounds__(C::THREADS, 1)
         if (C::PP && wg == C::NC)
             kb_bar_arrive(FW_BAR_TURN, 2 * FW_WG);
         int it = 0;
-        for (int wt = blockIdx.x, n = 0; wt < total; wt += gridDim.x, n++) {
+        for (int n = 0;; n++) {
+            kb_mbar_wait(FW_Q_FULL(bars), (unsigned)n & 1u);
+            const int wt = *slot;
+            if (wt < 0)
+                break;
             int bh, q0, ntiles;
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
-            fw_consume_tile<T, C>(out, sbase, bars, wg - 1, q0, bh, s, ntiles, it, n, causal,
-                                  sl2);
+            fw_consume_tile<T, C>(out, sbase, bars, wg - 1, q0, bh, s, ntiles, it, causal, sl2);
             it += ntiles;
         }
         if (C::PP && wg == 1)
@@ -481,12 +546,13 @@ static cudaError_t fw_sms(int *sms)
     return e != cudaSuccess ? e : cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
 }
 
-/* persist: one block per SM walks the work tiles (else one block a tile). */
+/* persist: one block per SM, each claiming work tiles from the counter in
+ * a->scratch until none is left (else one block a tile). */
 template <typename T, typename C>
 static cudaError_t launch_fw_cfg(const kb_args *a, cudaStream_t st, const char *name, int persist)
 {
     const att_shape sh = att_shape_of(a);
-    void (*kern)(CUtensorMap, CUtensorMap, CUtensorMap, T *, int, int, int, int, float) =
+    void (*kern)(CUtensorMap, CUtensorMap, CUtensorMap, T *, int *, int, int, int, int, float) =
         att_fw<T, C>;
     cudaError_t e = cudaFuncSetAttribute((const void *)kern,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -500,6 +566,8 @@ static cudaError_t launch_fw_cfg(const kb_args *a, cudaStream_t st, const char *
         return cudaErrorInvalidConfiguration;
     int64_t blocks = total;
     if (persist) {
+        if (!a->scratch || a->scratch_bytes < FW_SCHED_BYTES)
+            return cudaErrorInvalidValue; /* the counter: see flash-wgmma's scratch_bytes */
         int sms;
         if ((e = fw_sms(&sms)) != cudaSuccess)
             return e;
@@ -508,7 +576,8 @@ static cudaError_t launch_fw_cfg(const kb_args *a, cudaStream_t st, const char *
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {C::THREADS, 1, 1};
     kb_note_launch(a->log, (const void *)kern, name, grid, block, C::SMEM);
     kern<<<grid.x, block.x, C::SMEM, st>>>(fw_cache.map[0], fw_cache.map[1], fw_cache.map[2],
-                                           (T *)a->out[0], (int)sh.s, (int)nqb, (int)total,
+                                           (T *)a->out[0], persist ? (int *)a->scratch : NULL,
+                                           (int)sh.s, (int)nqb, (int)total,
                                            sh.causal, sh.scale * KB_LOG2E);
     return cudaGetLastError();
 }
@@ -524,25 +593,39 @@ typedef struct fw_config {
 } fw_config;
 
 #define FW_CONFIGS 4
+/* dim 64 runs three consumers (BM 192) only when that still gives every SM
+ * several blocks; fewer rows a block (config 3) otherwise. */
+#define FW_D64_WAVES 4
 
 template <typename T> static cudaError_t launch_fw(const kb_args *a, cudaStream_t st)
 {
     static const fw_config d128[FW_CONFIGS] = {
+        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, true>>, "att_fw_d128_c2_n128_s3_pp_persist", 1},
         {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, false>>, "att_fw_d128_c2_n128_s3_persist", 1},
         {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, false>>, "att_fw_d128_c2_n128_s3", 0},
-        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, true>>, "att_fw_d128_c2_n128_s3_pp_persist", 1},
-        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, true>>, "att_fw_d128_c2_n128_s3_pp", 0}};
+        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 2, true>>, "att_fw_d128_c2_n128_s2_pp_persist", 1}};
     static const fw_config d64[FW_CONFIGS] = {
         {launch_fw_cfg<T, fw_cfg<64, 3, 128, 4, true>>, "att_fw_d64_c3_n128_s4_pp_persist", 1},
         {launch_fw_cfg<T, fw_cfg<64, 3, 128, 4, true>>, "att_fw_d64_c3_n128_s4_pp", 0},
-        {launch_fw_cfg<T, fw_cfg<64, 3, 128, 3, true>>, "att_fw_d64_c3_n128_s3_pp_persist", 1},
+        {launch_fw_cfg<T, fw_cfg<64, 3, 128, 4, false>>, "att_fw_d64_c3_n128_s4_persist", 1},
         {launch_fw_cfg<T, fw_cfg<64, 2, 128, 4, true>>, "att_fw_d64_c2_n128_s4_pp_persist", 1}};
     const char *env = getenv("KBENCH_FLASH_WGMMA_CONFIG");
-    const int c = env && env[0] >= '0' && env[0] < '0' + FW_CONFIGS && !env[1] ? env[0] - '0' : 0;
+    int c = env && env[0] >= '0' && env[0] < '0' + FW_CONFIGS && !env[1] ? env[0] - '0' : -1;
     switch (a->shape[ATT_DIM]) {
     case 128:
+        c = c < 0 ? 0 : c;
         return d128[c].launch(a, st, d128[c].name, d128[c].persist);
     case 64:
+        if (c < 0) {
+            const att_shape sh = att_shape_of(a);
+            int sms;
+            cudaError_t e = fw_sms(&sms);
+            if (e != cudaSuccess)
+                return e;
+            c = sh.bh * ((sh.s + 3 * FW_ROWS - 1) / (3 * FW_ROWS)) >= (int64_t)FW_D64_WAVES * sms
+                    ? 0
+                    : 3;
+        }
         return d64[c].launch(a, st, d64[c].name, d64[c].persist);
     default:
         return cudaErrorInvalidValue; /* other dims are skipped by the harness */
