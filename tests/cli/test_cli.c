@@ -50,6 +50,11 @@ static void list_shows_operators_without_gpu(void **state)
     assert_non_null(strstr(out_text, "fused"));
     assert_int_equal(kb("list softmax"), 0);
     assert_non_null(strstr(out_text, "axis rows"));
+    assert_non_null(strstr(out_text, "dtypes: fp32,fp16,bf16 (default fp32)"));
+    /* attention runs bf16 unless told otherwise, so the tensor-core rungs show */
+    assert_int_equal(kb("list attention"), 0);
+    assert_non_null(strstr(out_text, "dtypes: fp32,fp16,bf16 (default bf16)"));
+    assert_non_null(strstr(out_text, "flash-wgmma      fp16,bf16"));
     assert_int_equal(kb("list softmx"), 2);
     assert_err("unknown operator 'softmx' (did you mean 'softmax'?)");
 }
