@@ -36,6 +36,17 @@
         return cudaErrorInvalidValue;                                                 \
     }
 
+/* The same for a launcher of the 16-bit types only (the tensor-core rungs). */
+#define KB_LAUNCH_BY_DTYPE16(launch, a, s)                                            \
+    switch ((a)->dtype) {                                                             \
+    case KB_FP16:                                                                     \
+        return launch<__half>((a), (s));                                              \
+    case KB_BF16:                                                                     \
+        return launch<__nv_bfloat16>((a), (s));                                       \
+    default:                                                                          \
+        return cudaErrorInvalidValue;                                                 \
+    }
+
 /* log2(e): exp(v) = exp2(v * KB_LOG2E). */
 #define KB_LOG2E 1.4426950408889634f
 #define KB_FULL_MASK 0xffffffffu

@@ -432,12 +432,5 @@ template <typename T> static cudaError_t launch_flash(const kb_args *a, cudaStre
  * (fp16 and bf16; dim 64 and 128). */
 extern "C" cudaError_t kb_attention_flash_tiled(const kb_args *a, cudaStream_t s)
 {
-    switch (a->dtype) {
-    case KB_FP16:
-        return launch_flash<__half>(a, s);
-    case KB_BF16:
-        return launch_flash<__nv_bfloat16>(a, s);
-    default:
-        return cudaErrorInvalidValue; /* fp32 is not in the variant's dtype mask */
-    }
+    KB_LAUNCH_BY_DTYPE16(launch_flash, a, s) /* fp32 is not in the variant's dtype mask */
 }

@@ -211,6 +211,21 @@ static __device__ __forceinline__ int fw_next(int *sched, int wt)
     return sched ? (int)gridDim.x + atomicAdd(&sched[0], 1) : wt + (int)gridDim.x;
 }
 
+/* Copies key tile j of slice bh (K or V, per tmap) into slot st at dst, once
+ * the consumers have released the slot's previous tile (phase ph of the ring). */
+template <typename C>
+static __device__ __forceinline__ void fw_load_tile(uint32_t dst, const CUtensorMap *tmap,
+                                                    uint32_t bars, int full, int empty, int st,
+                                                    unsigned ph, int j, int bh)
+{
+    kb_mbar_wait(fw_bar<C>(bars, empty, st), ph ^ 1u);
+    kb_mbar_expect_tx(fw_bar<C>(bars, full, st), C::KV_BYTES);
+#pragma unroll
+    for (int c = 0; c < C::SLABS; c++)
+        kb_tma_load_3d(dst + c * C::BN * KB_SW128_ROW, tmap, fw_bar<C>(bars, full, st), c * 64,
+                       j * C::BN, bh);
+}
+
 /* The producer: one thread issues every copy of the block, work tile after
  * work tile; the K/V ring runs on across them (it counts the tiles passed).
  * Each tile's index goes to the consumers in shared memory (slot), published
@@ -243,20 +258,10 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
         for (int j = 0; j < ntiles; j++, it++) {
             const int st = it % C::STAGES;
             const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
-            const uint32_t sk = sbase + C::OFF_K + st * C::KV_BYTES;
-            const uint32_t sv = sbase + C::OFF_V + st * C::KV_BYTES;
-            kb_mbar_wait(fw_bar<C>(bars, FW_K_EMPTY, st), ph ^ 1u);
-            kb_mbar_expect_tx(fw_bar<C>(bars, FW_K_FULL, st), C::KV_BYTES);
-#pragma unroll
-            for (int c = 0; c < C::SLABS; c++)
-                kb_tma_load_3d(sk + c * C::BN * KB_SW128_ROW, tk, fw_bar<C>(bars, FW_K_FULL, st),
-                               c * 64, j * C::BN, bh);
-            kb_mbar_wait(fw_bar<C>(bars, FW_V_EMPTY, st), ph ^ 1u);
-            kb_mbar_expect_tx(fw_bar<C>(bars, FW_V_FULL, st), C::KV_BYTES);
-#pragma unroll
-            for (int c = 0; c < C::SLABS; c++)
-                kb_tma_load_3d(sv + c * C::BN * KB_SW128_ROW, tv, fw_bar<C>(bars, FW_V_FULL, st),
-                               c * 64, j * C::BN, bh);
+            fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL, FW_K_EMPTY,
+                            st, ph, j, bh);
+            fw_load_tile<C>(sbase + C::OFF_V + st * C::KV_BYTES, tv, bars, FW_V_FULL, FW_V_EMPTY,
+                            st, ph, j, bh);
         }
     }
     /* the last block to finish claiming resets the counter for the next launch */
@@ -649,12 +654,5 @@ template <typename T> static cudaError_t launch_fw(const kb_args *a, cudaStream_
  * stream s (fp16 and bf16; dim 64 and 128; a Hopper GPU). */
 extern "C" cudaError_t kb_attention_flash_wgmma(const kb_args *a, cudaStream_t s)
 {
-    switch (a->dtype) {
-    case KB_FP16:
-        return launch_fw<__half>(a, s);
-    case KB_BF16:
-        return launch_fw<__nv_bfloat16>(a, s);
-    default:
-        return cudaErrorInvalidValue; /* fp32 is not in the variant's dtype mask */
-    }
+    KB_LAUNCH_BY_DTYPE16(launch_fw, a, s) /* fp32 is not in the variant's dtype mask */
 }
