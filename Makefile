@@ -23,7 +23,8 @@ LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
 LDLIBS   := -lcjson -lsqlite3 -lcupti -lcublas -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
-LIB_C    := $(wildcard src/util/*.c src/kernels/*.c src/profiler/*.c src/report/*.c)
+LIB_C    := $(wildcard src/util/*.c src/results/*.c src/kernels/*.c src/profiler/*.c \
+              src/store/*.c src/report/*.c)
 CLI_C    := $(wildcard src/cli/*.c)
 CU       := $(wildcard src/kernels/*.cu src/profiler/*.cu variants/*/*.cu)
 LIB_O    := $(LIB_C:%.c=$(B)/%.o) $(CU:%.cu=$(B)/%.o)

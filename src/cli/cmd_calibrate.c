@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "profiler/calibrate_mma.h"
 #include "profiler/device.h"
-#include "report/store.h"
+#include "store/store.h"
 
 int cmd_calibrate(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 /* cmd_compare.c - `kbench compare BASE NEW`: loads two runs (stored run ids,
  * 'latest', or JSON report files, mixed as needed), compares them case by case
- * (report/compare.h) and writes the comparison as text, markdown, JSON or
+ * (results/compare.h) and writes the comparison as text, markdown, JSON or
  * HTML. Exit 1 when a case is SLOWER: the CI gate. Needs no GPU and never
  * creates a store. */
 #include <getopt.h>
@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "report/compare.h"
-#include "report/writers.h"
+#include "report/compare_view.h"
 #include "report/html.h"
-#include "report/json.h"
-#include "report/store.h"
+#include "results/compare.h"
+#include "store/json.h"
+#include "store/store.h"
+#include "util/file.h"
 
 static const char compare_usage[] =
     "usage: kbench compare BASE NEW [--threshold PCT] [--format text|md|json|html]\n"

@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "profiler/device.h"
-#include "report/store.h"
+#include "store/store.h"
 
 static void print_device(const kb_device *d, kb_store *store)
 {

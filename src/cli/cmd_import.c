@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "report/json.h"
-#include "report/store.h"
+#include "store/json.h"
+#include "store/store.h"
 
 static const char import_usage[] =
     "usage: kbench import FILE.json... [--db PATH]\n"

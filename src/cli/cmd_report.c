@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "report/compare.h"
 #include "report/html.h"
-#include "report/json.h"
-#include "report/store.h"
 #include "report/writers.h"
+#include "store/json.h"
+#include "store/store.h"
+#include "util/file.h"
 
 static const char report_usage[] =
     "usage: kbench report [RUN] [--format text|md|json|csv|html] [-o FILE] [--db PATH]\n"
@@ -35,20 +35,6 @@ static const char report_usage[] =
     "  --runs           list the stored runs instead\n"
     "  -h, --help       this help\n";
 
-static kb_status write_json(FILE *f, const kb_run *run, kb_err *e)
-{
-    kb_status st = KB_OK;
-    cJSON *root = kb_json_from_run(run);
-    char *text = root ? cJSON_Print(root) : NULL;
-    if (!text)
-        st = kb_fail(e, KB_EENV, "out of memory building the JSON report");
-    else if (fputs(text, f) == EOF || fputc('\n', f) == EOF)
-        st = kb_fail(e, KB_EENV, "cannot write the JSON report");
-    cJSON_free(text);
-    cJSON_Delete(root);
-    return st;
-}
-
 typedef kb_status (*report_writer)(FILE *f, const kb_run *run, kb_err *e);
 
 /* Per format: the report writer and the --kernels writer (NULL: none). */
@@ -59,7 +45,7 @@ static const struct {
 } formats[] = {
     {"text", kb_write_text, kb_write_kernels_text},
     {"md", kb_write_markdown, kb_write_kernels_markdown},
-    {"json", write_json, NULL},
+    {"json", kb_json_write_run, NULL},
     {"csv", kb_write_csv, NULL},
     {"html", kb_html_write_run, NULL},
 };

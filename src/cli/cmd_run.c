@@ -20,9 +20,9 @@
 #include "profiler/calibrate_mma.h"
 #include "profiler/device.h"
 #include "profiler/isolate.h"
-#include "report/json.h"
-#include "report/result.h"
-#include "report/store.h"
+#include "store/json.h"
+#include "results/result.h"
+#include "store/store.h"
 #include "report/writers.h"
 
 #ifndef KB_VERSION

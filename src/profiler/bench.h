@@ -6,7 +6,7 @@
 
 #include "kernels/op.h"
 #include "profiler/counters.h"
-#include "report/result.h"
+#include "results/result.h"
 
 /* The L2 flush reads a buffer this many times the L2's size: with twice, about
  * 28 MB of the previous launch's dirty lines survived on the H200 and were

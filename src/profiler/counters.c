@@ -72,20 +72,21 @@ static const char *const full_metrics[] = {CORE_METRICS, SOL_METRICS, STALL_METR
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The CUPTI metrics of each set, in the set's order. */
 static const struct metric_set_row {
     kb_metric_set set;
-    const char *name;
     const char *const *metrics;
     size_t n;
 } metric_sets[] = {
-    {KB_METRICS_NONE, "none", NULL, 0},
-    {KB_METRICS_CORE, "core", core_metrics, COUNT(core_metrics)},
-    {KB_METRICS_SOL, "sol", sol_metrics, COUNT(sol_metrics)},
-    {KB_METRICS_STALLS, "stalls", stall_metrics, COUNT(stall_metrics)},
-    {KB_METRICS_FULL, "full", full_metrics, COUNT(full_metrics)},
+    {KB_METRICS_NONE, NULL, 0},
+    {KB_METRICS_CORE, core_metrics, COUNT(core_metrics)},
+    {KB_METRICS_SOL, sol_metrics, COUNT(sol_metrics)},
+    {KB_METRICS_STALLS, stall_metrics, COUNT(stall_metrics)},
+    {KB_METRICS_FULL, full_metrics, COUNT(full_metrics)},
 };
 
 _Static_assert(COUNT(full_metrics) <= KB_MAX_METRICS, "KB_MAX_METRICS is too small");
+_Static_assert(COUNT(metric_sets) == KB_METRICS_COUNT, "a metric set without its metrics");
 
 static const struct metric_set_row *set_row(kb_metric_set s)
 {
@@ -93,24 +94,6 @@ static const struct metric_set_row *set_row(kb_metric_set s)
         if (metric_sets[i].set == s)
             return &metric_sets[i];
     return NULL;
-}
-
-int kb_metric_set_parse(const char *s, kb_metric_set *out)
-{
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < COUNT(metric_sets); i++)
-        if (strcmp(s, metric_sets[i].name) == 0) {
-            *out = metric_sets[i].set;
-            return 0;
-        }
-    return -1;
-}
-
-const char *kb_metric_set_name(kb_metric_set s)
-{
-    const struct metric_set_row *r = set_row(s);
-    return r ? r->name : "?";
 }
 
 size_t kb_metric_set_metrics(kb_metric_set s, const char *const **names)
@@ -896,14 +879,6 @@ double kb_counter_sum(const kb_counter_values *vals, int n, const char *name)
     for (int k = 0; k < n; k++)
         sum += kb_counter_get(&vals[k], name); /* a missing one makes the sum NAN */
     return sum;
-}
-
-double kb_excess_traffic(double dram_read, double dram_write, double model_bytes)
-{
-    if (!isfinite(dram_read) || !isfinite(dram_write) || !isfinite(model_bytes) ||
-        model_bytes <= 0)
-        return NAN;
-    return (dram_read + dram_write) / model_bytes;
 }
 
 double kb_stall_fractions(const kb_counter_values *v, char names[][KB_STALL_NAME_MAX],

@@ -1,8 +1,7 @@
 /* html.c - the HTML report and comparison pages (html.h): one file with inline
  * CSS and SVG charts, drawn from the same kb_run and kb_compare the other
  * writers read. Charts are laid out here (scales, ticks, positions); the
- * figures they show come from the result model, except the speed-up over
- * naive, computed as the text report does. */
+ * figures they show come from the result model. */
 #include "report/html.h"
 
 #include <errno.h>
@@ -10,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/writers.h"
+#include "report/compare_view.h"
+#include "report/format.h"
 
 /* ---- escaping and small pieces -------------------------------------------------- */
 
@@ -57,27 +57,6 @@ static void th(FILE *f, const char *s, int num)
     fputs(num ? "<th class=\"num\">" : "<th>", f);
     esc(f, s);
     fputs("</th>", f);
-}
-
-static void fmt_fixed(double v, int prec, const char *post, char *b, size_t n)
-{
-    if (!isfinite(v))
-        snprintf(b, n, "-");
-    else
-        snprintf(b, n, "%.*f%s", prec, v, post);
-}
-
-/* "softmax · fp32 · rows=4096, cols=1024" */
-static void case_title(const kb_result *r, char *b, size_t n)
-{
-    char shape[256];
-    kb_result_shape_str(r, ", ", shape, sizeof shape);
-    snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %.100s", r->op, r->dtype, shape);
-}
-
-static int has_counters(const kb_result *r)
-{
-    return strcmp(r->metric_set, "none") != 0 && *r->metric_set && !*r->counters_reason;
 }
 
 /* The fill colour of a dtype in the charts. */
@@ -205,13 +184,12 @@ static void run_header(FILE *f, const kb_run *run)
 static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
 {
     int compute = 0, counters = 0, stalls = 0, extra = 0;
-    double naive = kb_naive_median(run, idx, n);
     char b[256];
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
         compute |= strcmp(r->bound, "compute") == 0;
-        counters |= has_counters(r);
-        stalls |= has_counters(r) && *r->top_stalls;
+        counters |= kb_result_has_counters(r);
+        stalls |= kb_result_has_counters(r) && *r->top_stalls;
         extra |= r->extra_bytes > 0;
     }
     fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
@@ -250,12 +228,11 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
         else
             snprintf(b, sizeof b, "-");
         td(f, b, 1);
-        fmt_fixed(compute ? r->tflops : r->gbps, 1, "", b, sizeof b);
+        kb_fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", b, sizeof b);
         td(f, b, 1);
-        fmt_fixed(r->pct_peak, 1, "%", b, sizeof b);
+        kb_fmt_fixed(r->pct_peak, 1, "", "%", b, sizeof b);
         td(f, b, 1);
-        double sp = r->status == KB_R_OK && r->median_us > 0 ? naive / r->median_us : NAN;
-        fmt_fixed(sp, 2, "x", b, sizeof b);
+        kb_fmt_fixed(r->speedup, 2, "", "x", b, sizeof b);
         td(f, b, 1);
         snprintf(b, sizeof b, "%d", r->nkernels);
         td(f, b, 1);
@@ -274,16 +251,16 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
             td(f, b, 1);
         }
         if (counters) {
-            fmt_fixed(r->dram_gbps, 1, "", b, sizeof b);
+            kb_fmt_fixed(r->dram_gbps, 1, "", "", b, sizeof b);
             td(f, b, 1);
-            fmt_fixed(r->excess_traffic, 2, "x", b, sizeof b);
+            kb_fmt_fixed(r->excess_traffic, 2, "", "x", b, sizeof b);
             td(f, b, 1);
             if (!isfinite(r->achieved_occupancy) && !isfinite(r->theoretical_occupancy)) {
                 snprintf(b, sizeof b, "-");
             } else {
                 char a[24], t[24];
-                fmt_fixed(r->achieved_occupancy, 0, "", a, sizeof a);
-                fmt_fixed(r->theoretical_occupancy, 0, "", t, sizeof t);
+                kb_fmt_fixed(r->achieved_occupancy, 0, "", "", a, sizeof a);
+                kb_fmt_fixed(r->theoretical_occupancy, 0, "", "", t, sizeof t);
                 snprintf(b, sizeof b, "%s/%s%%", a, t);
             }
             td(f, b, 1);
@@ -463,7 +440,7 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
         const kb_result *r = &run->results[i];
         if (!roof_point(r))
             continue;
-        double ai = r->flops / r->bytes;
+        double ai = kb_result_intensity(r);
         np++;
         xmin = ai < xmin ? ai : xmin;
         xmax = ai > xmax ? ai : xmax;
@@ -563,10 +540,10 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
         const kb_result *r = &run->results[i];
         if (!roof_point(r))
             continue;
-        double ai = r->flops / r->bytes;
+        double ai = kb_result_intensity(r);
         roof_mark m = {rx(&ax, ai), ry(&ax, r->tflops), i};
         pt[np++] = m;
-        case_title(r, b, sizeof b);
+        kb_fmt_case_title(r, b, sizeof b);
         fprintf(f, "<circle class=\"roof-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
                    "style=\"fill:%s\"><title>[%zu] ",
                 m.x, m.y, dtype_colour(r->dtype), caseno[i]);
@@ -621,29 +598,6 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
     return 0;
 }
 
-/* The kernel of r whose stalls are shown: the longest (gpu__time_duration.sum)
- * of those with stall reasons; NULL when none has any. */
-static const kb_kernel *stall_kernel(const kb_result *r)
-{
-    const kb_kernel *best = NULL;
-    double best_t = -1;
-    for (int i = 0; i < r->nkernels; i++) {
-        const kb_kernel *k = &r->kernels[i];
-        double t = 0;
-        if (k->nstalls <= 0)
-            continue;
-        for (int j = 0; j < k->nmetrics && j < KB_RES_MAX_METRICS; j++)
-            if (strcmp(k->metrics[j].name, "gpu__time_duration.sum") == 0 &&
-                isfinite(k->metrics[j].value))
-                t = k->metrics[j].value;
-        if (t > best_t) {
-            best = k;
-            best_t = t;
-        }
-    }
-    return best;
-}
-
 enum { ST_W = 560, ST_LABEL = 190, ST_ROW = 18 };
 
 /* Per result with stall reasons, a bar per reason of its longest kernel. */
@@ -653,15 +607,16 @@ static void stall_section(FILE *f, const kb_run *run)
     char b[320];
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
-        const kb_kernel *k = stall_kernel(r);
-        if (!k)
+        const int longest = kb_result_longest_kernel(r, 1);
+        if (longest < 0)
             continue;
-        int ns = k->nstalls > KB_RES_MAX_STALLS ? KB_RES_MAX_STALLS : k->nstalls;
+        const kb_kernel *k = &r->kernels[longest];
+        const int ns = kb_kernel_nstalls(k);
         if (!any++)
             fputs("<section id=\"stalls\">\n<h2>Warp stall reasons</h2>\n<p>Share of the "
                   "stalled warp cycles of each result's longest kernel, by reason.</p>\n",
                   f);
-        case_title(r, b, sizeof b);
+        kb_fmt_case_title(r, b, sizeof b);
         fputs("<div class=\"stalls\"><h3>", f);
         esc(f, b);
         fputs(" \xC2\xB7 ", f);
@@ -676,7 +631,7 @@ static void stall_section(FILE *f, const kb_run *run)
         for (int j = 0; j < ns; j++) {
             double frac = k->stalls[j].value, y = 2 + j * ST_ROW;
             double w = isfinite(frac) && frac > 0 ? (ST_W - ST_LABEL - 60) * frac : 0;
-            fmt_fixed(100.0 * frac, 1, "%", b, sizeof b);
+            kb_fmt_fixed(100.0 * frac, 1, "", "%", b, sizeof b);
             fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", ST_LABEL - 6, y + 12);
             esc(f, k->stalls[j].name);
             fprintf(f, "</text><rect class=\"stall-bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
@@ -717,13 +672,8 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
     for (size_t i = 0, g = 0; i < n; i++) {
         if (seen[i])
             continue;
-        size_t m = 0;
-        for (size_t j = i; j < n; j++)
-            if (!seen[j] && kb_result_same_group(&run->results[i], &run->results[j])) {
-                seen[j] = 1;
-                idx[m++] = j;
-            }
-        case_title(&run->results[i], title, sizeof title);
+        size_t m = kb_run_take_group(run, i, seen, idx);
+        kb_fmt_case_title(&run->results[i], title, sizeof title);
         fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2><span class=\"caseno\">"
                    "[%zu]</span> ",
                 g + 1, g + 1);
@@ -754,11 +704,6 @@ done:
 }
 
 /* ---- the comparison page ---------------------------------------------------------- */
-
-static const kb_result *case_result(const kb_cmp_case *k)
-{
-    return k->base ? k->base : k->cur;
-}
 
 /* "slower", "only-in-base": the class suffix of a verdict. */
 static void verdict_class(kb_verdict v, char *b, size_t n)
@@ -845,7 +790,7 @@ static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
         verdict_class(k->verdict, cls, sizeof cls);
         fprintf(f, "<g class=\"ci verdict-%s\"><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
                 cls, CI_LABEL - 8, y + 4);
-        esc(f, case_result(k)->variant);
+        esc(f, kb_cmp_case_result(k)->variant);
         snprintf(b, sizeof b, "%.3f [%.3f, %.3f] %s", k->ratio, k->lo, k->hi,
                  kb_verdict_name(k->verdict));
         fprintf(f, "</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
@@ -874,10 +819,7 @@ kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
     }
     page_start(f, "kbench compare");
     fputs("<header>\n<h1>kbench compare</h1>\n<p class=\"headline\">", f);
-    snprintf(b, sizeof b,
-             "%zu faster, %zu slower, %zu same, %zu uncertain, %zu only in BASE, %zu only in NEW",
-             c->count[KB_V_FASTER], c->count[KB_V_SLOWER], c->count[KB_V_SAME],
-             c->count[KB_V_UNCERTAIN], c->count[KB_V_ONLY_BASE], c->count[KB_V_ONLY_NEW]);
+    kb_compare_headline(c, b, sizeof b);
     esc(f, b);
     fputs("</p>\n", f);
     if (c->cross_gpu) {
@@ -904,14 +846,9 @@ kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
     for (size_t i = 0, g = 0; i < n; i++) {
         if (seen[i])
             continue;
-        size_t m = 0;
-        const kb_result *r0 = case_result(&c->cases[i]);
-        for (size_t j = i; j < n; j++)
-            if (!seen[j] && kb_result_same_group(r0, case_result(&c->cases[j]))) {
-                seen[j] = 1;
-                idx[m++] = j;
-            }
-        case_title(r0, b, sizeof b);
+        size_t m = kb_compare_take_group(c, i, seen, idx);
+        const kb_result *r0 = kb_cmp_case_result(&c->cases[i]);
+        kb_fmt_case_title(r0, b, sizeof b);
         fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2>", ++g);
         esc(f, b);
         fputs("</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>", f);
@@ -931,18 +868,18 @@ kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
             const kb_cmp_case *k = &c->cases[idx[j]];
             verdict_class(k->verdict, cls, sizeof cls);
             fprintf(f, "<tr class=\"case verdict-%s\">", cls);
-            td(f, case_result(k)->variant, 0);
+            td(f, kb_cmp_case_result(k)->variant, 0);
             kb_fmt_time(k->base ? k->base->median_us : NAN, b, sizeof b);
             td(f, b, 1);
             kb_fmt_time(k->cur ? k->cur->median_us : NAN, b, sizeof b);
             td(f, b, 1);
             if (c->cross_gpu) {
-                fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "%", b, sizeof b);
+                kb_fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "", "%", b, sizeof b);
                 td(f, b, 1);
-                fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "%", b, sizeof b);
+                kb_fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "", "%", b, sizeof b);
                 td(f, b, 1);
             }
-            fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "x", b, sizeof b);
+            kb_fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "", "x", b, sizeof b);
             td(f, b, 1);
             if (isfinite(k->lo) && isfinite(k->hi))
                 snprintf(b, sizeof b, "[%.3f, %.3f]", k->lo, k->hi);

@@ -11,8 +11,8 @@
 
 #include <stdio.h>
 
-#include "report/compare.h"
-#include "report/result.h"
+#include "results/compare.h"
+#include "results/result.h"
 #include "util/status.h"
 
 #ifdef __cplusplus

@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "kbtest.h"
-#include "report/compare.h"
-#include "report/json.h"
+#include "report/compare_view.h"
+#include "results/compare.h"
+#include "store/json.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 
 #include "kbtest.h"
 #include "profiler/isolate.h"
-#include "report/result.h"
+#include "results/result.h"
 
 static int child_answers(void *ctx, int fd)
 {

@@ -1,4 +1,6 @@
-/* result.c - lifecycle of the result model and the figures derived from it. */
+/* result.c - lifecycle of the result model: initial values, ownership of the
+ * samples and kernels, the run's list of results; names and groups. Figures
+ * are in figures.c. */
 #include "result.h"
 
 #include <math.h>
@@ -9,15 +11,16 @@
 #include "util/status.h"
 
 static const char *const rstatus_names[] = {"ok", "mismatch", "failed", "skipped"};
+#define NSTATUS ((int)(sizeof rstatus_names / sizeof rstatus_names[0]))
 
 const char *kb_rstatus_name(kb_rstatus s)
 {
-    return (unsigned)s < 4 ? rstatus_names[s] : "?";
+    return (int)s >= 0 && (int)s < NSTATUS ? rstatus_names[s] : "?";
 }
 
 int kb_rstatus_parse(const char *s, kb_rstatus *out)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < NSTATUS; i++)
         if (strcmp(s, rstatus_names[i]) == 0) {
             *out = (kb_rstatus)i;
             return 0;
@@ -32,7 +35,7 @@ void kb_result_init(kb_result *r)
     r->median_us = r->min_us = r->max_us = r->stdrel = NAN;
     r->sm_clock_mhz = NAN;
     r->bytes = r->flops = NAN;
-    r->gbps = r->tflops = r->pct_peak = NAN;
+    r->gbps = r->tflops = r->pct_peak = r->speedup = NAN;
     r->dram_bytes = r->excess_traffic = r->achieved_occupancy = r->dram_gbps = NAN;
     kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
     kb_strlcpy(r->bound, "memory", sizeof r->bound);
@@ -88,57 +91,8 @@ int kb_run_add(kb_run *run, kb_result *r)
     r->kernels = NULL;
     r->nsamples = 0;
     r->nkernels = 0;
+    kb_run_case_speedups(run, &run->results[run->nresults - 1]);
     return 0;
-}
-
-void kb_result_derive(kb_result *r, const kb_device *dev)
-{
-    r->gbps = r->tflops = r->pct_peak = r->dram_gbps = NAN;
-    if (!(r->median_us > 0))
-        return;
-    if (isfinite(r->dram_bytes))
-        r->dram_gbps = r->dram_bytes / (r->median_us * 1e3);
-    if (isfinite(r->bytes))
-        r->gbps = r->bytes / (r->median_us * 1e3);
-    if (isfinite(r->flops))
-        r->tflops = r->flops / (r->median_us * 1e6);
-    if (strcmp(r->bound, "compute") == 0) {
-        double peak = strcmp(r->dtype, "fp32") == 0 ? dev->fp32_tflops : dev->mma_tflops;
-        if (isfinite(r->tflops) && peak > 0)
-            r->pct_peak = 100.0 * r->tflops / peak;
-    } else if (isfinite(r->gbps) && dev->copy_gbps > 0) {
-        r->pct_peak = 100.0 * r->gbps / dev->copy_gbps;
-    }
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void kb_result_summarise(kb_result *r)
-{
-    r->median_us = r->min_us = r->max_us = r->stdrel = NAN;
-    size_t n = r->nsamples;
-    if (n == 0)
-        return;
-    double *s = malloc(n * sizeof *s);
-    if (!s)
-        return;
-    memcpy(s, r->samples_us, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    r->min_us = s[0];
-    r->max_us = s[n - 1];
-    r->median_us = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    double mean = 0, var = 0;
-    for (size_t i = 0; i < n; i++)
-        mean += s[i];
-    mean /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        var += (s[i] - mean) * (s[i] - mean);
-    r->stdrel = n > 1 && mean > 0 ? sqrt(var / (double)(n - 1)) / mean : 0.0;
-    free(s);
 }
 
 void kb_result_shape_str(const kb_result *r, const char *sep, char *buf, size_t n)
@@ -162,4 +116,30 @@ int kb_result_same_group(const kb_result *a, const kb_result *b)
         if (strcmp(a->axis[i], b->axis[i]) != 0 || a->shape[i] != b->shape[i])
             return 0;
     return 1;
+}
+
+size_t kb_run_take_group(const kb_run *run, size_t first, char *seen, size_t *idx)
+{
+    size_t n = 0;
+    for (size_t j = first; j < run->nresults; j++)
+        if (!seen[j] && kb_result_same_group(&run->results[first], &run->results[j])) {
+            seen[j] = 1;
+            idx[n++] = j;
+        }
+    return n;
+}
+
+static int clamp_count(int n, int max)
+{
+    return n < 0 ? 0 : n > max ? max : n;
+}
+
+int kb_kernel_nmetrics(const kb_kernel *k)
+{
+    return clamp_count(k->nmetrics, KB_RES_MAX_METRICS);
+}
+
+int kb_kernel_nstalls(const kb_kernel *k)
+{
+    return clamp_count(k->nstalls, KB_RES_MAX_STALLS);
 }

@@ -24,7 +24,7 @@
  * "PRAGMA user_version = N+1;"), bump KB_STORE_VERSION in store.h, and extend
  * the reads and writes below. Never edit a step that has shipped; the
  * migration test opens stores built at every older version. */
-#include "report/store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/json.h"
+#include "store/json.h"
 
 #define KB_STORE_BUSY_MS 10000
 
@@ -170,13 +170,6 @@ static kb_status sql_error(const kb_store *s, const char *file, int line, kb_err
         if ((rc) != SQLITE_ROW && (rc) != SQLITE_DONE) \
             SQL_FAIL();                             \
     } while (0)
-#define TRY(x)                                      \
-    do {                                            \
-        st = (x);                                   \
-        if (st != KB_OK)                            \
-            goto done;                              \
-    } while (0)
-
 static int prep(kb_store *s, const char *sql, sqlite3_stmt **q)
 {
     return sqlite3_prepare_v2(s->db, sql, -1, q, NULL);
@@ -321,11 +314,11 @@ static kb_status migrate(kb_store *s, int target, kb_err *e)
 {
     kb_status st = KB_OK;
     int ver = 0;
-    TRY(tx_begin(s, e));
-    TRY(read_user_version(s, &ver, e)); /* another process may have migrated it */
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(read_user_version(s, &ver, e)); /* another process may have migrated it */
     for (int v = ver; v < target; v++)
         SQL_CHECK(sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL));
-    TRY(tx_commit(s, e));
+    KB_TRY(tx_commit(s, e));
 done:
     if (st != KB_OK)
         tx_rollback(s);
@@ -358,7 +351,7 @@ static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     int rc;
-    TRY(read_user_version(s, ver, e));
+    KB_TRY(read_user_version(s, ver, e));
     if (*ver == 0) {
         SQL_CHECK(prep(s, "SELECT count(*) FROM sqlite_master", &q));
         SQL_STEP(q, rc);
@@ -482,7 +475,7 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
             st = kb_fail(e, KB_EENV, "'%s' is not a regular file, not a kbench store", path);
             goto done;
         }
-        TRY(check_header(path, sb.st_size, create, e));
+        KB_TRY(check_header(path, sb.st_size, create, e));
     } else if (errno != ENOENT) {
         st = kb_fail(e, KB_EENV, "cannot access '%s': %s", path, strerror(errno));
         goto done;
@@ -491,7 +484,7 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
                      "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
         goto done;
     } else {
-        TRY(make_parent(path, e));
+        KB_TRY(make_parent(path, e));
         created = 1;
     }
 
@@ -538,10 +531,10 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
                          path, ver, KB_STORE_VERSION);
             goto done;
         }
-        TRY(migrate(s, KB_STORE_VERSION, e));
+        KB_TRY(migrate(s, KB_STORE_VERSION, e));
     }
     if (create)
-        TRY(mark_stale(s, e));
+        KB_TRY(mark_stale(s, e));
     *out = s;
     s = NULL;
 done:
@@ -586,7 +579,7 @@ kb_status kb_store_create_at_version(const char *path, int version, kb_err *e)
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK)
         SQL_FAIL();
-    TRY(migrate(s, version, e));
+    KB_TRY(migrate(s, version, e));
 done:
     (void)sqlite3_close(s->db);
     return st;
@@ -825,9 +818,9 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
         b_text(&b, k->occ_limiter);
         SQL_CHECK(b.rc);
         SQL_STEP(q, rc);
-        TRY(put_values(s, vq, result_id, i, "metric", k->metrics, k->nmetrics,
+        KB_TRY(put_values(s, vq, result_id, i, "metric", k->metrics, k->nmetrics,
                        KB_RES_MAX_METRICS, e));
-        TRY(put_values(s, vq, result_id, i, "stall", k->stalls, k->nstalls, KB_RES_MAX_STALLS,
+        KB_TRY(put_values(s, vq, result_id, i, "stall", k->stalls, k->nstalls, KB_RES_MAX_STALLS,
                        e));
     }
 done:
@@ -861,10 +854,10 @@ kb_status kb_store_begin_run(kb_store *s, kb_run *run, kb_err *e)
     char now[32], host[256];
     now_iso(now, sizeof now);
     host_name(host, sizeof host);
-    TRY(tx_begin(s, e));
-    TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
-    TRY(put_run(s, run, "running", (int64_t)getpid(), host, 0, e));
-    TRY(tx_commit(s, e));
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
+    KB_TRY(put_run(s, run, "running", (int64_t)getpid(), host, 0, e));
+    KB_TRY(tx_commit(s, e));
     kb_strlcpy(run->state, "running", sizeof run->state);
 done:
     if (st != KB_OK) {
@@ -878,14 +871,14 @@ kb_status kb_store_add_result(kb_store *s, int64_t run_id, const kb_result *r, k
 {
     kb_status st = KB_OK;
     int found = 0;
-    TRY(tx_begin(s, e));
-    TRY(run_exists(s, run_id, &found, e));
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(run_exists(s, run_id, &found, e));
     if (!found) {
         st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)run_id, s->path);
         goto done;
     }
-    TRY(put_result(s, run_id, r, e));
-    TRY(tx_commit(s, e));
+    KB_TRY(put_result(s, run_id, r, e));
+    KB_TRY(tx_commit(s, e));
 done:
     if (st != KB_OK)
         tx_rollback(s);
@@ -919,12 +912,12 @@ kb_status kb_store_import_run(kb_store *s, kb_run *run, kb_err *e)
     kb_status st = KB_OK;
     char now[32];
     now_iso(now, sizeof now);
-    TRY(tx_begin(s, e));
-    TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
-    TRY(put_run(s, run, *run->state ? run->state : "complete", 0, NULL, 1, e));
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
+    KB_TRY(put_run(s, run, *run->state ? run->state : "complete", 0, NULL, 1, e));
     for (size_t i = 0; i < run->nresults; i++)
-        TRY(put_result(s, run->id, &run->results[i], e));
-    TRY(tx_commit(s, e));
+        KB_TRY(put_result(s, run->id, &run->results[i], e));
+    KB_TRY(tx_commit(s, e));
 done:
     if (st != KB_OK) {
         tx_rollback(s);
@@ -941,8 +934,8 @@ kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name
     char now[32];
     int rc;
     now_iso(now, sizeof now);
-    TRY(tx_begin(s, e));
-    TRY(put_device(s, d, now, e));
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(put_device(s, d, now, e));
     SQL_CHECK(prep(s,
                    "INSERT INTO ceilings(device_uuid, name, value, measured_at)"
                    " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(device_uuid, name) DO UPDATE SET"
@@ -957,7 +950,7 @@ kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name
     SQL_STEP(q, rc);
     fin(q);
     q = NULL;
-    TRY(tx_commit(s, e));
+    KB_TRY(tx_commit(s, e));
 done:
     fin(q);
     if (st != KB_OK)
@@ -1242,9 +1235,9 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
         SQL_STEP(q, rc);
         if (rc == SQLITE_DONE)
             break;
-        TRY(read_result(s, q, &r, &result_id, e));
-        TRY(load_kernels(s, kq, result_id, &r, e));
-        TRY(load_values(s, vq, result_id, &r, e));
+        KB_TRY(read_result(s, q, &r, &result_id, e));
+        KB_TRY(load_kernels(s, kq, result_id, &r, e));
+        KB_TRY(load_values(s, vq, result_id, &r, e));
         if (kb_run_add(out, &r) != 0) {
             st = kb_fail(e, KB_EENV, "out of memory reading '%s'", s->path);
             goto done;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/result.h"
+#include "results/result.h"
 #include "util/status.h"
 
 #ifdef __cplusplus
