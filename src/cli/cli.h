@@ -15,6 +15,14 @@
 
 #define KB_DEFAULT_DB "results/kbench.db"
 
+/* The version and git revision a run records; the Makefile passes both. */
+#ifndef KB_VERSION
+#define KB_VERSION "0.0.0"
+#endif
+#ifndef KB_GIT
+#define KB_GIT "unknown"
+#endif
+
 typedef int (*kb_cmd_fn)(int argc, char **argv);
 
 typedef struct kb_cmd {

@@ -8,13 +8,6 @@
 
 #include "cli.h"
 
-#ifndef KB_VERSION
-#define KB_VERSION "0.0.0"
-#endif
-#ifndef KB_GIT
-#define KB_GIT "unknown"
-#endif
-
 static const kb_cmd commands[] = {
     {"list", cmd_list, "operators, variants, dtypes and default shapes"},
     {"devices", cmd_devices, "visible GPUs, their properties and calibrated ceilings"},

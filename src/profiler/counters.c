@@ -132,18 +132,6 @@ static kb_status cupti_fail(kb_err *e, CUptiResult r, const char *call, const ch
         }                                                                                \
     } while (0)
 
-/* Checks a CUDA runtime call like KB_CUPTI. */
-#define KB_CUDART(call)                                                                  \
-    do {                                                                                 \
-        cudaError_t ce_ = (call);                                                        \
-        if (ce_ != cudaSuccess) {                                                        \
-            st = kb_fail(e, KB_EENV, "%s failed: %s (%s) at %s:%d", #call,               \
-                         cudaGetErrorString(ce_), cudaGetErrorName(ce_), __FILE__,       \
-                         __LINE__);                                                      \
-            goto done;                                                                   \
-        }                                                                                \
-    } while (0)
-
 /* Results that mean "no counters here", with the cause and the fix. */
 static const struct soft_row {
     CUptiResult r;
@@ -405,9 +393,9 @@ static kb_status current_context(CUcontext *ctx, int *device, kb_err *e)
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
     ctx_get_current_fn get = NULL;
     *ctx = NULL;
-    KB_CUDART(cudaGetDevice(device));
-    KB_CUDART(cudaFree(NULL));
-    KB_CUDART(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000,
+    KB_CUDA(cudaGetDevice(device));
+    KB_CUDA(cudaFree(NULL));
+    KB_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000,
                                                cudaEnableDefault, &q));
     if (q != cudaDriverEntryPointSuccess || !p) {
         st = kb_fail(e, KB_EENV,
@@ -714,7 +702,7 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
         return kb_fail(e, KB_EUSAGE,
                        "kb_counters_profile needs an open handle and a launcher");
 
-    KB_CUDART(cudaDeviceSynchronize());
+    KB_CUDA(cudaDeviceSynchronize());
     if (c->used || !c->rp) {
         /* every call is a fresh range profiler session on the context */
         range_profiler_disable(c);
@@ -796,7 +784,7 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
             goto done;
         }
     }
-    KB_CUDART(cudaStreamSynchronize(stream));
+    KB_CUDA(cudaStreamSynchronize(stream));
 
     CUpti_RangeProfiler_DecodeData_Params dd = {
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,

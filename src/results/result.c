@@ -51,6 +51,19 @@ void kb_device_init(kb_device *d)
     d->copy_gbps = d->mma_tflops = d->fp32_tflops = NAN;
 }
 
+const char *kb_ceiling_name(int i)
+{
+    static const char *const names[KB_NCEILINGS] = {"copy_gbps", "mma_tflops", "fp32_tflops"};
+    return i >= 0 && i < KB_NCEILINGS ? names[i] : "?";
+}
+
+double *kb_device_ceiling(kb_device *d, int i)
+{
+    return i == KB_CEILING_COPY ? &d->copy_gbps
+           : i == KB_CEILING_MMA ? &d->mma_tflops
+                                 : &d->fp32_tflops;
+}
+
 void kb_run_init(kb_run *run)
 {
     memset(run, 0, sizeof *run);

@@ -142,6 +142,13 @@ typedef struct kb_device {
     double fp32_tflops; /* calibrated fp32 peak: a large SGEMM, no tensor cores */
 } kb_device;
 
+/* The calibrated ceilings of a device, in this order, by the names the store's
+ * ceilings table keeps them under: copy_gbps, mma_tflops, fp32_tflops. */
+enum { KB_CEILING_COPY, KB_CEILING_MMA, KB_CEILING_FP32, KB_NCEILINGS };
+const char *kb_ceiling_name(int i);
+/* The field of d holding ceiling i. */
+double *kb_device_ceiling(kb_device *d, int i);
+
 typedef struct kb_run {
     int64_t id; /* store id; 0 when not stored */
     char version[16];

@@ -980,6 +980,25 @@ done:
     return st;
 }
 
+kb_status kb_store_set_ceilings(kb_store *s, const kb_device *d, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_device c = *d;
+    for (int i = 0; i < KB_NCEILINGS; i++)
+        KB_TRY(kb_store_set_ceiling(s, d, kb_ceiling_name(i), *kb_device_ceiling(&c, i), e));
+done:
+    return st;
+}
+
+kb_status kb_store_get_ceilings(kb_store *s, kb_device *d, kb_err *e)
+{
+    kb_status st = KB_OK;
+    for (int i = 0; i < KB_NCEILINGS; i++)
+        KB_TRY(kb_store_get_ceiling(s, d->uuid, kb_ceiling_name(i), kb_device_ceiling(d, i), e));
+done:
+    return st;
+}
+
 /* ---- reading ---------------------------------------------------------------- */
 
 static kb_status damaged(const kb_store *s, int64_t result_id, const char *what, kb_err *e)
