@@ -686,25 +686,26 @@ done:
     return st;
 }
 
-kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args *a,
-                              cudaStream_t stream, void *flush, size_t flush_bytes,
-                              kb_counter_values *vals, int max_kernels, int *nkernels,
-                              int *passes, char *why, size_t why_n, kb_err *e)
+/* What one profile call works on. */
+typedef struct profile_call {
+    kb_launch_fn launch;
+    const kb_args *a;
+    cudaStream_t stream;
+    void *flush;
+    size_t flush_bytes;
+    uint8_t *cdata; /* the counter data image (malloc'd) */
+    size_t cdata_size;
+    int started; /* a pass is started and not stopped */
+} profile_call;
+
+/* Every call is a fresh range profiler session on the context, after the
+ * device is idle. */
+static kb_status fresh_session(kb_counters *c, CUptiResult *cr_out, kb_err *e)
 {
     kb_status st = KB_OK;
     CUptiResult cr = CUPTI_SUCCESS;
-    uint8_t *cdata = NULL;
-    int started = 0;
-    *nkernels = 0;
-    *passes = 0;
-    set_why(why, why_n, "");
-    if (!c || !launch)
-        return kb_fail(e, KB_EUSAGE,
-                       "kb_counters_profile needs an open handle and a launcher");
-
     KB_CUDA(cudaDeviceSynchronize());
     if (c->used || !c->rp) {
-        /* every call is a fresh range profiler session on the context */
         range_profiler_disable(c);
         CUpti_RangeProfiler_Enable_Params en = {
             .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, .ctx = c->ctx};
@@ -712,7 +713,17 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
         c->rp = en.pRangeProfilerObject;
     }
     c->used = 1;
+done:
+    *cr_out = cr;
+    return st;
+}
 
+/* A counter data image for the set's metrics, and the session's configuration:
+ * auto ranges (one per kernel), user replay. */
+static kb_status configure(kb_counters *c, profile_call *p, CUptiResult *cr_out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
     const char **mutable_names = (const char **)(uintptr_t)c->names;
     CUpti_RangeProfiler_GetCounterDataSize_Params gs = {
         .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
@@ -722,25 +733,25 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
         .maxNumOfRanges = KB_COUNTERS_MAX_RANGES,
         .maxNumRangeTreeNodes = KB_COUNTERS_MAX_RANGES};
     KB_CUPTI(cuptiRangeProfilerGetCounterDataSize(&gs));
-    if (!(cdata = calloc(1, gs.counterDataSize ? gs.counterDataSize : 1))) {
+    if (!(p->cdata = calloc(1, gs.counterDataSize ? gs.counterDataSize : 1))) {
         st = kb_fail(e, KB_EENV, "out of host memory for a %zu-byte counter data image",
                      gs.counterDataSize);
         goto done;
     }
+    p->cdata_size = gs.counterDataSize;
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE,
         .pRangeProfilerObject = c->rp,
-        .counterDataSize = gs.counterDataSize,
-        .pCounterData = cdata};
+        .counterDataSize = p->cdata_size,
+        .pCounterData = p->cdata};
     KB_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
-
     CUpti_RangeProfiler_SetConfig_Params sc = {
         .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
         .pRangeProfilerObject = c->rp,
         .configSize = c->config_size,
         .pConfig = c->config,
-        .counterDataImageSize = gs.counterDataSize,
-        .pCounterDataImage = cdata,
+        .counterDataImageSize = p->cdata_size,
+        .pCounterDataImage = p->cdata,
         .range = CUPTI_AutoRange,
         .replayMode = CUPTI_UserReplay,
         .maxRangesPerPass = KB_COUNTERS_MAX_RANGES,
@@ -749,31 +760,47 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
         .passIndex = 0,
         .targetNestingLevel = 1};
     KB_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+done:
+    *cr_out = cr;
+    return st;
+}
 
-    /* one round per replay pass: the launcher runs again, between two flushes */
+/* The flush (when there is one), the launcher, the flush, all on the stream:
+ * the CUDA error of the first that fails. *launch_failed tells which. */
+static cudaError_t flushed_launch(const profile_call *p, int *launch_failed)
+{
+    cudaError_t fe = p->flush_bytes ? kb_flush_l2(p->flush, p->flush_bytes, p->stream)
+                                    : cudaSuccess;
+    cudaError_t le = fe == cudaSuccess ? p->launch(p->a, p->stream) : cudaSuccess;
+    if (fe == cudaSuccess && le == cudaSuccess && p->flush_bytes)
+        fe = kb_flush_l2(p->flush, p->flush_bytes, p->stream);
+    *launch_failed = le != cudaSuccess;
+    return le != cudaSuccess ? le : fe;
+}
+
+/* One round per replay pass: the launcher runs again, between two flushes. */
+static kb_status replay(kb_counters *c, profile_call *p, CUptiResult *cr_out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
     for (int round = 0; round < c->passes; round++) {
         CUpti_RangeProfiler_Start_Params sp = {
             .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
             .pRangeProfilerObject = c->rp};
         KB_CUPTI(cuptiRangeProfilerStart(&sp));
-        started = 1;
-        cudaError_t fe = flush_bytes ? kb_flush_l2(flush, flush_bytes, stream) : cudaSuccess;
-        cudaError_t le = fe == cudaSuccess ? launch(a, stream) : cudaSuccess;
-        if (fe == cudaSuccess && le == cudaSuccess && flush_bytes)
-            fe = kb_flush_l2(flush, flush_bytes, stream);
+        p->started = 1;
+        int launch_failed = 0;
+        cudaError_t ce = flushed_launch(p, &launch_failed);
         CUpti_RangeProfiler_Stop_Params tp = {
             .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
             .pRangeProfilerObject = c->rp};
         KB_CUPTI(cuptiRangeProfilerStop(&tp));
-        started = 0;
-        if (fe != cudaSuccess) {
-            st = kb_fail(e, KB_EENV, "flushing the L2 under the profiler failed: %s (%s)",
-                         cudaGetErrorString(fe), cudaGetErrorName(fe));
-            goto done;
-        }
-        if (le != cudaSuccess) {
-            st = kb_fail(e, KB_EENV, "the launcher failed under the profiler: %s (%s)",
-                         cudaGetErrorString(le), cudaGetErrorName(le));
+        p->started = 0;
+        if (ce != cudaSuccess) {
+            st = kb_fail(e, KB_EENV,
+                         launch_failed ? "the launcher failed under the profiler: %s (%s)"
+                                       : "flushing the L2 under the profiler failed: %s (%s)",
+                         cudaGetErrorString(ce), cudaGetErrorName(ce));
             goto done;
         }
         if (tp.isAllPassSubmitted)
@@ -784,8 +811,20 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
             goto done;
         }
     }
-    KB_CUDA(cudaStreamSynchronize(stream));
+    KB_CUDA(cudaStreamSynchronize(p->stream));
+done:
+    *cr_out = cr;
+    return st;
+}
 
+/* The metric values of the kernels' ranges into vals[0 .. *nkernels), between
+ * the ranges of the two flushes (when there are flushes); the trailing flush's
+ * DRAM writes, the lines the variant left dirty, are added to its last kernel. */
+static kb_status decode(kb_counters *c, const profile_call *p, kb_counter_values *vals,
+                        int max_kernels, int *nkernels, CUptiResult *cr_out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
     CUpti_RangeProfiler_DecodeData_Params dd = {
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,
         .pRangeProfilerObject = c->rp};
@@ -798,33 +837,26 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
     }
     CUpti_RangeProfiler_GetCounterDataInfo_Params gi = {
         .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE,
-        .pCounterDataImage = cdata,
-        .counterDataImageSize = gs.counterDataSize};
+        .pCounterDataImage = p->cdata,
+        .counterDataImageSize = p->cdata_size};
     KB_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&gi));
-    size_t nflush = flush_bytes ? 2 : 0;
+    const size_t nflush = p->flush_bytes ? 2 : 0;
     if (gi.numTotalRanges <= nflush) {
         st = kb_fail(e, KB_EENV, "the profiler saw %zu ranges for a launcher between %zu "
                      "flushes: no kernel", gi.numTotalRanges, nflush);
         goto done;
     }
-    size_t nk = gi.numTotalRanges - nflush;
+    const size_t nk = gi.numTotalRanges - nflush, first = nflush / 2;
     if (nk > (size_t)max_kernels) {
-        st = kb_fail(e, KB_EENV,
-                     "the launcher ran %zu kernels; at most %d can be recorded", nk,
+        st = kb_fail(e, KB_EENV, "the launcher ran %zu kernels; at most %d can be recorded", nk,
                      max_kernels);
         goto done;
     }
-    size_t first = nflush / 2;
     for (size_t k = 0; k < nk; k++)
-        if ((st = evaluate_range(c, cdata, gs.counterDataSize, first + k, &vals[k], e)) !=
-            KB_OK)
-            goto done;
-    if (flush_bytes) {
-        /* the trailing flush writes back what the variant left dirty */
+        KB_TRY(evaluate_range(c, p->cdata, p->cdata_size, first + k, &vals[k], e));
+    if (p->flush_bytes) {
         kb_counter_values tail;
-        if ((st = evaluate_range(c, cdata, gs.counterDataSize, first + nk, &tail, e)) !=
-            KB_OK)
-            goto done;
+        KB_TRY(evaluate_range(c, p->cdata, p->cdata_size, first + nk, &tail, e));
         double left = kb_counter_get(&tail, KB_METRIC_DRAM_WRITE);
         kb_counter_values *last = &vals[nk - 1];
         for (int m = 0; m < last->n; m++)
@@ -832,15 +864,38 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
                 last->value[m] += left; /* NAN when the flush has no value */
     }
     *nkernels = (int)nk;
+done:
+    *cr_out = cr;
+    return st;
+}
+
+kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args *a,
+                              cudaStream_t stream, void *flush, size_t flush_bytes,
+                              kb_counter_values *vals, int max_kernels, int *nkernels,
+                              int *passes, char *why, size_t why_n, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
+    profile_call p = {launch, a, stream, flush, flush_bytes, NULL, 0, 0};
+    *nkernels = 0;
+    *passes = 0;
+    set_why(why, why_n, "");
+    if (!c || !launch)
+        return kb_fail(e, KB_EUSAGE,
+                       "kb_counters_profile needs an open handle and a launcher");
+    KB_TRY(fresh_session(c, &cr, e));
+    KB_TRY(configure(c, &p, &cr, e));
+    KB_TRY(replay(c, &p, &cr, e));
+    KB_TRY(decode(c, &p, vals, max_kernels, nkernels, &cr, e));
     *passes = c->passes;
 done:
-    if (started) {
+    if (p.started) {
         CUpti_RangeProfiler_Stop_Params tp = {
             .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
             .pRangeProfilerObject = c->rp};
         cuptiRangeProfilerStop(&tp);
     }
-    free(cdata);
+    free(p.cdata);
     if (st != KB_OK && cr != CUPTI_SUCCESS && soft_reason(cr, why, why_n)) {
         *nkernels = 0;
         *passes = 0;

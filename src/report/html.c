@@ -423,69 +423,77 @@ static int cmp_mark(const void *pa, const void *pb)
     return (a->y > b->y) - (a->y < b->y);
 }
 
-/* The roofline of the whole run; caseno[i] is the number of the case section
- * of result i. Returns 0, or -1 when out of memory. */
-static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
+/* What the roofline shows: its points' extent, the roofs, the axes. */
+typedef struct roof_frame {
+    double bw;      /* the copy bandwidth in TB/s (bytes per ps, as TFLOP/s per flop/byte) */
+    double peak[2]; /* the compute roofs the run's dtypes use: mma (16-bit), fp32; NAN none */
+    double top;     /* the highest of them, NAN when none */
+    double xmin, xmax, ymin, ymax;
+    size_t np;      /* points */
+    roof_axes ax;
+} roof_frame;
+
+static const char *const roof_peak_name[2] = {"bf16 mma", "fp32"};
+
+/* The extent of the points and roofs, and the decades of the axes around them
+ * (a factor of two of margin). */
+static roof_frame roof_extent(const kb_run *run)
 {
     const kb_device *d = &run->dev;
-    double bw = d->copy_gbps > 0 && isfinite(d->copy_gbps) ? d->copy_gbps / 1000.0 : NAN;
-    double peak[2] = {NAN, NAN}; /* mma (16-bit), fp32: those the run's dtypes use */
-    const char *pname[2] = {"bf16 mma", "fp32"};
-    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
-    size_t np = 0;
-    char b[160], v[32];
-
-    fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", f);
+    roof_frame fr = {.bw = d->copy_gbps > 0 && isfinite(d->copy_gbps) ? d->copy_gbps / 1000.0
+                                                                       : NAN,
+                     .peak = {NAN, NAN}, .top = NAN, .xmin = INFINITY, .xmax = 0,
+                     .ymin = INFINITY, .ymax = 0};
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         if (!roof_point(r))
             continue;
         double ai = kb_result_intensity(r);
-        np++;
-        xmin = ai < xmin ? ai : xmin;
-        xmax = ai > xmax ? ai : xmax;
-        ymin = r->tflops < ymin ? r->tflops : ymin;
-        ymax = r->tflops > ymax ? r->tflops : ymax;
+        fr.np++;
+        fr.xmin = fmin(fr.xmin, ai);
+        fr.xmax = fmax(fr.xmax, ai);
+        fr.ymin = fmin(fr.ymin, r->tflops);
+        fr.ymax = fmax(fr.ymax, r->tflops);
         if (strcmp(r->dtype, "fp32") == 0)
-            peak[1] = d->fp32_tflops;
+            fr.peak[1] = d->fp32_tflops;
         else
-            peak[0] = d->mma_tflops;
+            fr.peak[0] = d->mma_tflops;
     }
-    if (np == 0) {
-        fputs("<p class=\"nochart\">no point to draw: no ok result has a flop and a byte model "
-              "and a time</p>\n</section>\n",
-              f);
-        return 0;
-    }
-    double top = NAN;
     for (int k = 0; k < 2; k++) {
-        if (!(peak[k] > 0) || !isfinite(peak[k])) {
-            peak[k] = NAN;
+        if (!(fr.peak[k] > 0) || !isfinite(fr.peak[k])) {
+            fr.peak[k] = NAN;
             continue;
         }
-        top = isfinite(top) && top > peak[k] ? top : peak[k];
-        ymax = peak[k] > ymax ? peak[k] : ymax;
-        if (isfinite(bw)) {
-            double ridge = peak[k] / bw;
-            xmax = ridge > xmax ? ridge : xmax;
-            xmin = ridge < xmin ? ridge : xmin;
+        fr.top = isfinite(fr.top) && fr.top > fr.peak[k] ? fr.top : fr.peak[k];
+        fr.ymax = fmax(fr.ymax, fr.peak[k]);
+        if (isfinite(fr.bw)) {
+            double ridge = fr.peak[k] / fr.bw;
+            fr.xmax = fmax(fr.xmax, ridge);
+            fr.xmin = fmin(fr.xmin, ridge);
         }
     }
-    roof_axes ax = {floor(log10(xmin / 2)), ceil(log10(xmax * 2)), floor(log10(ymin / 2)),
-                    ceil(log10(ymax * 2))};
+    fr.ax = (roof_axes){floor(log10(fr.xmin / 2)), ceil(log10(fr.xmax * 2)),
+                        floor(log10(fr.ymin / 2)), ceil(log10(fr.ymax * 2))};
+    return fr;
+}
+
+/* The chart's opening, its decade grid and the axis titles. */
+static void roof_grid(FILE *f, const roof_axes *ax)
+{
+    char v[32];
     fprintf(f,
             "<figure class=\"chart\"><svg class=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
             RF_W, RF_H, RF_W, RF_H);
-    for (int k = (int)ax.lx0; k <= (int)ax.lx1; k++) {
-        double x = rx(&ax, pow(10.0, k));
+    for (int k = (int)ax->lx0; k <= (int)ax->lx1; k++) {
+        double x = rx(ax, pow(10.0, k));
         fmt_decade(k, v, sizeof v);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" "
                    "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
                 x, RF_T, x, RF_H - RF_B, x, RF_H - RF_B + 16, v);
     }
-    for (int k = (int)ax.ly0; k <= (int)ax.ly1; k++) {
-        double y = ry(&ax, pow(10.0, k));
+    for (int k = (int)ax->ly0; k <= (int)ax->ly1; k++) {
+        double y = ry(ax, pow(10.0, k));
         fmt_decade(k, v, sizeof v);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" "
                    "x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
@@ -497,17 +505,23 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
                "achieved TFLOP/s</text>\n",
             (RF_W + RF_L - RF_R) / 2, RF_H - 10, (RF_H - RF_B + RF_T) / 2,
             (RF_H - RF_B + RF_T) / 2);
-    double x0 = pow(10.0, ax.lx0), x1 = pow(10.0, ax.lx1), y0 = pow(10.0, ax.ly0),
-           y1 = pow(10.0, ax.ly1);
+}
+
+/* The slanted memory roof, from the left edge (or the floor) to the highest
+ * compute roof (or the ceiling of the chart), then the flat compute roofs. */
+static void roof_roofs(FILE *f, const kb_device *d, const roof_frame *fr)
+{
+    const roof_axes *ax = &fr->ax;
+    const double bw = fr->bw, x0 = pow(10.0, ax->lx0), x1 = pow(10.0, ax->lx1),
+                 y0 = pow(10.0, ax->ly0), y1 = pow(10.0, ax->ly1);
+    char b[160];
     if (isfinite(bw)) {
-        /* the slanted memory roof, from the left edge (or the floor) to the
-         * highest compute roof (or the ceiling of the chart) */
         double a = y0 / bw > x0 ? y0 / bw : x0;
-        double z = isfinite(top) ? top / bw : x1;
+        double z = isfinite(fr->top) ? fr->top / bw : x1;
         z = z < y1 / bw ? z : y1 / bw;
         z = z < x1 ? z : x1;
         if (z > a) {
-            double px0 = rx(&ax, a), py0 = ry(&ax, a * bw), px1 = rx(&ax, z), py1 = ry(&ax, z * bw);
+            double px0 = rx(ax, a), py0 = ry(ax, a * bw), px1 = rx(ax, z), py1 = ry(ax, z * bw);
             double ang = atan2(py1 - py0, px1 - px0) * 57.29577951308232; /* degrees */
             fprintf(f, "<line class=\"roof-mem\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
                     px0, py0, px1, py1);
@@ -518,30 +532,33 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
         }
     }
     for (int k = 0; k < 2; k++) {
-        if (!isfinite(peak[k]))
+        if (!isfinite(fr->peak[k]))
             continue;
-        double a = isfinite(bw) ? peak[k] / bw : x0;
+        double a = isfinite(bw) ? fr->peak[k] / bw : x0;
         a = a > x0 ? a : x0;
-        double py = ry(&ax, peak[k]);
+        double py = ry(ax, fr->peak[k]);
         fprintf(f, "<line class=\"roof-compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-                rx(&ax, a), py, rx(&ax, x1), py);
-        snprintf(b, sizeof b, "%s %.*f TFLOP/s", pname[k], peak[k] >= 10 ? 0 : 1, peak[k]);
+                rx(ax, a), py, rx(ax, x1), py);
+        snprintf(b, sizeof b, "%s %.*f TFLOP/s", roof_peak_name[k], fr->peak[k] >= 10 ? 0 : 1,
+                 fr->peak[k]);
         fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s"
                    "</text>\n",
-                rx(&ax, x1) - 4, py - 6, b);
+                rx(ax, x1) - 4, py - 6, b);
     }
-    /* the points, then their labels: "variant [case]", stacked in each column
-     * of points (one intensity) on both sides so that none overlap */
-    roof_mark *pt = malloc(np * sizeof *pt);
-    if (!pt)
-        return -1;
-    np = 0;
+}
+
+/* One circle per point, with its title; their positions into pt (np of them). */
+static void roof_points(FILE *f, const kb_run *run, const size_t *caseno, const roof_axes *ax,
+                        roof_mark *pt)
+{
+    char b[160];
+    size_t np = 0;
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         if (!roof_point(r))
             continue;
         double ai = kb_result_intensity(r);
-        roof_mark m = {rx(&ax, ai), ry(&ax, r->tflops), i};
+        roof_mark m = {rx(ax, ai), ry(ax, r->tflops), i};
         pt[np++] = m;
         kb_fmt_case_title(r, b, sizeof b);
         fprintf(f, "<circle class=\"roof-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
@@ -554,10 +571,16 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
                 r->tflops, ai, r->pct_peak,
                 strcmp(r->bound, "compute") == 0 ? "its compute peak" : "copy bw");
     }
-    qsort(pt, np, sizeof *pt, cmp_mark);
+}
+
+/* The labels of the points pt[0 .. np) (sorted by cmp_mark): "variant [case]",
+ * stacked in each column of points (one intensity) on both sides so that none
+ * overlap: a column's sides are those with no other column within LABEL_ROOM
+ * px, both (alternating) when both or neither are free. */
+static void roof_labels(FILE *f, const kb_run *run, const size_t *caseno, const roof_mark *pt,
+                        size_t np)
+{
     for (size_t i = 0; i < np;) {
-        /* the column [i, j): sides are those with no other column within
-         * LABEL_ROOM px; both (alternating) when both or neither are free */
         size_t j = i;
         while (j < np && fabs(pt[j].x - pt[i].x) <= 0.5)
             j++;
@@ -585,6 +608,28 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
         }
         i = j;
     }
+}
+
+/* The roofline of the whole run; caseno[i] is the number of the case section
+ * of result i. Returns 0, or -1 when out of memory. */
+static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
+{
+    fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", f);
+    const roof_frame fr = roof_extent(run);
+    if (fr.np == 0) {
+        fputs("<p class=\"nochart\">no point to draw: no ok result has a flop and a byte model "
+              "and a time</p>\n</section>\n",
+              f);
+        return 0;
+    }
+    roof_mark *pt = malloc(fr.np * sizeof *pt);
+    if (!pt)
+        return -1;
+    roof_grid(f, &fr.ax);
+    roof_roofs(f, &run->dev, &fr);
+    roof_points(f, run, caseno, &fr.ax, pt);
+    qsort(pt, fr.np, sizeof *pt, cmp_mark);
+    roof_labels(f, run, caseno, pt, fr.np);
     free(pt);
     fputs("</svg><figcaption>one point per result, labelled with its variant and [case "
           "number]: model flops / model bytes against the "
@@ -597,6 +642,8 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
             dtype_colour("fp32"), dtype_colour("bf16"), dtype_colour("fp16"));
     return 0;
 }
+
+/* ---- the run page: stalls ------------------------------------------------------- */
 
 enum { ST_W = 560, ST_LABEL = 190, ST_ROW = 18 };
 

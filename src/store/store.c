@@ -587,6 +587,43 @@ done:
 
 /* ---- writing ---------------------------------------------------------------- */
 
+/* The device's columns, in the order of the devices table (uuid .. runtime) and
+ * of the runs table's snapshot (device_uuid, dev_ordinal .. dev_runtime). */
+static void bind_device(binder *b, const kb_device *d)
+{
+    b_text(b, d->uuid);
+    b_int(b, d->ordinal);
+    b_text(b, d->name);
+    b_int(b, d->cc_major);
+    b_int(b, d->cc_minor);
+    b_int(b, d->sms);
+    b_int(b, d->memory_bytes);
+    b_int(b, d->l2_bytes);
+    b_int(b, d->sm_clock_mhz);
+    b_int(b, d->mem_clock_mhz);
+    b_int(b, d->mem_bus_bits);
+    b_text(b, d->driver);
+    b_text(b, d->runtime);
+}
+
+/* Reads the columns bind_device binds, in its order, into d. */
+static void read_device(reader *c, kb_device *d)
+{
+    c_text(c, d->uuid, sizeof d->uuid);
+    d->ordinal = (int)c_int(c);
+    c_text(c, d->name, sizeof d->name);
+    d->cc_major = (int)c_int(c);
+    d->cc_minor = (int)c_int(c);
+    d->sms = (int)c_int(c);
+    d->memory_bytes = c_int(c);
+    d->l2_bytes = c_int(c);
+    d->sm_clock_mhz = (int)c_int(c);
+    d->mem_clock_mhz = (int)c_int(c);
+    d->mem_bus_bits = (int)c_int(c);
+    c_text(c, d->driver, sizeof d->driver);
+    c_text(c, d->runtime, sizeof d->runtime);
+}
+
 /* Inserts or refreshes device d; seen is the time it was seen (a newer row of
  * the same uuid is not overwritten by an older report). */
 static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, kb_err *e)
@@ -609,19 +646,7 @@ static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, k
                    " WHERE excluded.last_seen >= devices.last_seen",
                    &q));
     binder b = bind_start(q);
-    b_text(&b, d->uuid);
-    b_int(&b, d->ordinal);
-    b_text(&b, d->name);
-    b_int(&b, d->cc_major);
-    b_int(&b, d->cc_minor);
-    b_int(&b, d->sms);
-    b_int(&b, d->memory_bytes);
-    b_int(&b, d->l2_bytes);
-    b_int(&b, d->sm_clock_mhz);
-    b_int(&b, d->mem_clock_mhz);
-    b_int(&b, d->mem_bus_bits);
-    b_text(&b, d->driver);
-    b_text(&b, d->runtime);
+    bind_device(&b, d);
     b_text(&b, seen);
     SQL_CHECK(b.rc);
     SQL_STEP(q, rc);
@@ -662,19 +687,7 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
         b_text(&b, NULL);
     b_text(&b, host);
     b_int(&b, imported);
-    b_text(&b, d->uuid);
-    b_int(&b, d->ordinal);
-    b_text(&b, d->name);
-    b_int(&b, d->cc_major);
-    b_int(&b, d->cc_minor);
-    b_int(&b, d->sms);
-    b_int(&b, d->memory_bytes);
-    b_int(&b, d->l2_bytes);
-    b_int(&b, d->sm_clock_mhz);
-    b_int(&b, d->mem_clock_mhz);
-    b_int(&b, d->mem_bus_bits);
-    b_text(&b, d->driver);
-    b_text(&b, d->runtime);
+    bind_device(&b, d);
     b_real(&b, d->copy_gbps);
     b_real(&b, d->mma_tflops);
     b_real(&b, d->fp32_tflops);
@@ -686,15 +699,13 @@ done:
     return st;
 }
 
-/* Inserts the first n (at most max) named values of kernel idx of result_id as
- * rows of kind, in order, with the prepared kernel_values insert vq. */
+/* Inserts the first n named values of kernel idx of result_id as rows of kind,
+ * in order, with the prepared kernel_values insert vq. */
 static kb_status put_values(kb_store *s, sqlite3_stmt *vq, int64_t result_id, int idx,
-                            const char *kind, const kb_named_value *v, int n, int max, kb_err *e)
+                            const char *kind, const kb_named_value *v, int n, kb_err *e)
 {
     kb_status st = KB_OK;
     int rc;
-    if (n > max)
-        n = max;
     for (int j = 0; j < n; j++) {
         SQL_CHECK(sqlite3_reset(vq));
         binder b = bind_start(vq);
@@ -711,83 +722,59 @@ done:
     return st;
 }
 
-/* Inserts one result after the run's last one, and its kernels. */
-static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
+/* The result's columns after run_id, in the order of the results insert. */
+static void bind_result(binder *b, const kb_result *r, const char *shape_text)
+{
+    int64_t seed;
+    memcpy(&seed, &r->seed, sizeof seed); /* the 64 bits as SQLite's signed integer */
+    b_text(b, r->op);
+    b_text(b, r->variant);
+    b_text(b, r->dtype);
+    b_text(b, shape_text);
+    b_text(b, kb_rstatus_name(r->status));
+    b_text(b, r->reason);
+    b_int(b, seed);
+    b_int(b, r->checked);
+    b_real(b, r->max_abs_err);
+    b_real(b, r->rel_l2_err);
+    b_real(b, r->atol);
+    b_real(b, r->rtol);
+    b_int(b, r->rows_checked);
+    b_real(b, r->median_us);
+    b_real(b, r->min_us);
+    b_real(b, r->max_us);
+    b_real(b, r->stdrel);
+    b_int(b, (int64_t)r->nsamples);
+    b_blob(b, r->samples_us, r->nsamples * sizeof *r->samples_us);
+    b_real(b, r->sm_clock_mhz);
+    b_int(b, r->throttled);
+    b_real(b, r->bytes);
+    b_real(b, r->flops);
+    b_real(b, r->gbps);
+    b_real(b, r->tflops);
+    b_real(b, r->pct_peak);
+    b_text(b, r->metric_set);
+    b_int(b, r->passes);
+    b_text(b, r->counters_reason);
+    b_real(b, r->dram_bytes);
+    b_real(b, r->excess_traffic);
+    b_real(b, r->achieved_occupancy);
+    b_real(b, r->dram_gbps);
+    b_real(b, r->theoretical_occupancy);
+    b_int_known(b, r->registers);
+    b_int_known(b, r->local_bytes);
+    b_text(b, r->top_stalls);
+    b_text(b, r->bound);
+    b_real(b, r->extra_bytes);
+}
+
+/* Inserts the kernels of result_id, r's, with their metrics and stalls. */
+static kb_status put_kernels(kb_store *s, int64_t result_id, const kb_result *r, kb_err *e)
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL, *vq = NULL;
-    cJSON *shape = kb_json_from_shape(r);
-    char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
-    int64_t seed;
+    binder b;
     int rc;
-
-    if (!shape_text) {
-        st = kb_fail(e, KB_EENV, "out of memory storing a result in '%s'", s->path);
-        goto done;
-    }
-    memcpy(&seed, &r->seed, sizeof seed); /* the 64 bits as SQLite's signed integer */
-    SQL_CHECK(prep(s,
-                   "INSERT INTO results(run_id, seq, op, variant, dtype, shape, status, reason,"
-                   " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked,"
-                   " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
-                   " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
-                   " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
-                   " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
-                   " extra_bytes)"
-                   " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
-                   " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-                   " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
-                   &q));
-    binder b = bind_start(q);
-    b_int(&b, run_id);
-    b_text(&b, r->op);
-    b_text(&b, r->variant);
-    b_text(&b, r->dtype);
-    b_text(&b, shape_text);
-    b_text(&b, kb_rstatus_name(r->status));
-    b_text(&b, r->reason);
-    b_int(&b, seed);
-    b_int(&b, r->checked);
-    b_real(&b, r->max_abs_err);
-    b_real(&b, r->rel_l2_err);
-    b_real(&b, r->atol);
-    b_real(&b, r->rtol);
-    b_int(&b, r->rows_checked);
-    b_real(&b, r->median_us);
-    b_real(&b, r->min_us);
-    b_real(&b, r->max_us);
-    b_real(&b, r->stdrel);
-    b_int(&b, (int64_t)r->nsamples);
-    b_blob(&b, r->samples_us, r->nsamples * sizeof *r->samples_us);
-    b_real(&b, r->sm_clock_mhz);
-    b_int(&b, r->throttled);
-    b_real(&b, r->bytes);
-    b_real(&b, r->flops);
-    b_real(&b, r->gbps);
-    b_real(&b, r->tflops);
-    b_real(&b, r->pct_peak);
-    b_text(&b, r->metric_set);
-    b_int(&b, r->passes);
-    b_text(&b, r->counters_reason);
-    b_real(&b, r->dram_bytes);
-    b_real(&b, r->excess_traffic);
-    b_real(&b, r->achieved_occupancy);
-    b_real(&b, r->dram_gbps);
-    b_real(&b, r->theoretical_occupancy);
-    b_int_known(&b, r->registers);
-    b_int_known(&b, r->local_bytes);
-    b_text(&b, r->top_stalls);
-    b_text(&b, r->bound);
-    b_real(&b, r->extra_bytes);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
-    fin(q);
-    q = NULL;
-    if (r->nkernels <= 0)
-        goto done;
-
     SQL_CHECK(prep(s,
                    "INSERT INTO kernels(result_id, idx, name, grid_x, grid_y, grid_z, block_x,"
                    " block_y, block_z, registers, static_smem, dynamic_smem, local_bytes,"
@@ -818,14 +805,51 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
         b_text(&b, k->occ_limiter);
         SQL_CHECK(b.rc);
         SQL_STEP(q, rc);
-        KB_TRY(put_values(s, vq, result_id, i, "metric", k->metrics, k->nmetrics,
-                       KB_RES_MAX_METRICS, e));
-        KB_TRY(put_values(s, vq, result_id, i, "stall", k->stalls, k->nstalls, KB_RES_MAX_STALLS,
-                       e));
+        KB_TRY(put_values(s, vq, result_id, i, "metric", k->metrics, kb_kernel_nmetrics(k), e));
+        KB_TRY(put_values(s, vq, result_id, i, "stall", k->stalls, kb_kernel_nstalls(k), e));
     }
 done:
     fin(q);
     fin(vq);
+    return st;
+}
+
+/* Inserts one result after the run's last one, and its kernels. */
+static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    cJSON *shape = kb_json_from_shape(r);
+    char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
+    int rc;
+
+    if (!shape_text) {
+        st = kb_fail(e, KB_EENV, "out of memory storing a result in '%s'", s->path);
+        goto done;
+    }
+    SQL_CHECK(prep(s,
+                   "INSERT INTO results(run_id, seq, op, variant, dtype, shape, status, reason,"
+                   " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked,"
+                   " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
+                   " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
+                   " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
+                   " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
+                   " extra_bytes)"
+                   " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
+                   " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+                   " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
+                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
+                   &q));
+    binder b = bind_start(q);
+    b_int(&b, run_id);
+    bind_result(&b, r, shape_text);
+    SQL_CHECK(b.rc);
+    SQL_STEP(q, rc);
+    const int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
+    if (r->nkernels > 0)
+        KB_TRY(put_kernels(s, result_id, r, e));
+done:
+    fin(q);
     cJSON_free(shape_text);
     cJSON_Delete(shape);
     return st;
@@ -1209,19 +1233,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     c_text(&c, out->finished, sizeof out->finished);
     c_text(&c, out->state, sizeof out->state);
     c_text(&c, out->tag, sizeof out->tag);
-    c_text(&c, d->uuid, sizeof d->uuid);
-    d->ordinal = (int)c_int(&c);
-    c_text(&c, d->name, sizeof d->name);
-    d->cc_major = (int)c_int(&c);
-    d->cc_minor = (int)c_int(&c);
-    d->sms = (int)c_int(&c);
-    d->memory_bytes = c_int(&c);
-    d->l2_bytes = c_int(&c);
-    d->sm_clock_mhz = (int)c_int(&c);
-    d->mem_clock_mhz = (int)c_int(&c);
-    d->mem_bus_bits = (int)c_int(&c);
-    c_text(&c, d->driver, sizeof d->driver);
-    c_text(&c, d->runtime, sizeof d->runtime);
+    read_device(&c, d);
     d->copy_gbps = c_real(&c);
     d->mma_tflops = c_real(&c);
     d->fp32_tflops = c_real(&c);
