@@ -218,35 +218,44 @@ template <int WIDTH = 32> KB_DEV float kb_warp_sum(float v)
     return v;
 }
 
+/* The warp reductions as function objects, for kb_block_reduce. */
+struct kb_warp_max_op {
+    KB_DEV float operator()(float v) const { return kb_warp_max(v); }
+};
+struct kb_warp_sum_op {
+    KB_DEV float operator()(float v) const { return kb_warp_sum(v); }
+};
+
+/* Reduces v over a block of THREADS threads (a multiple of 32, <= 1024) with
+ * the warp reduction WARP (a function object), empty warps contributing
+ * `empty`; every thread gets the result. red: __shared__ V[THREADS / 32]. Two
+ * barriers: red may be reused as soon as it returns. */
+template <int THREADS, typename V, typename WARP>
+KB_DEV V kb_block_reduce(V v, V *red, V empty, WARP warp)
+{
+    constexpr int NW = THREADS / 32;
+    const int lane = threadIdx.x % 32, wid = threadIdx.x / 32;
+    v = warp(v);
+    if (lane == 0)
+        red[wid] = v;
+    __syncthreads();
+    v = lane < NW ? red[lane] : empty;
+    v = warp(v);
+    __syncthreads();
+    return v;
+}
+
 /* Max / sum over a block of THREADS threads (a multiple of 32, <= 1024);
  * every thread gets the result. red: __shared__ float[THREADS / 32]. Two
  * barriers: red may be reused as soon as it returns. */
 template <int THREADS> KB_DEV float kb_block_max(float v, float *red)
 {
-    constexpr int NW = THREADS / 32;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = kb_warp_max(v);
-    if (lane == 0)
-        red[warp] = v;
-    __syncthreads();
-    v = lane < NW ? red[lane] : kb_neg_inf();
-    v = kb_warp_max(v);
-    __syncthreads();
-    return v;
+    return kb_block_reduce<THREADS>(v, red, kb_neg_inf(), kb_warp_max_op());
 }
 
 template <int THREADS> KB_DEV float kb_block_sum(float v, float *red)
 {
-    constexpr int NW = THREADS / 32;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = kb_warp_sum(v);
-    if (lane == 0)
-        red[warp] = v;
-    __syncthreads();
-    v = lane < NW ? red[lane] : 0.0f;
-    v = kb_warp_sum(v);
-    __syncthreads();
-    return v;
+    return kb_block_reduce<THREADS>(v, red, 0.0f, kb_warp_sum_op());
 }
 
 /* ---- the online normaliser ------------------------------------------------------- */
@@ -284,21 +293,17 @@ template <int WIDTH = 32> KB_DEV float2 kb_warp_online(float2 s)
     return s;
 }
 
+/* kb_warp_online as a function object, for kb_block_reduce. */
+struct kb_warp_online_op {
+    KB_DEV float2 operator()(float2 s) const { return kb_warp_online(s); }
+};
+
 /* Merges the states of a block of THREADS threads; every thread gets the
  * block's state. red: __shared__ float2[THREADS / 32]. Two barriers: red may be
  * reused as soon as it returns. */
 template <int THREADS> KB_DEV float2 kb_block_online(float2 s, float2 *red)
 {
-    constexpr int NW = THREADS / 32;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    s = kb_warp_online(s);
-    if (lane == 0)
-        red[warp] = s;
-    __syncthreads();
-    s = lane < NW ? red[lane] : kb_online_empty();
-    s = kb_warp_online(s);
-    __syncthreads();
-    return s;
+    return kb_block_reduce<THREADS>(s, red, kb_online_empty(), kb_warp_online_op());
 }
 
 /* Adds one finite element v to state s. */

@@ -1036,20 +1036,20 @@ int kb_occupancy_blocks(const kb_sm_limits *L, int regs_per_thread, int threads_
         by_smem = smem > 0 ? L->smem_per_sm / smem : by_blocks;
 
     /* the smallest wins; on a tie the earlier of blocks, warps, registers, shared */
-    long long best = by_blocks;
-    lim = KB_LIMIT_BLOCKS;
-    if (by_warps < best) {
-        best = by_warps;
-        lim = KB_LIMIT_WARPS;
-    }
-    if (by_regs < best) {
-        best = by_regs;
-        lim = KB_LIMIT_REGISTERS;
-    }
-    if (by_smem < best) {
-        best = by_smem;
-        lim = KB_LIMIT_SHARED;
-    }
+    const struct {
+        long long blocks;
+        kb_occ_limit lim;
+    } by[] = {{by_blocks, KB_LIMIT_BLOCKS},
+              {by_warps, KB_LIMIT_WARPS},
+              {by_regs, KB_LIMIT_REGISTERS},
+              {by_smem, KB_LIMIT_SHARED}};
+    long long best = by[0].blocks;
+    lim = by[0].lim;
+    for (size_t i = 1; i < COUNT(by); i++)
+        if (by[i].blocks < best) {
+            best = by[i].blocks;
+            lim = by[i].lim;
+        }
     blocks = (int)best;
 done:
     if (limiter)

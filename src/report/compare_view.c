@@ -18,6 +18,15 @@ static const char *const verdict_keys[KB_V_COUNT] = {
 
 /* ---- shared pieces ------------------------------------------------------------------ */
 
+void kb_compare_cross_gpu_note(FILE *f, const kb_compare *c, void (*text)(FILE *, const char *))
+{
+    fputs("BASE ran on ", f);
+    text(f, c->base->dev.name);
+    fputs(", NEW on ", f);
+    text(f, c->cur->dev.name);
+    fputs(". " KB_CROSS_GPU_WHY, f);
+}
+
 void kb_compare_headline(const kb_compare *c, char *b, size_t n)
 {
     snprintf(b, n, "%zu faster, %zu slower, %zu same, %zu uncertain, %zu only in BASE, %zu only "
@@ -139,19 +148,10 @@ static void side(FILE *f, const char *name, const kb_run *r, kfmt k)
         fprintf(f, " \xC2\xB7 tag %s", r->tag);
 }
 
-static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
+/* The sources, the rule, the cross-GPU warning and the headline. */
+static void view_header(FILE *f, const kb_compare *c, kfmt k)
 {
-    kb_status st = KB_OK;
-    size_t n = c->ncases;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    krow *rows = calloc(n ? n : 1, sizeof *rows);
-    char line[512], shape[256];
-
-    if (!seen || !idx || !rows) {
-        st = kb_fail(e, KB_EENV, "out of memory writing the comparison");
-        goto done;
-    }
+    char line[512];
     kb_compare_headline(c, line, sizeof line);
     if (k == KF_MD) {
         fprintf(f, "## kbench compare: %s\n\n- **BASE**: ", line);
@@ -170,13 +170,9 @@ static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
     }
     if (c->cross_gpu) {
         if (k == KF_MD) {
-            fputs("\n> **Different GPUs**: BASE ran on ", f);
-            kb_md_text(f, c->base->dev.name);
-            fputs(", NEW on ", f);
-            kb_md_text(f, c->cur->dev.name);
-            fputs(". Verdicts compare the share of each GPU's own calibrated ceiling (% peak), "
-                  "not raw time, so a change of GPU is not reported as a code regression.\n",
-                  f);
+            fputs("\n> **Different GPUs**: ", f);
+            kb_compare_cross_gpu_note(f, c, kb_md_text);
+            fputc('\n', f);
         } else {
             fprintf(f, "!! different GPUs: BASE ran on %s, NEW on %s !!\n"
                        "!! verdicts compare the share of each GPU's own calibrated ceiling "
@@ -187,43 +183,59 @@ static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
     }
     kb_compare_headline(c, line, sizeof line);
     if (k == KF_TEXT)
-        fprintf(f, "%zu cases: %s\n", n, line);
-    for (size_t i = 0; i < n; i++) {
-        if (seen[i])
+        fprintf(f, "%zu cases: %s\n", c->ncases, line);
+}
+
+/* One case group: its heading, its table, and why each UNCERTAIN case is so.
+ * rows holds m rows. */
+static void view_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m, kfmt k,
+                       krow *rows)
+{
+    char title[384];
+    kb_fmt_case_title(kb_cmp_case_result(&c->cases[idx[0]]), title, sizeof title);
+    if (k == KF_TEXT)
+        fprintf(f, "\n%s\n", title);
+    else
+        fprintf(f, "\n### %s\n\n", title);
+    for (size_t j = 0; j < m; j++)
+        fill_krow(c, &c->cases[idx[j]], &rows[j]);
+    table(f, c, rows, m, k);
+    int any = 0;
+    for (size_t j = 0; j < m; j++) {
+        const kb_cmp_case *q = &c->cases[idx[j]];
+        if (!*q->why)
             continue;
-        size_t m = kb_compare_take_group(c, i, seen, idx);
-        const kb_result *r0 = kb_cmp_case_result(&c->cases[i]);
-        kb_result_shape_str(r0, ", ", shape, sizeof shape);
-        if (k == KF_TEXT)
-            fprintf(f, "\n%s \xC2\xB7 %s \xC2\xB7 %s\n", r0->op, r0->dtype, shape);
-        else
-            fprintf(f, "\n### %s \xC2\xB7 %s \xC2\xB7 %s\n\n", r0->op, r0->dtype, shape);
-        for (size_t j = 0; j < m; j++)
-            fill_krow(c, &c->cases[idx[j]], &rows[j]);
-        table(f, c, rows, m, k);
-        int any = 0;
-        for (size_t j = 0; j < m; j++) {
-            const kb_cmp_case *q = &c->cases[idx[j]];
-            if (!*q->why)
-                continue;
-            if (k == KF_MD) {
-                fputs(any++ ? "- **" : "\n- **", f);
-                kb_md_text(f, kb_cmp_case_result(q)->variant);
-                fputs("**: UNCERTAIN: ", f);
-                kb_md_text(f, q->why);
-                fputc('\n', f);
-            } else {
-                fprintf(f, "  %s: UNCERTAIN: %s\n", kb_cmp_case_result(q)->variant, q->why);
-            }
+        if (k == KF_MD) {
+            fputs(any++ ? "- **" : "\n- **", f);
+            kb_md_text(f, kb_cmp_case_result(q)->variant);
+            fputs("**: UNCERTAIN: ", f);
+            kb_md_text(f, q->why);
+            fputc('\n', f);
+        } else {
+            fprintf(f, "  %s: UNCERTAIN: %s\n", kb_cmp_case_result(q)->variant, q->why);
         }
     }
-    if (ferror(f))
-        st = kb_fail(e, KB_EENV, "cannot write the comparison: %s", strerror(errno));
-done:
-    free(seen);
-    free(idx);
+}
+
+static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
+{
+    kb_groups g;
+    kb_status st = kb_compare_groups(c, &g, e);
+    if (st != KB_OK)
+        return st;
+    krow *rows = calloc(c->ncases ? c->ncases : 1, sizeof *rows);
+    if (!rows) {
+        kb_groups_release(&g);
+        return kb_fail(e, KB_EENV, "out of memory writing the comparison");
+    }
+    view_header(f, c, k);
+    for (size_t i = 0; i < g.n; i++)
+        view_group(f, c, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows);
     free(rows);
-    return st;
+    kb_groups_release(&g);
+    if (ferror(f))
+        return kb_fail(e, KB_EENV, "cannot write the comparison: %s", strerror(errno));
+    return KB_OK;
 }
 
 kb_status kb_compare_write_text(FILE *f, const kb_compare *c, kb_err *e)

@@ -12,6 +12,15 @@
 extern "C" {
 #endif
 
+/* Why verdicts across GPUs weigh % of peak, for the views that say so. */
+#define KB_CROSS_GPU_WHY                                                                \
+    "Verdicts compare the share of each GPU's own calibrated ceiling (% peak), not raw " \
+    "time, so a change of GPU is not reported as a code regression."
+
+/* "BASE ran on <GPU>, NEW on <GPU>. " KB_CROSS_GPU_WHY, the GPU names written
+ * through text (which escapes them for the view). */
+void kb_compare_cross_gpu_note(FILE *f, const kb_compare *c, void (*text)(FILE *, const char *));
+
 /* "5 faster, 1 slower, 24 same, 0 uncertain, 0 only in BASE, 2 only in NEW":
  * the count of cases per verdict, into b[n]. */
 void kb_compare_headline(const kb_compare *c, char *b, size_t n);

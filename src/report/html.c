@@ -285,17 +285,11 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
     /* why counters are missing, each reason once */
     int opened = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *why = run->results[idx[i]].counters_reason;
-        size_t j = 0;
-        if (!*why)
-            continue;
-        while (j < i && strcmp(run->results[idx[j]].counters_reason, why) != 0)
-            j++;
-        if (j < i)
+        if (!kb_counters_reason_is_new(run, idx, i))
             continue;
         fputs(opened++ ? "<li>" : "<ul class=\"notes\"><li>", f);
         fputs("counters: none (", f);
-        esc(f, why);
+        esc(f, run->results[idx[i]].counters_reason);
         fputs(")</li>", f);
     }
     if (opened)
@@ -697,16 +691,15 @@ static void stall_section(FILE *f, const kb_run *run)
 kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
 {
     kb_status st = KB_OK;
-    size_t n = run->nresults;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    size_t *caseno = calloc(n ? n : 1, sizeof *caseno);
+    kb_groups g = {0, NULL, NULL};
+    size_t *caseno = calloc(run->nresults ? run->nresults : 1, sizeof *caseno);
     char title[512];
 
-    if (!seen || !idx || !caseno) {
+    if (!caseno) {
         st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
         goto done;
     }
+    KB_TRY(kb_run_groups(run, &g, e));
     if (run->id > 0)
         snprintf(title, sizeof title, "kbench run %lld \xC2\xB7 %s", (long long)run->id,
                  run->dev.name);
@@ -714,26 +707,23 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
         snprintf(title, sizeof title, "kbench run \xC2\xB7 %s", run->dev.name);
     page_start(f, title);
     run_header(f, run);
-    if (n == 0)
+    if (run->nresults == 0)
         fputs("<p class=\"nochart\">no results</p>\n", f);
-    for (size_t i = 0, g = 0; i < n; i++) {
-        if (seen[i])
-            continue;
-        size_t m = kb_run_take_group(run, i, seen, idx);
-        kb_fmt_case_title(&run->results[i], title, sizeof title);
+    for (size_t k = 0; k < g.n; k++) {
+        const size_t *idx = g.idx + g.first[k], m = g.first[k + 1] - g.first[k];
+        kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
         fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2><span class=\"caseno\">"
                    "[%zu]</span> ",
-                g + 1, g + 1);
+                k + 1, k + 1);
         esc(f, title);
         fputs("</h2>\n", f);
-        g++;
         for (size_t j = 0; j < m; j++)
-            caseno[idx[j]] = g;
+            caseno[idx[j]] = k + 1;
         run_table(f, run, idx, m);
         bar_chart(f, run, idx, m);
         fputs("</section>\n", f);
     }
-    if (n > 0) {
+    if (run->nresults > 0) {
         if (roofline(f, run, caseno) != 0) {
             st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
             goto done;
@@ -744,8 +734,7 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
     if (ferror(f))
         st = kb_fail(e, KB_EENV, "cannot write the HTML report: %s", strerror(errno));
 done:
-    free(seen);
-    free(idx);
+    kb_groups_release(&g);
     free(caseno);
     return st;
 }
@@ -852,31 +841,81 @@ static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
             100.0 * KB_CMP_CONFIDENCE, 100.0 * c->threshold);
 }
 
+/* Case group number no of the comparison: its table and its chart. */
+static void compare_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m, size_t no)
+{
+    char b[1024], cls[32];
+    const kb_result *r0 = kb_cmp_case_result(&c->cases[idx[0]]);
+    kb_fmt_case_title(r0, b, sizeof b);
+    fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2>", no);
+    esc(f, b);
+    fputs("</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>", f);
+    th(f, "variant", 0);
+    th(f, "BASE", 1);
+    th(f, "NEW", 1);
+    if (c->cross_gpu) {
+        th(f, "BASE % peak", 1);
+        th(f, "NEW % peak", 1);
+    }
+    th(f, c->cross_gpu ? "peak ratio" : "NEW/BASE", 1);
+    th(f, "95% interval", 0);
+    th(f, "verdict", 0);
+    th(f, "what moved", 0);
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t j = 0; j < m; j++) {
+        const kb_cmp_case *k = &c->cases[idx[j]];
+        verdict_class(k->verdict, cls, sizeof cls);
+        fprintf(f, "<tr class=\"case verdict-%s\">", cls);
+        td(f, kb_cmp_case_result(k)->variant, 0);
+        kb_fmt_time(k->base ? k->base->median_us : NAN, b, sizeof b);
+        td(f, b, 1);
+        kb_fmt_time(k->cur ? k->cur->median_us : NAN, b, sizeof b);
+        td(f, b, 1);
+        if (c->cross_gpu) {
+            kb_fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "", "%", b, sizeof b);
+            td(f, b, 1);
+            kb_fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "", "%", b, sizeof b);
+            td(f, b, 1);
+        }
+        kb_fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "", "x", b, sizeof b);
+        td(f, b, 1);
+        if (isfinite(k->lo) && isfinite(k->hi))
+            snprintf(b, sizeof b, "[%.3f, %.3f]", k->lo, k->hi);
+        else
+            snprintf(b, sizeof b, "-");
+        td(f, b, 0);
+        fputs("<td class=\"verdict\">", f);
+        esc(f, kb_verdict_name(k->verdict));
+        fputs("</td>", f);
+        fputs("<td class=\"note\">", f);
+        esc(f, k->moved);
+        if (*k->why) {
+            fputs(*k->moved ? "; " : "", f);
+            esc(f, k->why);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody>\n</table></div>\n", f);
+    ci_chart(f, c, idx, m);
+    fputs("</section>\n", f);
+}
+
 kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
 {
-    kb_status st = KB_OK;
-    size_t n = c->ncases;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    char b[1024], cls[32];
-
-    if (!seen || !idx) {
-        st = kb_fail(e, KB_EENV, "out of memory writing the HTML comparison");
-        goto done;
-    }
+    kb_groups g;
+    char b[1024];
+    kb_status st = kb_compare_groups(c, &g, e);
+    if (st != KB_OK)
+        return st;
     page_start(f, "kbench compare");
     fputs("<header>\n<h1>kbench compare</h1>\n<p class=\"headline\">", f);
     kb_compare_headline(c, b, sizeof b);
     esc(f, b);
     fputs("</p>\n", f);
     if (c->cross_gpu) {
-        fputs("<p class=\"warning cross-gpu\">Different GPUs: BASE ran on ", f);
-        esc(f, c->base->dev.name);
-        fputs(", NEW on ", f);
-        esc(f, c->cur->dev.name);
-        fputs(". Verdicts compare the share of each GPU's own calibrated ceiling (% peak), not "
-              "raw time, so a change of GPU is not reported as a code regression.</p>\n",
-              f);
+        fputs("<p class=\"warning cross-gpu\">Different GPUs: ", f);
+        kb_compare_cross_gpu_note(f, c, kb_html_escape);
+        fputs("</p>\n", f);
     }
     fputs("<dl class=\"meta\">", f);
     side_row(f, "BASE", c->base_name, c->base);
@@ -890,69 +929,11 @@ kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
              1.0 + c->threshold, KB_CMP_MIN_SAMPLES);
     meta_row(f, "rule", b);
     fputs("</dl>\n</header>\n", f);
-    for (size_t i = 0, g = 0; i < n; i++) {
-        if (seen[i])
-            continue;
-        size_t m = kb_compare_take_group(c, i, seen, idx);
-        const kb_result *r0 = kb_cmp_case_result(&c->cases[i]);
-        kb_fmt_case_title(r0, b, sizeof b);
-        fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2>", ++g);
-        esc(f, b);
-        fputs("</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>", f);
-        th(f, "variant", 0);
-        th(f, "BASE", 1);
-        th(f, "NEW", 1);
-        if (c->cross_gpu) {
-            th(f, "BASE % peak", 1);
-            th(f, "NEW % peak", 1);
-        }
-        th(f, c->cross_gpu ? "peak ratio" : "NEW/BASE", 1);
-        th(f, "95% interval", 0);
-        th(f, "verdict", 0);
-        th(f, "what moved", 0);
-        fputs("</tr></thead>\n<tbody>\n", f);
-        for (size_t j = 0; j < m; j++) {
-            const kb_cmp_case *k = &c->cases[idx[j]];
-            verdict_class(k->verdict, cls, sizeof cls);
-            fprintf(f, "<tr class=\"case verdict-%s\">", cls);
-            td(f, kb_cmp_case_result(k)->variant, 0);
-            kb_fmt_time(k->base ? k->base->median_us : NAN, b, sizeof b);
-            td(f, b, 1);
-            kb_fmt_time(k->cur ? k->cur->median_us : NAN, b, sizeof b);
-            td(f, b, 1);
-            if (c->cross_gpu) {
-                kb_fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "", "%", b, sizeof b);
-                td(f, b, 1);
-                kb_fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "", "%", b, sizeof b);
-                td(f, b, 1);
-            }
-            kb_fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "", "x", b, sizeof b);
-            td(f, b, 1);
-            if (isfinite(k->lo) && isfinite(k->hi))
-                snprintf(b, sizeof b, "[%.3f, %.3f]", k->lo, k->hi);
-            else
-                snprintf(b, sizeof b, "-");
-            td(f, b, 0);
-            fputs("<td class=\"verdict\">", f);
-            esc(f, kb_verdict_name(k->verdict));
-            fputs("</td>", f);
-            fputs("<td class=\"note\">", f);
-            esc(f, k->moved);
-            if (*k->why) {
-                fputs(*k->moved ? "; " : "", f);
-                esc(f, k->why);
-            }
-            fputs("</td></tr>\n", f);
-        }
-        fputs("</tbody>\n</table></div>\n", f);
-        ci_chart(f, c, idx, m);
-        fputs("</section>\n", f);
-    }
+    for (size_t k = 0; k < g.n; k++)
+        compare_group(f, c, g.idx + g.first[k], g.first[k + 1] - g.first[k], k + 1);
     page_end(f, c->cur);
     if (ferror(f))
         st = kb_fail(e, KB_EENV, "cannot write the HTML comparison: %s", strerror(errno));
-done:
-    free(seen);
-    free(idx);
+    kb_groups_release(&g);
     return st;
 }

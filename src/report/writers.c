@@ -343,19 +343,14 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
     for (size_t i = 0; i < n; i++)
         any |= kb_result_has_counters(&run->results[idx[i]]);
     for (size_t i = 0; i < n; i++) {
-        const char *why = run->results[idx[i]].counters_reason;
-        size_t j = 0;
-        if (!*why)
+        if (!kb_counters_reason_is_new(run, idx, i))
             continue;
-        while (j < i && strcmp(run->results[idx[j]].counters_reason, why) != 0)
-            j++;
-        if (j < i)
-            continue; /* said already */
+        const char *why = run->results[idx[i]].counters_reason;
         fputs(k == FMT_TEXT ? "  counters: none" : "- **counters**: none", f);
         if (any) {
             int m = 0;
             fputs(" for ", f);
-            for (j = i; j < n; j++)
+            for (size_t j = i; j < n; j++)
                 if (strcmp(run->results[idx[j]].counters_reason, why) == 0) {
                     fputs(m++ ? ", " : "", f);
                     if (k == FMT_MD)
@@ -402,58 +397,58 @@ static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt
     }
 }
 
-static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
+/* One case group: its heading, its table, why counters are missing, and the
+ * reasons of its results that are not ok. rows holds m rows. */
+static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m, fmt_kind k,
+                        row *rows)
 {
-    kb_status st = KB_OK;
-    size_t n = run->nresults;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    row *rows = calloc(n ? n : 1, sizeof *rows);
     char title[384];
     int vis[NCOL];
+    kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
+    if (k == FMT_TEXT)
+        fprintf(f, "\n%s\n", title);
+    else
+        fprintf(f, "\n## %s\n\n", title);
+    const int compute = group_compute(run, idx, m);
+    const heads hd = group_heads(compute);
+    for (size_t j = 0; j < m; j++)
+        fill_row(&run->results[idx[j]], compute, &rows[j]);
+    visible_cols(run, idx, m, rows, k, vis);
+    if (k == FMT_TEXT)
+        text_table(f, &hd, rows, m, vis);
+    else
+        md_table(f, &hd, rows, m, vis);
+    int any_bad = 0;
+    for (size_t j = 0; j < m; j++)
+        any_bad |= run->results[idx[j]].status != KB_R_OK ||
+                   run->results[idx[j]].counters_reason[0] != '\0';
+    if (any_bad && k == FMT_MD)
+        fputc('\n', f);
+    counters_note(f, run, idx, m, k);
+    reasons(f, run, idx, m, k, rows, vis[C_NOTE]);
+}
 
-    if (!seen || !idx || !rows) {
-        st = kb_fail(e, KB_EENV, "out of memory writing the report");
-        goto done;
+static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
+{
+    kb_groups g;
+    kb_status st = kb_run_groups(run, &g, e);
+    if (st != KB_OK)
+        return st;
+    row *rows = calloc(run->nresults ? run->nresults : 1, sizeof *rows);
+    if (!rows) {
+        kb_groups_release(&g);
+        return kb_fail(e, KB_EENV, "out of memory writing the report");
     }
     header(f, run, k);
-    if (n == 0)
+    if (run->nresults == 0)
         fputs(k == FMT_TEXT ? "\nno results\n" : "\n_no results_\n", f);
-    for (size_t i = 0; i < n; i++) {
-        if (seen[i])
-            continue;
-        size_t m = kb_run_take_group(run, i, seen, idx);
-        const kb_result *r0 = &run->results[i];
-        kb_fmt_case_title(r0, title, sizeof title);
-        if (k == FMT_TEXT)
-            fprintf(f, "\n%s\n", title);
-        else
-            fprintf(f, "\n## %s\n\n", title);
-        int compute = group_compute(run, idx, m);
-        heads hd = group_heads(compute);
-        for (size_t j = 0; j < m; j++)
-            fill_row(&run->results[idx[j]], compute, &rows[j]);
-        visible_cols(run, idx, m, rows, k, vis);
-        if (k == FMT_TEXT)
-            text_table(f, &hd, rows, m, vis);
-        else
-            md_table(f, &hd, rows, m, vis);
-        int any_bad = 0;
-        for (size_t j = 0; j < m; j++)
-            any_bad |= run->results[idx[j]].status != KB_R_OK ||
-                       run->results[idx[j]].counters_reason[0] != '\0';
-        if (any_bad && k == FMT_MD)
-            fputc('\n', f);
-        counters_note(f, run, idx, m, k);
-        reasons(f, run, idx, m, k, rows, vis[C_NOTE]);
-    }
-    if (ferror(f))
-        st = kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
-done:
-    free(seen);
-    free(idx);
+    for (size_t i = 0; i < g.n; i++)
+        write_group(f, run, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows);
     free(rows);
-    return st;
+    kb_groups_release(&g);
+    if (ferror(f))
+        return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
+    return KB_OK;
 }
 
 kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e)

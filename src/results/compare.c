@@ -409,14 +409,12 @@ const kb_result *kb_cmp_case_result(const kb_cmp_case *k)
     return k->base ? k->base : k->cur;
 }
 
-size_t kb_compare_take_group(const kb_compare *c, size_t first, char *seen, size_t *idx)
+static const kb_result *case_at(const void *ctx, size_t i)
 {
-    size_t n = 0;
-    const kb_result *r0 = kb_cmp_case_result(&c->cases[first]);
-    for (size_t j = first; j < c->ncases; j++)
-        if (!seen[j] && kb_result_same_group(r0, kb_cmp_case_result(&c->cases[j]))) {
-            seen[j] = 1;
-            idx[n++] = j;
-        }
-    return n;
+    return kb_cmp_case_result(&((const kb_compare *)ctx)->cases[i]);
+}
+
+kb_status kb_compare_groups(const kb_compare *c, kb_groups *g, kb_err *e)
+{
+    return kb_groups_of(c->ncases, case_at, c, g, e);
 }

@@ -91,10 +91,9 @@ kb_status kb_compare_runs(const kb_run *base, const char *base_name, const kb_ru
 /* The result that names a case: BASE's, or NEW's when the case is only in NEW. */
 const kb_result *kb_cmp_case_result(const kb_cmp_case *k);
 
-/* Collects into idx[] the cases of the group (operator, dtype, shape) of
- * c->cases[first] that are not yet marked in seen[], marking them; returns how
- * many. seen and idx hold c->ncases entries. */
-size_t kb_compare_take_group(const kb_compare *c, size_t first, char *seen, size_t *idx);
+/* The case groups of the comparison's cases (kb_groups_of, by
+ * kb_cmp_case_result). */
+kb_status kb_compare_groups(const kb_compare *c, kb_groups *g, kb_err *e);
 
 /* Frees what the comparison owns (not the runs); safe on a zeroed or released one. */
 void kb_compare_release(kb_compare *c);

@@ -131,15 +131,61 @@ int kb_result_same_group(const kb_result *a, const kb_result *b)
     return 1;
 }
 
-size_t kb_run_take_group(const kb_run *run, size_t first, char *seen, size_t *idx)
+kb_status kb_groups_of(size_t n, const kb_result *(*at)(const void *ctx, size_t i),
+                       const void *ctx, kb_groups *g, kb_err *e)
 {
-    size_t n = 0;
-    for (size_t j = first; j < run->nresults; j++)
-        if (!seen[j] && kb_result_same_group(&run->results[first], &run->results[j])) {
-            seen[j] = 1;
-            idx[n++] = j;
-        }
-    return n;
+    char *taken = calloc(n ? n : 1, 1);
+    memset(g, 0, sizeof *g);
+    g->first = calloc(n + 1, sizeof *g->first);
+    g->idx = calloc(n ? n : 1, sizeof *g->idx);
+    if (!taken || !g->first || !g->idx) {
+        free(taken);
+        kb_groups_release(g);
+        return kb_fail(e, KB_EENV, "out of memory grouping %zu results", n);
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (taken[i])
+            continue;
+        const kb_result *r0 = at(ctx, i);
+        g->first[g->n++] = used;
+        for (size_t j = i; j < n; j++)
+            if (!taken[j] && kb_result_same_group(r0, at(ctx, j))) {
+                taken[j] = 1;
+                g->idx[used++] = j;
+            }
+    }
+    g->first[g->n] = used;
+    free(taken);
+    return KB_OK;
+}
+
+static const kb_result *run_result(const void *ctx, size_t i)
+{
+    return &((const kb_run *)ctx)->results[i];
+}
+
+kb_status kb_run_groups(const kb_run *run, kb_groups *g, kb_err *e)
+{
+    return kb_groups_of(run->nresults, run_result, run, g, e);
+}
+
+void kb_groups_release(kb_groups *g)
+{
+    free(g->first);
+    free(g->idx);
+    memset(g, 0, sizeof *g);
+}
+
+int kb_counters_reason_is_new(const kb_run *run, const size_t *idx, size_t i)
+{
+    const char *why = run->results[idx[i]].counters_reason;
+    if (!*why)
+        return 0;
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(run->results[idx[j]].counters_reason, why) == 0)
+            return 0;
+    return 1;
 }
 
 static int clamp_count(int n, int max)

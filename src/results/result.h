@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -180,10 +182,30 @@ int kb_run_add(kb_run *run, kb_result *r);
  * (the variant may differ); the writers put one group in one table. */
 int kb_result_same_group(const kb_result *a, const kb_result *b);
 
-/* Collects into idx[] the results of the case group of run->results[first]
- * that are not yet marked in seen[], marking them; returns how many. seen and
- * idx hold run->nresults entries. */
-size_t kb_run_take_group(const kb_run *run, size_t first, char *seen, size_t *idx);
+/* Entries (results of a run, cases of a comparison) by case group (operator,
+ * dtype, shape), the groups in order of their first entry, the entries of a
+ * group in their own order: group g is idx[first[g] .. first[g + 1]). */
+typedef struct kb_groups {
+    size_t n;      /* groups */
+    size_t *first; /* n + 1 offsets into idx; owned */
+    size_t *idx;   /* the entries' indices; owned */
+} kb_groups;
+
+/* The case groups of the n entries whose results at(ctx, i) returns. On
+ * success the caller owns *g (kb_groups_release); KB_EENV when out of memory,
+ * *g then empty. */
+kb_status kb_groups_of(size_t n, const kb_result *(*at)(const void *ctx, size_t i),
+                       const void *ctx, kb_groups *g, kb_err *e);
+
+/* The case groups of the run's results (kb_groups_of). */
+kb_status kb_run_groups(const kb_run *run, kb_groups *g, kb_err *e);
+
+/* Frees what *g owns; safe on a released or zeroed one. */
+void kb_groups_release(kb_groups *g);
+
+/* 1 when run->results[idx[i]] has a counters_reason that none of the results
+ * idx[0 .. i) has: each distinct reason of a group is stated once. */
+int kb_counters_reason_is_new(const kb_run *run, const size_t *idx, size_t i);
 
 /* The shape as "rows=4096<sep>cols=1024" into buf (sep "," for keys, ", " for
  * headings). */
