@@ -74,6 +74,11 @@ typedef struct kb_cli_output {
     const char *db;     /* --db, or NULL */
 } kb_cli_output;
 
+/* The help lines of the output options, as every command that takes them says
+ * them (the --format and --db lines are each command's own). */
+#define KB_CLI_HELP_OUTPUT "  -o, --output F   write to file F instead of stdout\n"
+#define KB_CLI_HELP_HELP "  -h, --help       this help\n"
+
 #define KB_CLI_OUTPUT_OPTIONS                                                           \
     {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'}, \
         {"db", required_argument, NULL, 'D'}, {"help", no_argument, NULL, 'h'}

@@ -35,9 +35,9 @@ static const char compare_usage[] =
     "  --threshold PCT  the change in percent that counts (default 5)\n"
     "  --format FMT     text (default), md (a CI job summary), json, or html (one\n"
     "                   self-contained page)\n"
-    "  -o, --output F   write to file F instead of stdout\n"
+    KB_CLI_HELP_OUTPUT
     "  --db PATH        the store for run ids (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
-    "  -h, --help       this help\n"
+    KB_CLI_HELP_HELP
     "\n"
     "exit codes: 0 no case is SLOWER, 1 some case is SLOWER, 2 usage error (bad\n"
     "option, report or run id, no case in common), 3 environment error (missing\n"

@@ -26,14 +26,14 @@ static const char report_usage[] =
     "                   docs/json.md), csv (one row per result) or html (one\n"
     "                   self-contained page with tables and charts: time per\n"
     "                   variant, roofline, stall reasons; works offline)\n"
-    "  -o, --output F   write to file F instead of stdout\n"
+    KB_CLI_HELP_OUTPUT
     "  --db PATH        the store (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
     "  --kernels        per-kernel detail of each result: grid, block, registers,\n"
     "                   shared and local memory, theoretical occupancy and its\n"
     "                   limiter, and the metrics and stall reasons when collected\n"
     "                   (text or md; the JSON report holds all of it)\n"
     "  --runs           list the stored runs instead\n"
-    "  -h, --help       this help\n";
+    KB_CLI_HELP_HELP;
 
 typedef kb_status (*report_writer)(FILE *f, const kb_run *run, kb_err *e);
 

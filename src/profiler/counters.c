@@ -973,18 +973,14 @@ double kb_stall_fractions(const kb_counter_values *v, char names[][KB_STALL_NAME
 kb_sm_limits kb_sm_limits_sm90(void)
 {
     kb_sm_limits L = {
-        .regs_per_sm = 65536,
-        .regs_per_block = 65536,
-        .reg_alloc_unit = 256,
-        .reg_partitions = 4,
-        .max_regs_per_thread = 255,
-        .smem_per_sm = 233472,
-        .smem_per_block = 232448,
-        .smem_reserved_per_block = 1024,
+        /* registers */
+        .regs_per_sm = 65536, .regs_per_block = 65536, .reg_alloc_unit = 256,
+        .reg_partitions = 4, .max_regs_per_thread = 255,
+        /* shared memory */
+        .smem_per_sm = 233472, .smem_per_block = 232448, .smem_reserved_per_block = 1024,
         .smem_alloc_unit = 128,
-        .max_threads_per_sm = 2048,
-        .max_threads_per_block = 1024,
-        .max_blocks_per_sm = 32,
+        /* threads and blocks */
+        .max_threads_per_sm = 2048, .max_threads_per_block = 1024, .max_blocks_per_sm = 32,
         .warp_size = 32,
     };
     return L;

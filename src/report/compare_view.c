@@ -253,13 +253,10 @@ kb_status kb_compare_write_markdown(FILE *f, const kb_compare *c, kb_err *e)
 /* Adds it under key, freeing it when that fails. Returns 1 on success. */
 static int jput(cJSON *o, const char *key, cJSON *it)
 {
-    if (!it)
-        return 0;
-    if (!cJSON_AddItemToObject(o, key, it)) {
-        cJSON_Delete(it);
-        return 0;
-    }
-    return 1;
+    if (it && cJSON_AddItemToObject(o, key, it))
+        return 1;
+    cJSON_Delete(it); /* NULL is a no-op */
+    return 0;
 }
 
 /* A number, or null when it is not finite. */

@@ -8,10 +8,6 @@
 #include "results/compare.h"
 #include "util/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Why verdicts across GPUs weigh % of peak, for the views that say so. */
 #define KB_CROSS_GPU_WHY                                                                \
     "Verdicts compare the share of each GPU's own calibrated ceiling (% peak), not raw " \
@@ -45,7 +41,4 @@ kb_status kb_compare_write_markdown(FILE *f, const kb_compare *c, kb_err *e);
  * kb_compare_write_text. */
 kb_status kb_compare_write_json(FILE *f, const kb_compare *c, kb_err *e);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

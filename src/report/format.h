@@ -11,10 +11,6 @@
 
 #include "results/result.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Microseconds with about four significant digits in µs, ms or s: "812.2 µs",
  * "3.195 ms"; "-" when not finite. */
 void kb_fmt_time(double us, char *b, size_t n);
@@ -62,7 +58,4 @@ void kb_table_md_row(FILE *f, const char *const *cell, const int *vis, int ncol)
  * where right[c]. */
 void kb_table_md_rule(FILE *f, const int *right, const int *vis, int ncol);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -14,28 +14,27 @@
 
 /* ---- escaping and small pieces -------------------------------------------------- */
 
+/* The entity of a character that HTML text and attributes must not hold as
+ * itself, or NULL. */
+static const char *entity(char c)
+{
+    static const char *const map[][2] = {
+        {"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"},
+    };
+    for (size_t i = 0; i < KB_COUNT(map); i++)
+        if (c == map[i][0][0])
+            return map[i][1];
+    return NULL;
+}
+
 void kb_html_escape(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
+        const char *ent = entity(*s);
+        if (ent)
+            fputs(ent, f);
+        else
             fputc(*s, f);
-        }
     }
 }
 

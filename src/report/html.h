@@ -15,10 +15,6 @@
 #include "results/result.h"
 #include "util/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* Writes s to f with &, <, >, " and ' escaped, so that it is text in element
  * content and in quoted attribute values. */
 void kb_html_escape(FILE *f, const char *s);
@@ -42,7 +38,4 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e);
  * kb_html_write_run. */
 kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

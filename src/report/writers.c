@@ -637,6 +637,21 @@ static void counters_line(FILE *f, const kb_result *r, fmt_kind k)
     fputc('\n', f);
 }
 
+/* "no kernels recorded (REASON)" for a result without kernels. */
+static void no_kernels(FILE *f, const kb_result *r, fmt_kind k)
+{
+    fputs(k == FMT_TEXT ? "  no kernels recorded" : "- no kernels recorded", f);
+    if (*r->reason) {
+        fputs(" (", f);
+        if (k == FMT_MD)
+            kb_md_text(f, r->reason);
+        else
+            kb_text_line(f, r->reason);
+        fputc(')', f);
+    }
+    fputc('\n', f);
+}
+
 static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
 {
     char g[48], bl[48], v[40];
@@ -684,15 +699,8 @@ kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
         result_title(r, title, sizeof title);
         fprintf(f, "\n%s  [%s]\n  counters    ", title, kb_rstatus_name(r->status));
         counters_line(f, r, FMT_TEXT);
-        if (r->nkernels <= 0) {
-            fputs("  no kernels recorded", f);
-            if (*r->reason) {
-                fputs(" (", f);
-                kb_text_line(f, r->reason);
-                fputc(')', f);
-            }
-            fputc('\n', f);
-        }
+        if (r->nkernels <= 0)
+            no_kernels(f, r, FMT_TEXT);
         for (int j = 0; j < r->nkernels; j++)
             kernel_text(f, &r->kernels[j], j, r->nkernels);
     }
@@ -732,13 +740,7 @@ kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
         fprintf(f, " (%s)\n\n- **counters**: ", kb_rstatus_name(r->status));
         counters_line(f, r, FMT_MD);
         if (r->nkernels <= 0) {
-            fputs("- no kernels recorded", f);
-            if (*r->reason) {
-                fputs(" (", f);
-                kb_md_text(f, r->reason);
-                fputc(')', f);
-            }
-            fputc('\n', f);
+            no_kernels(f, r, FMT_MD);
             continue;
         }
         fputs("\n| # | kernel | grid | block | regs | static smem | dynamic smem | local "

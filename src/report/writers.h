@@ -11,10 +11,6 @@
 #include "results/result.h"
 #include "util/status.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 /* A header (run, device, every known calibrated ceiling: "copy bw 4229 GB/s ·
  * bf16 mma 780 TFLOP/s · fp32 51 TFLOP/s", state, tag), then one aligned
  * table per case (op, dtype, shape) with a line per non-ok result giving its
@@ -57,7 +53,4 @@ kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e);
  * and a stalls table per kernel that has them. Errors as kb_write_text. */
 kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

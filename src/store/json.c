@@ -38,24 +38,19 @@ static cJSON *int_item(long long v)
 /* Adds item under key, freeing it when that fails. Returns 1 on success. */
 static int put(cJSON *o, const char *key, cJSON *item)
 {
-    if (!item)
-        return 0;
-    if (!cJSON_AddItemToObject(o, key, item)) {
-        cJSON_Delete(item);
-        return 0;
-    }
-    return 1;
+    if (item && cJSON_AddItemToObject(o, key, item))
+        return 1;
+    cJSON_Delete(item); /* NULL is a no-op */
+    return 0;
 }
 
+/* Appends item to the array, freeing it when that fails. Returns 1 on success. */
 static int push(cJSON *arr, cJSON *item)
 {
-    if (!item)
-        return 0;
-    if (!cJSON_AddItemToArray(arr, item)) {
-        cJSON_Delete(item);
-        return 0;
-    }
-    return 1;
+    if (item && cJSON_AddItemToArray(arr, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
 }
 
 static int put_num(cJSON *o, const char *key, double v) { return put(o, key, num_item(v)); }
@@ -364,15 +359,11 @@ static kb_status get_num(const cJSON *obj, const char *pre, const char *key, int
 {
     const cJSON *it;
     kb_status st = get_item(obj, pre, key, req, &it, e);
-    if (st != KB_OK || !it)
-        return st;
-    if (cJSON_IsNull(it)) {
+    if (st == KB_OK && it && cJSON_IsNull(it))
         *dst = NAN;
-        return KB_OK;
-    }
-    if (!num_value(it, dst))
-        return type_error(pre, key, "a number or null", it, e);
-    return KB_OK;
+    else if (st == KB_OK && it && !num_value(it, dst))
+        st = type_error(pre, key, "a number or null", it, e);
+    return st;
 }
 
 /* Checks that item (named pre.key) is an integer in [lo, hi]. */
@@ -549,13 +540,11 @@ static kb_status get_int_or_null(const cJSON *obj, const char *pre, const char *
 {
     const cJSON *it;
     kb_status st = get_item(obj, pre, key, OPT, &it, e);
-    if (st != KB_OK || !it)
-        return st;
-    if (cJSON_IsNull(it)) {
+    if (st == KB_OK && it && cJSON_IsNull(it))
         *dst = -1;
-        return KB_OK;
-    }
-    return int_value(it, pre, key, 0, hi, dst, e);
+    else if (st == KB_OK && it)
+        st = int_value(it, pre, key, 0, hi, dst, e);
+    return st;
 }
 
 static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_err *e)

@@ -227,6 +227,13 @@ static void b_blob(binder *b, const void *p, size_t n)
                   : sqlite3_bind_null(b->q, b->i);
 }
 
+/* Resets the prepared statement q to run again for id (its parameter 1). */
+static kb_status query_id(kb_store *s, sqlite3_stmt *q, int64_t id, kb_err *e);
+
+/* Steps q: *row = 1 and KB_OK for a row, *row = 0 at the end; KB_EENV on an
+ * SQLite error. */
+static kb_status next_row(kb_store *s, sqlite3_stmt *q, int *row, kb_err *e);
+
 /* Reads columns 0, 1, ... in order. */
 typedef struct reader {
     sqlite3_stmt *q;
@@ -267,6 +274,49 @@ static void host_name(char *buf, size_t n)
     if (gethostname(buf, n) != 0)
         kb_strlcpy(buf, "", n);
     buf[n - 1] = '\0';
+}
+
+static kb_status query_id(kb_store *s, sqlite3_stmt *q, int64_t id, kb_err *e)
+{
+    kb_status st = KB_OK;
+    SQL_CHECK(sqlite3_reset(q));
+    binder b = bind_start(q);
+    b_int(&b, id);
+    SQL_CHECK(b.rc);
+done:
+    return st;
+}
+
+static kb_status next_row(kb_store *s, sqlite3_stmt *q, int *row, kb_err *e)
+{
+    kb_status st = KB_OK;
+    int rc;
+    *row = 0;
+    SQL_STEP(q, rc);
+    *row = rc == SQLITE_ROW;
+done:
+    return st;
+}
+
+/* Prepares sql into *q and starts binding its parameters into *b. */
+static kb_status prepare(kb_store *s, const char *sql, sqlite3_stmt **q, binder *b, kb_err *e)
+{
+    kb_status st = KB_OK;
+    *b = bind_start(NULL);
+    SQL_CHECK(prep(s, sql, q));
+    *b = bind_start(*q);
+done:
+    return st;
+}
+
+/* Checks b's bindings and steps its statement once; *row as next_row. */
+static kb_status run_bound(kb_store *s, const binder *b, int *row, kb_err *e)
+{
+    kb_status st = KB_OK;
+    SQL_CHECK(b->rc);
+    st = next_row(s, b->q, row, e);
+done:
+    return st;
 }
 
 static kb_status tx_begin(kb_store *s, kb_err *e)
@@ -401,7 +451,7 @@ static kb_status mark_stale(kb_store *s, kb_err *e)
     size_t n = 0, cap = 0;
     char host[256];
     binder b;
-    int rc;
+    int row = 0;
 
     host_name(host, sizeof host);
     SQL_CHECK(prep(s,
@@ -411,10 +461,7 @@ static kb_status mark_stale(kb_store *s, kb_err *e)
     b = bind_start(q);
     b_text(&b, host);
     SQL_CHECK(b.rc);
-    for (;;) {
-        SQL_STEP(q, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         int64_t id = sqlite3_column_int64(q, 0), pid = sqlite3_column_int64(q, 1);
         if (pid <= 0 || pid > INT32_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
@@ -430,19 +477,17 @@ static kb_status mark_stale(kb_store *s, kb_err *e)
         }
         ids[n++] = id;
     }
+    if (st != KB_OK)
+        goto done;
     fin(q);
     q = NULL;
     if (n == 0)
         goto done;
     SQL_CHECK(prep(s, "UPDATE runs SET state = 'interrupted' WHERE id = ?1 AND state = 'running'",
                    &q));
-    for (size_t i = 0; i < n; i++) {
-        SQL_CHECK(sqlite3_reset(q));
-        b = bind_start(q);
-        b_int(&b, ids[i]);
-        SQL_CHECK(b.rc);
-        SQL_STEP(q, rc);
-    }
+    for (size_t i = 0; i < n && st == KB_OK; i++)
+        if ((st = query_id(s, q, ids[i], e)) == KB_OK)
+            st = next_row(s, q, &row, e);
 done:
     fin(q);
     free(ids);
@@ -630,8 +675,9 @@ static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, k
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
-    SQL_CHECK(prep(s,
+    int row = 0;
+    binder b;
+    KB_TRY(prepare(s,
                    "INSERT INTO devices(uuid, ordinal, name, cc_major, cc_minor, sms,"
                    " memory_bytes, l2_bytes, sm_clock_mhz, mem_clock_mhz, mem_bus_bits, driver,"
                    " runtime, first_seen, last_seen)"
@@ -644,12 +690,10 @@ static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, k
                    " mem_bus_bits = excluded.mem_bus_bits, driver = excluded.driver,"
                    " runtime = excluded.runtime, last_seen = excluded.last_seen"
                    " WHERE excluded.last_seen >= devices.last_seen",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     bind_device(&b, d);
     b_text(&b, seen);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
 done:
     fin(q);
     return st;
@@ -663,8 +707,9 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     const kb_device *d = &run->dev;
-    int rc;
-    SQL_CHECK(prep(s,
+    int row = 0;
+    binder b;
+    KB_TRY(prepare(s,
                    "INSERT INTO runs(version, git, argv, started, finished, state, tag, pid,"
                    " host, imported, device_uuid, dev_ordinal, dev_name, dev_cc_major,"
                    " dev_cc_minor, dev_sms, dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz,"
@@ -672,8 +717,7 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
                    " dev_mma_tflops, dev_fp32_tflops)"
                    " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                    " ?, ?)",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     b_text(&b, run->version);
     b_text(&b, run->git);
     b_text(&b, run->argv);
@@ -691,8 +735,7 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
     b_real(&b, d->copy_gbps);
     b_real(&b, d->mma_tflops);
     b_real(&b, d->fp32_tflops);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
     run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
 done:
     fin(q);
@@ -821,13 +864,14 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
     sqlite3_stmt *q = NULL;
     cJSON *shape = kb_json_from_shape(r);
     char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
-    int rc;
+    int row = 0;
 
     if (!shape_text) {
         st = kb_fail(e, KB_EENV, "out of memory storing a result in '%s'", s->path);
         goto done;
     }
-    SQL_CHECK(prep(s,
+    binder b;
+    KB_TRY(prepare(s,
                    "INSERT INTO results(run_id, seq, op, variant, dtype, shape, status, reason,"
                    " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked,"
                    " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
@@ -839,12 +883,10 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
                    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
                    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
                    " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     b_int(&b, run_id);
     bind_result(&b, r, shape_text);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
     const int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
     if (r->nkernels > 0)
         KB_TRY(put_kernels(s, result_id, r, e));
@@ -860,13 +902,10 @@ static kb_status run_exists(kb_store *s, int64_t id, int *found, kb_err *e)
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
+    *found = 0;
     SQL_CHECK(prep(s, "SELECT 1 FROM runs WHERE id = ?1", &q));
-    binder b = bind_start(q);
-    b_int(&b, id);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    *found = rc == SQLITE_ROW;
+    KB_TRY(query_id(s, q, id, e));
+    KB_TRY(next_row(s, q, found, e));
 done:
     fin(q);
     return st;
@@ -914,16 +953,15 @@ kb_status kb_store_finish_run(kb_store *s, int64_t run_id, const char *state,
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
+    int row = 0;
     if (strcmp(state, "complete") != 0 && strcmp(state, "interrupted") != 0)
         return kb_fail(e, KB_EUSAGE, "a run finishes 'complete' or 'interrupted', not '%s'", state);
-    SQL_CHECK(prep(s, "UPDATE runs SET state = ?1, finished = ?2 WHERE id = ?3", &q));
-    binder b = bind_start(q);
+    binder b;
+    KB_TRY(prepare(s, "UPDATE runs SET state = ?1, finished = ?2 WHERE id = ?3", &q, &b, e));
     b_text(&b, state);
     b_text(&b, finished ? finished : "");
     b_int(&b, run_id);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
     if (sqlite3_changes(s->db) == 0)
         st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)run_id, s->path);
 done:
@@ -956,22 +994,21 @@ kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     char now[32];
-    int rc;
+    int row = 0;
     now_iso(now, sizeof now);
     KB_TRY(tx_begin(s, e));
     KB_TRY(put_device(s, d, now, e));
-    SQL_CHECK(prep(s,
+    binder b;
+    KB_TRY(prepare(s,
                    "INSERT INTO ceilings(device_uuid, name, value, measured_at)"
                    " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(device_uuid, name) DO UPDATE SET"
                    " value = excluded.value, measured_at = excluded.measured_at",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     b_text(&b, d->uuid);
     b_text(&b, name);
     b_real(&b, value);
     b_text(&b, now);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
     fin(q);
     q = NULL;
     KB_TRY(tx_commit(s, e));
@@ -987,15 +1024,14 @@ kb_status kb_store_get_ceiling(kb_store *s, const char *uuid, const char *name, 
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
+    int row = 0;
     *value = NAN;
-    SQL_CHECK(prep(s, "SELECT value FROM ceilings WHERE device_uuid = ?1 AND name = ?2", &q));
-    binder b = bind_start(q);
+    binder b;
+    KB_TRY(prepare(s, "SELECT value FROM ceilings WHERE device_uuid = ?1 AND name = ?2", &q, &b, e));
     b_text(&b, uuid);
     b_text(&b, name);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    if (rc == SQLITE_ROW) {
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (row) {
         reader c = {q, 0};
         *value = c_real(&c);
     }
@@ -1036,15 +1072,9 @@ static kb_status load_kernels(kb_store *s, sqlite3_stmt *kq, int64_t result_id, 
                               kb_err *e)
 {
     kb_status st = KB_OK;
-    int rc, cap = 0;
-    SQL_CHECK(sqlite3_reset(kq));
-    binder b = bind_start(kq);
-    b_int(&b, result_id);
-    SQL_CHECK(b.rc);
-    for (;;) {
-        SQL_STEP(kq, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    int row = 0, cap = 0;
+    KB_TRY(query_id(s, kq, result_id, e));
+    while ((st = next_row(s, kq, &row, e)) == KB_OK && row) {
         if (r->nkernels == cap) {
             int ncap = cap ? cap * 2 : 4;
             kb_kernel *p = realloc(r->kernels, (size_t)ncap * sizeof *p);
@@ -1081,16 +1111,10 @@ static kb_status load_values(kb_store *s, sqlite3_stmt *vq, int64_t result_id, k
                              kb_err *e)
 {
     kb_status st = KB_OK;
-    int rc;
+    int row = 0;
     char kind[16];
-    SQL_CHECK(sqlite3_reset(vq));
-    binder b = bind_start(vq);
-    b_int(&b, result_id);
-    SQL_CHECK(b.rc);
-    for (;;) {
-        SQL_STEP(vq, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    KB_TRY(query_id(s, vq, result_id, e));
+    while ((st = next_row(s, vq, &row, e)) == KB_OK && row) {
         reader c = {vq, 0};
         int64_t idx = c_int(&c);
         c_text(&c, kind, sizeof kind);
@@ -1198,25 +1222,24 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL, *kq = NULL, *vq = NULL;
     kb_result r;
-    int rc, in_tx = 0;
+    binder b;
+    int row = 0, in_tx = 0;
 
     kb_run_init(out);
     kb_result_init(&r);
     /* One read transaction: a consistent snapshot while a run is being written. */
     SQL_CHECK(sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL));
     in_tx = 1;
-    SQL_CHECK(prep(s,
+    KB_TRY(prepare(s,
                    "SELECT id, version, git, argv, started, finished, state, tag, device_uuid,"
                    " dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
                    " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
                    " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps, dev_mma_tflops,"
                    " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0 ORDER BY id DESC LIMIT 1",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     b_int(&b, id);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    if (rc == SQLITE_DONE) {
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (!row) {
         if (id == 0)
             st = kb_fail(e, KB_EUSAGE, "no runs in '%s'", s->path);
         else
@@ -1258,14 +1281,9 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    "SELECT kernel_idx, kind, name, value FROM kernel_values"
                    " WHERE result_id = ?1 ORDER BY kernel_idx, kind, seq",
                    &vq));
-    b = bind_start(q);
-    b_int(&b, out->id);
-    SQL_CHECK(b.rc);
-    for (;;) {
+    KB_TRY(query_id(s, q, out->id, e));
+    while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         int64_t result_id;
-        SQL_STEP(q, rc);
-        if (rc == SQLITE_DONE)
-            break;
         KB_TRY(read_result(s, q, &r, &result_id, e));
         KB_TRY(load_kernels(s, kq, result_id, &r, e));
         KB_TRY(load_values(s, vq, result_id, &r, e));
@@ -1275,6 +1293,8 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
         }
         kb_result_init(&r);
     }
+    if (st != KB_OK)
+        goto done;
     fin(q);
     q = NULL;
     in_tx = 0;
@@ -1297,7 +1317,7 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc, n = 0;
+    int row = 0, n = 0;
     SQL_CHECK(prep(s,
                    "SELECT r.id, r.started, r.state, r.dev_name,"
                    " (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
@@ -1305,10 +1325,7 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
                    "   WHERE y.run_id = r.id GROUP BY op ORDER BY min(y.seq))),"
                    " r.tag FROM runs r ORDER BY r.id",
                    &q));
-    for (;;) {
-        SQL_STEP(q, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         if (n++ == 0)
             fprintf(f, "%5s  %-20s  %-11s  %-24s  %7s  %-24s  %s\n", "id", "started", "state",
                     "device", "results", "operators", "tag");
@@ -1321,6 +1338,8 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
                 (long long)sqlite3_column_int64(q, 4), ops ? (const char *)ops : "-",
                 tag ? (const char *)tag : "");
     }
+    if (st != KB_OK)
+        goto done;
     if (n == 0)
         fprintf(f, "no runs in '%s'\n", s->path);
     if (ferror(f))
