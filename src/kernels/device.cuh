@@ -1,11 +1,11 @@
-/* device.cuh - device helpers shared by the variant kernels: element loads and
+/* device.cuh - helpers shared by the variant kernels: a noted launch; element loads and
  * stores of fp32/fp16/bf16 as float, 16-byte vector loads and stores with
  * their unpacking to floats, a fast exp2, warp and block reductions of a float
  * (max, sum), and the online softmax normaliser: a pair (m, d) = (running
  * max, sum of exp(x - m)) with its merge and its warp and block reductions.
  *
- * Everything here is inline device code; a kernel file includes it and
- * instantiates what it uses. Arithmetic is fp32 whatever the element type.
+ * Everything here is inline (device code, and the launch on the host); a
+ * kernel file includes it and instantiates what it uses. Arithmetic is fp32 whatever the element type.
  * Block reductions contain __syncthreads(): every thread of the block must
  * call them, never from inside a branch that only some threads take. */
 #ifndef KB_DEVICE_CUH
@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include <type_traits>
+
+#include "kernels/op.h"
 
 #define KB_DEV __device__ __forceinline__
 
@@ -35,6 +37,18 @@
     default:                                                                          \
         return cudaErrorInvalidValue;                                                 \
     }
+
+/* Launches kernel k with grid and block and smem bytes of dynamic shared
+ * memory on stream s, passing it args, after noting the launch in a->log as
+ * name (kb_note_launch). Returns the launch's error (cudaGetLastError). */
+template <typename... P, typename... A>
+static cudaError_t kb_launch(const kb_args *a, cudaStream_t s, void (*k)(P...), const char *name,
+                             kb_dim3 grid, kb_dim3 block, size_t smem, A... args)
+{
+    kb_note_launch(a->log, (const void *)k, name, grid, block, smem);
+    k<<<dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), smem, s>>>(args...);
+    return cudaGetLastError();
+}
 
 /* log2(e): exp(v) = exp2(v * KB_LOG2E). */
 #define KB_LOG2E 1.4426950408889634f
