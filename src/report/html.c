@@ -179,109 +179,132 @@ static void run_header(FILE *f, const kb_run *run)
     fputs("</dl>\n</header>\n", f);
 }
 
-/* The table of a case: the columns of the text report. */
-static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+/* Which optional columns a case's table shows. */
+typedef struct run_cols {
+    int compute;  /* TFLOP/s and % peak instead of GB/s and % copy */
+    int counters; /* DRAM GB/s, excess, occupancy */
+    int stalls;   /* top stalls */
+    int extra;    /* extra mem */
+} run_cols;
+
+static run_cols run_cols_of(const kb_run *run, const size_t *idx, size_t n)
 {
-    int compute = 0, counters = 0, stalls = 0, extra = 0;
-    char b[256];
+    run_cols c = {0, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
-        compute |= strcmp(r->bound, "compute") == 0;
-        counters |= kb_result_has_counters(r);
-        stalls |= kb_result_has_counters(r) && *r->top_stalls;
-        extra |= r->extra_bytes > 0;
+        c.compute |= strcmp(r->bound, "compute") == 0;
+        c.counters |= kb_result_has_counters(r);
+        c.stalls |= kb_result_has_counters(r) && *r->top_stalls;
+        c.extra |= r->extra_bytes > 0;
     }
+    return c;
+}
+
+static void run_table_head(FILE *f, run_cols c)
+{
     fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
     th(f, "variant", 0);
     th(f, "status", 0);
     th(f, "median", 1);
     th(f, "spread", 1);
-    th(f, compute ? "TFLOP/s" : "GB/s", 1);
-    th(f, compute ? "% peak" : "% copy", 1);
+    th(f, c.compute ? "TFLOP/s" : "GB/s", 1);
+    th(f, c.compute ? "% peak" : "% copy", 1);
     th(f, "vs naive", 1);
     th(f, "kernels", 1);
     th(f, "regs", 1);
     th(f, "spill", 1);
-    if (extra)
+    if (c.extra)
         th(f, "extra mem", 1);
-    if (counters) {
+    if (c.counters) {
         th(f, "DRAM GB/s", 1);
         th(f, "excess", 1);
         th(f, "occ a/t", 1);
     }
-    if (stalls)
+    if (c.stalls)
         th(f, "top stalls", 0);
     th(f, "note", 0);
     fputs("</tr></thead>\n<tbody>\n", f);
-    for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
-        fputs("<tr class=\"result status-", f);
-        esc(f, kb_rstatus_name(r->status));
-        fputs("\">", f);
-        td(f, r->variant, 0);
-        td(f, kb_rstatus_name(r->status), 0);
-        kb_fmt_time(r->median_us, b, sizeof b);
+}
+
+/* One result's row: the cells of the text report's columns. */
+static void run_table_row(FILE *f, const kb_result *r, run_cols c)
+{
+    char b[256];
+    fputs("<tr class=\"result status-", f);
+    esc(f, kb_rstatus_name(r->status));
+    fputs("\">", f);
+    td(f, r->variant, 0);
+    td(f, kb_rstatus_name(r->status), 0);
+    kb_fmt_time(r->median_us, b, sizeof b);
+    td(f, b, 1);
+    if (isfinite(r->stdrel))
+        snprintf(b, sizeof b, "\xC2\xB1%.1f%%", 100.0 * r->stdrel);
+    else
+        snprintf(b, sizeof b, "-");
+    td(f, b, 1);
+    kb_fmt_fixed(c.compute ? r->tflops : r->gbps, 1, "", "", b, sizeof b);
+    td(f, b, 1);
+    kb_fmt_fixed(r->pct_peak, 1, "", "%", b, sizeof b);
+    td(f, b, 1);
+    kb_fmt_fixed(r->speedup, 2, "", "x", b, sizeof b);
+    td(f, b, 1);
+    snprintf(b, sizeof b, "%d", r->nkernels);
+    td(f, b, 1);
+    if (r->registers >= 0)
+        snprintf(b, sizeof b, "%d", r->registers);
+    else
+        snprintf(b, sizeof b, "-");
+    td(f, b, 1);
+    if (r->local_bytes >= 0)
+        snprintf(b, sizeof b, "%lld B", (long long)r->local_bytes);
+    else
+        snprintf(b, sizeof b, "-");
+    td(f, b, 1);
+    if (c.extra) {
+        kb_fmt_bytes(r->extra_bytes, b, sizeof b);
         td(f, b, 1);
-        if (isfinite(r->stdrel))
-            snprintf(b, sizeof b, "\xC2\xB1%.1f%%", 100.0 * r->stdrel);
-        else
-            snprintf(b, sizeof b, "-");
-        td(f, b, 1);
-        kb_fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", b, sizeof b);
-        td(f, b, 1);
-        kb_fmt_fixed(r->pct_peak, 1, "", "%", b, sizeof b);
-        td(f, b, 1);
-        kb_fmt_fixed(r->speedup, 2, "", "x", b, sizeof b);
-        td(f, b, 1);
-        snprintf(b, sizeof b, "%d", r->nkernels);
-        td(f, b, 1);
-        if (r->registers >= 0)
-            snprintf(b, sizeof b, "%d", r->registers);
-        else
-            snprintf(b, sizeof b, "-");
-        td(f, b, 1);
-        if (r->local_bytes >= 0)
-            snprintf(b, sizeof b, "%lld B", (long long)r->local_bytes);
-        else
-            snprintf(b, sizeof b, "-");
-        td(f, b, 1);
-        if (extra) {
-            kb_fmt_bytes(r->extra_bytes, b, sizeof b);
-            td(f, b, 1);
-        }
-        if (counters) {
-            kb_fmt_fixed(r->dram_gbps, 1, "", "", b, sizeof b);
-            td(f, b, 1);
-            kb_fmt_fixed(r->excess_traffic, 2, "", "x", b, sizeof b);
-            td(f, b, 1);
-            if (!isfinite(r->achieved_occupancy) && !isfinite(r->theoretical_occupancy)) {
-                snprintf(b, sizeof b, "-");
-            } else {
-                char a[24], t[24];
-                kb_fmt_fixed(r->achieved_occupancy, 0, "", "", a, sizeof a);
-                kb_fmt_fixed(r->theoretical_occupancy, 0, "", "", t, sizeof t);
-                snprintf(b, sizeof b, "%s/%s%%", a, t);
-            }
-            td(f, b, 1);
-        }
-        if (stalls)
-            td(f, *r->top_stalls ? r->top_stalls : "-", 0);
-        fputs("<td class=\"note\">", f);
-        if (r->status == KB_R_MISMATCH) {
-            snprintf(b, sizeof b, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g)%s",
-                     r->max_abs_err, r->rel_l2_err, r->atol, r->rtol, *r->reason ? "; " : "");
-            esc(f, b);
-        } else if (r->status == KB_R_OK) {
-            snprintf(b, sizeof b, "%s%s%s", r->checked ? "" : "not checked",
-                     !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
-            esc(f, b);
-        }
-        if (r->status != KB_R_OK)
-            esc(f, r->reason);
-        fputs("</td></tr>\n", f);
     }
+    if (c.counters) {
+        kb_fmt_fixed(r->dram_gbps, 1, "", "", b, sizeof b);
+        td(f, b, 1);
+        kb_fmt_fixed(r->excess_traffic, 2, "", "x", b, sizeof b);
+        td(f, b, 1);
+        if (!isfinite(r->achieved_occupancy) && !isfinite(r->theoretical_occupancy)) {
+            snprintf(b, sizeof b, "-");
+        } else {
+            char a[24], t[24];
+            kb_fmt_fixed(r->achieved_occupancy, 0, "", "", a, sizeof a);
+            kb_fmt_fixed(r->theoretical_occupancy, 0, "", "", t, sizeof t);
+            snprintf(b, sizeof b, "%s/%s%%", a, t);
+        }
+        td(f, b, 1);
+    }
+    if (c.stalls)
+        td(f, *r->top_stalls ? r->top_stalls : "-", 0);
+    fputs("<td class=\"note\">", f);
+    if (r->status == KB_R_MISMATCH) {
+        snprintf(b, sizeof b, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g)%s",
+                 r->max_abs_err, r->rel_l2_err, r->atol, r->rtol, *r->reason ? "; " : "");
+        esc(f, b);
+    } else if (r->status == KB_R_OK) {
+        snprintf(b, sizeof b, "%s%s%s", r->checked ? "" : "not checked",
+                 !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
+        esc(f, b);
+    }
+    if (r->status != KB_R_OK)
+        esc(f, r->reason);
+    fputs("</td></tr>\n", f);
+}
+
+/* The table of a case: the columns of the text report; then why counters are
+ * missing, each reason once. */
+static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+{
+    const run_cols c = run_cols_of(run, idx, n);
+    run_table_head(f, c);
+    for (size_t i = 0; i < n; i++)
+        run_table_row(f, &run->results[idx[i]], c);
     fputs("</tbody>\n</table></div>\n", f);
-    /* why counters are missing, each reason once */
     int opened = 0;
     for (size_t i = 0; i < n; i++) {
         if (!kb_counters_reason_is_new(run, idx, i))

@@ -631,16 +631,12 @@ static kb_status alloc_fail(kb_err *e)
     return kb_fail(e, KB_EENV, "out of memory reading a report");
 }
 
-/* Reads a result object named pre ("" or "results[3]") into an initialised r. */
-static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+/* The case of a result: op, variant, dtype, shape, status, reason, seed. */
+static kb_status case_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
 {
     kb_status st = KB_OK;
-    const cJSON *it, *chk, *tol, *tm, *smp, *mdl, *der, *ks;
-    char p[256], q[320], status[16] = "", bound[64];
-
-    if (!cJSON_IsObject(o))
-        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "result",
-                       jtype(o));
+    const cJSON *it;
+    char p[256], status[16] = "";
     KB_TRY(get_str(o, pre, "op", REQ, r->op, sizeof r->op, e));
     KB_TRY(get_str(o, pre, "variant", REQ, r->variant, sizeof r->variant, e));
     KB_TRY(get_str(o, pre, "dtype", REQ, r->dtype, sizeof r->dtype, e));
@@ -656,7 +652,16 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     }
     KB_TRY(get_str(o, pre, "reason", REQ, r->reason, sizeof r->reason, e));
     KB_TRY(get_seed(o, pre, &r->seed, e));
+done:
+    return st;
+}
 
+/* The check object of a result. */
+static kb_status check_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *chk, *tol;
+    char p[256], q[320];
     fpath(p, sizeof p, pre, "check");
     KB_TRY(get_obj(o, pre, "check", REQ, &chk, e));
     KB_TRY(get_bool(chk, p, "checked", OPT, &r->checked, e));
@@ -667,7 +672,41 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     KB_TRY(get_num(tol, q, "atol", REQ, &r->atol, e));
     KB_TRY(get_num(tol, q, "rtol", REQ, &r->rtol, e));
     KB_TRY(get_int(chk, p, "rows_checked", OPT, 0, KB_JSON_MAX_INT, &r->rows_checked, e));
+done:
+    return st;
+}
 
+/* The samples_us array named name into r->samples_us. */
+static kb_status samples_from(const cJSON *smp, const char *name, kb_result *r, kb_err *e)
+{
+    const cJSON *it;
+    const int n = cJSON_GetArraySize(smp);
+    if (n <= 0)
+        return KB_OK;
+    r->samples_us = malloc((size_t)n * sizeof *r->samples_us);
+    if (!r->samples_us)
+        return alloc_fail(e);
+    cJSON_ArrayForEach(it, smp)
+    {
+        double v;
+        if (cJSON_IsNull(it)) {
+            v = NAN;
+        } else if (!num_value(it, &v)) {
+            char idx[24];
+            snprintf(idx, sizeof idx, "%zu", r->nsamples);
+            return type_error(name, idx, "a number or null", it, e);
+        }
+        r->samples_us[r->nsamples++] = v;
+    }
+    return KB_OK;
+}
+
+/* The time object of a result: the summary, the samples and the clock. */
+static kb_status time_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *tm, *smp;
+    char p[256], q[320];
     fpath(p, sizeof p, pre, "time");
     KB_TRY(get_obj(o, pre, "time", REQ, &tm, e));
     KB_TRY(get_num(tm, p, "median_us", REQ, &r->median_us, e));
@@ -675,31 +714,20 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     KB_TRY(get_num(tm, p, "max_us", REQ, &r->max_us, e));
     KB_TRY(get_num(tm, p, "stdrel", REQ, &r->stdrel, e));
     KB_TRY(get_arr(tm, p, "samples_us", REQ, &smp, e));
-    int n = cJSON_GetArraySize(smp);
-    if (n > 0) {
-        r->samples_us = malloc((size_t)n * sizeof *r->samples_us);
-        if (!r->samples_us) {
-            st = alloc_fail(e);
-            goto done;
-        }
-        fpath(q, sizeof q, p, "samples_us");
-        cJSON_ArrayForEach(it, smp)
-        {
-            double v;
-            if (cJSON_IsNull(it))
-                v = NAN;
-            else if (!num_value(it, &v)) {
-                char idx[24];
-                snprintf(idx, sizeof idx, "%zu", r->nsamples);
-                st = type_error(q, idx, "a number or null", it, e);
-                goto done;
-            }
-            r->samples_us[r->nsamples++] = v;
-        }
-    }
+    fpath(q, sizeof q, p, "samples_us");
+    KB_TRY(samples_from(smp, q, r, e));
     KB_TRY(get_num(tm, p, "sm_clock_mhz", OPT, &r->sm_clock_mhz, e));
     KB_TRY(get_bool(tm, p, "throttled", OPT, &r->throttled, e));
+done:
+    return st;
+}
 
+/* The model object, the bound and the derived figures of a result. */
+static kb_status figures_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *mdl, *der;
+    char p[256], bound[64];
     fpath(p, sizeof p, pre, "model");
     KB_TRY(get_obj(o, pre, "model", REQ, &mdl, e));
     KB_TRY(get_num(mdl, p, "bytes", REQ, &r->bytes, e));
@@ -713,7 +741,6 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
         goto done;
     }
     kb_strlcpy(r->bound, bound, sizeof r->bound);
-
     fpath(p, sizeof p, pre, "derived");
     KB_TRY(get_obj(o, pre, "derived", REQ, &der, e));
     KB_TRY(get_num(der, p, "gbps", REQ, &r->gbps, e));
@@ -722,25 +749,50 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     KB_TRY(get_num(der, p, "speedup", OPT, &r->speedup, e));
     KB_TRY(get_num(der, p, "dram_gbps", OPT, &r->dram_gbps, e));
     KB_TRY(get_num(der, p, "excess_traffic", OPT, &r->excess_traffic, e));
+done:
+    return st;
+}
+
+/* The kernels array of a result. */
+static kb_status kernels_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *ks, *it;
+    char p[256], q[320];
+    KB_TRY(get_arr(o, pre, "kernels", REQ, &ks, e));
+    const int n = cJSON_GetArraySize(ks);
+    if (n <= 0)
+        goto done;
+    r->kernels = calloc((size_t)n, sizeof *r->kernels);
+    if (!r->kernels) {
+        st = alloc_fail(e);
+        goto done;
+    }
+    fpath(p, sizeof p, pre, "kernels");
+    cJSON_ArrayForEach(it, ks)
+    {
+        snprintf(q, sizeof q, "%.256s[%d]", p, r->nkernels);
+        KB_TRY(kernel_from(it, q, &r->kernels[r->nkernels], e));
+        r->nkernels++;
+    }
+done:
+    return st;
+}
+
+/* Reads a result object named pre ("" or "results[3]") into an initialised r. */
+static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    if (!cJSON_IsObject(o))
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "result",
+                       jtype(o));
+    KB_TRY(case_from(o, pre, r, e));
+    KB_TRY(check_from(o, pre, r, e));
+    KB_TRY(time_from(o, pre, r, e));
+    KB_TRY(figures_from(o, pre, r, e));
     KB_TRY(counters_from(o, pre, r, e));
     KB_TRY(resources_from(o, pre, r, e));
-
-    KB_TRY(get_arr(o, pre, "kernels", REQ, &ks, e));
-    n = cJSON_GetArraySize(ks);
-    if (n > 0) {
-        r->kernels = calloc((size_t)n, sizeof *r->kernels);
-        if (!r->kernels) {
-            st = alloc_fail(e);
-            goto done;
-        }
-        cJSON_ArrayForEach(it, ks)
-        {
-            fpath(p, sizeof p, pre, "kernels");
-            snprintf(q, sizeof q, "%.256s[%d]", p, r->nkernels);
-            KB_TRY(kernel_from(it, q, &r->kernels[r->nkernels], e));
-            r->nkernels++;
-        }
-    }
+    KB_TRY(kernels_from(o, pre, r, e));
 done:
     return st;
 }

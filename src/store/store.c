@@ -494,12 +494,100 @@ done:
     return st;
 }
 
+/* Refuses, before SQLite opens it, a path that is no store: a directory,
+ * something not a regular file, a file that is not an SQLite database, a
+ * missing file when not creating. Creating, a missing file's folder is made and
+ * *created set. */
+static kb_status check_path(const char *path, int create, int *created, kb_err *e)
+{
+    struct stat sb;
+    *created = 0;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return kb_fail(e, KB_EENV, "'%s' is a directory, not a kbench store", path);
+        if (!S_ISREG(sb.st_mode))
+            return kb_fail(e, KB_EENV, "'%s' is not a regular file, not a kbench store", path);
+        return check_header(path, sb.st_size, create, e);
+    }
+    if (errno != ENOENT)
+        return kb_fail(e, KB_EENV, "cannot access '%s': %s", path, strerror(errno));
+    if (!create)
+        return kb_fail(e, KB_EENV,
+                       "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
+    kb_status st = make_parent(path, e);
+    *created = st == KB_OK;
+    return st;
+}
+
+/* Opens the SQLite connection of s (writable and created when create) and
+ * reads its schema version into *ver after checking that it is a kbench store
+ * this kbench can read; *readonly when SQLite opened it read-only. */
+static kb_status open_db(kb_store *s, int create, int *ver, int *readonly, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    const int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
+    if (rc != SQLITE_OK)
+        return kb_fail(e, KB_EENV, "cannot open kbench store '%s': %s", s->path,
+                       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+    SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
+    *readonly = sqlite3_db_readonly(s->db, "main") == 1;
+    if (create && *readonly)
+        return kb_fail(e, KB_EENV, "cannot write kbench store '%s': the file is read-only",
+                       s->path);
+    st = check_kind(s, ver, e);
+    if (st != KB_OK && sqlite3_errcode(s->db) == SQLITE_READONLY)
+        return kb_fail(e, KB_EENV,
+                       "cannot read kbench store '%s': SQLite must create '%s-shm' beside it, "
+                       "and that folder is not writable",
+                       s->path, s->path);
+    if (st != KB_OK)
+        return st;
+    if (*ver > KB_STORE_VERSION)
+        return kb_fail(e, KB_EENV,
+                       "'%s' is a kbench store of schema version %d, newer than this kbench (%d)",
+                       s->path, *ver, KB_STORE_VERSION);
+    if (*ver == 0 && !create)
+        return kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty SQLite database)",
+                       s->path);
+done:
+    return st;
+}
+
+/* The file is ours: WAL, foreign keys, and the schema migrated forward. */
+static kb_status prepare_store(kb_store *s, int ver, int readonly, kb_err *e)
+{
+    kb_status st = KB_OK;
+    if (!readonly)
+        SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
+    SQL_CHECK(sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL));
+    if (ver < KB_STORE_VERSION && readonly)
+        return kb_fail(e, KB_EENV,
+                       "'%s' has store schema version %d and is read-only (open it once with "
+                       "write access to upgrade it to %d)",
+                       s->path, ver, KB_STORE_VERSION);
+    if (ver < KB_STORE_VERSION)
+        st = migrate(s, KB_STORE_VERSION, e);
+done:
+    return st;
+}
+
+/* Removes a store file made by a failed open, with SQLite's side files. */
+static void remove_made(const char *path)
+{
+    char side[4200];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
 kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
 {
     kb_status st = KB_OK;
     kb_store *s = NULL;
-    struct stat sb;
-    int created = 0, ver = 0;
+    int created = 0, ver = 0, readonly = 0;
 
     *out = NULL;
     if (!path || !*path)
@@ -511,87 +599,17 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
         st = kb_fail(e, KB_EUSAGE, "store path is too long: '%.60s...'", path);
         goto done;
     }
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode)) {
-            st = kb_fail(e, KB_EENV, "'%s' is a directory, not a kbench store", path);
-            goto done;
-        }
-        if (!S_ISREG(sb.st_mode)) {
-            st = kb_fail(e, KB_EENV, "'%s' is not a regular file, not a kbench store", path);
-            goto done;
-        }
-        KB_TRY(check_header(path, sb.st_size, create, e));
-    } else if (errno != ENOENT) {
-        st = kb_fail(e, KB_EENV, "cannot access '%s': %s", path, strerror(errno));
-        goto done;
-    } else if (!create) {
-        st = kb_fail(e, KB_EENV,
-                     "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
-        goto done;
-    } else {
-        KB_TRY(make_parent(path, e));
-        created = 1;
-    }
-
-    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-    if (rc != SQLITE_OK) {
-        st = kb_fail(e, KB_EENV, "cannot open kbench store '%s': %s", path,
-                     s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        goto done;
-    }
-    SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
-    int readonly = sqlite3_db_readonly(s->db, "main") == 1;
-    if (create && readonly) {
-        st = kb_fail(e, KB_EENV, "cannot write kbench store '%s': the file is read-only", path);
-        goto done;
-    }
-    st = check_kind(s, &ver, e);
-    if (st != KB_OK && sqlite3_errcode(s->db) == SQLITE_READONLY)
-        st = kb_fail(e, KB_EENV,
-                     "cannot read kbench store '%s': SQLite must create '%s-shm' beside it, and "
-                     "that folder is not writable",
-                     path, path);
-    if (st != KB_OK)
-        goto done;
-    if (ver > KB_STORE_VERSION) {
-        st = kb_fail(e, KB_EENV,
-                     "'%s' is a kbench store of schema version %d, newer than this kbench (%d)",
-                     path, ver, KB_STORE_VERSION);
-        goto done;
-    }
-    if (ver == 0 && !create) {
-        st = kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty SQLite database)", path);
-        goto done;
-    }
-    /* The file is ours: from here on it may be written. */
-    if (!readonly)
-        SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
-    SQL_CHECK(sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL));
-    if (ver < KB_STORE_VERSION) {
-        if (readonly) {
-            st = kb_fail(e, KB_EENV,
-                         "'%s' has store schema version %d and is read-only (open it once with "
-                         "write access to upgrade it to %d)",
-                         path, ver, KB_STORE_VERSION);
-            goto done;
-        }
-        KB_TRY(migrate(s, KB_STORE_VERSION, e));
-    }
+    KB_TRY(check_path(path, create, &created, e));
+    KB_TRY(open_db(s, create, &ver, &readonly, e));
+    KB_TRY(prepare_store(s, ver, readonly, e));
     if (create)
         KB_TRY(mark_stale(s, e));
     *out = s;
     s = NULL;
 done:
     kb_store_close(s);
-    if (st != KB_OK && created) {
-        char side[4200];
-        unlink(path);
-        snprintf(side, sizeof side, "%s-wal", path);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", path);
-        unlink(side);
-    }
+    if (st != KB_OK && created)
+        remove_made(path);
     return st;
 }
 
