@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "kernels/fill.h"
+#include "kernels/op.h"
 
 #define KB_HD __host__ __device__ __forceinline__
 
@@ -65,29 +66,26 @@ static __global__ void fill_rows_kernel(void *buf, int64_t rows, int64_t cols, k
 #define FILL_BLOCKS_PER_SM 32
 
 /* The grid for n elements on the current device: one element a thread, at
- * most FILL_BLOCKS_PER_SM blocks per SM of the device. */
+ * most FILL_BLOCKS_PER_SM blocks per SM of the device; 0 for no element. */
 static cudaError_t fill_grid(size_t n, unsigned *grid)
 {
-    int dev = 0, sms = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce == cudaSuccess)
-        ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (ce != cudaSuccess)
+    int sms = 0;
+    *grid = 0;
+    cudaError_t ce = n ? kb_current_sms(&sms) : cudaSuccess;
+    if (ce != cudaSuccess || n == 0)
         return ce;
     const size_t blocks = (n + FILL_THREADS - 1) / FILL_THREADS;
     const size_t most = (size_t)(sms > 0 ? sms : 1) * FILL_BLOCKS_PER_SM;
-    *grid = (unsigned)(blocks > most ? most : (blocks ? blocks : 1));
+    *grid = (unsigned)(blocks > most ? most : blocks);
     return cudaSuccess;
 }
 
 extern "C" cudaError_t kb_fill_uniform(void *buf, size_t n, kb_dtype d, uint64_t seed,
                                        float center, float spread, cudaStream_t s)
 {
-    unsigned grid = 0;
-    if (n == 0)
-        return cudaSuccess;
+    unsigned grid;
     cudaError_t ce = fill_grid(n, &grid);
-    if (ce != cudaSuccess)
+    if (ce != cudaSuccess || grid == 0)
         return ce;
     fill_uniform_kernel<<<grid, FILL_THREADS, 0, s>>>(buf, n, d, seed, center, spread);
     return cudaGetLastError();
@@ -96,12 +94,9 @@ extern "C" cudaError_t kb_fill_uniform(void *buf, size_t n, kb_dtype d, uint64_t
 extern "C" cudaError_t kb_fill_rows(void *buf, int64_t rows, int64_t cols, kb_dtype d,
                                     uint64_t seed, float spread, float shift, cudaStream_t s)
 {
-    size_t n = (size_t)rows * (size_t)cols;
-    unsigned grid = 0;
-    if (n == 0)
-        return cudaSuccess;
-    cudaError_t ce = fill_grid(n, &grid);
-    if (ce != cudaSuccess)
+    unsigned grid;
+    cudaError_t ce = fill_grid((size_t)rows * (size_t)cols, &grid);
+    if (ce != cudaSuccess || grid == 0)
         return ce;
     fill_rows_kernel<<<grid, FILL_THREADS, 0, s>>>(buf, rows, cols, d, seed, spread, shift);
     return cudaGetLastError();
