@@ -12,15 +12,7 @@ static void add(kb_run *run, const char *variant, const char *dtype, int64_t row
                 kb_rstatus status, double median)
 {
     kb_result r;
-    kb_result_init(&r);
-    snprintf(r.op, sizeof r.op, "softmax");
-    snprintf(r.variant, sizeof r.variant, "%s", variant);
-    snprintf(r.dtype, sizeof r.dtype, "%s", dtype);
-    r.naxes = 2;
-    snprintf(r.axis[0], sizeof r.axis[0], "rows");
-    snprintf(r.axis[1], sizeof r.axis[1], "cols");
-    r.shape[0] = rows;
-    r.shape[1] = 1024;
+    kbt_case(&r, "softmax", variant, dtype, rows, 1024);
     r.status = status;
     r.median_us = median;
     assert_int_equal(kb_run_add(run, &r), 0);
