@@ -18,7 +18,6 @@
 #include "device.h"
 #include "kernels/check.h"
 #include "kernels/fill.h"
-#include "profiler/policy.h"
 
 _Static_assert(KB_MAX_AXES == KB_RES_MAX_AXES, "a result holds exactly an operator's axes");
 
@@ -65,19 +64,6 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
     op->model(shape, d, &r->bytes, &r->flops);
     kb_strlcpy(r->bound, op->bound, sizeof r->bound);
     r->extra_bytes = (double)scratch_of(v, shape, d);
-}
-
-double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
-                             const int64_t *shape, int64_t l2_bytes)
-{
-    double total = KB_FLUSH_L2_FACTOR * (double)l2_bytes;
-    for (int i = 0; i < op->nin; i++)
-        total += (double)op->in_bytes(shape, d, i);
-    for (int i = 0; i < op->nout; i++)
-        total += (double)op->out_bytes(shape, d, i);
-    if (v)
-        total += (double)scratch_of(v, shape, d);
-    return total;
 }
 
 /* What one case holds on the device. */

@@ -7,13 +7,8 @@
 
 #include "kernels/op.h"
 #include "profiler/counters.h"
+#include "profiler/policy.h"
 #include "results/result.h"
-
-/* The L2 flush reads a buffer this many times the L2's size: with twice, about
- * 28 MB of the previous launch's dirty lines survived on the H200 and were
- * written back inside the next timed launch (Hopper's L2 is two partitions that
- * may each hold a copy of a line read). */
-#define KB_FLUSH_L2_FACTOR 4
 
 typedef struct kb_bench_opts {
     int min_samples;     /* at least this many timed samples */
@@ -29,11 +24,6 @@ typedef struct kb_bench_opts {
  * against, and the variant's scratch bytes. */
 void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_dtype d,
                         const int64_t *shape, uint64_t seed);
-
-/* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
- * and the L2 flush buffer. */
-double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
-                             const int64_t *shape, int64_t l2_bytes);
 
 /* Runs the case on GPU dev->ordinal in this process; r must already name the
  * case (kb_bench_name_case). A case the policy skips (kb_case_skip, or the

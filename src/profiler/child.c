@@ -181,7 +181,10 @@ kb_status kb_child_device(int ordinal, kb_device *d, kb_err *e)
     return st;
 }
 
-kb_status kb_child_calibrate(int ordinal, kb_device *d, kb_err *e)
+/* Measures GPU `ordinal`'s copy bandwidth and matrix-unit and fp32 peaks into
+ * d's ceilings (kb_calibrate_copy and kb_calibrate_mma in a child). KB_EENV
+ * with the CUDA or cuBLAS error, or when the child fails. */
+static kb_status child_calibrate(int ordinal, kb_device *d, kb_err *e)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -233,8 +236,14 @@ static kb_status result_from(const char *body, size_t n, kb_result *out, kb_err 
     return KB_OK;
 }
 
-kb_status kb_child_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
-                        const kb_bench_opts *o, kb_result *r, int *interrupted, kb_err *e)
+/* Runs kb_bench_case(op, v, dev, o, r) in a child, allowed the sampling time
+ * limit plus KB_CHILD_HANG_MARGIN_S, and replaces *r by the child's result.
+ * When the child fails (a crash, a hang, an error of its own, no answer), *r
+ * is left as it was, the message (what failed, or how the child ended) is in
+ * e, *interrupted is 1 when the user interrupted the run, and KB_EENV is
+ * returned. */
+static kb_status child_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
+                            const kb_bench_opts *o, kb_result *r, int *interrupted, kb_err *e)
 {
     case_ctx ctx = {op, v, dev, o, r};
     kb_child_end end;
@@ -253,5 +262,45 @@ kb_status kb_child_case(const kb_op *op, const kb_variant *v, const kb_device *d
     }
     kb_result_release(r);
     *r = got;
+    return KB_OK;
+}
+
+/* ---- the policy's runs ------------------------------------------------------------ */
+
+kb_status kb_case_run(const kb_op *op, const kb_variant *v, const kb_device *dev,
+                      const kb_bench_opts *o, kb_result *r, kb_err *e)
+{
+    kb_dtype d;
+    int interrupted = 0;
+    if (kb_dtype_parse(r->dtype, &d) != 0)
+        return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", r->dtype);
+    if (kb_case_skip(op, v, d, r->shape, dev, r->reason, sizeof r->reason)) {
+        r->status = KB_R_SKIPPED;
+        return KB_OK;
+    }
+    if (child_case(op, v, dev, o, r, &interrupted, e) == KB_OK)
+        return KB_OK;
+    if (interrupted)
+        return kb_fail(e, KB_EENV, "interrupted");
+    /* the child crashed, hung or answered nonsense: that is this case's failure */
+    r->status = KB_R_FAILED;
+    kb_strlcpy(r->reason, e->msg, sizeof r->reason);
+    e->msg[0] = '\0';
+    return KB_OK;
+}
+
+kb_status kb_ceilings_ensure(int ordinal, kb_device *d, kb_calibrate_when when, int *measured,
+                             kb_err *e)
+{
+    *measured = 0;
+    if (!kb_calibration_due(d, when))
+        return KB_OK;
+    kb_status st = child_calibrate(ordinal, d, e);
+    if (st != KB_OK)
+        return st;
+    for (int i = 0; i < KB_NCEILINGS; i++)
+        if (!isfinite(*kb_device_ceiling(d, i)))
+            return kb_fail(e, KB_EENV, "calibration gave no %s", kb_ceiling_name(i));
+    *measured = 1;
     return KB_OK;
 }

@@ -1,14 +1,18 @@
 /* child.h - the profiler's GPU work, each piece in a child process of its own
- * (profiler/isolate.h): the device query, the calibration and one case. The
- * child answers through a pipe with the status of its work, its message, and
- * the result as raw bytes of the model's structures (the child is a fork of
- * the same program, so the layout is the same and every double comes back
- * exactly). The parent never touches CUDA. */
+ * (profiler/isolate.h), as the policy (profiler/policy.h) says: the device
+ * query, the calibration when the ceilings are missing or asked for, and each
+ * case that is not skipped. `run` and `calibrate` both go through here; the
+ * commands only parse, call and print. The child answers through a pipe with
+ * the status of its work, its message, and the result as raw bytes of the
+ * model's structures (the child is a fork of the same program, so the layout is
+ * the same and every double comes back exactly). The parent, which writes the
+ * store, never touches CUDA. */
 #ifndef KB_CHILD_H
 #define KB_CHILD_H
 
 #include "kernels/op.h"
 #include "profiler/bench.h"
+#include "profiler/policy.h"
 #include "results/result.h"
 #include "util/status.h"
 
@@ -27,18 +31,20 @@
  * GPUs visible)" for an ordinal past the last; KB_EENV when the child fails. */
 kb_status kb_child_device(int ordinal, kb_device *d, kb_err *e);
 
-/* Measures GPU `ordinal`'s copy bandwidth and matrix-unit and fp32 peaks into
- * d's ceilings (kb_calibrate_copy and kb_calibrate_mma in a child). KB_EENV
- * with the CUDA or cuBLAS error, or when the child fails. */
-kb_status kb_child_calibrate(int ordinal, kb_device *d, kb_err *e);
+/* Runs case r (named by kb_bench_name_case) on dev: skipped with its reason
+ * (kb_case_skip), or measured by kb_bench_case in a child process. A child
+ * that crashes, hangs past the sampling time limit plus KB_CHILD_HANG_MARGIN_S,
+ * or answers nothing useful makes the case failed with the reason (so does a
+ * child that could not be started). Fills r whatever happens; returns KB_EENV
+ * "interrupted" only when the user interrupted the run. */
+kb_status kb_case_run(const kb_op *op, const kb_variant *v, const kb_device *dev,
+                      const kb_bench_opts *o, kb_result *r, kb_err *e);
 
-/* Runs kb_bench_case(op, v, dev, o, r) in a child, allowed the sampling time
- * limit plus KB_CHILD_HANG_MARGIN_S, and replaces *r by the child's result
- * (the caller owns it, kb_result_release). When the child fails (a crash, a
- * hang, an error of its own, no answer), *r is left as it was, the message
- * (what failed, or how the child ended) is in e, *interrupted is 1 when the
- * user interrupted the run, and KB_EENV is returned. */
-kb_status kb_child_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
-                        const kb_bench_opts *o, kb_result *r, int *interrupted, kb_err *e);
+/* Measures GPU `ordinal`'s ceilings into d (in a child process) when `when`
+ * says so; *measured = 1 when it did, so that the caller stores them. d
+ * holds the device (kb_child_device) and the ceilings known so far. KB_EENV
+ * with the CUDA or cuBLAS error, or when the calibration gave no value. */
+kb_status kb_ceilings_ensure(int ordinal, kb_device *d, kb_calibrate_when when, int *measured,
+                             kb_err *e);
 
 #endif

@@ -1,10 +1,10 @@
-/* policy.h - the profiler's decisions about a run: which cases are skipped and
- * why, which shapes are refused before anything runs because they cannot fit
- * on the GPU, and when the GPU's ceilings must be measured first. `run` and
- * `calibrate` both go through here; the commands only parse, call and print.
- *
- * Every CUDA call happens in a child process (profiler/child.h): the caller,
- * which writes the store, never initialises CUDA. */
+/* policy.h - the profiler's decisions about a run: the device memory a case
+ * needs, which cases are skipped and why, which shapes are refused before
+ * anything runs because they cannot fit on the GPU, and when the GPU's ceilings
+ * must be measured. Pure rules, no CUDA: the case's child applies them
+ * (profiler/bench.h), and so does the parent before it starts one
+ * (profiler/child.h: kb_case_run, kb_ceilings_ensure, shared by `run` and
+ * `calibrate`). */
 #ifndef KB_POLICY_H
 #define KB_POLICY_H
 
@@ -12,9 +12,14 @@
 #include <stdint.h>
 
 #include "kernels/op.h"
-#include "profiler/bench.h"
 #include "results/result.h"
 #include "util/status.h"
+
+/* The L2 flush reads a buffer this many times the L2's size: with twice, about
+ * 28 MB of the previous launch's dirty lines survived on the H200 and were
+ * written back inside the next timed launch (Hopper's L2 is two partitions that
+ * may each hold a copy of a line read). */
+#define KB_FLUSH_L2_FACTOR 4
 
 /* The share of the GPU's memory a case may plan to use: the rest is left to
  * the CUDA context, the L2 flush's rounding and the libraries' workspaces
@@ -25,6 +30,11 @@
  * computed (the operators' size_t products could wrap): it is estimated at 8
  * bytes an element, which is far beyond any GPU's memory anyway. */
 #define KB_HUGE_SHAPE_ELEMS 1e15
+
+/* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
+ * (none when v is NULL) and the L2 flush buffer. */
+double kb_case_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
+                            const int64_t *shape, int64_t l2_bytes);
 
 /* 1 when case (op, v, d, shape) is not run on dev, with the reason in why:
  * the variant does not support the dtype, the variant's own `unsupported` test
@@ -40,15 +50,6 @@ int kb_case_skip(const kb_op *op, const kb_variant *v, kb_dtype d, const int64_t
 kb_status kb_case_fits(const kb_op *op, kb_dtype d, const int64_t *shape,
                        const kb_device *dev, kb_err *e);
 
-/* Runs case r (named by kb_bench_name_case) on dev: skipped with its reason
- * (kb_case_skip), or measured by kb_bench_case in a child process. A child
- * that crashes, hangs past the sampling time limit plus KB_CHILD_HANG_MARGIN_S,
- * or answers nothing useful makes the case failed with the reason (so does a
- * child that could not be started). Fills r whatever happens; returns KB_EENV
- * "interrupted" only when the user interrupted the run. */
-kb_status kb_case_run(const kb_op *op, const kb_variant *v, const kb_device *dev,
-                      const kb_bench_opts *o, kb_result *r, kb_err *e);
-
 /* 1 when a ceiling that % of peak needs (copy bandwidth, matrix-unit and fp32
  * peaks) is unknown (NAN) in d. */
 int kb_ceilings_missing(const kb_device *d);
@@ -59,11 +60,7 @@ typedef enum kb_calibrate_when {
     KB_CALIBRATE_ALWAYS,     /* `calibrate` */
 } kb_calibrate_when;
 
-/* Measures GPU `ordinal`'s ceilings into d (in a child process) when `when`
- * says so; *measured = 1 when it did, so that the caller stores them. d
- * holds the device (kb_child_device) and the ceilings known so far. KB_EENV
- * with the CUDA or cuBLAS error, or when the calibration gave no value. */
-kb_status kb_ceilings_ensure(int ordinal, kb_device *d, kb_calibrate_when when, int *measured,
-                             kb_err *e);
+/* 1 when d's ceilings must be measured now: always, or when one is missing. */
+int kb_calibration_due(const kb_device *d, kb_calibrate_when when);
 
 #endif

@@ -1,6 +1,7 @@
-/* figures.c - every figure of the result model, computed once: the summary of
- * the samples, throughput and % of peak, excess traffic, the per-result
- * summaries of the kernels, and the speed-up over naive within a case. */
+/* figures.c - the figures of one result, computed once: the summary of the
+ * samples, throughput and % of peak, excess traffic, arithmetic intensity, and
+ * the per-result summaries of the kernels. (The speed-up over naive is a figure
+ * of the run: result.c keeps it with the run's results.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,7 +143,7 @@ static const char *stall_short(const char *reason)
 #define TOP_STALLS 2
 
 /* "long_sb 52% barrier 18%": the largest stall reasons of k into r->top_stalls. */
-static void top_stalls(const kb_kernel *k, kb_result *r)
+static void fill_top_stalls(const kb_kernel *k, kb_result *r)
 {
     size_t used = 0;
     r->top_stalls[0] = '\0';
@@ -169,36 +170,5 @@ void kb_result_summarise_kernels(kb_result *r)
     if (longest < 0)
         return;
     r->theoretical_occupancy = 100.0 * r->kernels[longest].occupancy;
-    top_stalls(&r->kernels[longest], r);
-}
-
-/* ---- speed-up over naive ---------------------------------------------------------- */
-
-/* The variant every speed-up is taken against. */
-#define BASELINE_VARIANT "naive"
-
-/* The median of the first ok baseline result of r's case in the run, or NAN. */
-static double baseline_median(const kb_run *run, const kb_result *r)
-{
-    for (size_t i = 0; i < run->nresults; i++) {
-        const kb_result *b = &run->results[i];
-        if (strcmp(b->variant, BASELINE_VARIANT) == 0 && b->status == KB_R_OK &&
-            b->median_us > 0 && isfinite(b->median_us) && kb_result_same_group(b, r))
-            return b->median_us;
-    }
-    return NAN;
-}
-
-void kb_run_case_speedups(kb_run *run, const kb_result *r)
-{
-    const kb_result key = *r; /* r may point into run->results */
-    const double base = baseline_median(run, &key);
-    for (size_t i = 0; i < run->nresults; i++) {
-        kb_result *x = &run->results[i];
-        if (!kb_result_same_group(x, &key))
-            continue;
-        x->speedup = x->status == KB_R_OK && x->median_us > 0 && isfinite(base)
-                         ? base / x->median_us
-                         : NAN;
-    }
+    fill_top_stalls(&r->kernels[longest], r);
 }

@@ -1,6 +1,7 @@
 /* result.c - lifecycle of the result model: initial values, ownership of the
- * samples and kernels, the run's list of results; names and groups. Figures
- * are in figures.c. */
+ * samples and kernels, the run's list of results and the speed-up over naive
+ * that it keeps current; names and groups. The figures of one result are in
+ * figures.c. */
 #include "result.h"
 
 #include <math.h>
@@ -201,4 +202,35 @@ int kb_kernel_nmetrics(const kb_kernel *k)
 int kb_kernel_nstalls(const kb_kernel *k)
 {
     return clamp_count(k->nstalls, KB_RES_MAX_STALLS);
+}
+
+/* ---- the speed-up over naive, a figure of the run ---------------------------------- */
+
+/* The variant every speed-up is taken against. */
+#define BASELINE_VARIANT "naive"
+
+/* The median of the first ok baseline result of r's case in the run, or NAN. */
+static double baseline_median(const kb_run *run, const kb_result *r)
+{
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *b = &run->results[i];
+        if (strcmp(b->variant, BASELINE_VARIANT) == 0 && b->status == KB_R_OK &&
+            b->median_us > 0 && isfinite(b->median_us) && kb_result_same_group(b, r))
+            return b->median_us;
+    }
+    return NAN;
+}
+
+void kb_run_case_speedups(kb_run *run, const kb_result *r)
+{
+    const kb_result key = *r; /* r may point into run->results */
+    const double base = baseline_median(run, &key);
+    for (size_t i = 0; i < run->nresults; i++) {
+        kb_result *x = &run->results[i];
+        if (!kb_result_same_group(x, &key))
+            continue;
+        x->speedup = x->status == KB_R_OK && x->median_us > 0 && isfinite(base)
+                         ? base / x->median_us
+                         : NAN;
+    }
 }

@@ -215,7 +215,7 @@ void kb_result_shape_str(const kb_result *r, const char *sep, char *buf, size_t 
 int kb_kernel_nmetrics(const kb_kernel *k);
 int kb_kernel_nstalls(const kb_kernel *k);
 
-/* ---- figures (figures.c) ------------------------------------------------------- */
+/* ---- the figures of one result (figures.c) -------------------------------------- */
 
 /* Computes gbps, tflops, dram_gbps, pct_peak and excess_traffic from the model,
  * the median, the counters and the device's ceilings: pct_peak is gbps over

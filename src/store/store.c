@@ -170,7 +170,7 @@ static kb_status sql_error(const kb_store *s, const char *file, int line, kb_err
         if ((rc) != SQLITE_ROW && (rc) != SQLITE_DONE) \
             SQL_FAIL();                             \
     } while (0)
-static int prep(kb_store *s, const char *sql, sqlite3_stmt **q)
+static int stmt_prep(kb_store *s, const char *sql, sqlite3_stmt **q)
 {
     return sqlite3_prepare_v2(s->db, sql, -1, q, NULL);
 }
@@ -303,7 +303,7 @@ static kb_status prepare(kb_store *s, const char *sql, sqlite3_stmt **q, binder 
 {
     kb_status st = KB_OK;
     *b = bind_start(NULL);
-    SQL_CHECK(prep(s, sql, q));
+    SQL_CHECK(stmt_prep(s, sql, q));
     *b = bind_start(*q);
 done:
     return st;
@@ -350,7 +350,7 @@ static kb_status read_user_version(kb_store *s, int *ver, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     int rc;
-    SQL_CHECK(prep(s, "PRAGMA user_version", &q));
+    SQL_CHECK(stmt_prep(s, "PRAGMA user_version", &q));
     SQL_STEP(q, rc);
     *ver = rc == SQLITE_ROW ? sqlite3_column_int(q, 0) : 0;
 done:
@@ -403,7 +403,7 @@ static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
     int rc;
     KB_TRY(read_user_version(s, ver, e));
     if (*ver == 0) {
-        SQL_CHECK(prep(s, "SELECT count(*) FROM sqlite_master", &q));
+        SQL_CHECK(stmt_prep(s, "SELECT count(*) FROM sqlite_master", &q));
         SQL_STEP(q, rc);
         if (rc == SQLITE_ROW && sqlite3_column_int(q, 0) > 0)
             st = kb_fail(e, KB_EENV,
@@ -411,7 +411,7 @@ static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
                          s->path);
         goto done;
     }
-    if (prep(s, "SELECT value FROM kbench_meta WHERE key = 'format'", &q) != SQLITE_OK) {
+    if (stmt_prep(s, "SELECT value FROM kbench_meta WHERE key = 'format'", &q) != SQLITE_OK) {
         st = kb_fail(e, KB_EENV,
                      "'%s' is not a kbench store (an SQLite database of something else)", s->path);
         goto done;
@@ -454,7 +454,7 @@ static kb_status mark_stale(kb_store *s, kb_err *e)
     int row = 0;
 
     host_name(host, sizeof host);
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT id, pid FROM runs"
                    " WHERE state = 'running' AND pid IS NOT NULL AND host IS ?1",
                    &q));
@@ -483,7 +483,7 @@ static kb_status mark_stale(kb_store *s, kb_err *e)
     q = NULL;
     if (n == 0)
         goto done;
-    SQL_CHECK(prep(s, "UPDATE runs SET state = 'interrupted' WHERE id = ?1 AND state = 'running'",
+    SQL_CHECK(stmt_prep(s, "UPDATE runs SET state = 'interrupted' WHERE id = ?1 AND state = 'running'",
                    &q));
     for (size_t i = 0; i < n && st == KB_OK; i++)
         if ((st = query_id(s, q, ids[i], e)) == KB_OK)
@@ -836,13 +836,13 @@ static kb_status put_kernels(kb_store *s, int64_t result_id, const kb_result *r,
     sqlite3_stmt *q = NULL, *vq = NULL;
     binder b;
     int rc;
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "INSERT INTO kernels(result_id, idx, name, grid_x, grid_y, grid_z, block_x,"
                    " block_y, block_z, registers, static_smem, dynamic_smem, local_bytes,"
                    " blocks_per_sm, occupancy, occ_limiter)"
                    " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    &q));
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "INSERT INTO kernel_values(result_id, kernel_idx, kind, seq, name, value)"
                    " VALUES(?, ?, ?, ?, ?, ?)",
                    &vq));
@@ -921,7 +921,7 @@ static kb_status run_exists(kb_store *s, int64_t id, int *found, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     *found = 0;
-    SQL_CHECK(prep(s, "SELECT 1 FROM runs WHERE id = ?1", &q));
+    SQL_CHECK(stmt_prep(s, "SELECT 1 FROM runs WHERE id = ?1", &q));
     KB_TRY(query_id(s, q, id, e));
     KB_TRY(next_row(s, q, found, e));
 done:
@@ -1281,7 +1281,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     fin(q);
     q = NULL;
 
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT id, op, variant, dtype, shape, status, reason, seed, checked,"
                    " max_abs_err, rel_l2_err, atol, rtol, rows_checked, median_us, min_us,"
                    " max_us, stdrel, samples_us, sm_clock_mhz, throttled, bytes, flops, gbps,"
@@ -1290,12 +1290,12 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " registers, local_bytes, top_stalls, bound, extra_bytes"
                    " FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
                    " static_smem, dynamic_smem, local_bytes, blocks_per_sm, occupancy,"
                    " occ_limiter FROM kernels WHERE result_id = ?1 ORDER BY idx",
                    &kq));
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT kernel_idx, kind, name, value FROM kernel_values"
                    " WHERE result_id = ?1 ORDER BY kernel_idx, kind, seq",
                    &vq));
@@ -1336,7 +1336,7 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     int row = 0, n = 0;
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT r.id, r.started, r.state, r.dev_name,"
                    " (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
                    " (SELECT group_concat(op, ',') FROM (SELECT op FROM results y"
