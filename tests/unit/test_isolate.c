@@ -1,5 +1,5 @@
 /* test_isolate.c - child-process isolation (profiler/isolate) and the result
- * model's summaries (report/result), with no GPU. */
+ * model's summaries (results/result), with no GPU. */
 #include <math.h>
 #include <signal.h>
 #include <unistd.h>
