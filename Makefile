@@ -1,7 +1,10 @@
 # kbench build. `make` builds build/kbench; `make run` runs the main job;
 # `make test` builds and runs every test (GPU tests skip, saying so, when there is
-# no GPU); `make check` runs the static checks. Host code is C17 (gcc), kernels
-# are CUDA for sm_90 plus compute_90 PTX.
+# no GPU); `make check` runs the static checks (cppcheck, banned functions, the
+# include layers); `make asan` builds the host code and host tests under
+# AddressSanitizer and UBSan in build-asan/ and runs them; `make memcheck` runs
+# the GPU tests under compute-sanitizer. Host code is C17 (gcc), kernels are CUDA
+# for sm_90 plus compute_90 PTX.
 
 CUDA     ?= /usr/local/cuda
 NVCC     ?= $(CUDA)/bin/nvcc
@@ -14,7 +17,9 @@ GIT      := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(
 CPPFLAGS := -Isrc -I$(CUDA)/include -I$(B)/shim -D_GNU_SOURCE \
             -DKB_VERSION='"$(VERSION)"' -DKB_GIT='"$(GIT)"'
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla
+CFLAGS   += -std=c17 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla $(SAN)
+# Sanitizer flags for host code, compiling and linking (make asan sets them).
+SAN      ?=
 NVARCH   := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVFLAGS  = -std=c++17 -O3 -lineinfo -Isrc $(NVARCH) \
             -Werror all-warnings -Xcompiler -Wall,-Wextra
@@ -26,7 +31,8 @@ LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
 LDLIBS   := -lcjson -lsqlite3 -lcupti -lcublas -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
-LIB_C    := $(wildcard src/util/*.c src/kernels/*.c src/profiler/*.c src/report/*.c)
+LIB_C    := $(wildcard src/util/*.c src/results/*.c src/kernels/*.c src/profiler/*.c \
+              src/store/*.c src/report/*.c)
 CLI_C    := $(wildcard src/cli/*.c)
 CU       := $(wildcard src/kernels/*.cu src/profiler/*.cu variants/*/*.cu)
 LIB_O    := $(LIB_C:%.c=$(B)/%.o) $(CU:%.cu=$(B)/%.o)
@@ -62,7 +68,7 @@ $(B)/libkb.a: $(LIB_O)
 	ar rcs $@ $^
 
 $(B)/kbench: $(CLI_O) $(B)/libkb.a
-	$(CC) $(CLI_O) $(B)/libkb.a -o $@ $(LDFLAGS) $(LDLIBS)
+	$(CC) $(SAN) $(CLI_O) $(B)/libkb.a -o $@ $(LDFLAGS) $(LDLIBS)
 
 $(HOST_TEST_BIN): $(B)/tests/%: tests/%.c tests/kbtest.h $(B)/libkb.a $(B)/shim/string
 	@mkdir -p $(@D)
@@ -82,8 +88,36 @@ shiplibs:
 
 tests: $(TEST_BIN) $(B)/kbench shiplibs
 
+host-tests: $(HOST_TEST_BIN) $(B)/kbench shiplibs
+
 test: tests
 	bash tests/run.sh $(B)
+
+# Host code and host tests under AddressSanitizer and UBSan, in a build folder
+# of their own (the CUDA parts are nvcc's, as always); the GPU tests are
+# memcheck's. protect_shadow_gap=0: the CUDA runtime maps memory where ASan's
+# shadow gap would be.
+ASAN_B     := build-asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+asan:
+	$(MAKE) B=$(ASAN_B) SAN="$(ASAN_FLAGS)" host-tests
+	ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 bash tests/run.sh $(ASAN_B)
+
+# The GPU tests under compute-sanitizer's memcheck (the counter tests skip: the
+# sanitizer holds the GPU's tools interface). Skips, saying so, without a GPU.
+SANITIZER ?= $(CUDA)/bin/compute-sanitizer
+memcheck: tests
+	@if ! $(B)/kbench devices >/dev/null 2>&1; then \
+	  echo "memcheck: no GPU on this machine; the GPU tests were not run"; exit 0; fi; \
+	if [ ! -x "$(SANITIZER)" ]; then \
+	  echo "memcheck: no compute-sanitizer at $(SANITIZER) (SANITIZER=PATH names it)"; \
+	  exit 3; fi; \
+	for t in $(GPU_TEST_BIN); do \
+	  echo "memcheck: $$t"; \
+	  KBENCH_TEST_NO_COUNTERS=1 "$(SANITIZER)" --tool memcheck --leak-check full \
+	    --error-exitcode 1 "$$t" || exit 1; \
+	done; echo "memcheck: no errors"
 
 # The main job: the softmax ladder on this machine's GPU, or, without one, the
 # committed H200 report.
@@ -101,15 +135,16 @@ check:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 --suppress=missingIncludeSystem --inline-suppr -Isrc src tests
 	bash tests/banned.sh
+	bash tests/layers.sh
 
 # clang-tidy over the C sources with .clang-tidy's checks (slow: a minute or two).
 tidy: $(B)/shim/string
 	clang-tidy --quiet $(wildcard src/*/*.c) -- -std=c17 $(CPPFLAGS) 2>/dev/null
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) $(ASAN_B)
 
-.PHONY: all run test tests check tidy clean shiplibs
+.PHONY: all run test tests host-tests asan memcheck check tidy clean shiplibs
 .SECONDARY:
 
 -include $(LIB_O:.o=.d) $(CLI_O:.o=.d)

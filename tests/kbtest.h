@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "results/result.h"
+
 /* Reads a whole file into a malloc'd NUL-terminated string (caller frees), or NULL. */
 static inline char *kbt_slurp(const char *path)
 {
@@ -80,6 +82,22 @@ static inline int kbt_sh(const char *fmt, ...)
     va_end(ap);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Initialises r as case (op, variant, dtype) of a rows x cols matrix: axes
+ * "rows" and "cols". */
+static inline void kbt_case(kb_result *r, const char *op, const char *variant, const char *dtype,
+                            int64_t rows, int64_t cols)
+{
+    kb_result_init(r);
+    snprintf(r->op, sizeof r->op, "%s", op);
+    snprintf(r->variant, sizeof r->variant, "%s", variant);
+    snprintf(r->dtype, sizeof r->dtype, "%s", dtype);
+    r->naxes = 2;
+    snprintf(r->axis[0], sizeof r->axis[0], "rows");
+    snprintf(r->axis[1], sizeof r->axis[1], "cols");
+    r->shape[0] = rows;
+    r->shape[1] = cols;
 }
 
 #ifdef KBT_CLI

@@ -9,11 +9,20 @@
 #ifndef KB_CLI_H
 #define KB_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "util/status.h"
 
 #define KB_DEFAULT_DB "results/kbench.db"
+
+/* The version and git revision a run records; the Makefile passes both. */
+#ifndef KB_VERSION
+#define KB_VERSION "0.0.0"
+#endif
+#ifndef KB_GIT
+#define KB_GIT "unknown"
+#endif
 
 typedef int (*kb_cmd_fn)(int argc, char **argv);
 
@@ -55,5 +64,40 @@ int kb_cli_bad_option(const char *cmd, int argc, char **argv, int code);
 
 /* 1 when argv holds -h or --help before any "--". */
 int kb_cli_wants_help(int argc, char **argv);
+
+/* The options of the commands that write a report (report, compare): the
+ * format, the output file and the store; with the long options that name them,
+ * KB_CLI_OUTPUT_OPTIONS (with --help), for a getopt_long table. */
+typedef struct kb_cli_output {
+    const char *format; /* --format */
+    const char *out;    /* -o, --output: a file, or "-" for stdout */
+    const char *db;     /* --db, or NULL */
+} kb_cli_output;
+
+/* The help lines of the output options, as every command that takes them says
+ * them (the --format and --db lines are each command's own). */
+#define KB_CLI_HELP_OUTPUT "  -o, --output F   write to file F instead of stdout\n"
+#define KB_CLI_HELP_HELP "  -h, --help       this help\n"
+
+#define KB_CLI_OUTPUT_OPTIONS                                                           \
+    {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'}, \
+        {"db", required_argument, NULL, 'D'}, {"help", no_argument, NULL, 'h'}
+
+/* Takes getopt code c (arg its value) into o when it is one of
+ * KB_CLI_OUTPUT_OPTIONS; returns 1 then, else 0. */
+int kb_cli_output_option(kb_cli_output *o, int c, const char *arg);
+
+/* Takes one option of a command: code is getopt_long's, arg its value (or
+ * NULL). Returns -1 when it was taken, else the exit code to return. */
+typedef int (*kb_cli_opt_fn)(void *ctx, int code, const char *arg);
+
+/* The options of command cmd (argv[0]): answers -h/--help anywhere before
+ * "--" with usage on stdout, then runs getopt_long(shorts, longs) from argv[1],
+ * passing every option to fn. Returns -1 when every option was taken (optind
+ * is then the first operand), else the exit code: 0 after the usage,
+ * KB_EUSAGE for an unknown option or a missing value (kb_cli_bad_option), or
+ * what fn returned. */
+int kb_cli_options(int argc, char **argv, const char *cmd, const char *usage, const char *shorts,
+                   const struct option *longs, kb_cli_opt_fn fn, void *ctx);
 
 #endif

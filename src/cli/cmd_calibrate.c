@@ -1,12 +1,16 @@
 /* cmd_calibrate.c - `kbench calibrate`: measure this GPU's ceilings (device copy
- * bandwidth, bf16 matrix-unit and fp32 peaks) and store them per device. */
+ * bandwidth, bf16 matrix-unit and fp32 peaks) and store them per device. The
+ * measuring is the profiler's (profiler/policy.h), in a child process. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "profiler/calibrate_mma.h"
-#include "profiler/device.h"
-#include "report/store.h"
+#include "profiler/child.h"
+#include "profiler/policy.h"
+#include "store/store.h"
+
+/* --device at most: an ordinal past any machine's GPU count. */
+#define MAX_DEVICE 63
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -15,8 +19,7 @@ int cmd_calibrate(int argc, char **argv)
     kb_err e = {{0}};
     kb_store *store = NULL;
     kb_device d;
-    double gbps = 0, mma = 0, fp32 = 0;
-    int n = 0;
+    int measured = 0;
     if (kb_cli_wants_help(argc, argv)) {
         printf("usage: kbench calibrate [--device N] [--db PATH]\n\n"
                "Measures this GPU's ceilings and stores them: the device-to-device copy\n"
@@ -30,7 +33,7 @@ int cmd_calibrate(int argc, char **argv)
         if (!strcmp(argv[i], "--db") && i + 1 < argc) {
             db = argv[++i];
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            if (kb_parse_i64(argv[++i], 0, 63, "--device", &ordinal, &e) != KB_OK)
+            if (kb_parse_i64(argv[++i], 0, MAX_DEVICE, "--device", &ordinal, &e) != KB_OK)
                 return kb_cli_fail(KB_EUSAGE, &e);
         } else {
             return kb_cli_error(KB_EUSAGE, "unknown option '%s' for calibrate", argv[i]);
@@ -39,35 +42,14 @@ int cmd_calibrate(int argc, char **argv)
     kb_status st = kb_store_open(kb_cli_db_path(db), 1, &store, &e);
     if (st != KB_OK)
         return kb_cli_fail(st, &e);
-    if ((st = kb_device_count(&n, &e)) != KB_OK)
-        goto done;
-    if (ordinal >= n) {
-        st = kb_fail(&e, KB_EUSAGE, "--device %lld does not exist (%d GPU%s visible)",
-                     (long long)ordinal, n, n == 1 ? "" : "s");
-        goto done;
-    }
-    if ((st = kb_device_query((int)ordinal, &d, &e)) != KB_OK)
-        goto done;
-    if (cudaSetDevice((int)ordinal) != cudaSuccess) {
-        st = kb_fail(&e, KB_EENV, "cudaSetDevice(%lld) failed", (long long)ordinal);
-        goto done;
-    }
-    if ((st = kb_calibrate_copy(&gbps, &e)) != KB_OK)
-        goto done;
-    if ((st = kb_calibrate_mma(&mma, &fp32, &e)) != KB_OK)
-        goto done;
-    d.copy_gbps = gbps;
-    d.mma_tflops = mma;
-    d.fp32_tflops = fp32;
-    if ((st = kb_store_set_ceiling(store, &d, "copy_gbps", gbps, &e)) != KB_OK ||
-        (st = kb_store_set_ceiling(store, &d, "mma_tflops", mma, &e)) != KB_OK ||
-        (st = kb_store_set_ceiling(store, &d, "fp32_tflops", fp32, &e)) != KB_OK)
-        goto done;
+    KB_TRY(kb_child_device((int)ordinal, &d, &e));
+    KB_TRY(kb_ceilings_ensure((int)ordinal, &d, KB_CALIBRATE_ALWAYS, &measured, &e));
+    KB_TRY(kb_store_set_ceilings(store, &d, &e));
     printf("%s (%s), stored in %s:\n"
            "  device copy bandwidth  %.0f GB/s (read + write)\n"
            "  bf16 matrix units      %.1f TFLOP/s (cuBLAS GEMM 8192^3)\n"
            "  fp32                   %.1f TFLOP/s (cuBLAS SGEMM 8192^3, no TF32)\n",
-           d.name, d.uuid, kb_cli_db_path(db), gbps, mma, fp32);
+           d.name, d.uuid, kb_cli_db_path(db), d.copy_gbps, d.mma_tflops, d.fp32_tflops);
 done:
     kb_store_close(store);
     if (st != KB_OK)

@@ -1,6 +1,6 @@
 /* cmd_compare.c - `kbench compare BASE NEW`: loads two runs (stored run ids,
  * 'latest', or JSON report files, mixed as needed), compares them case by case
- * (report/compare.h) and writes the comparison as text, markdown, JSON or
+ * (results/compare.h) and writes the comparison as text, markdown, JSON or
  * HTML. Exit 1 when a case is SLOWER: the CI gate. Needs no GPU and never
  * creates a store. */
 #include <getopt.h>
@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "report/compare.h"
-#include "report/writers.h"
+#include "report/compare_view.h"
 #include "report/html.h"
-#include "report/json.h"
-#include "report/store.h"
+#include "results/compare.h"
+#include "store/json.h"
+#include "store/store.h"
+#include "util/file.h"
 
 static const char compare_usage[] =
     "usage: kbench compare BASE NEW [--threshold PCT] [--format text|md|json|html]\n"
@@ -34,9 +35,9 @@ static const char compare_usage[] =
     "  --threshold PCT  the change in percent that counts (default 5)\n"
     "  --format FMT     text (default), md (a CI job summary), json, or html (one\n"
     "                   self-contained page)\n"
-    "  -o, --output F   write to file F instead of stdout\n"
+    KB_CLI_HELP_OUTPUT
     "  --db PATH        the store for run ids (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
-    "  -h, --help       this help\n"
+    KB_CLI_HELP_HELP
     "\n"
     "exit codes: 0 no case is SLOWER, 1 some case is SLOWER, 2 usage error (bad\n"
     "option, report or run id, no case in common), 3 environment error (missing\n"
@@ -90,6 +91,24 @@ static kb_status load_side(const char *arg, const char *db, kb_store **s, kb_run
     return st;
 }
 
+/* The options of compare. */
+typedef struct compare_opts {
+    kb_cli_output o;
+    double pct; /* --threshold, percent */
+} compare_opts;
+
+static int compare_option(void *ctx, int c, const char *arg)
+{
+    compare_opts *o = ctx;
+    kb_err e = {{0}};
+    if (kb_cli_output_option(&o->o, c, arg))
+        return -1;
+    /* 'T' */
+    if (kb_parse_double(arg, 0, 100, "--threshold", &o->pct, &e) != KB_OK)
+        return kb_cli_fail(KB_EUSAGE, &e);
+    return -1;
+}
+
 /* `kbench compare BASE NEW [--threshold PCT] [--format F] [-o FILE] [--db PATH]`;
  * argv[0] is "compare". Returns the exit code: 0 no case SLOWER, 1 some case
  * SLOWER, 2 usage errors (bad option, threshold, format, run id or report, a
@@ -98,14 +117,14 @@ static kb_status load_side(const char *arg, const char *db, kb_store **s, kb_run
 int cmd_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"threshold", required_argument, NULL, 'T'}, {"format", required_argument, NULL, 'F'},
-        {"output", required_argument, NULL, 'o'},    {"db", required_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        KB_CLI_OUTPUT_OPTIONS,
+        {"threshold", required_argument, NULL, 'T'},
+        {NULL, 0, NULL, 0},
     };
-    const char *format = "text", *out = "-", *db = NULL, *args[2] = {NULL, NULL};
-    double pct = 100.0 * KB_CMP_THRESHOLD;
+    compare_opts o = {{"text", "-", NULL}, 100.0 * KB_CMP_THRESHOLD};
+    const char *args[2] = {NULL, NULL};
     char base_name[512], new_name[512];
-    int c, fi = -1, nargs = 0, regressed = 0;
+    int fi = -1, nargs = 0, regressed = 0;
     kb_err e = {{0}};
     kb_store *s = NULL;
     kb_run base, cur;
@@ -115,34 +134,10 @@ int cmd_compare(int argc, char **argv)
     kb_run_init(&base);
     kb_run_init(&cur);
     memset(&cmp, 0, sizeof cmp);
-    if (kb_cli_wants_help(argc, argv)) {
-        fputs(compare_usage, stdout);
-        return kb_cli_finish_stdout(KB_OK);
-    }
-    optind = 0; /* main dispatches: restart getopt from argv[1] */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'T':
-            if (kb_parse_double(optarg, 0, 100, "--threshold", &pct, &e) != KB_OK)
-                return kb_cli_fail(KB_EUSAGE, &e);
-            break;
-        case 'F':
-            format = optarg;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'D':
-            db = optarg;
-            break;
-        case 'h':
-            fputs(compare_usage, stdout);
-            return kb_cli_finish_stdout(KB_OK);
-        default:
-            return kb_cli_bad_option("compare", argc, argv, c);
-        }
-    }
+    int rc = kb_cli_options(argc, argv, "compare", compare_usage, ":o:h", longopts,
+                            compare_option, &o);
+    if (rc >= 0)
+        return rc;
     for (int i = optind; i < argc; i++) {
         if (nargs == 2)
             return kb_cli_error(KB_EUSAGE,
@@ -154,19 +149,19 @@ int cmd_compare(int argc, char **argv)
         return kb_cli_error(KB_EUSAGE, "compare needs BASE and NEW (run ids, 'latest' or JSON "
                                        "report files; see 'kbench compare -h')");
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (strcmp(format, formats[i].name) == 0)
+        if (strcmp(o.o.format, formats[i].name) == 0)
             fi = (int)i;
     if (fi < 0)
-        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, html)", format);
+        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, html)", o.o.format);
 
-    if ((st = load_side(args[0], db, &s, &base, base_name, sizeof base_name, &e)) != KB_OK ||
-        (st = load_side(args[1], db, &s, &cur, new_name, sizeof new_name, &e)) != KB_OK)
+    if ((st = load_side(args[0], o.o.db, &s, &base, base_name, sizeof base_name, &e)) != KB_OK ||
+        (st = load_side(args[1], o.o.db, &s, &cur, new_name, sizeof new_name, &e)) != KB_OK)
         goto done;
-    st = kb_compare_runs(&base, base_name, &cur, new_name, pct / 100.0, &cmp, &e);
+    st = kb_compare_runs(&base, base_name, &cur, new_name, o.pct / 100.0, &cmp, &e);
     if (st != KB_OK)
         goto done;
     compare_emit ce = {formats[fi].write, &cmp};
-    st = kb_write_atomic(out, emit_compare, &ce, &e);
+    st = kb_write_atomic(o.o.out, emit_compare, &ce, &e);
     regressed = kb_compare_regressed(&cmp);
 done:
     kb_compare_release(&cmp);

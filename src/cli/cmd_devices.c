@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "profiler/device.h"
-#include "report/store.h"
+#include "store/store.h"
 
 static void print_device(const kb_device *d, kb_store *store)
 {
@@ -21,17 +21,14 @@ static void print_device(const kb_device *d, kb_store *store)
     printf("  peak clocks         SM %d MHz, memory %d MHz\n", d->sm_clock_mhz,
            d->mem_clock_mhz);
     printf("  driver / runtime    %s / %s\n", d->driver, d->runtime);
-    double copy = NAN, mma = NAN, fp32 = NAN;
+    kb_device c = *d;
     kb_err e = {{0}};
-    if (store && kb_store_get_ceiling(store, d->uuid, "copy_gbps", &copy, &e) == KB_OK &&
-        kb_store_get_ceiling(store, d->uuid, "mma_tflops", &mma, &e) == KB_OK &&
-        kb_store_get_ceiling(store, d->uuid, "fp32_tflops", &fp32, &e) == KB_OK &&
-        isfinite(copy)) {
-        printf("  copy bandwidth      %.0f GB/s (calibrated, read + write)\n", copy);
-        if (isfinite(mma))
-            printf("  bf16 matrix units   %.1f TFLOP/s (calibrated)\n", mma);
-        if (isfinite(fp32))
-            printf("  fp32                %.1f TFLOP/s (calibrated)\n", fp32);
+    if (store && kb_store_get_ceilings(store, &c, &e) == KB_OK && isfinite(c.copy_gbps)) {
+        printf("  copy bandwidth      %.0f GB/s (calibrated, read + write)\n", c.copy_gbps);
+        if (isfinite(c.mma_tflops))
+            printf("  bf16 matrix units   %.1f TFLOP/s (calibrated)\n", c.mma_tflops);
+        if (isfinite(c.fp32_tflops))
+            printf("  fp32                %.1f TFLOP/s (calibrated)\n", c.fp32_tflops);
     } else {
         printf("  ceilings            not calibrated (run 'kbench calibrate')\n");
     }

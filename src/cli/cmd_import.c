@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "report/json.h"
-#include "report/store.h"
+#include "store/json.h"
+#include "store/store.h"
 
 static const char import_usage[] =
     "usage: kbench import FILE.json... [--db PATH]\n"
@@ -20,6 +20,13 @@ static const char import_usage[] =
     "\n"
     "  --db PATH     the store (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
     "  -h, --help    this help\n";
+
+static int import_option(void *ctx, int c, const char *arg)
+{
+    (void)c; /* 'D' */
+    *(const char **)ctx = arg;
+    return -1;
+}
 
 /* `kbench import FILE.json... [--db PATH]`; argv[0] is "import". Validates every
  * file, then imports each as a new run in its own transaction and prints
@@ -38,26 +45,12 @@ int cmd_import(int argc, char **argv)
     kb_store *s = NULL;
     kb_err e = {{0}};
     kb_status st = KB_OK;
-    int c, nfiles = 0, nbad = 0;
+    int nfiles = 0, nbad = 0;
 
-    if (kb_cli_wants_help(argc, argv)) {
-        fputs(import_usage, stdout);
-        return kb_cli_finish_stdout(KB_OK);
-    }
-    optind = 0; /* main dispatches: restart getopt from argv[1] */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'D':
-            db = optarg;
-            break;
-        case 'h':
-            fputs(import_usage, stdout);
-            return kb_cli_finish_stdout(KB_OK);
-        default:
-            return kb_cli_bad_option("import", argc, argv, c);
-        }
-    }
+    int rc = kb_cli_options(argc, argv, "import", import_usage, ":h", longopts, import_option,
+                            &db);
+    if (rc >= 0)
+        return rc;
     char **files = argv + optind;
     nfiles = argc - optind;
     if (nfiles <= 0)

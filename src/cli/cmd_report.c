@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "report/compare.h"
 #include "report/html.h"
-#include "report/json.h"
-#include "report/store.h"
 #include "report/writers.h"
+#include "store/json.h"
+#include "store/store.h"
+#include "util/file.h"
 
 static const char report_usage[] =
     "usage: kbench report [RUN] [--format text|md|json|csv|html] [-o FILE] [--db PATH]\n"
@@ -26,28 +26,14 @@ static const char report_usage[] =
     "                   docs/json.md), csv (one row per result) or html (one\n"
     "                   self-contained page with tables and charts: time per\n"
     "                   variant, roofline, stall reasons; works offline)\n"
-    "  -o, --output F   write to file F instead of stdout\n"
+    KB_CLI_HELP_OUTPUT
     "  --db PATH        the store (default: $KBENCH_DB, else " KB_DEFAULT_DB ")\n"
     "  --kernels        per-kernel detail of each result: grid, block, registers,\n"
     "                   shared and local memory, theoretical occupancy and its\n"
     "                   limiter, and the metrics and stall reasons when collected\n"
     "                   (text or md; the JSON report holds all of it)\n"
     "  --runs           list the stored runs instead\n"
-    "  -h, --help       this help\n";
-
-static kb_status write_json(FILE *f, const kb_run *run, kb_err *e)
-{
-    kb_status st = KB_OK;
-    cJSON *root = kb_json_from_run(run);
-    char *text = root ? cJSON_Print(root) : NULL;
-    if (!text)
-        st = kb_fail(e, KB_EENV, "out of memory building the JSON report");
-    else if (fputs(text, f) == EOF || fputc('\n', f) == EOF)
-        st = kb_fail(e, KB_EENV, "cannot write the JSON report");
-    cJSON_free(text);
-    cJSON_Delete(root);
-    return st;
-}
+    KB_CLI_HELP_HELP;
 
 typedef kb_status (*report_writer)(FILE *f, const kb_run *run, kb_err *e);
 
@@ -59,7 +45,7 @@ static const struct {
 } formats[] = {
     {"text", kb_write_text, kb_write_kernels_text},
     {"md", kb_write_markdown, kb_write_kernels_markdown},
-    {"json", write_json, NULL},
+    {"json", kb_json_write_run, NULL},
     {"csv", kb_write_csv, NULL},
     {"html", kb_html_write_run, NULL},
 };
@@ -77,6 +63,22 @@ static kb_status emit_to(FILE *f, const void *ctx, kb_err *e)
     return em->write ? em->write(f, em->run, e) : kb_store_list_runs(em->store, f, e);
 }
 
+/* The options of report. */
+typedef struct report_opts {
+    kb_cli_output o;
+    int list, kernels;
+} report_opts;
+
+static int report_option(void *ctx, int c, const char *arg)
+{
+    report_opts *o = ctx;
+    if (!kb_cli_output_option(&o->o, c, arg)) {
+        o->list |= c == 'R';
+        o->kernels |= c == 'K';
+    }
+    return -1;
+}
+
 /* `kbench report [RUN] [--format F] [-o FILE] [--db PATH] [--kernels] [--runs]`; argv[0] is
  * "report". Returns the exit code: 0, 2 for usage errors (bad option, format or
  * run id, a run not in the store), 3 for a missing or unreadable store and I/O
@@ -84,13 +86,14 @@ static kb_status emit_to(FILE *f, const void *ctx, kb_err *e)
 int cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
-        {"db", required_argument, NULL, 'D'},     {"runs", no_argument, NULL, 'R'},
-        {"kernels", no_argument, NULL, 'K'},      {"help", no_argument, NULL, 'h'},
+        KB_CLI_OUTPUT_OPTIONS,
+        {"runs", no_argument, NULL, 'R'},
+        {"kernels", no_argument, NULL, 'K'},
         {NULL, 0, NULL, 0},
     };
-    const char *format = "text", *out = "-", *db = NULL, *run_arg = NULL;
-    int list = 0, kernels = 0, c, fi = -1;
+    report_opts o = {{"text", "-", NULL}, 0, 0};
+    const char *run_arg = NULL;
+    int fi = -1;
     report_writer writer;
     int64_t id = 0;
     kb_err e = {{0}};
@@ -99,36 +102,10 @@ int cmd_report(int argc, char **argv)
     kb_status st = KB_OK;
 
     kb_run_init(&run);
-    if (kb_cli_wants_help(argc, argv)) {
-        fputs(report_usage, stdout);
-        return kb_cli_finish_stdout(KB_OK);
-    }
-    optind = 0; /* main dispatches: restart getopt from argv[1] */
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            format = optarg;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'D':
-            db = optarg;
-            break;
-        case 'R':
-            list = 1;
-            break;
-        case 'K':
-            kernels = 1;
-            break;
-        case 'h':
-            fputs(report_usage, stdout);
-            return kb_cli_finish_stdout(KB_OK);
-        default:
-            return kb_cli_bad_option("report", argc, argv, c);
-        }
-    }
+    int rc = kb_cli_options(argc, argv, "report", report_usage, ":o:h", longopts, report_option,
+                            &o);
+    if (rc >= 0)
+        return rc;
     for (int i = optind; i < argc; i++) {
         if (run_arg)
             return kb_cli_error(KB_EUSAGE, "unexpected argument '%s' for report (one RUN at most)",
@@ -136,26 +113,27 @@ int cmd_report(int argc, char **argv)
         run_arg = argv[i];
     }
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (strcmp(format, formats[i].name) == 0)
+        if (strcmp(o.o.format, formats[i].name) == 0)
             fi = (int)i;
     if (fi < 0)
-        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, csv, html)", format);
-    if (list && run_arg)
+        return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, csv, html)",
+                            o.o.format);
+    if (o.list && run_arg)
         return kb_cli_error(KB_EUSAGE, "--runs takes no run id, got '%s'", run_arg);
-    if (list && kernels)
+    if (o.list && o.kernels)
         return kb_cli_error(KB_EUSAGE, "--kernels and --runs cannot be used together");
-    if (kernels && !formats[fi].kernels)
+    if (o.kernels && !formats[fi].kernels)
         return kb_cli_error(KB_EUSAGE,
                             "--kernels works with --format text or md, not '%s' (the JSON "
                             "report holds every kernel's figures)",
-                            format);
-    writer = kernels ? formats[fi].kernels : formats[fi].write;
+                            o.o.format);
+    writer = o.kernels ? formats[fi].kernels : formats[fi].write;
     if (run_arg && kb_report_arg_is_file(run_arg)) {
         /* a JSON report instead of a stored run: no store is opened */
         emit fe = {writer, &run, NULL};
         st = kb_json_load_run(run_arg, &run, &e);
         if (st == KB_OK)
-            st = kb_write_atomic(out, emit_to, &fe, &e);
+            st = kb_write_atomic(o.o.out, emit_to, &fe, &e);
         goto done;
     }
     if (run_arg && strcmp(run_arg, "latest") != 0 &&
@@ -163,17 +141,17 @@ int cmd_report(int argc, char **argv)
         return kb_cli_error(KB_EUSAGE, "run id must be a positive integer or 'latest', got '%s'",
                             run_arg);
 
-    st = kb_store_open(kb_cli_db_path(db), 0, &s, &e);
+    st = kb_store_open(kb_cli_db_path(o.o.db), 0, &s, &e);
     if (st != KB_OK)
         goto done;
     emit em = {NULL, &run, s};
-    if (!list) {
+    if (!o.list) {
         st = kb_store_load_run(s, id, &run, &e);
         if (st != KB_OK)
             goto done;
         em.write = writer;
     }
-    st = kb_write_atomic(out, emit_to, &em, &e);
+    st = kb_write_atomic(o.o.out, emit_to, &em, &e);
 done:
     kb_run_release(&run);
     kb_store_close(s);

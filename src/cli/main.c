@@ -8,13 +8,6 @@
 
 #include "cli.h"
 
-#ifndef KB_VERSION
-#define KB_VERSION "0.0.0"
-#endif
-#ifndef KB_GIT
-#define KB_GIT "unknown"
-#endif
-
 static const kb_cmd commands[] = {
     {"list", cmd_list, "operators, variants, dtypes and default shapes"},
     {"devices", cmd_devices, "visible GPUs, their properties and calibrated ceilings"},
@@ -111,6 +104,47 @@ int kb_cli_wants_help(int argc, char **argv)
             return 1;
     }
     return 0;
+}
+
+int kb_cli_output_option(kb_cli_output *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'F':
+        o->format = arg;
+        return 1;
+    case 'o':
+        o->out = arg;
+        return 1;
+    case 'D':
+        o->db = arg;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int kb_cli_options(int argc, char **argv, const char *cmd, const char *usage, const char *shorts,
+                   const struct option *longs, kb_cli_opt_fn fn, void *ctx)
+{
+    int c;
+    if (kb_cli_wants_help(argc, argv)) {
+        fputs(usage, stdout);
+        return kb_cli_finish_stdout(KB_OK);
+    }
+    optind = 0; /* main dispatches: restart getopt from argv[1] */
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        if (c == 'h') { /* an abbreviation of --help */
+            fputs(usage, stdout);
+            return kb_cli_finish_stdout(KB_OK);
+        }
+        if (c == '?' || c == ':')
+            return kb_cli_bad_option(cmd, argc, argv, c);
+        int rc = fn(ctx, c, optarg);
+        if (rc >= 0)
+            return rc;
+    }
+    return -1;
 }
 
 int main(int argc, char **argv)

@@ -1,11 +1,11 @@
-/* device.cuh - device helpers shared by the variant kernels: element loads and
+/* device.cuh - helpers shared by the variant kernels: a noted launch; element loads and
  * stores of fp32/fp16/bf16 as float, 16-byte vector loads and stores with
  * their unpacking to floats, a fast exp2, warp and block reductions of a float
  * (max, sum), and the online softmax normaliser: a pair (m, d) = (running
  * max, sum of exp(x - m)) with its merge and its warp and block reductions.
  *
- * Everything here is inline device code; a kernel file includes it and
- * instantiates what it uses. Arithmetic is fp32 whatever the element type.
+ * Everything here is inline (device code, and the launch on the host); a
+ * kernel file includes it and instantiates what it uses. Arithmetic is fp32 whatever the element type.
  * Block reductions contain __syncthreads(): every thread of the block must
  * call them, never from inside a branch that only some threads take. */
 #ifndef KB_DEVICE_CUH
@@ -19,33 +19,53 @@
 
 #include <type_traits>
 
+#include "kernels/op.h"
+
 #define KB_DEV __device__ __forceinline__
 
 /* The body of an extern "C" launcher whose work is a template launch<T>(a, s)
  * over the element type: calls it with T for a->dtype, and returns
- * cudaErrorInvalidValue for a dtype it does not know. */
+ * cudaErrorInvalidValue for a dtype it does not know. KB_LAUNCH_BY_DTYPE16 is
+ * the same for a launcher of the 16-bit types only (the tensor-core rungs). */
+#define KB_DTYPE16_CASES(launch, a, s)                                                \
+    case KB_FP16:                                                                     \
+        return launch<__half>((a), (s));                                              \
+    case KB_BF16:                                                                     \
+        return launch<__nv_bfloat16>((a), (s));
 #define KB_LAUNCH_BY_DTYPE(launch, a, s)                                              \
     switch ((a)->dtype) {                                                             \
     case KB_FP32:                                                                     \
         return launch<float>((a), (s));                                               \
-    case KB_FP16:                                                                     \
-        return launch<__half>((a), (s));                                              \
-    case KB_BF16:                                                                     \
-        return launch<__nv_bfloat16>((a), (s));                                       \
+        KB_DTYPE16_CASES(launch, a, s)                                                \
+    default:                                                                          \
+        return cudaErrorInvalidValue;                                                 \
+    }
+#define KB_LAUNCH_BY_DTYPE16(launch, a, s)                                            \
+    switch ((a)->dtype) {                                                             \
+        KB_DTYPE16_CASES(launch, a, s)                                                \
     default:                                                                          \
         return cudaErrorInvalidValue;                                                 \
     }
 
-/* The same for a launcher of the 16-bit types only (the tensor-core rungs). */
-#define KB_LAUNCH_BY_DTYPE16(launch, a, s)                                            \
-    switch ((a)->dtype) {                                                             \
-    case KB_FP16:                                                                     \
-        return launch<__half>((a), (s));                                              \
-    case KB_BF16:                                                                     \
-        return launch<__nv_bfloat16>((a), (s));                                       \
-    default:                                                                          \
-        return cudaErrorInvalidValue;                                                 \
-    }
+/* Lets kernel k take smem bytes of dynamic shared memory (past 48 KB a kernel
+ * must ask). Returns the runtime's error. */
+template <typename... P> static cudaError_t kb_allow_smem(void (*k)(P...), size_t smem)
+{
+    return cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)smem);
+}
+
+/* Launches kernel k with grid and block and smem bytes of dynamic shared
+ * memory on stream s, passing it args, after noting the launch in a->log as
+ * name (kb_note_launch). Returns the launch's error (cudaGetLastError). */
+template <typename... P, typename... A>
+static cudaError_t kb_launch(const kb_args *a, cudaStream_t s, void (*k)(P...), const char *name,
+                             kb_dim3 grid, kb_dim3 block, size_t smem, A... args)
+{
+    kb_note_launch(a->log, (const void *)k, name, grid, block, smem);
+    k<<<dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), smem, s>>>(args...);
+    return cudaGetLastError();
+}
 
 /* log2(e): exp(v) = exp2(v * KB_LOG2E). */
 #define KB_LOG2E 1.4426950408889634f
@@ -229,35 +249,44 @@ template <int WIDTH = 32> KB_DEV float kb_warp_sum(float v)
     return v;
 }
 
+/* The warp reductions as function objects, for kb_block_reduce. */
+struct kb_warp_max_op {
+    KB_DEV float operator()(float v) const { return kb_warp_max(v); }
+};
+struct kb_warp_sum_op {
+    KB_DEV float operator()(float v) const { return kb_warp_sum(v); }
+};
+
+/* Reduces v over a block of THREADS threads (a multiple of 32, <= 1024) with
+ * the warp reduction WARP (a function object), empty warps contributing
+ * `empty`; every thread gets the result. red: __shared__ V[THREADS / 32]. Two
+ * barriers: red may be reused as soon as it returns. */
+template <int THREADS, typename V, typename WARP>
+KB_DEV V kb_block_reduce(V v, V *red, V empty, WARP warp)
+{
+    constexpr int NW = THREADS / 32;
+    const int lane = threadIdx.x % 32, wid = threadIdx.x / 32;
+    v = warp(v);
+    if (lane == 0)
+        red[wid] = v;
+    __syncthreads();
+    v = lane < NW ? red[lane] : empty;
+    v = warp(v);
+    __syncthreads();
+    return v;
+}
+
 /* Max / sum over a block of THREADS threads (a multiple of 32, <= 1024);
  * every thread gets the result. red: __shared__ float[THREADS / 32]. Two
  * barriers: red may be reused as soon as it returns. */
 template <int THREADS> KB_DEV float kb_block_max(float v, float *red)
 {
-    constexpr int NW = THREADS / 32;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = kb_warp_max(v);
-    if (lane == 0)
-        red[warp] = v;
-    __syncthreads();
-    v = lane < NW ? red[lane] : kb_neg_inf();
-    v = kb_warp_max(v);
-    __syncthreads();
-    return v;
+    return kb_block_reduce<THREADS>(v, red, kb_neg_inf(), kb_warp_max_op());
 }
 
 template <int THREADS> KB_DEV float kb_block_sum(float v, float *red)
 {
-    constexpr int NW = THREADS / 32;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = kb_warp_sum(v);
-    if (lane == 0)
-        red[warp] = v;
-    __syncthreads();
-    v = lane < NW ? red[lane] : 0.0f;
-    v = kb_warp_sum(v);
-    __syncthreads();
-    return v;
+    return kb_block_reduce<THREADS>(v, red, 0.0f, kb_warp_sum_op());
 }
 
 /* ---- the online normaliser ------------------------------------------------------- */
@@ -295,21 +324,17 @@ template <int WIDTH = 32> KB_DEV float2 kb_warp_online(float2 s)
     return s;
 }
 
+/* kb_warp_online as a function object, for kb_block_reduce. */
+struct kb_warp_online_op {
+    KB_DEV float2 operator()(float2 s) const { return kb_warp_online(s); }
+};
+
 /* Merges the states of a block of THREADS threads; every thread gets the
  * block's state. red: __shared__ float2[THREADS / 32]. Two barriers: red may be
  * reused as soon as it returns. */
 template <int THREADS> KB_DEV float2 kb_block_online(float2 s, float2 *red)
 {
-    constexpr int NW = THREADS / 32;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    s = kb_warp_online(s);
-    if (lane == 0)
-        red[warp] = s;
-    __syncthreads();
-    s = lane < NW ? red[lane] : kb_online_empty();
-    s = kb_warp_online(s);
-    __syncthreads();
-    return s;
+    return kb_block_reduce<THREADS>(s, red, kb_online_empty(), kb_warp_online_op());
 }
 
 /* Adds one finite element v to state s. */

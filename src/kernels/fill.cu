@@ -5,6 +5,7 @@
 #include <cuda_fp16.h>
 
 #include "kernels/fill.h"
+#include "kernels/op.h"
 
 #define KB_HD __host__ __device__ __forceinline__
 
@@ -58,28 +59,46 @@ static __global__ void fill_rows_kernel(void *buf, int64_t rows, int64_t cols, k
     }
 }
 
-static unsigned fill_grid(size_t n)
+/* Threads per block of the generators, and blocks per SM their grid-stride
+ * loops are given at most: every block slot of an SM (32 on sm_90) taken,
+ * each thread still looping over many elements of a large input. */
+#define FILL_THREADS 256
+#define FILL_BLOCKS_PER_SM 32
+
+/* The grid for n elements on the current device: one element a thread, at
+ * most FILL_BLOCKS_PER_SM blocks per SM of the device; 0 for no element. */
+static cudaError_t fill_grid(size_t n, unsigned *grid)
 {
-    size_t blocks = (n + 255) / 256;
-    return blocks > 132u * 32u ? 132u * 32u : (blocks ? (unsigned)blocks : 1u);
+    int sms = 0;
+    *grid = 0;
+    cudaError_t ce = n ? kb_current_sms(&sms) : cudaSuccess;
+    if (ce != cudaSuccess || n == 0)
+        return ce;
+    const size_t blocks = (n + FILL_THREADS - 1) / FILL_THREADS;
+    const size_t most = (size_t)(sms > 0 ? sms : 1) * FILL_BLOCKS_PER_SM;
+    *grid = (unsigned)(blocks > most ? most : blocks);
+    return cudaSuccess;
 }
 
 extern "C" cudaError_t kb_fill_uniform(void *buf, size_t n, kb_dtype d, uint64_t seed,
                                        float center, float spread, cudaStream_t s)
 {
-    if (n == 0)
-        return cudaSuccess;
-    fill_uniform_kernel<<<fill_grid(n), 256, 0, s>>>(buf, n, d, seed, center, spread);
+    unsigned grid;
+    cudaError_t ce = fill_grid(n, &grid);
+    if (ce != cudaSuccess || grid == 0)
+        return ce;
+    fill_uniform_kernel<<<grid, FILL_THREADS, 0, s>>>(buf, n, d, seed, center, spread);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t kb_fill_rows(void *buf, int64_t rows, int64_t cols, kb_dtype d,
                                     uint64_t seed, float spread, float shift, cudaStream_t s)
 {
-    size_t n = (size_t)rows * (size_t)cols;
-    if (n == 0)
-        return cudaSuccess;
-    fill_rows_kernel<<<fill_grid(n), 256, 0, s>>>(buf, rows, cols, d, seed, spread, shift);
+    unsigned grid;
+    cudaError_t ce = fill_grid((size_t)rows * (size_t)cols, &grid);
+    if (ce != cudaSuccess || grid == 0)
+        return ce;
+    fill_rows_kernel<<<grid, FILL_THREADS, 0, s>>>(buf, rows, cols, d, seed, spread, shift);
     return cudaGetLastError();
 }
 

@@ -59,6 +59,10 @@ typedef struct kb_launch_log {
 void kb_note_launch(kb_launch_log *log, const void *fn, const char *name, kb_dim3 grid,
                     kb_dim3 block, size_t dyn_smem);
 
+/* *sms = the number of SMs of the calling thread's current CUDA device, for
+ * launchers and helpers that size their grids by it. Returns the CUDA error. */
+cudaError_t kb_current_sms(int *sms);
+
 /* Everything a launcher needs; owned by the harness. */
 typedef struct kb_args {
     kb_dtype dtype;

@@ -1,5 +1,6 @@
-/* registry.c - the table of operators, name lookup with suggestions, and the
- * launch notes that launchers leave for the harness. */
+/* registry.c - the table of operators, name lookup with suggestions, the
+ * launch notes that launchers leave for the harness, and the SM count they size
+ * grids by. */
 #include <string.h>
 
 #include "op.h"
@@ -86,4 +87,13 @@ void kb_note_launch(kb_launch_log *log, const void *fn, const char *name, kb_dim
     if (!log || log->n >= KB_MAX_KERNELS)
         return;
     log->k[log->n++] = (kb_launch_note){fn, name, grid, block, dyn_smem};
+}
+
+cudaError_t kb_current_sms(int *sms)
+{
+    int dev = 0;
+    *sms = 0;
+    cudaError_t ce = cudaGetDevice(&dev);
+    return ce == cudaSuccess ? cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev)
+                             : ce;
 }

@@ -1,9 +1,16 @@
 /* bench.c - verify and time one case (see bench.h). Runs inside a child
- * process, so a CUDA error here ends only this case. */
+ * process, so a CUDA error here ends only this case.
+ *
+ * The steps of a case: the policy's skip rules; device buffers; fresh inputs,
+ * the variant's prepare hook, poisoned outputs, one launch whose kernels are
+ * noted, the reference check; for a library's kernels (a launcher that notes
+ * none), one more launch traced for their names and facts; warm-up; the timed
+ * samples; the counter pass; the figures (results/figures.c). */
 #include "bench.h"
 
 #include <math.h>
 #include <nvtx3/nvToolsExt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +20,23 @@
 #include "kernels/check.h"
 #include "kernels/fill.h"
 #include "trace.h"
+
+_Static_assert(KB_MAX_AXES == KB_RES_MAX_AXES, "a result holds exactly an operator's axes");
+
+/* Warm-up before the samples: at least WARMUP_MIN launches and WARMUP_MIN_S
+ * seconds, at most WARMUP_MAX launches, waiting for the GPU every
+ * WARMUP_SYNC_EVERY launches so that the queue stays short. */
+#define WARMUP_MIN 3
+#define WARMUP_MAX 200
+#define WARMUP_MIN_S 0.05
+#define WARMUP_SYNC_EVERY 8
+
+/* A sample run is "throttled" when the SM clock measured around the samples is
+ * under this share of the device's peak clock. */
+#define THROTTLE_SHARE 0.9
+
+/* Room for this many samples at first; doubled as needed. */
+#define SAMPLES_FIRST 256
 
 static double now_s(void)
 {
@@ -41,78 +65,147 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
     r->seed = seed;
     op->model(shape, d, &r->bytes, &r->flops);
     kb_strlcpy(r->bound, op->bound, sizeof r->bound);
-    r->extra_bytes = v->scratch_bytes ? (double)v->scratch_bytes(shape, d) : 0;
+    r->extra_bytes = (double)scratch_of(v, shape, d);
 }
 
-double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
-                             const int64_t *shape, int64_t l2_bytes)
+/* What one case holds on the device. */
+typedef struct bench_case {
+    kb_dtype d;
+    kb_args a;
+    kb_launch_log log;
+    cudaStream_t s;
+    cudaEvent_t t0, t1;
+    void *flush; /* the L2 flush buffer */
+    size_t flush_bytes;
+    char untraced[256]; /* why a library's kernels could not be traced, or "" */
+} bench_case;
+
+/* A step's outcome: go on, or the case is over (its result says why). */
+enum { STEP_OK = 0, STEP_OVER = 1 };
+
+/* Records a failed CUDA call in r as the case's failure. Returns STEP_OVER. */
+static int cuda_failed(kb_result *r, const char *call, cudaError_t ce)
 {
-    double total = KB_FLUSH_L2_FACTOR * (double)l2_bytes;
-    for (int i = 0; i < op->nin; i++)
-        total += (double)op->in_bytes(shape, d, i);
-    for (int i = 0; i < op->nout; i++)
-        total += (double)op->out_bytes(shape, d, i);
-    if (v)
-        total += (double)scratch_of(v, shape, d);
-    return total;
+    r->status = KB_R_FAILED;
+    snprintf(r->reason, sizeof r->reason, "%s: %s (%s)", call, cudaGetErrorString(ce),
+             cudaGetErrorName(ce));
+    return STEP_OVER;
 }
 
-/* Records a CUDA failure in the result and ends the case. */
+/* Checks a CUDA call in a step: a failure ends the case (cuda_failed). */
 #define CASE_CUDA(call)                                                                  \
     do {                                                                                 \
         cudaError_t ce_ = (call);                                                        \
-        if (ce_ != cudaSuccess) {                                                        \
-            r->status = KB_R_FAILED;                                                     \
-            snprintf(r->reason, sizeof r->reason, "%s: %s (%s)", #call,                  \
-                     cudaGetErrorString(ce_), cudaGetErrorName(ce_));                    \
-            goto done;                                                                   \
-        }                                                                                \
+        if (ce_ != cudaSuccess)                                                          \
+            return cuda_failed(r, #call, ce_);                                           \
     } while (0)
 
-/* CASE_CUDA for a launch: the variant's own account of a failure (a
- * library's message, v->last_error) follows the CUDA error. */
+/* A failed launch: cuda_failed, with the variant's own account of it (a
+ * library's message, v->last_error) after the CUDA error. */
+static int launch_failed(kb_result *r, const kb_variant *v, const char *call, cudaError_t ce)
+{
+    const char *own = v->last_error ? v->last_error() : NULL;
+    cuda_failed(r, call, ce);
+    if (own && *own) {
+        size_t n = strlen(r->reason);
+        snprintf(r->reason + n, sizeof r->reason - n, "; %s", own);
+    }
+    return STEP_OVER;
+}
+
+/* CASE_CUDA for a launch of the variant (launch_failed). */
 #define CASE_LAUNCH(call)                                                                \
     do {                                                                                 \
         cudaError_t ce_ = (call);                                                        \
-        if (ce_ != cudaSuccess) {                                                        \
-            const char *own_ = v->last_error ? v->last_error() : NULL;                   \
-            r->status = KB_R_FAILED;                                                     \
-            snprintf(r->reason, sizeof r->reason, "%s: %s (%s)%s%s", #call,              \
-                     cudaGetErrorString(ce_), cudaGetErrorName(ce_),                     \
-                     own_ && *own_ ? "; " : "", own_ ? own_ : "");                       \
-            goto done;                                                                   \
-        }                                                                                \
+        if (ce_ != cudaSuccess)                                                          \
+            return launch_failed(r, v, #call, ce_);                                      \
     } while (0)
+
+/* Records a failure of the harness's own (the message in e) as the case's. */
+static int harness_failed(kb_result *r, const kb_err *e)
+{
+    r->status = KB_R_FAILED;
+    kb_strlcpy(r->reason, e->msg, sizeof r->reason);
+    return STEP_OVER;
+}
+
+/* The stream, events, inputs, outputs, scratch and the zeroed flush buffer. */
+static int setup(const kb_op *op, const kb_variant *v, const kb_device *dev, bench_case *c,
+                 kb_result *r)
+{
+    c->a.dtype = c->d;
+    c->a.shape = r->shape;
+    c->flush_bytes = (size_t)(KB_FLUSH_L2_FACTOR * dev->l2_bytes);
+    CASE_CUDA(cudaSetDevice(dev->ordinal));
+    CASE_CUDA(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
+    CASE_CUDA(cudaEventCreate(&c->t0));
+    CASE_CUDA(cudaEventCreate(&c->t1));
+    for (int i = 0; i < op->nin; i++) {
+        size_t b = op->in_bytes(r->shape, c->d, i);
+        if (b)
+            CASE_CUDA(cudaMalloc((void **)&c->a.in[i], b));
+    }
+    for (int i = 0; i < op->nout; i++) {
+        size_t b = op->out_bytes(r->shape, c->d, i);
+        if (b)
+            CASE_CUDA(cudaMalloc(&c->a.out[i], b));
+    }
+    c->a.scratch_bytes = scratch_of(v, r->shape, c->d);
+    if (c->a.scratch_bytes)
+        CASE_CUDA(cudaMalloc(&c->a.scratch, c->a.scratch_bytes));
+    if (c->flush_bytes) {
+        CASE_CUDA(cudaMalloc(&c->flush, c->flush_bytes));
+        CASE_CUDA(cudaMemsetAsync(c->flush, 0, c->flush_bytes, c->s));
+    }
+    return STEP_OK;
+}
+
+static void teardown(bench_case *c)
+{
+    if (c->t0)
+        cudaEventDestroy(c->t0);
+    if (c->t1)
+        cudaEventDestroy(c->t1);
+    for (int i = 0; i < KB_MAX_BUFS; i++) {
+        cudaFree((void *)c->a.in[i]);
+        cudaFree(c->a.out[i]);
+    }
+    cudaFree(c->a.scratch);
+    cudaFree(c->flush);
+    if (c->s)
+        cudaStreamDestroy(c->s);
+}
 
 /* The occupancy calculator's limits, read off the device where it says them. */
 static kb_sm_limits sm_limits(int ordinal)
 {
+    static const struct {
+        enum cudaDeviceAttr attr;
+        size_t field; /* offset of the int in kb_sm_limits */
+    } from_device[] = {
+        {cudaDevAttrMaxRegistersPerMultiprocessor, offsetof(kb_sm_limits, regs_per_sm)},
+        {cudaDevAttrMaxSharedMemoryPerMultiprocessor, offsetof(kb_sm_limits, smem_per_sm)},
+        {cudaDevAttrMaxThreadsPerMultiProcessor, offsetof(kb_sm_limits, max_threads_per_sm)},
+        {cudaDevAttrMaxBlocksPerMultiprocessor, offsetof(kb_sm_limits, max_blocks_per_sm)},
+    };
     kb_sm_limits L = kb_sm_limits_sm90();
-    int v = 0;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxRegistersPerMultiprocessor, ordinal) ==
-            cudaSuccess && v > 0)
-        L.regs_per_sm = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, ordinal) ==
-            cudaSuccess && v > 0)
-        L.smem_per_sm = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal) ==
-            cudaSuccess && v > 0)
-        L.max_threads_per_sm = v;
-    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxBlocksPerMultiprocessor, ordinal) ==
-            cudaSuccess && v > 0)
-        L.max_blocks_per_sm = v;
+    for (size_t i = 0; i < KB_COUNT(from_device); i++) {
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, from_device[i].attr, ordinal) == cudaSuccess && v > 0)
+            memcpy((char *)&L + from_device[i].field, &v, sizeof v);
+    }
     return L;
 }
 
-/* Fills k from a kernel's launch shape and resources. blocks is the
- * runtime's count of resident blocks per SM, or -1 when it has none (the
- * theoretical occupancy is then unknown); the limiter comes from the
- * calculator's rules either way. */
+/* Fills k from a kernel's launch shape and resources. blocks is the runtime's
+ * count of resident blocks per SM, or -1 when it has none (the theoretical
+ * occupancy is then unknown); the limiter comes from the calculator's rules
+ * either way. */
 static void kernel_from(kb_kernel *k, const char *name, kb_dim3 grid, kb_dim3 block, int regs,
                         int64_t static_smem, int64_t dyn_smem, int64_t local, int blocks,
                         const kb_sm_limits *L)
 {
-    const int max_warps = L->max_threads_per_sm / 32;
+    const int max_warps = L->max_threads_per_sm / L->warp_size;
     const int threads = (int)(block.x * block.y * block.z);
     kb_strlcpy(k->name, name, sizeof k->name);
     k->grid[0] = grid.x;
@@ -128,12 +221,33 @@ static void kernel_from(kb_kernel *k, const char *name, kb_dim3 grid, kb_dim3 bl
     k->occupancy = NAN;
     if (blocks >= 0 && max_warps > 0) {
         k->blocks_per_sm = blocks;
-        int warps_per_block = (threads + 31) / 32; /* a partial warp takes a slot */
+        /* a partial warp takes a slot */
+        int warps_per_block = (threads + L->warp_size - 1) / L->warp_size;
         k->occupancy = (double)(blocks * warps_per_block) / (double)max_warps;
     }
     kb_occ_limit lim;
     kb_occupancy_blocks(L, regs, threads, (int)(static_smem + dyn_smem), &lim);
     kb_strlcpy(k->occ_limiter, kb_occ_limit_name(lim), sizeof k->occ_limiter);
+}
+
+/* The static facts of one noted launch into k. */
+static void kernel_fact(const kb_launch_note *n, const kb_sm_limits *L, kb_kernel *k)
+{
+    struct cudaFuncAttributes fa;
+    memset(&fa, 0, sizeof fa);
+    int regs = 0, blocks = 0;
+    int64_t static_smem = 0, local = 0;
+    if (cudaFuncGetAttributes(&fa, n->fn) == cudaSuccess) {
+        regs = fa.numRegs;
+        static_smem = (int64_t)fa.sharedSizeBytes;
+        local = (int64_t)fa.localSizeBytes;
+    }
+    int threads = (int)(n->block.x * n->block.y * n->block.z);
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, n->fn, threads, n->dyn_smem) !=
+        cudaSuccess)
+        blocks = -1;
+    kernel_from(k, n->name, n->grid, n->block, regs, static_smem, (int64_t)n->dyn_smem, local,
+                blocks, L);
 }
 
 static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_result *r)
@@ -143,48 +257,34 @@ static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_resu
     r->nkernels = 0;
     if (!r->kernels)
         return;
-    kb_sm_limits L = sm_limits(dev->ordinal);
-    for (int i = 0; i < log->n; i++) {
-        const kb_launch_note *n = &log->k[i];
-        struct cudaFuncAttributes fa;
-        memset(&fa, 0, sizeof fa);
-        int regs = 0, blocks = 0;
-        int64_t static_smem = 0, local = 0;
-        if (cudaFuncGetAttributes(&fa, n->fn) == cudaSuccess) {
-            regs = fa.numRegs;
-            static_smem = (int64_t)fa.sharedSizeBytes;
-            local = (int64_t)fa.localSizeBytes;
-        }
-        int threads = (int)(n->block.x * n->block.y * n->block.z);
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, n->fn, threads,
-                                                          n->dyn_smem) != cudaSuccess)
-            blocks = -1;
-        kernel_from(&r->kernels[r->nkernels++], n->name, n->grid, n->block, regs, static_smem,
-                    (int64_t)n->dyn_smem, local, blocks, &L);
-    }
+    const kb_sm_limits L = sm_limits(dev->ordinal);
+    for (int i = 0; i < log->n; i++)
+        kernel_fact(&log->k[i], &L, &r->kernels[r->nkernels++]);
 }
 
 /* A launcher that noted no kernels runs a library's: one more launch, traced
  * with the CUPTI Activity API, gives their names and static facts (the
  * occupancy from the calculator's rules). When tracing is not possible the
- * kernels stay unknown and why says so. Returns KB_EENV (e) only when the
- * launcher or the stream fails. */
-static kb_status library_kernel_facts(const kb_variant *v, const kb_args *a, cudaStream_t s,
-                                      const kb_device *dev, kb_result *r, char *why,
-                                      size_t why_n, kb_err *e)
+ * kernels stay unknown and c->untraced says why. */
+static int library_kernel_facts(const kb_variant *v, const kb_device *dev, bench_case *c,
+                                kb_result *r, kb_err *e)
 {
     kb_traced_kernel *t = calloc(KB_MAX_KERNELS, sizeof *t);
     int n = 0;
-    if (!t)
-        return kb_fail(e, KB_EENV, "out of host memory for traced kernels");
-    kb_status st = kb_trace_kernels(v->launch, a, s, t, KB_MAX_KERNELS, &n, why, why_n, e);
+    if (!t) {
+        kb_fail(e, KB_EENV, "out of host memory for traced kernels");
+        return harness_failed(r, e);
+    }
+    kb_status st = kb_trace_kernels(v->launch, &c->a, c->s, t, KB_MAX_KERNELS, &n, c->untraced,
+                                    sizeof c->untraced, e);
     if (st == KB_OK && n > 0) {
         kb_kernel *k = calloc((size_t)n, sizeof *k);
         if (!k) {
             free(t);
-            return kb_fail(e, KB_EENV, "out of host memory for %d kernels", n);
+            kb_fail(e, KB_EENV, "out of host memory for %d kernels", n);
+            return harness_failed(r, e);
         }
-        kb_sm_limits L = sm_limits(dev->ordinal);
+        const kb_sm_limits L = sm_limits(dev->ordinal);
         for (int i = 0; i < n; i++) {
             const int threads = (int)(t[i].block.x * t[i].block.y * t[i].block.z);
             const int blocks = kb_occupancy_blocks(&L, t[i].registers, threads,
@@ -198,44 +298,140 @@ static kb_status library_kernel_facts(const kb_variant *v, const kb_args *a, cud
         r->nkernels = n;
     }
     free(t);
-    return st;
+    if (st != KB_OK) {
+        const char *own = v->last_error ? v->last_error() : NULL;
+        r->status = KB_R_FAILED;
+        snprintf(r->reason, sizeof r->reason, "%.300s%s%.200s", e->msg,
+                 own && *own ? "; " : "", own ? own : "");
+        return STEP_OVER;
+    }
+    return STEP_OK;
 }
 
-/* The counter pass: the variant runs under the Range Profiler once per replay
- * pass, one range per kernel, between two L2 flushes: its kernels start from a
- * clean L2 as in a timed sample, and what it leaves dirty is counted as its
- * writes (kb_counters_profile). A missing capability leaves the reason in the
- * result. */
-static kb_status collect_counters(const kb_variant *v, const kb_args *a, cudaStream_t s,
-                                  void *flush, size_t flush_bytes, kb_metric_set set,
-                                  const char *untraced, kb_result *r, kb_err *e)
+/* Compares the outputs with the fp64 reference: r's check figures, and a
+ * mismatch with the first bad element. */
+static int check_outputs(const kb_op *op, bench_case *c, kb_result *r, kb_err *e)
 {
-    kb_counters *pc = NULL;
-    kb_counter_values *cv = calloc(KB_MAX_KERNELS, sizeof *cv);
-    char why[256] = "";
-    int nk = 0, passes = 0;
-    kb_status st = KB_OK;
-    if (!cv)
-        return kb_fail(e, KB_EENV, "out of host memory for counters");
-    if ((st = kb_counters_open(set, &pc, why, sizeof why, e)) != KB_OK || !pc)
-        goto done;
-    st = kb_counters_profile(pc, v->launch, a, s, flush, flush_bytes, cv, KB_MAX_KERNELS,
-                             &nk, &passes, why, sizeof why, e);
-    if (st != KB_OK || nk == 0)
-        goto done;
-    if (nk != r->nkernels && r->nkernels == 0 && untraced[0]) {
-        snprintf(why, sizeof why,
-                 "the counter pass saw %d kernels of a library, which could not be named: "
-                 "%.150s",
-                 nk, untraced);
-        goto done;
+    kb_check k;
+    if (op->check(&c->a, r->seed, &k, e) != KB_OK)
+        return harness_failed(r, e);
+    r->checked = 1;
+    r->max_abs_err = k.max_abs_err;
+    r->rel_l2_err = k.rel_l2_err;
+    r->atol = k.atol;
+    r->rtol = k.rtol;
+    r->rows_checked = k.rows_checked;
+    if (!kb_check_passed(&k)) {
+        r->status = KB_R_MISMATCH;
+        snprintf(r->reason, sizeof r->reason,
+                 "%lld of %lld checked elements out of tolerance (atol %g, rtol %g); "
+                 "first at %s",
+                 (long long)k.bad_elems, (long long)k.elems_checked, k.atol, k.rtol,
+                 k.first_bad);
     }
-    if (nk != r->nkernels) {
-        snprintf(why, sizeof why, "the counter pass saw %d kernels, the launch log %d", nk,
-                 r->nkernels);
-        goto done;
+    return STEP_OK;
+}
+
+/* Fresh inputs, the variant's prepare hook, poisoned outputs, one launch whose
+ * kernels are noted, their static facts, and the check (unless --no-check). */
+static int first_launch(const kb_op *op, const kb_variant *v, const kb_device *dev,
+                        const kb_bench_opts *o, bench_case *c, kb_result *r, kb_err *e)
+{
+    if (op->generate(&c->a, r->seed, c->s, e) != KB_OK)
+        return harness_failed(r, e);
+    if (v->prepare) {
+        CASE_CUDA(cudaStreamSynchronize(c->s));
+        const int p = v->prepare(&c->a, r->reason, sizeof r->reason);
+        if (p != 0) {
+            r->status = p > 0 ? KB_R_SKIPPED : KB_R_FAILED;
+            return STEP_OVER;
+        }
     }
-    r->passes = passes;
+    for (int i = 0; i < op->nout; i++)
+        CASE_CUDA(kb_poison(c->a.out[i], op->out_bytes(r->shape, c->d, i), c->s));
+    c->a.log = &c->log;
+    CASE_LAUNCH(v->launch(&c->a, c->s));
+    c->a.log = NULL;
+    CASE_CUDA(cudaStreamSynchronize(c->s));
+    kernel_facts(&c->log, dev, r);
+    r->status = KB_R_OK;
+    return o->no_check ? STEP_OK : check_outputs(op, c, r, e);
+}
+
+static int warm_up(const kb_variant *v, bench_case *c, kb_result *r)
+{
+    const double t0 = now_s();
+    for (int i = 0; i < WARMUP_MAX && (i < WARMUP_MIN || now_s() - t0 < WARMUP_MIN_S); i++) {
+        CASE_LAUNCH(v->launch(&c->a, c->s));
+        if (i % WARMUP_SYNC_EVERY == WARMUP_SYNC_EVERY - 1 || i < WARMUP_MIN)
+            CASE_CUDA(cudaStreamSynchronize(c->s));
+    }
+    CASE_CUDA(cudaStreamSynchronize(c->s));
+    return STEP_OK;
+}
+
+static int push_sample(kb_result *r, size_t *cap, double us)
+{
+    if (r->nsamples == *cap) {
+        size_t ncap = *cap ? *cap * 2 : SAMPLES_FIRST;
+        double *p = realloc(r->samples_us, ncap * sizeof *p);
+        if (!p)
+            return -1;
+        r->samples_us = p;
+        *cap = ncap;
+    }
+    r->samples_us[r->nsamples++] = us;
+    return 0;
+}
+
+/* One timed sample: flush the L2, then the variant's launches between two
+ * events; *us is the time. */
+static int time_once(const kb_variant *v, bench_case *c, kb_result *r, double *us)
+{
+    float ms = 0;
+    if (c->flush_bytes)
+        CASE_CUDA(kb_flush_l2(c->flush, c->flush_bytes, c->s));
+    CASE_CUDA(cudaEventRecord(c->t0, c->s));
+    CASE_LAUNCH(v->launch(&c->a, c->s));
+    CASE_CUDA(cudaEventRecord(c->t1, c->s));
+    CASE_CUDA(cudaEventSynchronize(c->t1));
+    CASE_CUDA(cudaEventElapsedTime(&ms, c->t0, c->t1));
+    *us = (double)ms * 1e3;
+    return STEP_OK;
+}
+
+/* Samples until the relative spread is under o->max_noise after o->min_samples,
+ * or the time limit, or o->max_samples. *st is KB_EENV when the samples do not
+ * fit in host memory. */
+static int sample(const kb_variant *v, const kb_bench_opts *o, bench_case *c, kb_result *r,
+                  kb_status *st, kb_err *e)
+{
+    size_t cap = 0;
+    double t_start = now_s(), mean = 0, m2 = 0; /* running stdev/mean (Welford) */
+    for (int i = 0; i < o->max_samples; i++) {
+        double us = 0;
+        if (time_once(v, c, r, &us) != STEP_OK)
+            return STEP_OVER;
+        if (push_sample(r, &cap, us) != 0) {
+            *st = kb_fail(e, KB_EENV, "out of host memory for samples");
+            return STEP_OVER;
+        }
+        double n = (double)r->nsamples, dev_us = us - mean;
+        mean += dev_us / n;
+        m2 += dev_us * (us - mean);
+        if ((int)r->nsamples >= o->min_samples) {
+            double stdrel = n > 1 && mean > 0 ? sqrt(m2 / (n - 1)) / mean : 0.0;
+            if (stdrel <= o->max_noise || now_s() - t_start >= o->time_limit_s)
+                break;
+        }
+    }
+    return STEP_OK;
+}
+
+/* The counters of the variant's kernels into r's kernels (in launch order),
+ * and the result's counter figures. */
+static void counters_into(const kb_counter_values *cv, int nk, kb_result *r)
+{
     double time_sum = 0, occ_sum = 0;
     for (int i = 0; i < nk; i++) {
         kb_kernel *k = &r->kernels[i];
@@ -260,11 +456,48 @@ static kb_status collect_counters(const kb_variant *v, const kb_args *a, cudaStr
             occ_sum += t * occ;
         }
     }
-    double rd = kb_counter_sum(cv, nk, KB_METRIC_DRAM_READ);
-    double wr = kb_counter_sum(cv, nk, KB_METRIC_DRAM_WRITE);
-    r->dram_bytes = rd + wr;
-    r->excess_traffic = kb_excess_traffic(rd, wr, r->bytes);
+    r->dram_bytes = kb_counter_sum(cv, nk, KB_METRIC_DRAM_READ) +
+                    kb_counter_sum(cv, nk, KB_METRIC_DRAM_WRITE);
     r->achieved_occupancy = time_sum > 0 ? occ_sum / time_sum : NAN;
+}
+
+/* The counter pass: the variant runs under the Range Profiler once per replay
+ * pass, one range per kernel, between two L2 flushes: its kernels start from a
+ * clean L2 as in a timed sample, and what it leaves dirty is counted as its
+ * writes (kb_counters_profile). A missing capability, or a failure of the
+ * counters (not the variant's), leaves the reason in the result. */
+static void collect_counters(const kb_variant *v, bench_case *c, kb_metric_set set,
+                             kb_result *r, kb_err *e)
+{
+    kb_counters *pc = NULL;
+    kb_counter_values *cv = calloc(KB_MAX_KERNELS, sizeof *cv);
+    char why[256] = "";
+    int nk = 0, passes = 0;
+    kb_status st = KB_OK;
+    if (!cv) {
+        st = kb_fail(e, KB_EENV, "out of host memory for counters");
+        goto done;
+    }
+    if ((st = kb_counters_open(set, &pc, why, sizeof why, e)) != KB_OK || !pc)
+        goto done;
+    st = kb_counters_profile(pc, v->launch, &c->a, c->s, c->flush, c->flush_bytes, cv,
+                             KB_MAX_KERNELS, &nk, &passes, why, sizeof why, e);
+    if (st != KB_OK || nk == 0)
+        goto done;
+    if (nk != r->nkernels && r->nkernels == 0 && c->untraced[0]) {
+        snprintf(why, sizeof why,
+                 "the counter pass saw %d kernels of a library, which could not be named: "
+                 "%.150s",
+                 nk, c->untraced);
+        goto done;
+    }
+    if (nk != r->nkernels) {
+        snprintf(why, sizeof why, "the counter pass saw %d kernels, the launch log %d", nk,
+                 r->nkernels);
+        goto done;
+    }
+    r->passes = passes;
+    counters_into(cv, nk, r);
 done:
     if (why[0])
         kb_strlcpy(r->counters_reason, why, sizeof r->counters_reason);
@@ -273,247 +506,55 @@ done:
         const char *own = v->last_error ? v->last_error() : NULL;
         snprintf(r->counters_reason, sizeof r->counters_reason, "counters failed: %.150s%s%.80s",
                  e->msg, own && *own ? "; " : "", own ? own : "");
-        st = KB_OK;
     }
     kb_counters_close(pc);
     free(cv);
-    return st;
 }
 
-/* Short names of the stall reasons for the run table. */
-static const char *stall_short(const char *reason)
+/* After the samples: the SM clock, the summary, the counter pass, the kernels'
+ * summaries; a sticky CUDA error now still fails the case. */
+static int finish(const kb_variant *v, const kb_device *dev, const kb_bench_opts *o,
+                  bench_case *c, kb_result *r, kb_err *e)
 {
-    static const char *const map[][2] = {
-        {"long_scoreboard", "long_sb"},   {"short_scoreboard", "short_sb"},
-        {"math_pipe_throttle", "math"},   {"mio_throttle", "mio"},
-        {"lg_throttle", "lg"},            {"tex_throttle", "tex"},
-        {"not_selected", "not_sel"},      {"branch_resolving", "branch"},
-        {"no_instruction", "no_inst"},    {"dispatch_stall", "dispatch"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(reason, map[i][0]) == 0)
-            return map[i][1];
-    return reason;
-}
-
-/* The per-result summaries of its kernels that the run table shows: the most
- * registers and local memory of any kernel, and the theoretical occupancy and
- * top two stall reasons of the kernel that ran longest (the first when there
- * are no counters to say). */
-static void summarise_kernels(kb_result *r)
-{
-    int longest = 0;
-    double longest_t = -1;
-    for (int i = 0; i < r->nkernels; i++) {
-        const kb_kernel *k = &r->kernels[i];
-        if (k->registers > r->registers)
-            r->registers = k->registers;
-        if (k->local_bytes > r->local_bytes)
-            r->local_bytes = k->local_bytes;
-        for (int m = 0; m < k->nmetrics; m++)
-            if (strcmp(k->metrics[m].name, KB_METRIC_DURATION) == 0 &&
-                k->metrics[m].value > longest_t) {
-                longest_t = k->metrics[m].value;
-                longest = i;
-            }
-    }
-    if (r->nkernels == 0)
-        return;
-    const kb_kernel *k = &r->kernels[longest];
-    r->theoretical_occupancy = 100.0 * k->occupancy;
-    r->top_stalls[0] = '\0';
-    size_t used = 0;
-    for (int i = 0; i < k->nstalls && i < 2; i++) {
-        int w = snprintf(r->top_stalls + used, sizeof r->top_stalls - used, "%s%s %.0f%%",
-                         i ? " " : "", stall_short(k->stalls[i].name),
-                         100.0 * k->stalls[i].value);
-        if (w < 0 || (size_t)w >= sizeof r->top_stalls - used)
-            break;
-        used += (size_t)w;
-    }
-}
-
-static int push_sample(kb_result *r, size_t *cap, double us)
-{
-    if (r->nsamples == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 256;
-        double *p = realloc(r->samples_us, ncap * sizeof *p);
-        if (!p)
-            return -1;
-        r->samples_us = p;
-        *cap = ncap;
-    }
-    r->samples_us[r->nsamples++] = us;
-    return 0;
+    r->sm_clock_mhz = kb_measure_sm_clock(c->s);
+    r->throttled = r->sm_clock_mhz < THROTTLE_SHARE * dev->sm_clock_mhz;
+    kb_result_summarise(r);
+    kb_strlcpy(r->metric_set, kb_metric_set_name(o->metrics), sizeof r->metric_set);
+    if (o->metrics != KB_METRICS_NONE && r->status != KB_R_FAILED)
+        collect_counters(v, c, o->metrics, r, e);
+    if (r->counters_reason[0] || r->passes == 0)
+        kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
+    kb_result_summarise_kernels(r);
+    CASE_CUDA(cudaGetLastError());
+    return STEP_OK;
 }
 
 kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
                         const kb_bench_opts *o, kb_result *r, kb_err *e)
 {
     kb_status st = KB_OK;
-    kb_dtype d;
-    kb_launch_log log;
-    kb_args a;
-    cudaStream_t s = NULL;
-    cudaEvent_t t0 = NULL, t1 = NULL;
-    void *flush = NULL;
-    size_t flush_bytes = (size_t)(KB_FLUSH_L2_FACTOR * dev->l2_bytes), cap = 0;
+    bench_case c;
     char range[128];
-    char untraced[256] = ""; /* why a library's kernels could not be traced */
-    memset(&a, 0, sizeof a);
-    memset(&log, 0, sizeof log);
-    if (kb_dtype_parse(r->dtype, &d) != 0)
+    memset(&c, 0, sizeof c);
+    if (kb_dtype_parse(r->dtype, &c.d) != 0)
         return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", r->dtype);
+    if (kb_case_skip(op, v, c.d, r->shape, dev, r->reason, sizeof r->reason)) {
+        r->status = KB_R_SKIPPED;
+        return KB_OK;
+    }
     snprintf(range, sizeof range, "kbench/%s/%s", op->name, v->name);
     nvtxRangePushA(range);
     /* the counters' host setup overlaps the context creation below */
     if (o->metrics != KB_METRICS_NONE)
         kb_counters_prepare(o->metrics, dev->ordinal);
-
-    a.dtype = d;
-    a.shape = r->shape;
-    CASE_CUDA(cudaSetDevice(dev->ordinal));
-    CASE_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CASE_CUDA(cudaEventCreate(&t0));
-    CASE_CUDA(cudaEventCreate(&t1));
-    for (int i = 0; i < op->nin; i++) {
-        size_t b = op->in_bytes(r->shape, d, i);
-        if (b)
-            CASE_CUDA(cudaMalloc((void **)&a.in[i], b));
+    if (setup(op, v, dev, &c, r) == STEP_OK && first_launch(op, v, dev, o, &c, r, e) == STEP_OK) {
+        kb_counters_prepare_wait(); /* no host work of its own during the samples */
+        if ((c.log.n > 0 || library_kernel_facts(v, dev, &c, r, e) == STEP_OK) &&
+            warm_up(v, &c, r) == STEP_OK && sample(v, o, &c, r, &st, e) == STEP_OK)
+            finish(v, dev, o, &c, r, e);
     }
-    for (int i = 0; i < op->nout; i++) {
-        size_t b = op->out_bytes(r->shape, d, i);
-        if (b)
-            CASE_CUDA(cudaMalloc(&a.out[i], b));
-    }
-    a.scratch_bytes = scratch_of(v, r->shape, d);
-    if (a.scratch_bytes)
-        CASE_CUDA(cudaMalloc(&a.scratch, a.scratch_bytes));
-    if (flush_bytes) {
-        CASE_CUDA(cudaMalloc(&flush, flush_bytes));
-        CASE_CUDA(cudaMemsetAsync(flush, 0, flush_bytes, s));
-    }
-
-    /* inputs, poisoned outputs, one launch whose kernels are noted, check */
-    st = op->generate(&a, r->seed, s, e);
-    if (st != KB_OK) {
-        r->status = KB_R_FAILED;
-        kb_strlcpy(r->reason, e->msg, sizeof r->reason);
-        st = KB_OK;
-        goto done;
-    }
-    if (v->prepare) {
-        CASE_CUDA(cudaStreamSynchronize(s));
-        const int p = v->prepare(&a, r->reason, sizeof r->reason);
-        if (p != 0) {
-            r->status = p > 0 ? KB_R_SKIPPED : KB_R_FAILED;
-            goto done;
-        }
-    }
-    for (int i = 0; i < op->nout; i++)
-        CASE_CUDA(kb_poison(a.out[i], op->out_bytes(r->shape, d, i), s));
-    a.log = &log;
-    CASE_LAUNCH(v->launch(&a, s));
-    a.log = NULL;
-    CASE_CUDA(cudaStreamSynchronize(s));
-    kernel_facts(&log, dev, r);
-    r->status = KB_R_OK;
-    if (!o->no_check) {
-        kb_check c;
-        st = op->check(&a, r->seed, &c, e);
-        if (st != KB_OK) {
-            r->status = KB_R_FAILED;
-            kb_strlcpy(r->reason, e->msg, sizeof r->reason);
-            st = KB_OK;
-            goto done;
-        }
-        r->checked = 1;
-        r->max_abs_err = c.max_abs_err;
-        r->rel_l2_err = c.rel_l2_err;
-        r->atol = c.atol;
-        r->rtol = c.rtol;
-        r->rows_checked = c.rows_checked;
-        if (!kb_check_passed(&c)) {
-            r->status = KB_R_MISMATCH;
-            snprintf(r->reason, sizeof r->reason,
-                     "%lld of %lld checked elements out of tolerance (atol %g, rtol %g); "
-                     "first at %s",
-                     (long long)c.bad_elems, (long long)c.elems_checked, c.atol, c.rtol,
-                     c.first_bad);
-        }
-    }
-
-    kb_counters_prepare_wait(); /* no host work of its own during the samples */
-
-    if (log.n == 0) {
-        st = library_kernel_facts(v, &a, s, dev, r, untraced, sizeof untraced, e);
-        if (st != KB_OK) {
-            const char *own = v->last_error ? v->last_error() : NULL;
-            r->status = KB_R_FAILED;
-            snprintf(r->reason, sizeof r->reason, "%.300s%s%.200s", e->msg,
-                     own && *own ? "; " : "", own ? own : "");
-            st = KB_OK;
-            goto done;
-        }
-    }
-
-    /* warm-up: at least 3 launches and 50 ms, at most 200 launches */
-    double w0 = now_s();
-    for (int i = 0; i < 200 && (i < 3 || now_s() - w0 < 0.05); i++) {
-        CASE_LAUNCH(v->launch(&a, s));
-        if (i % 8 == 7 || i < 3)
-            CASE_CUDA(cudaStreamSynchronize(s));
-    }
-    CASE_CUDA(cudaStreamSynchronize(s));
-
-    /* samples: flush the L2, then time the variant's launches between two events */
-    double t_start = now_s(), mean = 0, m2 = 0; /* running stdev/mean (Welford) */
-    for (int i = 0; i < o->max_samples; i++) {
-        if (flush_bytes)
-            CASE_CUDA(kb_flush_l2(flush, flush_bytes, s));
-        CASE_CUDA(cudaEventRecord(t0, s));
-        CASE_LAUNCH(v->launch(&a, s));
-        CASE_CUDA(cudaEventRecord(t1, s));
-        CASE_CUDA(cudaEventSynchronize(t1));
-        float ms = 0;
-        CASE_CUDA(cudaEventElapsedTime(&ms, t0, t1));
-        double us = (double)ms * 1e3;
-        if (push_sample(r, &cap, us) != 0) {
-            st = kb_fail(e, KB_EENV, "out of host memory for samples");
-            goto done;
-        }
-        double n = (double)r->nsamples, dev_us = us - mean;
-        mean += dev_us / n;
-        m2 += dev_us * (us - mean);
-        if ((int)r->nsamples >= o->min_samples) {
-            double stdrel = n > 1 && mean > 0 ? sqrt(m2 / (n - 1)) / mean : 0.0;
-            if (stdrel <= o->max_noise || now_s() - t_start >= o->time_limit_s)
-                break;
-        }
-    }
-    r->sm_clock_mhz = kb_measure_sm_clock(s);
-    r->throttled = r->sm_clock_mhz < 0.9 * dev->sm_clock_mhz;
-    kb_result_summarise(r);
-    kb_strlcpy(r->metric_set, kb_metric_set_name(o->metrics), sizeof r->metric_set);
-    if (o->metrics != KB_METRICS_NONE && r->status != KB_R_FAILED)
-        st = collect_counters(v, &a, s, flush, flush_bytes, o->metrics, untraced, r, e);
-    if (r->counters_reason[0] || r->passes == 0)
-        kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
-    summarise_kernels(r);
-    CASE_CUDA(cudaGetLastError());
-done:
-    if (t0)
-        cudaEventDestroy(t0);
-    if (t1)
-        cudaEventDestroy(t1);
-    for (int i = 0; i < KB_MAX_BUFS; i++) {
-        cudaFree((void *)a.in[i]);
-        cudaFree(a.out[i]);
-    }
-    cudaFree(a.scratch);
-    cudaFree(flush);
-    if (s)
-        cudaStreamDestroy(s);
+    kb_result_derive(r, dev);
+    teardown(&c);
     kb_counters_prepare_discard();
     nvtxRangePop();
     return st;

@@ -1,18 +1,14 @@
 /* bench.h - one case (operator, variant, dtype, shape) measured the kbench way:
  * fresh random inputs, a poisoned-output check against the fp64 reference,
- * static kernel facts, then event-timed samples with an L2 flush before each. */
+ * static kernel facts, then event-timed samples with an L2 flush before each,
+ * and the counters in a pass of their own. */
 #ifndef KB_BENCH_H
 #define KB_BENCH_H
 
 #include "kernels/op.h"
 #include "profiler/counters.h"
-#include "report/result.h"
-
-/* The L2 flush reads a buffer this many times the L2's size: with twice, about
- * 28 MB of the previous launch's dirty lines survived on the H200 and were
- * written back inside the next timed launch (Hopper's L2 is two partitions that
- * may each hold a copy of a line read). */
-#define KB_FLUSH_L2_FACTOR 4
+#include "profiler/policy.h"
+#include "results/result.h"
 
 typedef struct kb_bench_opts {
     int min_samples;     /* at least this many timed samples */
@@ -29,17 +25,16 @@ typedef struct kb_bench_opts {
 void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_dtype d,
                         const int64_t *shape, uint64_t seed);
 
-/* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
- * and the L2 flush buffer. */
-double kb_bench_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
-                             const int64_t *shape, int64_t l2_bytes);
-
-/* Runs the case on the current GPU of this process; r must already name the
- * case (op, variant, dtype, axes, shape, seed, model). Fills status, check
- * figures, samples, summary, SM clock, kernels and, when o->metrics asks for
- * them, the counters (or the reason there are none). A wrong output, an unsupported shape
- * or a CUDA failure is recorded in r (mismatch/skipped/failed) and the call
- * still returns KB_OK; only host out-of-memory returns KB_EENV. */
+/* Runs the case on GPU dev->ordinal in this process; r must already name the
+ * case (kb_bench_name_case). A case the policy skips (kb_case_skip, or the
+ * variant's prepare hook) is recorded as skipped with the reason; otherwise
+ * fills status, check figures, samples, SM clock, kernels and, when o->metrics
+ * asks for them, the counters (or the reason there are none), then every
+ * figure (kb_result_summarise, kb_result_summarise_kernels, kb_result_derive
+ * against dev's ceilings). A wrong output or a CUDA failure is recorded in r
+ * (mismatch/failed) and the call still returns KB_OK; only host
+ * out-of-memory for the samples returns KB_EENV, and KB_EUSAGE an unknown
+ * dtype in r. */
 kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
                         const kb_bench_opts *o, kb_result *r, kb_err *e);
 

@@ -3,7 +3,16 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "kernels/op.h"
 #include "profiler/device.h"
+
+/* Grids of the copy and flush kernels: blocks per SM of THREADS threads,
+ * enough loads in flight to reach the copy bandwidth. */
+#define THREADS 512
+#define COPY_BLOCKS_PER_SM 8
+#define FLUSH_BLOCKS_PER_SM 4
+/* How long the clock probe spins, ns: long enough for a 0.1% reading. */
+#define SPIN_NS 2000000ull
 
 /* Each thread copies 4 float4 per iteration, all loads issued before the stores. */
 static __global__ void copy_kernel(const float4 *__restrict__ src, float4 *__restrict__ dst,
@@ -55,14 +64,12 @@ extern "C" cudaError_t kb_flush_l2(void *buf, size_t bytes, cudaStream_t s)
 {
     if (bytes < sizeof(uint4))
         return cudaSuccess;
-    int dev = 0, sms = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce == cudaSuccess)
-        ce = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0;
+    cudaError_t ce = kb_current_sms(&sms);
     if (ce != cudaSuccess)
         return ce;
-    flush_kernel<<<(unsigned)sms * 4, 512, 0, s>>>((const uint4 *)buf, bytes / sizeof(uint4),
-                                                   (uint4 *)buf);
+    flush_kernel<<<(unsigned)sms * FLUSH_BLOCKS_PER_SM, THREADS, 0, s>>>(
+        (const uint4 *)buf, bytes / sizeof(uint4), (uint4 *)buf);
     return cudaGetLastError();
 }
 
@@ -81,10 +88,9 @@ extern "C" kb_status kb_calibrate_copy(double *gbps, kb_err *e)
     enum { REPS = 20 };
     float ms[REPS];
     double best = 0;
-    int dev = 0, sms = 0;
+    int sms = 0;
     *gbps = NAN;
-    KB_CUDA(cudaGetDevice(&dev));
-    KB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    KB_CUDA(kb_current_sms(&sms));
     KB_CUDA(cudaMalloc((void **)&src, bytes));
     KB_CUDA(cudaMalloc((void **)&dst, bytes));
     KB_CUDA(cudaMemset(src, 1, bytes));
@@ -94,7 +100,7 @@ extern "C" kb_status kb_calibrate_copy(double *gbps, kb_err *e)
         for (int rep = -3; rep < REPS; rep++) {
             KB_CUDA(cudaEventRecord(t0, 0));
             if (method == 0) {
-                copy_kernel<<<(unsigned)sms * 8, 512>>>(src, dst, n4);
+                copy_kernel<<<(unsigned)sms * COPY_BLOCKS_PER_SM, THREADS>>>(src, dst, n4);
                 KB_CUDA(cudaGetLastError());
             } else {
                 KB_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
@@ -127,7 +133,7 @@ extern "C" double kb_measure_sm_clock(cudaStream_t s)
     double mhz = NAN;
     if (cudaMalloc((void **)&d, sizeof h) != cudaSuccess)
         return NAN;
-    spin_kernel<<<1, 1, 0, s>>>(2000000ull, d);
+    spin_kernel<<<1, 1, 0, s>>>(SPIN_NS, d);
     if (cudaGetLastError() == cudaSuccess &&
         cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
         cudaStreamSynchronize(s) == cudaSuccess && h[1] > 0)

@@ -72,20 +72,21 @@ static const char *const full_metrics[] = {CORE_METRICS, SOL_METRICS, STALL_METR
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The CUPTI metrics of each set, in the set's order. */
 static const struct metric_set_row {
     kb_metric_set set;
-    const char *name;
     const char *const *metrics;
     size_t n;
 } metric_sets[] = {
-    {KB_METRICS_NONE, "none", NULL, 0},
-    {KB_METRICS_CORE, "core", core_metrics, COUNT(core_metrics)},
-    {KB_METRICS_SOL, "sol", sol_metrics, COUNT(sol_metrics)},
-    {KB_METRICS_STALLS, "stalls", stall_metrics, COUNT(stall_metrics)},
-    {KB_METRICS_FULL, "full", full_metrics, COUNT(full_metrics)},
+    {KB_METRICS_NONE, NULL, 0},
+    {KB_METRICS_CORE, core_metrics, COUNT(core_metrics)},
+    {KB_METRICS_SOL, sol_metrics, COUNT(sol_metrics)},
+    {KB_METRICS_STALLS, stall_metrics, COUNT(stall_metrics)},
+    {KB_METRICS_FULL, full_metrics, COUNT(full_metrics)},
 };
 
 _Static_assert(COUNT(full_metrics) <= KB_MAX_METRICS, "KB_MAX_METRICS is too small");
+_Static_assert(COUNT(metric_sets) == KB_METRICS_COUNT, "a metric set without its metrics");
 
 static const struct metric_set_row *set_row(kb_metric_set s)
 {
@@ -93,24 +94,6 @@ static const struct metric_set_row *set_row(kb_metric_set s)
         if (metric_sets[i].set == s)
             return &metric_sets[i];
     return NULL;
-}
-
-int kb_metric_set_parse(const char *s, kb_metric_set *out)
-{
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < COUNT(metric_sets); i++)
-        if (strcmp(s, metric_sets[i].name) == 0) {
-            *out = metric_sets[i].set;
-            return 0;
-        }
-    return -1;
-}
-
-const char *kb_metric_set_name(kb_metric_set s)
-{
-    const struct metric_set_row *r = set_row(s);
-    return r ? r->name : "?";
 }
 
 size_t kb_metric_set_metrics(kb_metric_set s, const char *const **names)
@@ -145,18 +128,6 @@ static kb_status cupti_fail(kb_err *e, CUptiResult r, const char *call, const ch
         if (r_ != CUPTI_SUCCESS) {                                                       \
             cr = r_;                                                                     \
             st = cupti_fail(e, r_, #call, __FILE__, __LINE__);                           \
-            goto done;                                                                   \
-        }                                                                                \
-    } while (0)
-
-/* Checks a CUDA runtime call like KB_CUPTI. */
-#define KB_CUDART(call)                                                                  \
-    do {                                                                                 \
-        cudaError_t ce_ = (call);                                                        \
-        if (ce_ != cudaSuccess) {                                                        \
-            st = kb_fail(e, KB_EENV, "%s failed: %s (%s) at %s:%d", #call,               \
-                         cudaGetErrorString(ce_), cudaGetErrorName(ce_), __FILE__,       \
-                         __LINE__);                                                      \
             goto done;                                                                   \
         }                                                                                \
     } while (0)
@@ -422,9 +393,9 @@ static kb_status current_context(CUcontext *ctx, int *device, kb_err *e)
     enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
     ctx_get_current_fn get = NULL;
     *ctx = NULL;
-    KB_CUDART(cudaGetDevice(device));
-    KB_CUDART(cudaFree(NULL));
-    KB_CUDART(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000,
+    KB_CUDA(cudaGetDevice(device));
+    KB_CUDA(cudaFree(NULL));
+    KB_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000,
                                                cudaEnableDefault, &q));
     if (q != cudaDriverEntryPointSuccess || !p) {
         st = kb_fail(e, KB_EENV,
@@ -715,25 +686,26 @@ done:
     return st;
 }
 
-kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args *a,
-                              cudaStream_t stream, void *flush, size_t flush_bytes,
-                              kb_counter_values *vals, int max_kernels, int *nkernels,
-                              int *passes, char *why, size_t why_n, kb_err *e)
+/* What one profile call works on. */
+typedef struct profile_call {
+    kb_launch_fn launch;
+    const kb_args *a;
+    cudaStream_t stream;
+    void *flush;
+    size_t flush_bytes;
+    uint8_t *cdata; /* the counter data image (malloc'd) */
+    size_t cdata_size;
+    int started; /* a pass is started and not stopped */
+} profile_call;
+
+/* Every call is a fresh range profiler session on the context, after the
+ * device is idle. */
+static kb_status fresh_session(kb_counters *c, CUptiResult *cr_out, kb_err *e)
 {
     kb_status st = KB_OK;
     CUptiResult cr = CUPTI_SUCCESS;
-    uint8_t *cdata = NULL;
-    int started = 0;
-    *nkernels = 0;
-    *passes = 0;
-    set_why(why, why_n, "");
-    if (!c || !launch)
-        return kb_fail(e, KB_EUSAGE,
-                       "kb_counters_profile needs an open handle and a launcher");
-
-    KB_CUDART(cudaDeviceSynchronize());
+    KB_CUDA(cudaDeviceSynchronize());
     if (c->used || !c->rp) {
-        /* every call is a fresh range profiler session on the context */
         range_profiler_disable(c);
         CUpti_RangeProfiler_Enable_Params en = {
             .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, .ctx = c->ctx};
@@ -741,7 +713,17 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
         c->rp = en.pRangeProfilerObject;
     }
     c->used = 1;
+done:
+    *cr_out = cr;
+    return st;
+}
 
+/* A counter data image for the set's metrics, and the session's configuration:
+ * auto ranges (one per kernel), user replay. */
+static kb_status configure(kb_counters *c, profile_call *p, CUptiResult *cr_out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
     const char **mutable_names = (const char **)(uintptr_t)c->names;
     CUpti_RangeProfiler_GetCounterDataSize_Params gs = {
         .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
@@ -751,25 +733,25 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
         .maxNumOfRanges = KB_COUNTERS_MAX_RANGES,
         .maxNumRangeTreeNodes = KB_COUNTERS_MAX_RANGES};
     KB_CUPTI(cuptiRangeProfilerGetCounterDataSize(&gs));
-    if (!(cdata = calloc(1, gs.counterDataSize ? gs.counterDataSize : 1))) {
+    if (!(p->cdata = calloc(1, gs.counterDataSize ? gs.counterDataSize : 1))) {
         st = kb_fail(e, KB_EENV, "out of host memory for a %zu-byte counter data image",
                      gs.counterDataSize);
         goto done;
     }
+    p->cdata_size = gs.counterDataSize;
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params ci = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE,
         .pRangeProfilerObject = c->rp,
-        .counterDataSize = gs.counterDataSize,
-        .pCounterData = cdata};
+        .counterDataSize = p->cdata_size,
+        .pCounterData = p->cdata};
     KB_CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&ci));
-
     CUpti_RangeProfiler_SetConfig_Params sc = {
         .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
         .pRangeProfilerObject = c->rp,
         .configSize = c->config_size,
         .pConfig = c->config,
-        .counterDataImageSize = gs.counterDataSize,
-        .pCounterDataImage = cdata,
+        .counterDataImageSize = p->cdata_size,
+        .pCounterDataImage = p->cdata,
         .range = CUPTI_AutoRange,
         .replayMode = CUPTI_UserReplay,
         .maxRangesPerPass = KB_COUNTERS_MAX_RANGES,
@@ -778,31 +760,47 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
         .passIndex = 0,
         .targetNestingLevel = 1};
     KB_CUPTI(cuptiRangeProfilerSetConfig(&sc));
+done:
+    *cr_out = cr;
+    return st;
+}
 
-    /* one round per replay pass: the launcher runs again, between two flushes */
+/* The flush (when there is one), the launcher, the flush, all on the stream:
+ * the CUDA error of the first that fails. *launch_failed tells which. */
+static cudaError_t flushed_launch(const profile_call *p, int *launch_failed)
+{
+    cudaError_t fe = p->flush_bytes ? kb_flush_l2(p->flush, p->flush_bytes, p->stream)
+                                    : cudaSuccess;
+    cudaError_t le = fe == cudaSuccess ? p->launch(p->a, p->stream) : cudaSuccess;
+    if (fe == cudaSuccess && le == cudaSuccess && p->flush_bytes)
+        fe = kb_flush_l2(p->flush, p->flush_bytes, p->stream);
+    *launch_failed = le != cudaSuccess;
+    return le != cudaSuccess ? le : fe;
+}
+
+/* One round per replay pass: the launcher runs again, between two flushes. */
+static kb_status replay(kb_counters *c, profile_call *p, CUptiResult *cr_out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
     for (int round = 0; round < c->passes; round++) {
         CUpti_RangeProfiler_Start_Params sp = {
             .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
             .pRangeProfilerObject = c->rp};
         KB_CUPTI(cuptiRangeProfilerStart(&sp));
-        started = 1;
-        cudaError_t fe = flush_bytes ? kb_flush_l2(flush, flush_bytes, stream) : cudaSuccess;
-        cudaError_t le = fe == cudaSuccess ? launch(a, stream) : cudaSuccess;
-        if (fe == cudaSuccess && le == cudaSuccess && flush_bytes)
-            fe = kb_flush_l2(flush, flush_bytes, stream);
+        p->started = 1;
+        int launch_failed = 0;
+        cudaError_t ce = flushed_launch(p, &launch_failed);
         CUpti_RangeProfiler_Stop_Params tp = {
             .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
             .pRangeProfilerObject = c->rp};
         KB_CUPTI(cuptiRangeProfilerStop(&tp));
-        started = 0;
-        if (fe != cudaSuccess) {
-            st = kb_fail(e, KB_EENV, "flushing the L2 under the profiler failed: %s (%s)",
-                         cudaGetErrorString(fe), cudaGetErrorName(fe));
-            goto done;
-        }
-        if (le != cudaSuccess) {
-            st = kb_fail(e, KB_EENV, "the launcher failed under the profiler: %s (%s)",
-                         cudaGetErrorString(le), cudaGetErrorName(le));
+        p->started = 0;
+        if (ce != cudaSuccess) {
+            st = kb_fail(e, KB_EENV,
+                         launch_failed ? "the launcher failed under the profiler: %s (%s)"
+                                       : "flushing the L2 under the profiler failed: %s (%s)",
+                         cudaGetErrorString(ce), cudaGetErrorName(ce));
             goto done;
         }
         if (tp.isAllPassSubmitted)
@@ -813,8 +811,20 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
             goto done;
         }
     }
-    KB_CUDART(cudaStreamSynchronize(stream));
+    KB_CUDA(cudaStreamSynchronize(p->stream));
+done:
+    *cr_out = cr;
+    return st;
+}
 
+/* The metric values of the kernels' ranges into vals[0 .. *nkernels), between
+ * the ranges of the two flushes (when there are flushes); the trailing flush's
+ * DRAM writes, the lines the variant left dirty, are added to its last kernel. */
+static kb_status decode(kb_counters *c, const profile_call *p, kb_counter_values *vals,
+                        int max_kernels, int *nkernels, CUptiResult *cr_out, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
     CUpti_RangeProfiler_DecodeData_Params dd = {
         .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,
         .pRangeProfilerObject = c->rp};
@@ -827,33 +837,26 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
     }
     CUpti_RangeProfiler_GetCounterDataInfo_Params gi = {
         .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE,
-        .pCounterDataImage = cdata,
-        .counterDataImageSize = gs.counterDataSize};
+        .pCounterDataImage = p->cdata,
+        .counterDataImageSize = p->cdata_size};
     KB_CUPTI(cuptiRangeProfilerGetCounterDataInfo(&gi));
-    size_t nflush = flush_bytes ? 2 : 0;
+    const size_t nflush = p->flush_bytes ? 2 : 0;
     if (gi.numTotalRanges <= nflush) {
         st = kb_fail(e, KB_EENV, "the profiler saw %zu ranges for a launcher between %zu "
                      "flushes: no kernel", gi.numTotalRanges, nflush);
         goto done;
     }
-    size_t nk = gi.numTotalRanges - nflush;
+    const size_t nk = gi.numTotalRanges - nflush, first = nflush / 2;
     if (nk > (size_t)max_kernels) {
-        st = kb_fail(e, KB_EENV,
-                     "the launcher ran %zu kernels; at most %d can be recorded", nk,
+        st = kb_fail(e, KB_EENV, "the launcher ran %zu kernels; at most %d can be recorded", nk,
                      max_kernels);
         goto done;
     }
-    size_t first = nflush / 2;
     for (size_t k = 0; k < nk; k++)
-        if ((st = evaluate_range(c, cdata, gs.counterDataSize, first + k, &vals[k], e)) !=
-            KB_OK)
-            goto done;
-    if (flush_bytes) {
-        /* the trailing flush writes back what the variant left dirty */
+        KB_TRY(evaluate_range(c, p->cdata, p->cdata_size, first + k, &vals[k], e));
+    if (p->flush_bytes) {
         kb_counter_values tail;
-        if ((st = evaluate_range(c, cdata, gs.counterDataSize, first + nk, &tail, e)) !=
-            KB_OK)
-            goto done;
+        KB_TRY(evaluate_range(c, p->cdata, p->cdata_size, first + nk, &tail, e));
         double left = kb_counter_get(&tail, KB_METRIC_DRAM_WRITE);
         kb_counter_values *last = &vals[nk - 1];
         for (int m = 0; m < last->n; m++)
@@ -861,15 +864,38 @@ kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args
                 last->value[m] += left; /* NAN when the flush has no value */
     }
     *nkernels = (int)nk;
+done:
+    *cr_out = cr;
+    return st;
+}
+
+kb_status kb_counters_profile(kb_counters *c, kb_launch_fn launch, const kb_args *a,
+                              cudaStream_t stream, void *flush, size_t flush_bytes,
+                              kb_counter_values *vals, int max_kernels, int *nkernels,
+                              int *passes, char *why, size_t why_n, kb_err *e)
+{
+    kb_status st = KB_OK;
+    CUptiResult cr = CUPTI_SUCCESS;
+    profile_call p = {launch, a, stream, flush, flush_bytes, NULL, 0, 0};
+    *nkernels = 0;
+    *passes = 0;
+    set_why(why, why_n, "");
+    if (!c || !launch)
+        return kb_fail(e, KB_EUSAGE,
+                       "kb_counters_profile needs an open handle and a launcher");
+    KB_TRY(fresh_session(c, &cr, e));
+    KB_TRY(configure(c, &p, &cr, e));
+    KB_TRY(replay(c, &p, &cr, e));
+    KB_TRY(decode(c, &p, vals, max_kernels, nkernels, &cr, e));
     *passes = c->passes;
 done:
-    if (started) {
+    if (p.started) {
         CUpti_RangeProfiler_Stop_Params tp = {
             .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
             .pRangeProfilerObject = c->rp};
         cuptiRangeProfilerStop(&tp);
     }
-    free(cdata);
+    free(p.cdata);
     if (st != KB_OK && cr != CUPTI_SUCCESS && soft_reason(cr, why, why_n)) {
         *nkernels = 0;
         *passes = 0;
@@ -896,14 +922,6 @@ double kb_counter_sum(const kb_counter_values *vals, int n, const char *name)
     for (int k = 0; k < n; k++)
         sum += kb_counter_get(&vals[k], name); /* a missing one makes the sum NAN */
     return sum;
-}
-
-double kb_excess_traffic(double dram_read, double dram_write, double model_bytes)
-{
-    if (!isfinite(dram_read) || !isfinite(dram_write) || !isfinite(model_bytes) ||
-        model_bytes <= 0)
-        return NAN;
-    return (dram_read + dram_write) / model_bytes;
 }
 
 double kb_stall_fractions(const kb_counter_values *v, char names[][KB_STALL_NAME_MAX],
@@ -955,18 +973,14 @@ double kb_stall_fractions(const kb_counter_values *v, char names[][KB_STALL_NAME
 kb_sm_limits kb_sm_limits_sm90(void)
 {
     kb_sm_limits L = {
-        .regs_per_sm = 65536,
-        .regs_per_block = 65536,
-        .reg_alloc_unit = 256,
-        .reg_partitions = 4,
-        .max_regs_per_thread = 255,
-        .smem_per_sm = 233472,
-        .smem_per_block = 232448,
-        .smem_reserved_per_block = 1024,
+        /* registers */
+        .regs_per_sm = 65536, .regs_per_block = 65536, .reg_alloc_unit = 256,
+        .reg_partitions = 4, .max_regs_per_thread = 255,
+        /* shared memory */
+        .smem_per_sm = 233472, .smem_per_block = 232448, .smem_reserved_per_block = 1024,
         .smem_alloc_unit = 128,
-        .max_threads_per_sm = 2048,
-        .max_threads_per_block = 1024,
-        .max_blocks_per_sm = 32,
+        /* threads and blocks */
+        .max_threads_per_sm = 2048, .max_threads_per_block = 1024, .max_blocks_per_sm = 32,
         .warp_size = 32,
     };
     return L;
@@ -1018,20 +1032,20 @@ int kb_occupancy_blocks(const kb_sm_limits *L, int regs_per_thread, int threads_
         by_smem = smem > 0 ? L->smem_per_sm / smem : by_blocks;
 
     /* the smallest wins; on a tie the earlier of blocks, warps, registers, shared */
-    long long best = by_blocks;
-    lim = KB_LIMIT_BLOCKS;
-    if (by_warps < best) {
-        best = by_warps;
-        lim = KB_LIMIT_WARPS;
-    }
-    if (by_regs < best) {
-        best = by_regs;
-        lim = KB_LIMIT_REGISTERS;
-    }
-    if (by_smem < best) {
-        best = by_smem;
-        lim = KB_LIMIT_SHARED;
-    }
+    const struct {
+        long long blocks;
+        kb_occ_limit lim;
+    } by[] = {{by_blocks, KB_LIMIT_BLOCKS},
+              {by_warps, KB_LIMIT_WARPS},
+              {by_regs, KB_LIMIT_REGISTERS},
+              {by_smem, KB_LIMIT_SHARED}};
+    long long best = by[0].blocks;
+    lim = by[0].lim;
+    for (size_t i = 1; i < COUNT(by); i++)
+        if (by[i].blocks < best) {
+            best = by[i].blocks;
+            lim = by[i].lim;
+        }
     blocks = (int)best;
 done:
     if (limiter)

@@ -2,8 +2,8 @@
  * metric sets, their replay-pass counts, collection through the CUPTI Range
  * Profiler (user replay between two L2 flushes, one auto range per kernel, in
  * a pass of its own, never mixed with the timed samples), and the pure
- * derivations read off the counters (excess DRAM traffic, warp-stall
- * fractions, the theoretical occupancy limiter).
+ * derivations read off the counters (warp-stall fractions, the theoretical
+ * occupancy limiter). The sets' names are the result model's (results/metrics.h).
  *
  * Counters are a capability, not a requirement: without permission, under
  * another profiler, or on a GPU the profiler does not support, kb_counters_open
@@ -20,18 +20,20 @@
 #include <stddef.h>
 
 #include "kernels/op.h"
+#include "results/metrics.h"
+#include "results/result.h"
 #include "util/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define KB_MAX_METRICS 48     /* metrics of the largest set, with room to grow */
+/* Metrics of the largest set, with room to grow: what a kernel's result holds. */
+#define KB_MAX_METRICS KB_RES_MAX_METRICS
 #define KB_METRIC_NAME_MAX 96 /* longest CUPTI metric name plus its terminator */
 #define KB_STALL_NAME_MAX 48  /* longest stall reason ("long_scoreboard") plus slack */
 
-/* CUPTI names that callers read by name. */
-#define KB_METRIC_DURATION "gpu__time_duration.sum"
+/* CUPTI names that callers read by name (KB_METRIC_DURATION: results/metrics.h). */
 #define KB_METRIC_DRAM_READ "dram__bytes_read.sum"
 #define KB_METRIC_DRAM_WRITE "dram__bytes_write.sum"
 #define KB_METRIC_DRAM_PCT "dram__throughput.avg.pct_of_peak_sustained_elapsed"
@@ -48,21 +50,6 @@ extern "C" {
 /* A stall metric is KB_STALL_PREFIX <reason> KB_STALL_SUFFIX. */
 #define KB_STALL_PREFIX "smsp__average_warps_issue_stalled_"
 #define KB_STALL_SUFFIX "_per_issue_active.ratio"
-
-typedef enum kb_metric_set {
-    KB_METRICS_NONE,
-    KB_METRICS_CORE,   /* one replay pass: time, DRAM, occupancy, issue, tensor, local */
-    KB_METRICS_SOL,    /* core + SM and memory speed-of-light */
-    KB_METRICS_STALLS, /* core + the warp stall reasons */
-    KB_METRICS_FULL,   /* all of the above + L1 and L2 hit rates */
-} kb_metric_set;
-
-/* Parses "none", "core", "sol", "stalls" or "full" (exact, lowercase). Returns 0,
- * or -1 for anything else (NULL included), leaving *out alone. */
-int kb_metric_set_parse(const char *s, kb_metric_set *out);
-
-/* The set's name as kb_metric_set_parse reads it; "?" for a bad value. */
-const char *kb_metric_set_name(kb_metric_set s);
 
 /* Points *names at the set's CUPTI metric names (static storage, never freed)
  * and returns how many there are; 0 and NULL for KB_METRICS_NONE. */
@@ -156,11 +143,6 @@ double kb_counter_get(const kb_counter_values *v, const char *name);
 /* The sum of metric `name` over vals[0 .. n), or NAN when any kernel lacks it
  * or n <= 0 (a variant's DRAM bytes are the sum over its kernels). */
 double kb_counter_sum(const kb_counter_values *vals, int n, const char *name);
-
-/* Excess traffic: measured DRAM bytes (read + write, summed over the variant's
- * kernels) over the model's bytes (the fewest that must cross DRAM); 1.0 means
- * no excess. NAN when an input is not finite or model_bytes <= 0. */
-double kb_excess_traffic(double dram_read, double dram_write, double model_bytes);
 
 /* The warp stall reasons of v as fractions of their sum, sorted by fraction,
  * largest first (ties by name): names[i] is the reason ("long_scoreboard"),

@@ -5,7 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "report/result.h"
+#include "results/result.h"
 #include "util/status.h"
 
 #ifdef __cplusplus

@@ -41,26 +41,39 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-kb_status kb_isolate(kb_child_fn fn, void *ctx, double timeout_s, char **out, size_t *len,
-                     kb_child_end *end, kb_err *e)
+/* A running child and what it has answered so far. */
+typedef struct child {
+    pid_t pid;
+    int fd;       /* the read end of its pipe, or -1 */
+    int killed;   /* the parent has killed it */
+    char *buf;    /* its answer so far (malloc'd) */
+    size_t used, cap;
+} child;
+
+/* Bytes the answer buffer starts with, and the least room it keeps free. */
+#define ANSWER_FIRST 65536
+#define ANSWER_ROOM 4096
+/* How long one wait for the child's answer lasts, ms, so that the deadline and
+ * interrupts are looked at in time; once it is killed, a wait for its end. */
+#define POLL_MS 200
+#define POLL_KILLED_MS 1000
+
+/* Forks; the child runs fn(ctx, fd) with default signal handling and exits with
+ * its return value. The parent keeps the read end in c->fd. */
+static kb_status spawn(kb_child_fn fn, void *ctx, child *c, kb_err *e)
 {
     int fds[2] = {-1, -1};
-    char *buf = NULL;
-    size_t used = 0, cap = 0;
-    kb_status st = KB_OK;
-    memset(end, 0, sizeof *end);
-    *out = NULL;
-    *len = 0;
     if (pipe(fds) != 0)
         return kb_fail(e, KB_EENV, "pipe failed: %s", strerror(errno));
     fflush(stdout);
     fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        st = kb_fail(e, KB_EENV, "fork failed: %s", strerror(errno));
-        goto done;
+    c->pid = fork();
+    if (c->pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return kb_fail(e, KB_EENV, "fork failed: %s", strerror(errno));
     }
-    if (pid == 0) {
+    if (c->pid == 0) {
         close(fds[0]);
         /* the child dies of its own faults, whatever handlers the parent had */
         static const int sigs[] = {SIGINT, SIGTERM, SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
@@ -72,67 +85,80 @@ kb_status kb_isolate(kb_child_fn fn, void *ctx, double timeout_s, char **out, si
         _exit(code);
     }
     close(fds[1]);
-    fds[1] = -1;
-    double deadline = now_s() + timeout_s;
-    int open_pipe = 1, killed = 0;
-    while (open_pipe) {
-        if (!killed && got_signal) {
+    c->fd = fds[0];
+    return KB_OK;
+}
+
+static void kill_child(child *c)
+{
+    kill(c->pid, SIGKILL);
+    c->killed = 1;
+}
+
+/* Reads what is waiting on the pipe; *open = 0 at its end. */
+static kb_status read_some(child *c, int *open, kb_err *e)
+{
+    if (c->cap - c->used < ANSWER_ROOM) {
+        size_t ncap = c->cap ? c->cap * 2 : ANSWER_FIRST;
+        char *nb = realloc(c->buf, ncap);
+        if (!nb)
+            return kb_fail(e, KB_EENV, "out of memory reading a child's answer");
+        c->buf = nb;
+        c->cap = ncap;
+    }
+    ssize_t r = read(c->fd, c->buf + c->used, c->cap - c->used - 1);
+    if (r < 0)
+        return errno == EINTR ? KB_OK
+                              : kb_fail(e, KB_EENV, "reading a child's answer failed: %s",
+                                        strerror(errno));
+    *open = r > 0;
+    c->used += (size_t)r;
+    return KB_OK;
+}
+
+/* Collects the child's answer until its pipe closes, killing it at the
+ * deadline or on an interrupt. */
+static kb_status collect(child *c, double timeout_s, kb_child_end *end, kb_err *e)
+{
+    const double deadline = now_s() + timeout_s;
+    int open = 1;
+    while (open) {
+        if (!c->killed && got_signal) {
             end->interrupted = 1;
-            kill(pid, SIGKILL);
-            killed = 1;
+            kill_child(c);
         }
         double left = deadline - now_s();
-        if (!killed && left <= 0) {
+        if (!c->killed && left <= 0) {
             end->timed_out = 1;
-            kill(pid, SIGKILL);
-            killed = 1;
+            kill_child(c);
         }
-        struct pollfd p = {.fd = fds[0], .events = POLLIN};
-        int wait_ms = killed ? 1000 : (left > 0.2 ? 200 : (int)(left * 1000) + 1);
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        int wait_ms = c->killed ? POLL_KILLED_MS
+                                : (left > POLL_MS / 1e3 ? POLL_MS : (int)(left * 1000) + 1);
         int pr = poll(&p, 1, wait_ms);
-        if (pr < 0) {
-            if (errno == EINTR)
-                continue;
-            st = kb_fail(e, KB_EENV, "poll failed: %s", strerror(errno));
-            kill(pid, SIGKILL);
-            break;
-        }
-        if (pr == 0)
+        if (pr < 0 && errno == EINTR)
             continue;
-        if (cap - used < 4096) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                st = kb_fail(e, KB_EENV, "out of memory reading a child's answer");
-                kill(pid, SIGKILL);
-                break;
-            }
-            buf = nb;
-            cap = ncap;
+        if (pr < 0)
+            return kb_fail(e, KB_EENV, "poll failed: %s", strerror(errno));
+        if (pr > 0) {
+            kb_status st = read_some(c, &open, e);
+            if (st != KB_OK)
+                return st;
         }
-        ssize_t r = read(fds[0], buf + used, cap - used - 1);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            st = kb_fail(e, KB_EENV, "reading a child's answer failed: %s", strerror(errno));
-            kill(pid, SIGKILL);
-            break;
-        }
-        if (r == 0)
-            open_pipe = 0;
-        used += (size_t)r;
     }
+    return KB_OK;
+}
+
+/* Waits for the child's end (killing it on an interrupt) and describes it. */
+static kb_status reap(child *c, kb_child_end *end, kb_err *e)
+{
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            if (st == KB_OK)
-                st = kb_fail(e, KB_EENV, "waitpid failed: %s", strerror(errno));
-            break;
-        }
-        if (got_signal && !killed) {
+    while (waitpid(c->pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return kb_fail(e, KB_EENV, "waitpid failed: %s", strerror(errno));
+        if (got_signal && !c->killed) {
             end->interrupted = 1;
-            kill(pid, SIGKILL);
-            killed = 1;
+            kill_child(c);
         }
     }
     if (WIFEXITED(status)) {
@@ -142,22 +168,38 @@ kb_status kb_isolate(kb_child_fn fn, void *ctx, double timeout_s, char **out, si
         end->signaled = 1;
         end->sig = WTERMSIG(status);
     }
-done:
-    if (fds[0] >= 0)
-        close(fds[0]);
-    if (fds[1] >= 0)
-        close(fds[1]);
+    return KB_OK;
+}
+
+kb_status kb_isolate(kb_child_fn fn, void *ctx, double timeout_s, char **out, size_t *len,
+                     kb_child_end *end, kb_err *e)
+{
+    child c = {.pid = -1, .fd = -1};
+    memset(end, 0, sizeof *end);
+    *out = NULL;
+    *len = 0;
+    kb_status st = spawn(fn, ctx, &c, e);
+    if (st != KB_OK)
+        return st;
+    st = collect(&c, timeout_s, end, e);
+    if (st != KB_OK)
+        kill_child(&c);
+    kb_err re = {{0}};
+    kb_status rs = reap(&c, end, &re);
+    if (st == KB_OK && rs != KB_OK) {
+        st = rs;
+        *e = re;
+    }
+    close(c.fd);
+    if (st == KB_OK && !c.buf && !(c.buf = calloc(1, 1)))
+        st = kb_fail(e, KB_EENV, "out of memory");
     if (st != KB_OK) {
-        free(buf);
+        free(c.buf);
         return st;
     }
-    if (!buf)
-        buf = calloc(1, 1);
-    if (!buf)
-        return kb_fail(e, KB_EENV, "out of memory");
-    buf[used] = '\0';
-    *out = buf;
-    *len = used;
+    c.buf[c.used] = '\0';
+    *out = c.buf;
+    *len = c.used;
     return KB_OK;
 }
 

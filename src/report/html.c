@@ -1,8 +1,7 @@
 /* html.c - the HTML report and comparison pages (html.h): one file with inline
  * CSS and SVG charts, drawn from the same kb_run and kb_compare the other
  * writers read. Charts are laid out here (scales, ticks, positions); the
- * figures they show come from the result model, except the speed-up over
- * naive, computed as the text report does. */
+ * figures they show come from the result model. */
 #include "report/html.h"
 
 #include <errno.h>
@@ -10,32 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/writers.h"
+#include "report/compare_view.h"
+#include "report/format.h"
 
 /* ---- escaping and small pieces -------------------------------------------------- */
+
+/* The entity of a character that HTML text and attributes must not hold as
+ * itself, or NULL. */
+static const char *entity(char c)
+{
+    static const char *const map[][2] = {
+        {"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}, {"'", "&#39;"},
+    };
+    for (size_t i = 0; i < KB_COUNT(map); i++)
+        if (c == map[i][0][0])
+            return map[i][1];
+    return NULL;
+}
 
 void kb_html_escape(FILE *f, const char *s)
 {
     for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
+        const char *ent = entity(*s);
+        if (ent)
+            fputs(ent, f);
+        else
             fputc(*s, f);
-        }
     }
 }
 
@@ -57,27 +56,6 @@ static void th(FILE *f, const char *s, int num)
     fputs(num ? "<th class=\"num\">" : "<th>", f);
     esc(f, s);
     fputs("</th>", f);
-}
-
-static void fmt_fixed(double v, int prec, const char *post, char *b, size_t n)
-{
-    if (!isfinite(v))
-        snprintf(b, n, "-");
-    else
-        snprintf(b, n, "%.*f%s", prec, v, post);
-}
-
-/* "softmax · fp32 · rows=4096, cols=1024" */
-static void case_title(const kb_result *r, char *b, size_t n)
-{
-    char shape[256];
-    kb_result_shape_str(r, ", ", shape, sizeof shape);
-    snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %.100s", r->op, r->dtype, shape);
-}
-
-static int has_counters(const kb_result *r)
-{
-    return strcmp(r->metric_set, "none") != 0 && *r->metric_set && !*r->counters_reason;
 }
 
 /* The fill colour of a dtype in the charts. */
@@ -201,124 +179,139 @@ static void run_header(FILE *f, const kb_run *run)
     fputs("</dl>\n</header>\n", f);
 }
 
-/* The table of a case: the columns of the text report. */
-static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+/* Which optional columns a case's table shows. */
+typedef struct run_cols {
+    int compute;  /* TFLOP/s and % peak instead of GB/s and % copy */
+    int counters; /* DRAM GB/s, excess, occupancy */
+    int stalls;   /* top stalls */
+    int extra;    /* extra mem */
+} run_cols;
+
+static run_cols run_cols_of(const kb_run *run, const size_t *idx, size_t n)
 {
-    int compute = 0, counters = 0, stalls = 0, extra = 0;
-    double naive = kb_naive_median(run, idx, n);
-    char b[256];
+    run_cols c = {0, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
-        compute |= strcmp(r->bound, "compute") == 0;
-        counters |= has_counters(r);
-        stalls |= has_counters(r) && *r->top_stalls;
-        extra |= r->extra_bytes > 0;
+        c.compute |= strcmp(r->bound, "compute") == 0;
+        c.counters |= kb_result_has_counters(r);
+        c.stalls |= kb_result_has_counters(r) && *r->top_stalls;
+        c.extra |= r->extra_bytes > 0;
     }
+    return c;
+}
+
+static void run_table_head(FILE *f, run_cols c)
+{
     fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
     th(f, "variant", 0);
     th(f, "status", 0);
     th(f, "median", 1);
     th(f, "spread", 1);
-    th(f, compute ? "TFLOP/s" : "GB/s", 1);
-    th(f, compute ? "% peak" : "% copy", 1);
+    th(f, c.compute ? "TFLOP/s" : "GB/s", 1);
+    th(f, c.compute ? "% peak" : "% copy", 1);
     th(f, "vs naive", 1);
     th(f, "kernels", 1);
     th(f, "regs", 1);
     th(f, "spill", 1);
-    if (extra)
+    if (c.extra)
         th(f, "extra mem", 1);
-    if (counters) {
+    if (c.counters) {
         th(f, "DRAM GB/s", 1);
         th(f, "excess", 1);
         th(f, "occ a/t", 1);
     }
-    if (stalls)
+    if (c.stalls)
         th(f, "top stalls", 0);
     th(f, "note", 0);
     fputs("</tr></thead>\n<tbody>\n", f);
-    for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
-        fputs("<tr class=\"result status-", f);
-        esc(f, kb_rstatus_name(r->status));
-        fputs("\">", f);
-        td(f, r->variant, 0);
-        td(f, kb_rstatus_name(r->status), 0);
-        kb_fmt_time(r->median_us, b, sizeof b);
+}
+
+/* One result's row: the cells of the text report's columns. */
+static void run_table_row(FILE *f, const kb_result *r, run_cols c)
+{
+    char b[256];
+    fputs("<tr class=\"result status-", f);
+    esc(f, kb_rstatus_name(r->status));
+    fputs("\">", f);
+    td(f, r->variant, 0);
+    td(f, kb_rstatus_name(r->status), 0);
+    kb_fmt_time(r->median_us, b, sizeof b);
+    td(f, b, 1);
+    if (isfinite(r->stdrel))
+        snprintf(b, sizeof b, "\xC2\xB1%.1f%%", 100.0 * r->stdrel);
+    else
+        snprintf(b, sizeof b, "-");
+    td(f, b, 1);
+    kb_fmt_fixed(c.compute ? r->tflops : r->gbps, 1, "", "", b, sizeof b);
+    td(f, b, 1);
+    kb_fmt_fixed(r->pct_peak, 1, "", "%", b, sizeof b);
+    td(f, b, 1);
+    kb_fmt_fixed(r->speedup, 2, "", "x", b, sizeof b);
+    td(f, b, 1);
+    snprintf(b, sizeof b, "%d", r->nkernels);
+    td(f, b, 1);
+    if (r->registers >= 0)
+        snprintf(b, sizeof b, "%d", r->registers);
+    else
+        snprintf(b, sizeof b, "-");
+    td(f, b, 1);
+    if (r->local_bytes >= 0)
+        snprintf(b, sizeof b, "%lld B", (long long)r->local_bytes);
+    else
+        snprintf(b, sizeof b, "-");
+    td(f, b, 1);
+    if (c.extra) {
+        kb_fmt_bytes(r->extra_bytes, b, sizeof b);
         td(f, b, 1);
-        if (isfinite(r->stdrel))
-            snprintf(b, sizeof b, "\xC2\xB1%.1f%%", 100.0 * r->stdrel);
-        else
-            snprintf(b, sizeof b, "-");
-        td(f, b, 1);
-        fmt_fixed(compute ? r->tflops : r->gbps, 1, "", b, sizeof b);
-        td(f, b, 1);
-        fmt_fixed(r->pct_peak, 1, "%", b, sizeof b);
-        td(f, b, 1);
-        double sp = r->status == KB_R_OK && r->median_us > 0 ? naive / r->median_us : NAN;
-        fmt_fixed(sp, 2, "x", b, sizeof b);
-        td(f, b, 1);
-        snprintf(b, sizeof b, "%d", r->nkernels);
-        td(f, b, 1);
-        if (r->registers >= 0)
-            snprintf(b, sizeof b, "%d", r->registers);
-        else
-            snprintf(b, sizeof b, "-");
-        td(f, b, 1);
-        if (r->local_bytes >= 0)
-            snprintf(b, sizeof b, "%lld B", (long long)r->local_bytes);
-        else
-            snprintf(b, sizeof b, "-");
-        td(f, b, 1);
-        if (extra) {
-            kb_fmt_bytes(r->extra_bytes, b, sizeof b);
-            td(f, b, 1);
-        }
-        if (counters) {
-            fmt_fixed(r->dram_gbps, 1, "", b, sizeof b);
-            td(f, b, 1);
-            fmt_fixed(r->excess_traffic, 2, "x", b, sizeof b);
-            td(f, b, 1);
-            if (!isfinite(r->achieved_occupancy) && !isfinite(r->theoretical_occupancy)) {
-                snprintf(b, sizeof b, "-");
-            } else {
-                char a[24], t[24];
-                fmt_fixed(r->achieved_occupancy, 0, "", a, sizeof a);
-                fmt_fixed(r->theoretical_occupancy, 0, "", t, sizeof t);
-                snprintf(b, sizeof b, "%s/%s%%", a, t);
-            }
-            td(f, b, 1);
-        }
-        if (stalls)
-            td(f, *r->top_stalls ? r->top_stalls : "-", 0);
-        fputs("<td class=\"note\">", f);
-        if (r->status == KB_R_MISMATCH) {
-            snprintf(b, sizeof b, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g)%s",
-                     r->max_abs_err, r->rel_l2_err, r->atol, r->rtol, *r->reason ? "; " : "");
-            esc(f, b);
-        } else if (r->status == KB_R_OK) {
-            snprintf(b, sizeof b, "%s%s%s", r->checked ? "" : "not checked",
-                     !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
-            esc(f, b);
-        }
-        if (r->status != KB_R_OK)
-            esc(f, r->reason);
-        fputs("</td></tr>\n", f);
     }
+    if (c.counters) {
+        kb_fmt_fixed(r->dram_gbps, 1, "", "", b, sizeof b);
+        td(f, b, 1);
+        kb_fmt_fixed(r->excess_traffic, 2, "", "x", b, sizeof b);
+        td(f, b, 1);
+        if (!isfinite(r->achieved_occupancy) && !isfinite(r->theoretical_occupancy)) {
+            snprintf(b, sizeof b, "-");
+        } else {
+            char a[24], t[24];
+            kb_fmt_fixed(r->achieved_occupancy, 0, "", "", a, sizeof a);
+            kb_fmt_fixed(r->theoretical_occupancy, 0, "", "", t, sizeof t);
+            snprintf(b, sizeof b, "%s/%s%%", a, t);
+        }
+        td(f, b, 1);
+    }
+    if (c.stalls)
+        td(f, *r->top_stalls ? r->top_stalls : "-", 0);
+    fputs("<td class=\"note\">", f);
+    if (r->status == KB_R_MISMATCH) {
+        snprintf(b, sizeof b, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g)%s",
+                 r->max_abs_err, r->rel_l2_err, r->atol, r->rtol, *r->reason ? "; " : "");
+        esc(f, b);
+    } else if (r->status == KB_R_OK) {
+        snprintf(b, sizeof b, "%s%s%s", r->checked ? "" : "not checked",
+                 !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
+        esc(f, b);
+    }
+    if (r->status != KB_R_OK)
+        esc(f, r->reason);
+    fputs("</td></tr>\n", f);
+}
+
+/* The table of a case: the columns of the text report; then why counters are
+ * missing, each reason once. */
+static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+{
+    const run_cols c = run_cols_of(run, idx, n);
+    run_table_head(f, c);
+    for (size_t i = 0; i < n; i++)
+        run_table_row(f, &run->results[idx[i]], c);
     fputs("</tbody>\n</table></div>\n", f);
-    /* why counters are missing, each reason once */
     int opened = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *why = run->results[idx[i]].counters_reason;
-        size_t j = 0;
-        if (!*why)
-            continue;
-        while (j < i && strcmp(run->results[idx[j]].counters_reason, why) != 0)
-            j++;
-        if (j < i)
+        if (!kb_counters_reason_is_new(run, idx, i))
             continue;
         fputs(opened++ ? "<li>" : "<ul class=\"notes\"><li>", f);
         fputs("counters: none (", f);
-        esc(f, why);
+        esc(f, run->results[idx[i]].counters_reason);
         fputs(")</li>", f);
     }
     if (opened)
@@ -446,69 +439,77 @@ static int cmp_mark(const void *pa, const void *pb)
     return (a->y > b->y) - (a->y < b->y);
 }
 
-/* The roofline of the whole run; caseno[i] is the number of the case section
- * of result i. Returns 0, or -1 when out of memory. */
-static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
+/* What the roofline shows: its points' extent, the roofs, the axes. */
+typedef struct roof_frame {
+    double bw;      /* the copy bandwidth in TB/s (bytes per ps, as TFLOP/s per flop/byte) */
+    double peak[2]; /* the compute roofs the run's dtypes use: mma (16-bit), fp32; NAN none */
+    double top;     /* the highest of them, NAN when none */
+    double xmin, xmax, ymin, ymax;
+    size_t np;      /* points */
+    roof_axes ax;
+} roof_frame;
+
+static const char *const roof_peak_name[2] = {"bf16 mma", "fp32"};
+
+/* The extent of the points and roofs, and the decades of the axes around them
+ * (a factor of two of margin). */
+static roof_frame roof_extent(const kb_run *run)
 {
     const kb_device *d = &run->dev;
-    double bw = d->copy_gbps > 0 && isfinite(d->copy_gbps) ? d->copy_gbps / 1000.0 : NAN;
-    double peak[2] = {NAN, NAN}; /* mma (16-bit), fp32: those the run's dtypes use */
-    const char *pname[2] = {"bf16 mma", "fp32"};
-    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
-    size_t np = 0;
-    char b[160], v[32];
-
-    fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", f);
+    roof_frame fr = {.bw = d->copy_gbps > 0 && isfinite(d->copy_gbps) ? d->copy_gbps / 1000.0
+                                                                       : NAN,
+                     .peak = {NAN, NAN}, .top = NAN, .xmin = INFINITY, .xmax = 0,
+                     .ymin = INFINITY, .ymax = 0};
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         if (!roof_point(r))
             continue;
-        double ai = r->flops / r->bytes;
-        np++;
-        xmin = ai < xmin ? ai : xmin;
-        xmax = ai > xmax ? ai : xmax;
-        ymin = r->tflops < ymin ? r->tflops : ymin;
-        ymax = r->tflops > ymax ? r->tflops : ymax;
+        double ai = kb_result_intensity(r);
+        fr.np++;
+        fr.xmin = fmin(fr.xmin, ai);
+        fr.xmax = fmax(fr.xmax, ai);
+        fr.ymin = fmin(fr.ymin, r->tflops);
+        fr.ymax = fmax(fr.ymax, r->tflops);
         if (strcmp(r->dtype, "fp32") == 0)
-            peak[1] = d->fp32_tflops;
+            fr.peak[1] = d->fp32_tflops;
         else
-            peak[0] = d->mma_tflops;
+            fr.peak[0] = d->mma_tflops;
     }
-    if (np == 0) {
-        fputs("<p class=\"nochart\">no point to draw: no ok result has a flop and a byte model "
-              "and a time</p>\n</section>\n",
-              f);
-        return 0;
-    }
-    double top = NAN;
     for (int k = 0; k < 2; k++) {
-        if (!(peak[k] > 0) || !isfinite(peak[k])) {
-            peak[k] = NAN;
+        if (!(fr.peak[k] > 0) || !isfinite(fr.peak[k])) {
+            fr.peak[k] = NAN;
             continue;
         }
-        top = isfinite(top) && top > peak[k] ? top : peak[k];
-        ymax = peak[k] > ymax ? peak[k] : ymax;
-        if (isfinite(bw)) {
-            double ridge = peak[k] / bw;
-            xmax = ridge > xmax ? ridge : xmax;
-            xmin = ridge < xmin ? ridge : xmin;
+        fr.top = isfinite(fr.top) && fr.top > fr.peak[k] ? fr.top : fr.peak[k];
+        fr.ymax = fmax(fr.ymax, fr.peak[k]);
+        if (isfinite(fr.bw)) {
+            double ridge = fr.peak[k] / fr.bw;
+            fr.xmax = fmax(fr.xmax, ridge);
+            fr.xmin = fmin(fr.xmin, ridge);
         }
     }
-    roof_axes ax = {floor(log10(xmin / 2)), ceil(log10(xmax * 2)), floor(log10(ymin / 2)),
-                    ceil(log10(ymax * 2))};
+    fr.ax = (roof_axes){floor(log10(fr.xmin / 2)), ceil(log10(fr.xmax * 2)),
+                        floor(log10(fr.ymin / 2)), ceil(log10(fr.ymax * 2))};
+    return fr;
+}
+
+/* The chart's opening, its decade grid and the axis titles. */
+static void roof_grid(FILE *f, const roof_axes *ax)
+{
+    char v[32];
     fprintf(f,
             "<figure class=\"chart\"><svg class=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
             RF_W, RF_H, RF_W, RF_H);
-    for (int k = (int)ax.lx0; k <= (int)ax.lx1; k++) {
-        double x = rx(&ax, pow(10.0, k));
+    for (int k = (int)ax->lx0; k <= (int)ax->lx1; k++) {
+        double x = rx(ax, pow(10.0, k));
         fmt_decade(k, v, sizeof v);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" "
                    "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
                 x, RF_T, x, RF_H - RF_B, x, RF_H - RF_B + 16, v);
     }
-    for (int k = (int)ax.ly0; k <= (int)ax.ly1; k++) {
-        double y = ry(&ax, pow(10.0, k));
+    for (int k = (int)ax->ly0; k <= (int)ax->ly1; k++) {
+        double y = ry(ax, pow(10.0, k));
         fmt_decade(k, v, sizeof v);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" "
                    "x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
@@ -520,17 +521,23 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
                "achieved TFLOP/s</text>\n",
             (RF_W + RF_L - RF_R) / 2, RF_H - 10, (RF_H - RF_B + RF_T) / 2,
             (RF_H - RF_B + RF_T) / 2);
-    double x0 = pow(10.0, ax.lx0), x1 = pow(10.0, ax.lx1), y0 = pow(10.0, ax.ly0),
-           y1 = pow(10.0, ax.ly1);
+}
+
+/* The slanted memory roof, from the left edge (or the floor) to the highest
+ * compute roof (or the ceiling of the chart), then the flat compute roofs. */
+static void roof_roofs(FILE *f, const kb_device *d, const roof_frame *fr)
+{
+    const roof_axes *ax = &fr->ax;
+    const double bw = fr->bw, x0 = pow(10.0, ax->lx0), x1 = pow(10.0, ax->lx1),
+                 y0 = pow(10.0, ax->ly0), y1 = pow(10.0, ax->ly1);
+    char b[160];
     if (isfinite(bw)) {
-        /* the slanted memory roof, from the left edge (or the floor) to the
-         * highest compute roof (or the ceiling of the chart) */
         double a = y0 / bw > x0 ? y0 / bw : x0;
-        double z = isfinite(top) ? top / bw : x1;
+        double z = isfinite(fr->top) ? fr->top / bw : x1;
         z = z < y1 / bw ? z : y1 / bw;
         z = z < x1 ? z : x1;
         if (z > a) {
-            double px0 = rx(&ax, a), py0 = ry(&ax, a * bw), px1 = rx(&ax, z), py1 = ry(&ax, z * bw);
+            double px0 = rx(ax, a), py0 = ry(ax, a * bw), px1 = rx(ax, z), py1 = ry(ax, z * bw);
             double ang = atan2(py1 - py0, px1 - px0) * 57.29577951308232; /* degrees */
             fprintf(f, "<line class=\"roof-mem\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
                     px0, py0, px1, py1);
@@ -541,32 +548,35 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
         }
     }
     for (int k = 0; k < 2; k++) {
-        if (!isfinite(peak[k]))
+        if (!isfinite(fr->peak[k]))
             continue;
-        double a = isfinite(bw) ? peak[k] / bw : x0;
+        double a = isfinite(bw) ? fr->peak[k] / bw : x0;
         a = a > x0 ? a : x0;
-        double py = ry(&ax, peak[k]);
+        double py = ry(ax, fr->peak[k]);
         fprintf(f, "<line class=\"roof-compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-                rx(&ax, a), py, rx(&ax, x1), py);
-        snprintf(b, sizeof b, "%s %.*f TFLOP/s", pname[k], peak[k] >= 10 ? 0 : 1, peak[k]);
+                rx(ax, a), py, rx(ax, x1), py);
+        snprintf(b, sizeof b, "%s %.*f TFLOP/s", roof_peak_name[k], fr->peak[k] >= 10 ? 0 : 1,
+                 fr->peak[k]);
         fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s"
                    "</text>\n",
-                rx(&ax, x1) - 4, py - 6, b);
+                rx(ax, x1) - 4, py - 6, b);
     }
-    /* the points, then their labels: "variant [case]", stacked in each column
-     * of points (one intensity) on both sides so that none overlap */
-    roof_mark *pt = malloc(np * sizeof *pt);
-    if (!pt)
-        return -1;
-    np = 0;
+}
+
+/* One circle per point, with its title; their positions into pt (np of them). */
+static void roof_points(FILE *f, const kb_run *run, const size_t *caseno, const roof_axes *ax,
+                        roof_mark *pt)
+{
+    char b[160];
+    size_t np = 0;
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         if (!roof_point(r))
             continue;
-        double ai = r->flops / r->bytes;
-        roof_mark m = {rx(&ax, ai), ry(&ax, r->tflops), i};
+        double ai = kb_result_intensity(r);
+        roof_mark m = {rx(ax, ai), ry(ax, r->tflops), i};
         pt[np++] = m;
-        case_title(r, b, sizeof b);
+        kb_fmt_case_title(r, b, sizeof b);
         fprintf(f, "<circle class=\"roof-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
                    "style=\"fill:%s\"><title>[%zu] ",
                 m.x, m.y, dtype_colour(r->dtype), caseno[i]);
@@ -577,10 +587,16 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
                 r->tflops, ai, r->pct_peak,
                 strcmp(r->bound, "compute") == 0 ? "its compute peak" : "copy bw");
     }
-    qsort(pt, np, sizeof *pt, cmp_mark);
+}
+
+/* The labels of the points pt[0 .. np) (sorted by cmp_mark): "variant [case]",
+ * stacked in each column of points (one intensity) on both sides so that none
+ * overlap: a column's sides are those with no other column within LABEL_ROOM
+ * px, both (alternating) when both or neither are free. */
+static void roof_labels(FILE *f, const kb_run *run, const size_t *caseno, const roof_mark *pt,
+                        size_t np)
+{
     for (size_t i = 0; i < np;) {
-        /* the column [i, j): sides are those with no other column within
-         * LABEL_ROOM px; both (alternating) when both or neither are free */
         size_t j = i;
         while (j < np && fabs(pt[j].x - pt[i].x) <= 0.5)
             j++;
@@ -608,6 +624,28 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
         }
         i = j;
     }
+}
+
+/* The roofline of the whole run; caseno[i] is the number of the case section
+ * of result i. Returns 0, or -1 when out of memory. */
+static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
+{
+    fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", f);
+    const roof_frame fr = roof_extent(run);
+    if (fr.np == 0) {
+        fputs("<p class=\"nochart\">no point to draw: no ok result has a flop and a byte model "
+              "and a time</p>\n</section>\n",
+              f);
+        return 0;
+    }
+    roof_mark *pt = malloc(fr.np * sizeof *pt);
+    if (!pt)
+        return -1;
+    roof_grid(f, &fr.ax);
+    roof_roofs(f, &run->dev, &fr);
+    roof_points(f, run, caseno, &fr.ax, pt);
+    qsort(pt, fr.np, sizeof *pt, cmp_mark);
+    roof_labels(f, run, caseno, pt, fr.np);
     free(pt);
     fputs("</svg><figcaption>one point per result, labelled with its variant and [case "
           "number]: model flops / model bytes against the "
@@ -621,28 +659,7 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
     return 0;
 }
 
-/* The kernel of r whose stalls are shown: the longest (gpu__time_duration.sum)
- * of those with stall reasons; NULL when none has any. */
-static const kb_kernel *stall_kernel(const kb_result *r)
-{
-    const kb_kernel *best = NULL;
-    double best_t = -1;
-    for (int i = 0; i < r->nkernels; i++) {
-        const kb_kernel *k = &r->kernels[i];
-        double t = 0;
-        if (k->nstalls <= 0)
-            continue;
-        for (int j = 0; j < k->nmetrics && j < KB_RES_MAX_METRICS; j++)
-            if (strcmp(k->metrics[j].name, "gpu__time_duration.sum") == 0 &&
-                isfinite(k->metrics[j].value))
-                t = k->metrics[j].value;
-        if (t > best_t) {
-            best = k;
-            best_t = t;
-        }
-    }
-    return best;
-}
+/* ---- the run page: stalls ------------------------------------------------------- */
 
 enum { ST_W = 560, ST_LABEL = 190, ST_ROW = 18 };
 
@@ -653,15 +670,16 @@ static void stall_section(FILE *f, const kb_run *run)
     char b[320];
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
-        const kb_kernel *k = stall_kernel(r);
-        if (!k)
+        const int longest = kb_result_longest_kernel(r, 1);
+        if (longest < 0)
             continue;
-        int ns = k->nstalls > KB_RES_MAX_STALLS ? KB_RES_MAX_STALLS : k->nstalls;
+        const kb_kernel *k = &r->kernels[longest];
+        const int ns = kb_kernel_nstalls(k);
         if (!any++)
             fputs("<section id=\"stalls\">\n<h2>Warp stall reasons</h2>\n<p>Share of the "
                   "stalled warp cycles of each result's longest kernel, by reason.</p>\n",
                   f);
-        case_title(r, b, sizeof b);
+        kb_fmt_case_title(r, b, sizeof b);
         fputs("<div class=\"stalls\"><h3>", f);
         esc(f, b);
         fputs(" \xC2\xB7 ", f);
@@ -676,7 +694,7 @@ static void stall_section(FILE *f, const kb_run *run)
         for (int j = 0; j < ns; j++) {
             double frac = k->stalls[j].value, y = 2 + j * ST_ROW;
             double w = isfinite(frac) && frac > 0 ? (ST_W - ST_LABEL - 60) * frac : 0;
-            fmt_fixed(100.0 * frac, 1, "%", b, sizeof b);
+            kb_fmt_fixed(100.0 * frac, 1, "", "%", b, sizeof b);
             fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", ST_LABEL - 6, y + 12);
             esc(f, k->stalls[j].name);
             fprintf(f, "</text><rect class=\"stall-bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
@@ -695,16 +713,15 @@ static void stall_section(FILE *f, const kb_run *run)
 kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
 {
     kb_status st = KB_OK;
-    size_t n = run->nresults;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    size_t *caseno = calloc(n ? n : 1, sizeof *caseno);
+    kb_groups g = {0, NULL, NULL};
+    size_t *caseno = calloc(run->nresults ? run->nresults : 1, sizeof *caseno);
     char title[512];
 
-    if (!seen || !idx || !caseno) {
+    if (!caseno) {
         st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
         goto done;
     }
+    KB_TRY(kb_run_groups(run, &g, e));
     if (run->id > 0)
         snprintf(title, sizeof title, "kbench run %lld \xC2\xB7 %s", (long long)run->id,
                  run->dev.name);
@@ -712,31 +729,23 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
         snprintf(title, sizeof title, "kbench run \xC2\xB7 %s", run->dev.name);
     page_start(f, title);
     run_header(f, run);
-    if (n == 0)
+    if (run->nresults == 0)
         fputs("<p class=\"nochart\">no results</p>\n", f);
-    for (size_t i = 0, g = 0; i < n; i++) {
-        if (seen[i])
-            continue;
-        size_t m = 0;
-        for (size_t j = i; j < n; j++)
-            if (!seen[j] && kb_result_same_group(&run->results[i], &run->results[j])) {
-                seen[j] = 1;
-                idx[m++] = j;
-            }
-        case_title(&run->results[i], title, sizeof title);
+    for (size_t k = 0; k < g.n; k++) {
+        const size_t *idx = g.idx + g.first[k], m = g.first[k + 1] - g.first[k];
+        kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
         fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2><span class=\"caseno\">"
                    "[%zu]</span> ",
-                g + 1, g + 1);
+                k + 1, k + 1);
         esc(f, title);
         fputs("</h2>\n", f);
-        g++;
         for (size_t j = 0; j < m; j++)
-            caseno[idx[j]] = g;
+            caseno[idx[j]] = k + 1;
         run_table(f, run, idx, m);
         bar_chart(f, run, idx, m);
         fputs("</section>\n", f);
     }
-    if (n > 0) {
+    if (run->nresults > 0) {
         if (roofline(f, run, caseno) != 0) {
             st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
             goto done;
@@ -747,18 +756,12 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
     if (ferror(f))
         st = kb_fail(e, KB_EENV, "cannot write the HTML report: %s", strerror(errno));
 done:
-    free(seen);
-    free(idx);
+    kb_groups_release(&g);
     free(caseno);
     return st;
 }
 
 /* ---- the comparison page ---------------------------------------------------------- */
-
-static const kb_result *case_result(const kb_cmp_case *k)
-{
-    return k->base ? k->base : k->cur;
-}
 
 /* "slower", "only-in-base": the class suffix of a verdict. */
 static void verdict_class(kb_verdict v, char *b, size_t n)
@@ -845,7 +848,7 @@ static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
         verdict_class(k->verdict, cls, sizeof cls);
         fprintf(f, "<g class=\"ci verdict-%s\"><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
                 cls, CI_LABEL - 8, y + 4);
-        esc(f, case_result(k)->variant);
+        esc(f, kb_cmp_case_result(k)->variant);
         snprintf(b, sizeof b, "%.3f [%.3f, %.3f] %s", k->ratio, k->lo, k->hi,
                  kb_verdict_name(k->verdict));
         fprintf(f, "</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
@@ -860,34 +863,81 @@ static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
             100.0 * KB_CMP_CONFIDENCE, 100.0 * c->threshold);
 }
 
+/* Case group number no of the comparison: its table and its chart. */
+static void compare_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m, size_t no)
+{
+    char b[1024], cls[32];
+    const kb_result *r0 = kb_cmp_case_result(&c->cases[idx[0]]);
+    kb_fmt_case_title(r0, b, sizeof b);
+    fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2>", no);
+    esc(f, b);
+    fputs("</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>", f);
+    th(f, "variant", 0);
+    th(f, "BASE", 1);
+    th(f, "NEW", 1);
+    if (c->cross_gpu) {
+        th(f, "BASE % peak", 1);
+        th(f, "NEW % peak", 1);
+    }
+    th(f, c->cross_gpu ? "peak ratio" : "NEW/BASE", 1);
+    th(f, "95% interval", 0);
+    th(f, "verdict", 0);
+    th(f, "what moved", 0);
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t j = 0; j < m; j++) {
+        const kb_cmp_case *k = &c->cases[idx[j]];
+        verdict_class(k->verdict, cls, sizeof cls);
+        fprintf(f, "<tr class=\"case verdict-%s\">", cls);
+        td(f, kb_cmp_case_result(k)->variant, 0);
+        kb_fmt_time(k->base ? k->base->median_us : NAN, b, sizeof b);
+        td(f, b, 1);
+        kb_fmt_time(k->cur ? k->cur->median_us : NAN, b, sizeof b);
+        td(f, b, 1);
+        if (c->cross_gpu) {
+            kb_fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "", "%", b, sizeof b);
+            td(f, b, 1);
+            kb_fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "", "%", b, sizeof b);
+            td(f, b, 1);
+        }
+        kb_fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "", "x", b, sizeof b);
+        td(f, b, 1);
+        if (isfinite(k->lo) && isfinite(k->hi))
+            snprintf(b, sizeof b, "[%.3f, %.3f]", k->lo, k->hi);
+        else
+            snprintf(b, sizeof b, "-");
+        td(f, b, 0);
+        fputs("<td class=\"verdict\">", f);
+        esc(f, kb_verdict_name(k->verdict));
+        fputs("</td>", f);
+        fputs("<td class=\"note\">", f);
+        esc(f, k->moved);
+        if (*k->why) {
+            fputs(*k->moved ? "; " : "", f);
+            esc(f, k->why);
+        }
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</tbody>\n</table></div>\n", f);
+    ci_chart(f, c, idx, m);
+    fputs("</section>\n", f);
+}
+
 kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
 {
-    kb_status st = KB_OK;
-    size_t n = c->ncases;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    char b[1024], cls[32];
-
-    if (!seen || !idx) {
-        st = kb_fail(e, KB_EENV, "out of memory writing the HTML comparison");
-        goto done;
-    }
+    kb_groups g;
+    char b[1024];
+    kb_status st = kb_compare_groups(c, &g, e);
+    if (st != KB_OK)
+        return st;
     page_start(f, "kbench compare");
     fputs("<header>\n<h1>kbench compare</h1>\n<p class=\"headline\">", f);
-    snprintf(b, sizeof b,
-             "%zu faster, %zu slower, %zu same, %zu uncertain, %zu only in BASE, %zu only in NEW",
-             c->count[KB_V_FASTER], c->count[KB_V_SLOWER], c->count[KB_V_SAME],
-             c->count[KB_V_UNCERTAIN], c->count[KB_V_ONLY_BASE], c->count[KB_V_ONLY_NEW]);
+    kb_compare_headline(c, b, sizeof b);
     esc(f, b);
     fputs("</p>\n", f);
     if (c->cross_gpu) {
-        fputs("<p class=\"warning cross-gpu\">Different GPUs: BASE ran on ", f);
-        esc(f, c->base->dev.name);
-        fputs(", NEW on ", f);
-        esc(f, c->cur->dev.name);
-        fputs(". Verdicts compare the share of each GPU's own calibrated ceiling (% peak), not "
-              "raw time, so a change of GPU is not reported as a code regression.</p>\n",
-              f);
+        fputs("<p class=\"warning cross-gpu\">Different GPUs: ", f);
+        kb_compare_cross_gpu_note(f, c, kb_html_escape);
+        fputs("</p>\n", f);
     }
     fputs("<dl class=\"meta\">", f);
     side_row(f, "BASE", c->base_name, c->base);
@@ -901,74 +951,11 @@ kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
              1.0 + c->threshold, KB_CMP_MIN_SAMPLES);
     meta_row(f, "rule", b);
     fputs("</dl>\n</header>\n", f);
-    for (size_t i = 0, g = 0; i < n; i++) {
-        if (seen[i])
-            continue;
-        size_t m = 0;
-        const kb_result *r0 = case_result(&c->cases[i]);
-        for (size_t j = i; j < n; j++)
-            if (!seen[j] && kb_result_same_group(r0, case_result(&c->cases[j]))) {
-                seen[j] = 1;
-                idx[m++] = j;
-            }
-        case_title(r0, b, sizeof b);
-        fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2>", ++g);
-        esc(f, b);
-        fputs("</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>", f);
-        th(f, "variant", 0);
-        th(f, "BASE", 1);
-        th(f, "NEW", 1);
-        if (c->cross_gpu) {
-            th(f, "BASE % peak", 1);
-            th(f, "NEW % peak", 1);
-        }
-        th(f, c->cross_gpu ? "peak ratio" : "NEW/BASE", 1);
-        th(f, "95% interval", 0);
-        th(f, "verdict", 0);
-        th(f, "what moved", 0);
-        fputs("</tr></thead>\n<tbody>\n", f);
-        for (size_t j = 0; j < m; j++) {
-            const kb_cmp_case *k = &c->cases[idx[j]];
-            verdict_class(k->verdict, cls, sizeof cls);
-            fprintf(f, "<tr class=\"case verdict-%s\">", cls);
-            td(f, case_result(k)->variant, 0);
-            kb_fmt_time(k->base ? k->base->median_us : NAN, b, sizeof b);
-            td(f, b, 1);
-            kb_fmt_time(k->cur ? k->cur->median_us : NAN, b, sizeof b);
-            td(f, b, 1);
-            if (c->cross_gpu) {
-                fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "%", b, sizeof b);
-                td(f, b, 1);
-                fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "%", b, sizeof b);
-                td(f, b, 1);
-            }
-            fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "x", b, sizeof b);
-            td(f, b, 1);
-            if (isfinite(k->lo) && isfinite(k->hi))
-                snprintf(b, sizeof b, "[%.3f, %.3f]", k->lo, k->hi);
-            else
-                snprintf(b, sizeof b, "-");
-            td(f, b, 0);
-            fputs("<td class=\"verdict\">", f);
-            esc(f, kb_verdict_name(k->verdict));
-            fputs("</td>", f);
-            fputs("<td class=\"note\">", f);
-            esc(f, k->moved);
-            if (*k->why) {
-                fputs(*k->moved ? "; " : "", f);
-                esc(f, k->why);
-            }
-            fputs("</td></tr>\n", f);
-        }
-        fputs("</tbody>\n</table></div>\n", f);
-        ci_chart(f, c, idx, m);
-        fputs("</section>\n", f);
-    }
+    for (size_t k = 0; k < g.n; k++)
+        compare_group(f, c, g.idx + g.first[k], g.first[k + 1] - g.first[k], k + 1);
     page_end(f, c->cur);
     if (ferror(f))
         st = kb_fail(e, KB_EENV, "cannot write the HTML comparison: %s", strerror(errno));
-done:
-    free(seen);
-    free(idx);
+    kb_groups_release(&g);
     return st;
 }

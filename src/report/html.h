@@ -11,13 +11,9 @@
 
 #include <stdio.h>
 
-#include "report/compare.h"
-#include "report/result.h"
+#include "results/compare.h"
+#include "results/result.h"
 #include "util/status.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* Writes s to f with &, <, >, " and ' escaped, so that it is text in element
  * content and in quoted attribute values. */
@@ -42,7 +38,4 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e);
  * kb_html_write_run. */
 kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e);
 
-#ifdef __cplusplus
-}
-#endif
 #endif

@@ -1,14 +1,16 @@
 /* writers.c - text, markdown and CSV reports of a kb_run, and the per-kernel
  * detail of `kbench report --kernels`. The text and markdown writers share one
  * table builder (case groups, cells, which columns a case shows and what they
- * are called) and differ only in how they lay the cells out; the CSV writer
- * dumps every scalar field. */
+ * are called) and differ only in how they lay the cells out (format.h); the
+ * CSV writer dumps every scalar field. Every figure comes from the model. */
 #include "report/writers.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "report/format.h"
 
 /* The columns of a case table, in order. */
 enum col {
@@ -55,127 +57,14 @@ typedef enum fmt_kind { FMT_TEXT, FMT_MD } fmt_kind;
 
 /* ---- figures as strings -------------------------------------------------------- */
 
-void kb_fmt_time(double us, char *b, size_t n)
-{
-    static const char *const unit[] = {"\xC2\xB5s", "ms", "s"};
-    if (!isfinite(us)) {
-        snprintf(b, n, "-");
-        return;
-    }
-    char four[40];
-    snprintf(four, sizeof four, "%.4g", us); /* rounded first: 99.996 reads "100.0" */
-    double v = strtod(four, NULL);
-    int u = 0;
-    while (u < 2 && fabs(v) >= 1000.0) {
-        v /= 1000.0;
-        u++;
-    }
-    int prec = fabs(v) < 10 ? 3 : fabs(v) < 100 ? 2 : 1;
-    snprintf(b, n, "%.*f %s", prec, v, unit[u]);
-}
-
-static void fmt_fixed(double v, int prec, const char *pre, const char *post, char *b, size_t n)
-{
-    if (!isfinite(v))
-        snprintf(b, n, "-");
-    else
-        snprintf(b, n, "%s%.*f%s", pre, prec, v, post);
-}
-
-void kb_fmt_bytes(double v, char *b, size_t n)
-{
-    if (!isfinite(v) || v <= 0)
-        snprintf(b, n, "-");
-    else if (v >= 1e9)
-        snprintf(b, n, "%.1f GB", v / 1e9);
-    else if (v >= 1e6)
-        snprintf(b, n, "%.0f MB", v / 1e6);
-    else if (v >= 1e3)
-        snprintf(b, n, "%.0f kB", v / 1e3);
-    else
-        snprintf(b, n, "%.0f B", v);
-}
-
-/* The shortest decimal text that reads back to exactly v; "" when unknown. */
-static void fmt_exact(double v, char *b, size_t n)
-{
-    if (!isfinite(v)) {
-        snprintf(b, n, "%s", "");
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(b, n, "%.*g", prec, v);
-        if (strtod(b, NULL) == v)
-            return;
-    }
-}
-
-/* The first line of s in at most max bytes (cut on a UTF-8 boundary, "..."
- * marking the cut), control characters as spaces. */
-static void shorten(const char *s, size_t max, char *b, size_t n)
-{
-    size_t len = strcspn(s, "\r\n");
-    int cut = 0;
-    if (max + 1 > n)
-        max = n - 1;
-    if (len > max) {
-        len = max - 3;
-        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
-            len--;
-        cut = 1;
-    }
-    for (size_t i = 0; i < len; i++)
-        b[i] = (unsigned char)s[i] < 0x20 ? ' ' : s[i];
-    b[len] = '\0';
-    if (cut || s[strcspn(s, "\r\n")] != '\0')
-        kb_strlcpy(b + len, "...", n - len);
-}
-
 /* ---- case groups ---------------------------------------------------------------- */
-
-/* Collects into idx[] the results of the case of run->results[first] that are
- * not yet marked in seen[], marking them; returns how many. */
-static size_t take_group(const kb_run *run, size_t first, char *seen, size_t *idx)
-{
-    size_t n = 0;
-    for (size_t j = first; j < run->nresults; j++)
-        if (!seen[j] && kb_result_same_group(&run->results[first], &run->results[j])) {
-            seen[j] = 1;
-            idx[n++] = j;
-        }
-    return n;
-}
-
-double kb_naive_median(const kb_run *run, const size_t *idx, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
-        if (strcmp(r->variant, "naive") == 0 && r->status == KB_R_OK && r->median_us > 0 &&
-            isfinite(r->median_us))
-            return r->median_us;
-    }
-    return NAN;
-}
-
-static double speedup(const kb_result *r, double naive)
-{
-    if (r->status != KB_R_OK || !(r->median_us > 0) || !isfinite(naive))
-        return NAN;
-    return naive / r->median_us;
-}
-
-/* Whether the counter pass of r produced figures. */
-static int has_counters(const kb_result *r)
-{
-    return strcmp(r->metric_set, "none") != 0 && *r->metric_set && !*r->counters_reason;
-}
 
 /* "61/75%": achieved / theoretical occupancy, "-" for an unknown side. */
 static void fmt_occupancy(double achieved, double theoretical, char *b, size_t n)
 {
     char a[24], t[24];
-    fmt_fixed(achieved, 0, "", "", a, sizeof a);
-    fmt_fixed(theoretical, 0, "", "", t, sizeof t);
+    kb_fmt_fixed(achieved, 0, "", "", a, sizeof a);
+    kb_fmt_fixed(theoretical, 0, "", "", t, sizeof t);
     if (!isfinite(achieved) && !isfinite(theoretical))
         snprintf(b, n, "-");
     else
@@ -190,15 +79,15 @@ static int is_compute(const kb_result *r)
 
 /* Fills the cells of r; compute: the case is compute-bound (TFLOP/s in the
  * throughput column). */
-static void fill_row(const kb_result *r, double naive, int compute, row *w)
+static void fill_row(const kb_result *r, int compute, row *w)
 {
     kb_strlcpy(w->c[C_VARIANT], r->variant, CELL);
     kb_strlcpy(w->c[C_STATUS], kb_rstatus_name(r->status), CELL);
     kb_fmt_time(r->median_us, w->c[C_MEDIAN], CELL);
-    fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[C_SPREAD], CELL);
-    fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", w->c[C_GBPS], CELL);
-    fmt_fixed(r->pct_peak, 1, "", "%", w->c[C_PCT], CELL);
-    fmt_fixed(speedup(r, naive), 2, "", "x", w->c[C_SPEEDUP], CELL);
+    kb_fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[C_SPREAD], CELL);
+    kb_fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", w->c[C_GBPS], CELL);
+    kb_fmt_fixed(r->pct_peak, 1, "", "%", w->c[C_PCT], CELL);
+    kb_fmt_fixed(r->speedup, 2, "", "x", w->c[C_SPEEDUP], CELL);
     snprintf(w->c[C_KERNELS], CELL, "%d", r->nkernels);
     if (r->registers >= 0)
         snprintf(w->c[C_REGS], CELL, "%d", r->registers);
@@ -209,10 +98,10 @@ static void fill_row(const kb_result *r, double naive, int compute, row *w)
     else
         snprintf(w->c[C_SPILLS], CELL, "-");
     kb_fmt_bytes(r->extra_bytes, w->c[C_EXTRA], CELL);
-    fmt_fixed(r->dram_gbps, 1, "", "", w->c[C_DRAM], CELL);
-    fmt_fixed(r->excess_traffic, 2, "", "x", w->c[C_EXCESS], CELL);
+    kb_fmt_fixed(r->dram_gbps, 1, "", "", w->c[C_DRAM], CELL);
+    kb_fmt_fixed(r->excess_traffic, 2, "", "x", w->c[C_EXCESS], CELL);
     fmt_occupancy(r->achieved_occupancy, r->theoretical_occupancy, w->c[C_OCC], CELL);
-    shorten(*r->top_stalls ? r->top_stalls : "-", CELL - 1, w->c[C_STALLS], CELL);
+    kb_text_shorten(*r->top_stalls ? r->top_stalls : "-", CELL - 1, w->c[C_STALLS], CELL);
     switch (r->status) {
     case KB_R_MISMATCH:
         snprintf(w->c[C_NOTE], CELL, "max abs %.3g, rel l2 %.3g", r->max_abs_err,
@@ -220,7 +109,7 @@ static void fill_row(const kb_result *r, double naive, int compute, row *w)
         break;
     case KB_R_FAILED:
     case KB_R_SKIPPED:
-        shorten(r->reason, SHORT_REASON, w->c[C_NOTE], CELL);
+        kb_text_shorten(r->reason, SHORT_REASON, w->c[C_NOTE], CELL);
         break;
     default:
         snprintf(w->c[C_NOTE], CELL, "%s%s%s", r->checked ? "" : "not checked",
@@ -258,8 +147,8 @@ static void visible_cols(const kb_run *run, const size_t *idx, size_t n, const r
     int counters = 0, stalls = 0, extra = 0, note = k == FMT_MD;
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
-        counters |= has_counters(r);
-        stalls |= has_counters(r) && *r->top_stalls;
+        counters |= kb_result_has_counters(r);
+        stalls |= kb_result_has_counters(r) && *r->top_stalls;
         extra |= r->extra_bytes > 0;
         note |= rows[i].c[C_NOTE][0] != '\0';
     }
@@ -272,24 +161,12 @@ static void visible_cols(const kb_run *run, const size_t *idx, size_t n, const r
 
 /* ---- layout --------------------------------------------------------------------- */
 
-/* Display columns of a UTF-8 string (one per code point). */
-static size_t dwidth(const char *s)
-{
-    size_t w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
-
-/* Appends n spaces, or s, to line[LINE] at *at (cells are short: never cut). */
-enum { LINE = NCOL * (CELL + 4) };
-
 /* The stall summary s in at most max columns, cut after a whole "reason NN%"
  * pair when it is too long (or shortened with "..." when even one is). */
 static void cut_stalls(const char *s, size_t max, char *b, size_t n)
 {
     size_t len = strlen(s), keep = 0;
-    if (dwidth(s) <= max) {
+    if (kb_text_width(s) <= max) {
         kb_strlcpy(b, s, n);
         return;
     }
@@ -297,7 +174,7 @@ static void cut_stalls(const char *s, size_t max, char *b, size_t n)
         if (s[i - 1] == '%' && (s[i] == ' ' || s[i] == '\0'))
             keep = i;
     if (keep == 0) {
-        shorten(s, max, b, n);
+        kb_text_shorten(s, max, b, n);
         return;
     }
     if (keep >= n)
@@ -305,18 +182,6 @@ static void cut_stalls(const char *s, size_t max, char *b, size_t n)
     memcpy(b, s, keep);
     b[keep] = '\0';
 }
-static void put_pad(char *line, size_t *at, size_t n)
-{
-    while (n-- > 0 && *at + 1 < LINE)
-        line[(*at)++] = ' ';
-    line[*at] = '\0';
-}
-static void put_str(char *line, size_t *at, const char *s)
-{
-    kb_strlcpy(line + *at, s, LINE - *at);
-    *at += strlen(line + *at);
-}
-
 /* Widths of the visible columns. The stalls and note columns (the last two)
  * are cut so that a line stays within TEXT_WIDTH, the stalls first served;
  * when the note would get fewer than MIN_NOTE columns (or its own width, if
@@ -328,10 +193,10 @@ static void text_widths(const heads *hd, const row *rows, size_t nrows, int vis[
     size_t used = 0;
     int first = 1;
     for (int c = 0; c < NCOL; c++) {
-        width[c] = dwidth(hd->h[c]);
+        width[c] = kb_text_width(hd->h[c]);
         for (size_t i = 0; i < nrows; i++)
-            if (dwidth(rows[i].c[c]) > width[c])
-                width[c] = dwidth(rows[i].c[c]);
+            if (kb_text_width(rows[i].c[c]) > width[c])
+                width[c] = kb_text_width(rows[i].c[c]);
         if (!vis[c] || c == C_STALLS || c == C_NOTE)
             continue;
         used += width[c] + (first ? 0 : 2);
@@ -354,117 +219,58 @@ static void text_widths(const heads *hd, const row *rows, size_t nrows, int vis[
     }
 }
 
+/* Which columns are right-aligned (numbers). */
+static void right_cols(int right[NCOL])
+{
+    for (int c = 0; c < NCOL; c++)
+        right[c] = cols[c].right;
+}
+
+/* The cells of row i of the table (0: the headings), those wider than their
+ * column cut into cut[] (the stall summary after a whole pair). */
+static void row_cells(const heads *hd, const row *rows, size_t i, const size_t width[NCOL],
+                      char cut[NCOL][CELL], const char *cell[NCOL])
+{
+    for (int c = 0; c < NCOL; c++) {
+        cell[c] = i == 0 ? hd->h[c] : rows[i - 1].c[c];
+        if (kb_text_width(cell[c]) <= width[c])
+            continue;
+        if (c == C_STALLS)
+            cut_stalls(cell[c], width[c], cut[c], CELL);
+        else
+            kb_text_shorten(cell[c], width[c], cut[c], CELL);
+        cell[c] = cut[c];
+    }
+}
+
 /* The table; may hide the note column (see text_widths). */
 static void text_table(FILE *f, const heads *hd, const row *rows, size_t nrows, int vis[NCOL])
 {
     size_t width[NCOL];
-    char line[LINE], cut[CELL];
+    char cut[NCOL][CELL];
+    const char *cell[NCOL];
+    int right[NCOL];
+    right_cols(right);
     text_widths(hd, rows, nrows, vis, width);
     for (size_t i = 0; i <= nrows; i++) {
-        size_t at = 0;
-        int first = 1;
-        line[0] = '\0';
-        for (int c = 0; c < NCOL; c++) {
-            if (!vis[c])
-                continue;
-            const char *s = i == 0 ? hd->h[c] : rows[i - 1].c[c];
-            if (dwidth(s) > width[c]) {
-                if (c == C_STALLS)
-                    cut_stalls(s, width[c], cut, sizeof cut);
-                else
-                    shorten(s, width[c], cut, sizeof cut);
-                s = cut;
-            }
-            size_t w = dwidth(s), gap = width[c] > w ? width[c] - w : 0;
-            if (!first)
-                put_pad(line, &at, 2);
-            first = 0;
-            if (cols[c].right)
-                put_pad(line, &at, gap);
-            put_str(line, &at, s);
-            if (!cols[c].right)
-                put_pad(line, &at, gap);
-        }
-        while (at > 0 && line[at - 1] == ' ')
-            line[--at] = '\0';
-        fputs(line, f);
-        fputc('\n', f);
+        row_cells(hd, rows, i, width, cut, cell);
+        kb_table_text_row(f, cell, width, right, vis, NCOL);
     }
-}
-
-/* Writes s with '|' escaped and line breaks as spaces. */
-static void md_cell(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
-}
-
-/* Writes s with line breaks as spaces. */
-static void one_line(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
 static void md_table(FILE *f, const heads *hd, const row *rows, size_t nrows,
                      const int vis[NCOL])
 {
-    fputc('|', f);
-    for (int c = 0; c < NCOL; c++)
-        if (vis[c])
-            fprintf(f, " %s |", hd->h[c]);
-    fputs("\n|", f);
-    for (int c = 0; c < NCOL; c++)
-        if (vis[c])
-            fputs(cols[c].right ? "---:|" : "---|", f);
-    fputc('\n', f);
+    int right[NCOL];
+    const char *cell[NCOL];
+    right_cols(right);
+    kb_table_md_row(f, hd->h, vis, NCOL);
+    kb_table_md_rule(f, right, vis, NCOL);
     for (size_t i = 0; i < nrows; i++) {
-        fputc('|', f);
-        for (int c = 0; c < NCOL; c++) {
-            if (!vis[c])
-                continue;
-            fputc(' ', f);
-            md_cell(f, rows[i].c[c]);
-            fputs(" |", f);
-        }
-        fputc('\n', f);
+        for (int c = 0; c < NCOL; c++)
+            cell[c] = rows[i].c[c];
+        kb_table_md_row(f, cell, vis, NCOL);
     }
-}
-
-/* A ceiling with three significant digits or more: "4229", "51", "8.1". */
-static void fmt_ceiling(double v, char *b, size_t n)
-{
-    snprintf(b, n, "%.*f", fabs(v) >= 10 ? 0 : 1, v);
-}
-
-void kb_fmt_ceilings(const kb_device *d, char *b, size_t n)
-{
-    const char *const name[] = {"copy bw", "bf16 mma", "fp32"};
-    const char *const unit[] = {"GB/s", "TFLOP/s", "TFLOP/s"};
-    const double value[] = {d->copy_gbps, d->mma_tflops, d->fp32_tflops};
-    size_t used = 0;
-    char v[32];
-    b[0] = '\0';
-    for (size_t i = 0; i < sizeof value / sizeof value[0] && used < n; i++) {
-        if (!isfinite(value[i]))
-            continue;
-        fmt_ceiling(value[i], v, sizeof v);
-        int w = snprintf(b + used, n - used, "%s%s %s %s", used ? " \xC2\xB7 " : "", name[i], v,
-                         unit[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-    if (used == 0)
-        snprintf(b, n, "not calibrated (run 'kbench calibrate')");
-    else if (used < n)
-        snprintf(b + used, n - used, " (calibrated)");
 }
 
 static void header(FILE *f, const kb_run *run, fmt_kind k)
@@ -516,13 +322,13 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
         fprintf(f, "- **state**: %s\n", *run->state ? run->state : "?");
         if (*run->tag) {
             fputs("- **tag**: ", f);
-            md_cell(f, run->tag);
+            kb_md_text(f, run->tag);
             fputc('\n', f);
         }
         fprintf(f, "- **kbench**: %s (git %s)\n", run->version, run->git);
         if (*run->argv) {
             fputs("- **command**: `", f);
-            md_cell(f, run->argv);
+            kb_md_text(f, run->argv);
             fputs("`\n", f);
         }
     }
@@ -535,34 +341,29 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
 {
     int any = 0;
     for (size_t i = 0; i < n; i++)
-        any |= has_counters(&run->results[idx[i]]);
+        any |= kb_result_has_counters(&run->results[idx[i]]);
     for (size_t i = 0; i < n; i++) {
-        const char *why = run->results[idx[i]].counters_reason;
-        size_t j = 0;
-        if (!*why)
+        if (!kb_counters_reason_is_new(run, idx, i))
             continue;
-        while (j < i && strcmp(run->results[idx[j]].counters_reason, why) != 0)
-            j++;
-        if (j < i)
-            continue; /* said already */
+        const char *why = run->results[idx[i]].counters_reason;
         fputs(k == FMT_TEXT ? "  counters: none" : "- **counters**: none", f);
         if (any) {
             int m = 0;
             fputs(" for ", f);
-            for (j = i; j < n; j++)
+            for (size_t j = i; j < n; j++)
                 if (strcmp(run->results[idx[j]].counters_reason, why) == 0) {
                     fputs(m++ ? ", " : "", f);
                     if (k == FMT_MD)
-                        md_cell(f, run->results[idx[j]].variant);
+                        kb_md_text(f, run->results[idx[j]].variant);
                     else
                         fputs(run->results[idx[j]].variant, f);
                 }
         }
         fputs(" (", f);
         if (k == FMT_MD)
-            md_cell(f, why);
+            kb_md_text(f, why);
         else
-            one_line(f, why);
+            kb_text_line(f, why);
         fputs(")\n", f);
     }
 }
@@ -587,68 +388,67 @@ static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt
             fprintf(f, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g); ", r->max_abs_err,
                     r->rel_l2_err, r->atol, r->rtol);
         if (*r->reason && k == FMT_MD)
-            md_cell(f, r->reason);
+            kb_md_text(f, r->reason);
         else if (*r->reason)
-            one_line(f, r->reason);
+            kb_text_line(f, r->reason);
         else
             fputs("no reason recorded", f);
         fputc('\n', f);
     }
 }
 
+/* One case group: its heading, its table, why counters are missing, and the
+ * reasons of its results that are not ok. rows holds m rows. */
+static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m, fmt_kind k,
+                        row *rows)
+{
+    char title[384];
+    int vis[NCOL];
+    kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
+    if (k == FMT_TEXT)
+        fprintf(f, "\n%s\n", title);
+    else
+        fprintf(f, "\n## %s\n\n", title);
+    const int compute = group_compute(run, idx, m);
+    const heads hd = group_heads(compute);
+    for (size_t j = 0; j < m; j++)
+        fill_row(&run->results[idx[j]], compute, &rows[j]);
+    visible_cols(run, idx, m, rows, k, vis);
+    if (k == FMT_TEXT)
+        text_table(f, &hd, rows, m, vis);
+    else
+        md_table(f, &hd, rows, m, vis);
+    int any_bad = 0;
+    for (size_t j = 0; j < m; j++)
+        any_bad |= run->results[idx[j]].status != KB_R_OK ||
+                   run->results[idx[j]].counters_reason[0] != '\0';
+    if (any_bad && k == FMT_MD)
+        fputc('\n', f);
+    counters_note(f, run, idx, m, k);
+    reasons(f, run, idx, m, k, rows, vis[C_NOTE]);
+}
+
 static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
 {
-    kb_status st = KB_OK;
-    size_t n = run->nresults;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    row *rows = calloc(n ? n : 1, sizeof *rows);
-    char shape[256];
-    int vis[NCOL];
-
-    if (!seen || !idx || !rows) {
-        st = kb_fail(e, KB_EENV, "out of memory writing the report");
-        goto done;
+    kb_groups g;
+    kb_status st = kb_run_groups(run, &g, e);
+    if (st != KB_OK)
+        return st;
+    row *rows = calloc(run->nresults ? run->nresults : 1, sizeof *rows);
+    if (!rows) {
+        kb_groups_release(&g);
+        return kb_fail(e, KB_EENV, "out of memory writing the report");
     }
     header(f, run, k);
-    if (n == 0)
+    if (run->nresults == 0)
         fputs(k == FMT_TEXT ? "\nno results\n" : "\n_no results_\n", f);
-    for (size_t i = 0; i < n; i++) {
-        if (seen[i])
-            continue;
-        size_t m = take_group(run, i, seen, idx);
-        const kb_result *r0 = &run->results[i];
-        double naive = kb_naive_median(run, idx, m);
-        kb_result_shape_str(r0, ", ", shape, sizeof shape);
-        if (k == FMT_TEXT)
-            fprintf(f, "\n%s \xC2\xB7 %s \xC2\xB7 %s\n", r0->op, r0->dtype, shape);
-        else
-            fprintf(f, "\n## %s \xC2\xB7 %s \xC2\xB7 %s\n\n", r0->op, r0->dtype, shape);
-        int compute = group_compute(run, idx, m);
-        heads hd = group_heads(compute);
-        for (size_t j = 0; j < m; j++)
-            fill_row(&run->results[idx[j]], naive, compute, &rows[j]);
-        visible_cols(run, idx, m, rows, k, vis);
-        if (k == FMT_TEXT)
-            text_table(f, &hd, rows, m, vis);
-        else
-            md_table(f, &hd, rows, m, vis);
-        int any_bad = 0;
-        for (size_t j = 0; j < m; j++)
-            any_bad |= run->results[idx[j]].status != KB_R_OK ||
-                       run->results[idx[j]].counters_reason[0] != '\0';
-        if (any_bad && k == FMT_MD)
-            fputc('\n', f);
-        counters_note(f, run, idx, m, k);
-        reasons(f, run, idx, m, k, rows, vis[C_NOTE]);
-    }
-    if (ferror(f))
-        st = kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
-done:
-    free(seen);
-    free(idx);
+    for (size_t i = 0; i < g.n; i++)
+        write_group(f, run, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows);
     free(rows);
-    return st;
+    kb_groups_release(&g);
+    if (ferror(f))
+        return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
+    return KB_OK;
 }
 
 kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e)
@@ -683,7 +483,7 @@ static void csv_str(FILE *f, const char *s, int first)
 static void csv_num(FILE *f, double v)
 {
     char b[40];
-    fmt_exact(v, b, sizeof b);
+    kb_fmt_exact(v, b, sizeof b);
     csv_str(f, b, 0);
 }
 
@@ -717,30 +517,12 @@ static const char *const csv_head[] = {
 
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
 {
-    kb_status st = KB_OK;
-    size_t n = run->nresults;
-    char *seen = calloc(n ? n : 1, 1);
-    size_t *idx = calloc(n ? n : 1, sizeof *idx);
-    double *naive = calloc(n ? n : 1, sizeof *naive);
     char cc[24], shape[256], seed[32];
-
-    if (!seen || !idx || !naive) {
-        st = kb_fail(e, KB_EENV, "out of memory writing the report");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (seen[i])
-            continue;
-        size_t m = take_group(run, i, seen, idx);
-        double nm = kb_naive_median(run, idx, m);
-        for (size_t j = 0; j < m; j++)
-            naive[idx[j]] = nm;
-    }
     for (size_t c = 0; c < sizeof csv_head / sizeof csv_head[0]; c++)
         csv_str(f, csv_head[c], c == 0);
     fputs("\r\n", f);
     snprintf(cc, sizeof cc, "%d.%d", run->dev.cc_major, run->dev.cc_minor);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         kb_result_shape_str(r, ",", shape, sizeof shape);
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
@@ -777,7 +559,7 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         csv_num(f, r->gbps);
         csv_num(f, r->tflops);
         csv_num(f, r->pct_peak);
-        csv_num(f, speedup(r, naive[i]));
+        csv_num(f, r->speedup);
         csv_int(f, r->nkernels);
         csv_str(f, r->metric_set, 0);
         csv_int(f, r->passes);
@@ -797,12 +579,8 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         fputs("\r\n", f);
     }
     if (ferror(f))
-        st = kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
-done:
-    free(seen);
-    free(idx);
-    free(naive);
-    return st;
+        return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
+    return KB_OK;
 }
 
 /* ---- kernels -------------------------------------------------------------------- */
@@ -828,43 +606,47 @@ static int longest_name(const kb_named_value *v, int n)
 {
     size_t w = 0;
     for (int i = 0; i < n; i++)
-        if (dwidth(v[i].name) > w)
-            w = dwidth(v[i].name);
+        if (kb_text_width(v[i].name) > w)
+            w = kb_text_width(v[i].name);
     return (int)w;
-}
-
-/* The counts a kernel holds, clamped to its arrays. */
-static int nmetrics(const kb_kernel *k)
-{
-    return k->nmetrics < 0 ? 0 : k->nmetrics > KB_RES_MAX_METRICS ? KB_RES_MAX_METRICS
-                                                                   : k->nmetrics;
-}
-static int nstalls(const kb_kernel *k)
-{
-    return k->nstalls < 0 ? 0 : k->nstalls > KB_RES_MAX_STALLS ? KB_RES_MAX_STALLS : k->nstalls;
 }
 
 /* The result's title: "softmax · fp32 · rows=4096, cols=1024 · naive". */
 static void result_title(const kb_result *r, char *b, size_t n)
 {
-    char shape[256];
-    kb_result_shape_str(r, ", ", shape, sizeof shape);
-    snprintf(b, n, "%s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %s", r->op, r->dtype, shape, r->variant);
+    char c[384];
+    kb_fmt_case_title(r, c, sizeof c);
+    snprintf(b, n, "%s \xC2\xB7 %s", c, r->variant);
 }
 
 /* What the counter pass of r gave: "core, 1 pass", "none (REASON)" or "none". */
 static void counters_line(FILE *f, const kb_result *r, fmt_kind k)
 {
-    if (has_counters(r))
+    if (kb_result_has_counters(r))
         fprintf(f, "%s, %d pass%s", r->metric_set, r->passes, r->passes == 1 ? "" : "es");
     else
         fputs("none", f);
     if (*r->counters_reason) {
         fputs(" (", f);
         if (k == FMT_MD)
-            md_cell(f, r->counters_reason);
+            kb_md_text(f, r->counters_reason);
         else
-            one_line(f, r->counters_reason);
+            kb_text_line(f, r->counters_reason);
+        fputc(')', f);
+    }
+    fputc('\n', f);
+}
+
+/* "no kernels recorded (REASON)" for a result without kernels. */
+static void no_kernels(FILE *f, const kb_result *r, fmt_kind k)
+{
+    fputs(k == FMT_TEXT ? "  no kernels recorded" : "- no kernels recorded", f);
+    if (*r->reason) {
+        fputs(" (", f);
+        if (k == FMT_MD)
+            kb_md_text(f, r->reason);
+        else
+            kb_text_line(f, r->reason);
         fputc(')', f);
     }
     fputc('\n', f);
@@ -882,12 +664,12 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
             (long long)k->static_smem, (long long)k->dynamic_smem);
     fprintf(f, "    local mem   %lld B per thread%s\n", (long long)k->local_bytes,
             k->local_bytes > 0 ? " (spills, stack)" : "");
-    fmt_fixed(100.0 * k->occupancy, 1, "", "%", v, sizeof v);
+    kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", v, sizeof v);
     fprintf(f, "    occupancy   %s theoretical, %d blocks per SM", v, k->blocks_per_sm);
     if (*k->occ_limiter)
         fprintf(f, ", limited by %s", k->occ_limiter);
     fputc('\n', f);
-    int nm = nmetrics(k), ns = nstalls(k);
+    int nm = kb_kernel_nmetrics(k), ns = kb_kernel_nstalls(k);
     if (nm > 0) {
         int w = longest_name(k->metrics, nm);
         fputs("    metrics\n", f);
@@ -900,7 +682,7 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
         int w = longest_name(k->stalls, ns);
         fputs("    stalls (share of stalled warp cycles, largest first)\n", f);
         for (int j = 0; j < ns; j++) {
-            fmt_fixed(100.0 * k->stalls[j].value, 1, "", "%", v, sizeof v);
+            kb_fmt_fixed(100.0 * k->stalls[j].value, 1, "", "%", v, sizeof v);
             fprintf(f, "      %-*s  %6s\n", w, k->stalls[j].name, v);
         }
     }
@@ -917,15 +699,8 @@ kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
         result_title(r, title, sizeof title);
         fprintf(f, "\n%s  [%s]\n  counters    ", title, kb_rstatus_name(r->status));
         counters_line(f, r, FMT_TEXT);
-        if (r->nkernels <= 0) {
-            fputs("  no kernels recorded", f);
-            if (*r->reason) {
-                fputs(" (", f);
-                one_line(f, r->reason);
-                fputc(')', f);
-            }
-            fputc('\n', f);
-        }
+        if (r->nkernels <= 0)
+            no_kernels(f, r, FMT_TEXT);
         for (int j = 0; j < r->nkernels; j++)
             kernel_text(f, &r->kernels[j], j, r->nkernels);
     }
@@ -942,11 +717,11 @@ static void md_values(FILE *f, const char *caption, const char *head, const kb_n
     fprintf(f, "\n%s\n\n| %s | %s |\n|---|---:|\n", caption, head, pct ? "share" : "value");
     for (int j = 0; j < n; j++) {
         if (pct)
-            fmt_fixed(100.0 * v[j].value, 1, "", "%", b, sizeof b);
+            kb_fmt_fixed(100.0 * v[j].value, 1, "", "%", b, sizeof b);
         else
             fmt_value(v[j].value, b, sizeof b);
         fputs("| ", f);
-        md_cell(f, v[j].name);
+        kb_md_text(f, v[j].name);
         fprintf(f, " | %s |\n", b);
     }
 }
@@ -961,17 +736,11 @@ kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
         const kb_result *r = &run->results[i];
         result_title(r, title, sizeof title);
         fputs("\n## ", f);
-        md_cell(f, title);
+        kb_md_text(f, title);
         fprintf(f, " (%s)\n\n- **counters**: ", kb_rstatus_name(r->status));
         counters_line(f, r, FMT_MD);
         if (r->nkernels <= 0) {
-            fputs("- no kernels recorded", f);
-            if (*r->reason) {
-                fputs(" (", f);
-                md_cell(f, r->reason);
-                fputc(')', f);
-            }
-            fputc('\n', f);
+            no_kernels(f, r, FMT_MD);
             continue;
         }
         fputs("\n| # | kernel | grid | block | regs | static smem | dynamic smem | local "
@@ -981,53 +750,30 @@ kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
             const kb_kernel *k = &r->kernels[j];
             fmt_dim3(k->grid, g, sizeof g);
             fmt_dim3(k->block, bl, sizeof bl);
-            fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
+            kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
             fprintf(f, "| %d | `", j + 1);
-            md_cell(f, k->name);
+            kb_md_text(f, k->name);
             fprintf(f, "` | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
                     (long long)k->static_smem, (long long)k->dynamic_smem,
                     (long long)k->local_bytes, occ);
-            md_cell(f, *k->occ_limiter ? k->occ_limiter : "-");
+            kb_md_text(f, *k->occ_limiter ? k->occ_limiter : "-");
             fputs(" |\n", f);
         }
         for (int j = 0; j < r->nkernels; j++) {
             const kb_kernel *k = &r->kernels[j];
-            if (nmetrics(k) > 0) {
+            if (kb_kernel_nmetrics(k) > 0) {
                 snprintf(cap, sizeof cap, "**kernel %d metrics**", j + 1);
-                md_values(f, cap, "metric", k->metrics, nmetrics(k), 0);
+                md_values(f, cap, "metric", k->metrics, kb_kernel_nmetrics(k), 0);
             }
-            if (nstalls(k) > 0) {
+            if (kb_kernel_nstalls(k) > 0) {
                 snprintf(cap, sizeof cap,
                          "**kernel %d stalls** (share of stalled warp cycles, largest first)",
                          j + 1);
-                md_values(f, cap, "reason", k->stalls, nstalls(k), 1);
+                md_values(f, cap, "reason", k->stalls, kb_kernel_nstalls(k), 1);
             }
         }
     }
     if (ferror(f))
         return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
     return KB_OK;
-}
-
-kb_status kb_write_atomic(const char *path, kb_emit_fn emit, const void *ctx, kb_err *e)
-{
-    kb_status st;
-    char tmp[4096];
-    if (strcmp(path, "-") == 0)
-        return emit(stdout, ctx, e);
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-        return kb_fail(e, KB_EUSAGE, "output path is too long: '%.60s...'", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return kb_fail(e, KB_EENV, "cannot create '%s': %s", tmp, strerror(errno));
-    st = emit(f, ctx, e);
-    if (fflush(f) != 0 && st == KB_OK)
-        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
-    if (fclose(f) != 0 && st == KB_OK)
-        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(errno));
-    if (st == KB_OK && rename(tmp, path) != 0)
-        st = kb_fail(e, KB_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    if (st != KB_OK)
-        remove(tmp);
-    return st;
 }

@@ -1,20 +1,15 @@
 /* writers.h - text, markdown and CSV reports of a run, and its per-kernel
- * detail. Every writer reads the same kb_run and computes no figure of its own,
- * except each result's speed-up over the `naive` variant of its case (same op,
- * dtype and shape); per-result figures taken from the kernels (registers,
- * spills, theoretical occupancy, top stalls) are filled by the producer. JSON
- * reports are in json.h. */
+ * detail. Every writer reads the same kb_run and computes no figure of its own:
+ * the result model holds them all, the speed-up over naive and the per-result
+ * figures taken from the kernels (registers, spills, theoretical occupancy,
+ * top stalls) included. The JSON report is the store's (store/json.h). */
 #ifndef KB_WRITERS_H
 #define KB_WRITERS_H
 
 #include <stdio.h>
 
-#include "report/result.h"
+#include "results/result.h"
 #include "util/status.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* A header (run, device, every known calibrated ceiling: "copy bw 4229 GB/s ·
  * bf16 mma 780 TFLOP/s · fp32 51 TFLOP/s", state, tag), then one aligned
@@ -58,35 +53,4 @@ kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e);
  * and a stalls table per kernel that has them. Errors as kb_write_text. */
 kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e);
 
-/* The figures as every report shows them (HTML and compare too). */
-
-/* Microseconds with about four significant digits in µs, ms or s: "812.2 µs",
- * "3.195 ms"; "-" when not finite. */
-void kb_fmt_time(double us, char *b, size_t n);
-
-/* Device memory in decimal units: "4.3 GB", "512 MB", "12 kB", "96 B"; "-"
- * for none (0) or unknown. */
-void kb_fmt_bytes(double v, char *b, size_t n);
-
-/* The device's known calibrated ceilings: "copy bw 4229 GB/s · bf16 mma 780
- * TFLOP/s · fp32 51 TFLOP/s (calibrated)", only those known, or "not
- * calibrated (run 'kbench calibrate')". */
-void kb_fmt_ceilings(const kb_device *d, char *b, size_t n);
-
-/* The median time of the ok `naive` result among run->results[idx[0..n)] (one
- * case group), or NAN when there is none: what "vs naive" divides. */
-double kb_naive_median(const kb_run *run, const size_t *idx, size_t n);
-
-/* Something that writes itself to a stream. */
-typedef kb_status (*kb_emit_fn)(FILE *f, const void *ctx, kb_err *e);
-
-/* Runs emit(f, ctx) on stdout when path is "-"; otherwise on path.tmp, checking
- * the flush and close, then renames it over path, so a failed or interrupted
- * write never leaves a truncated file under the name. KB_EENV on I/O failure,
- * KB_EUSAGE for a path too long; the emitter's own status otherwise. */
-kb_status kb_write_atomic(const char *path, kb_emit_fn emit, const void *ctx, kb_err *e);
-
-#ifdef __cplusplus
-}
-#endif
 #endif

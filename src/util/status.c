@@ -1,5 +1,5 @@
-/* status.c - error messages, number parsing and small string helpers shared by
- * every module. */
+/* status.c - error messages, number parsing and formatting, and small string
+ * helpers shared by every module. */
 #include "status.h"
 
 #include <errno.h>
@@ -74,6 +74,18 @@ int kb_strlcpy(char *dst, const char *src, size_t dst_size)
     memcpy(dst, src, dst_size - 1);
     dst[dst_size - 1] = '\0';
     return 1;
+}
+
+void kb_fmt_exact(double v, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (!isfinite(v))
+        return;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
 }
 
 int kb_edit_distance(const char *a, const char *b)

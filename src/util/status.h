@@ -33,6 +33,18 @@ typedef struct kb_err {
 #define KB_PRINTF(a, b)
 #endif
 
+/* In a function with `kb_status st` and a `done:` label (its one cleanup
+ * path): runs x, keeps its status in st and jumps to done unless it is KB_OK. */
+#define KB_TRY(x)                                                                       \
+    do {                                                                                \
+        st = (x);                                                                       \
+        if (st != KB_OK)                                                                \
+            goto done;                                                                  \
+    } while (0)
+
+/* Elements of an array (not a pointer). */
+#define KB_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Sets e->msg from the format (e may be NULL) and returns s, so that
  * `return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", s);` reads as one step. */
 kb_status kb_fail(kb_err *e, kb_status s, const char *fmt, ...) KB_PRINTF(3, 4);
@@ -50,6 +62,10 @@ kb_status kb_parse_double(const char *s, double lo, double hi, const char *what,
 /* Bounded copy that always terminates dst (dst_size > 0). Returns 1 when the
  * source was cut short, 0 otherwise. */
 int kb_strlcpy(char *dst, const char *src, size_t dst_size);
+
+/* The shortest decimal text (15, 16 or 17 significant digits) that reads back
+ * to exactly v, into buf; "" when v is not finite. */
+void kb_fmt_exact(double v, char *buf, size_t n);
 
 /* Levenshtein distance between two short strings (each at most 63 bytes are
  * compared); used for "did you mean" suggestions. */

@@ -10,7 +10,7 @@
 
 #define KBT_CLI
 #include "kbtest.h"
-#include "report/json.h"
+#include "store/json.h"
 
 
 static const char *const fixture = "tests/fixtures/report_counters.json";

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "kbtest.h"
-#include "report/json.h"
+#include "store/json.h"
 
 static char dir[64];
 

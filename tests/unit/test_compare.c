@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "kbtest.h"
-#include "report/compare.h"
-#include "report/json.h"
+#include "report/compare_view.h"
+#include "results/compare.h"
+#include "store/json.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
 
@@ -43,15 +44,7 @@ static kb_result *add_case(kb_run *run, const char *variant, const char *dtype, 
                            double median, size_t n, double spread, uint64_t seed)
 {
     kb_result r;
-    kb_result_init(&r);
-    snprintf(r.op, sizeof r.op, "softmax");
-    snprintf(r.variant, sizeof r.variant, "%s", variant);
-    snprintf(r.dtype, sizeof r.dtype, "%s", dtype);
-    r.naxes = 2;
-    snprintf(r.axis[0], sizeof r.axis[0], "rows");
-    snprintf(r.axis[1], sizeof r.axis[1], "cols");
-    r.shape[0] = rows;
-    r.shape[1] = 1024;
+    kbt_case(&r, "softmax", variant, dtype, rows, 1024);
     r.checked = 1;
     if (n) {
         r.samples_us = malloc(n * sizeof *r.samples_us);

@@ -18,9 +18,25 @@
 static const kb_metric_set all_sets[] = {KB_METRICS_CORE, KB_METRICS_SOL,
                                          KB_METRICS_STALLS, KB_METRICS_FULL};
 
+/* CUPTI's host library (libnvperf_host) is loaded with RTLD_DEEPBIND, which
+ * AddressSanitizer refuses: under `make asan` the tests that need it skip,
+ * saying so (`make test` runs them). */
+static int host_api_unavailable(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+    print_message("under AddressSanitizer CUPTI's host library cannot load (RTLD_DEEPBIND): "
+                  "skipping\n");
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 static void every_set_validates_on_gh100(void **state)
 {
     (void)state;
+    if (host_api_unavailable())
+        skip();
     int passes[4] = {0};
     for (int i = 0; i < 4; i++) {
         kb_err e = {{0}};
@@ -46,6 +62,8 @@ static void every_set_validates_on_gh100(void **state)
 static void unknown_chip_is_an_error(void **state)
 {
     (void)state;
+    if (host_api_unavailable())
+        skip();
     int p = 0;
     kb_err e = {{0}};
     assert_int_equal(kb_counters_passes("XX999", KB_METRICS_CORE, &p, &e), KB_EENV);

@@ -20,15 +20,7 @@ static void add(kb_run *run, const char *variant, const char *dtype, int64_t row
                 kb_rstatus status)
 {
     kb_result r;
-    kb_result_init(&r);
-    snprintf(r.op, sizeof r.op, "softmax");
-    snprintf(r.variant, sizeof r.variant, "%s", variant);
-    snprintf(r.dtype, sizeof r.dtype, "%s", dtype);
-    r.naxes = 2;
-    snprintf(r.axis[0], sizeof r.axis[0], "rows");
-    snprintf(r.axis[1], sizeof r.axis[1], "cols");
-    r.shape[0] = rows;
-    r.shape[1] = 4096;
+    kbt_case(&r, "softmax", variant, dtype, rows, 4096);
     r.status = status;
     r.checked = 1;
     if (status == KB_R_OK) {

@@ -1,12 +1,12 @@
 /* test_isolate.c - child-process isolation (profiler/isolate) and the result
- * model's summaries (report/result), with no GPU. */
+ * model's summaries (results/result), with no GPU. */
 #include <math.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include "kbtest.h"
 #include "profiler/isolate.h"
-#include "report/result.h"
+#include "results/result.h"
 
 static int child_answers(void *ctx, int fd)
 {

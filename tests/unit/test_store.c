@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "kbtest.h"
-#include "report/json.h"
-#include "report/store.h"
+#include "store/json.h"
+#include "store/store.h"
 
 static char tmpdir[64];
 

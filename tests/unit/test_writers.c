@@ -23,15 +23,7 @@ static void add(kb_run *run, const char *op, const char *dtype, int64_t rows, in
                 double pct, int nkernels, const char *reason)
 {
     kb_result r;
-    kb_result_init(&r);
-    snprintf(r.op, sizeof r.op, "%s", op);
-    snprintf(r.variant, sizeof r.variant, "%s", variant);
-    snprintf(r.dtype, sizeof r.dtype, "%s", dtype);
-    r.naxes = 2;
-    snprintf(r.axis[0], sizeof r.axis[0], "rows");
-    snprintf(r.axis[1], sizeof r.axis[1], "cols");
-    r.shape[0] = rows;
-    r.shape[1] = cols;
+    kbt_case(&r, op, variant, dtype, rows, cols);
     r.status = status;
     r.seed = 99;
     r.checked = 1;

@@ -400,9 +400,7 @@ static cudaError_t launch_flash_cfg(const kb_args *a, cudaStream_t st, const cha
     const att_shape sh = att_shape_of(a);
     void (*kern)(const T *, const T *, const T *, T *, int64_t, int64_t, int, float) =
         att_flash<T, C>;
-    cudaError_t e = cudaFuncSetAttribute((const void *)kern,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)C::SMEM);
+    cudaError_t e = kb_allow_smem(kern, C::SMEM);
     if (e != cudaSuccess)
         return e;
     const int64_t nqb = (sh.s + C::BR - 1) / C::BR, blocks = sh.bh * nqb;

@@ -572,9 +572,7 @@ static cudaError_t launch_fw_cfg(const kb_args *a, cudaStream_t st, const char *
     const att_shape sh = att_shape_of(a);
     void (*kern)(CUtensorMap, CUtensorMap, CUtensorMap, T *, int *, int, int, int, int, float) =
         att_fw<T, C>;
-    cudaError_t e = cudaFuncSetAttribute((const void *)kern,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)C::SMEM);
+    cudaError_t e = kb_allow_smem(kern, C::SMEM);
     if (e != cudaSuccess)
         return e;
     if ((e = fw_make_maps(a, sh, C::BM, C::BN)) != cudaSuccess)

@@ -108,59 +108,34 @@ __global__ void __launch_bounds__(EW_MAX_THREADS)
     }
 }
 
+/* The statistics, a warp per row; then three elementwise launches in strips of
+ * up to 256 columns (fewer for short rows, in whole warps), one block row per
+ * matrix row up to 65535, then grid-stride (ln_steps: the buffers). */
 template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
 {
-    const int64_t rows = a->shape[LN_ROWS];
-    const int cols = (int)a->shape[LN_COLS];
-    const float inv_cols = 1.0f / (float)cols;
-    const T *x = (const T *)a->in[0], *g = (const T *)a->in[1];
-    const T *b1 = (const T *)a->in[2], *b2 = (const T *)a->in[3];
-    float *mean = (float *)a->scratch;
-    float *rstd = mean + kb_ln_pad_rows(rows);
-    float *t = rstd + kb_ln_pad_rows(rows);
-    if (a->shape[LN_STATS]) {
-        mean = (float *)a->out[1];
-        rstd = (float *)a->out[2];
-    }
-    cudaError_t e;
-
+    const ln_steps<T> p = ln_steps_of<T>(a);
     const int rpb = STATS_THREADS / 32;
-    const kb_dim3 sgrid = {(unsigned)((rows + rpb - 1) / rpb), 1, 1};
+    const kb_dim3 sgrid = {(unsigned)((p.rows + rpb - 1) / rpb), 1, 1};
     const kb_dim3 sblock = {STATS_THREADS, 1, 1};
-    kb_note_launch(a->log, (const void *)layernorm_coalesced_stats<T>,
-                   "layernorm_coalesced_stats", sgrid, sblock, 0);
-    layernorm_coalesced_stats<T><<<sgrid.x, sblock.x, 0, s>>>(x, mean, rstd, rows, cols,
-                                                              inv_cols);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-
-    /* Elementwise: strips of up to 256 columns (fewer for short rows, in whole
-     * warps), one block row per matrix row up to 65535, then grid-stride. */
-    int threads = (cols + 31) / 32 * 32;
+    int threads = (p.cols + 31) / 32 * 32;
     if (threads > EW_MAX_THREADS)
         threads = EW_MAX_THREADS;
-    int64_t gx = (cols + threads - 1) / threads;
+    const int64_t gx = (p.cols + threads - 1) / threads;
     const kb_dim3 grid = {(unsigned)(gx < 65535 ? gx : 65535),
-                          (unsigned)(rows < 65535 ? rows : 65535), 1};
+                          (unsigned)(p.rows < 65535 ? p.rows : 65535), 1};
     const kb_dim3 block = {(unsigned)threads, 1, 1};
-    const dim3 g3(grid.x, grid.y), b3(block.x);
-
-    kb_note_launch(a->log, (const void *)layernorm_coalesced_normalise<T>,
-                   "layernorm_coalesced_normalise", grid, block, 0);
-    layernorm_coalesced_normalise<T><<<g3, b3, 0, s>>>(x, mean, rstd, g, b1, t, rows, cols);
-    if ((e = cudaGetLastError()) != cudaSuccess)
+    cudaError_t e;
+    if ((e = kb_launch(a, s, layernorm_coalesced_stats<T>, "layernorm_coalesced_stats", sgrid,
+                       sblock, 0, p.x, p.mean, p.rstd, p.rows, p.cols, p.inv_cols)) !=
+            cudaSuccess ||
+        (e = kb_launch(a, s, layernorm_coalesced_normalise<T>, "layernorm_coalesced_normalise",
+                       grid, block, 0, p.x, p.mean, p.rstd, p.g, p.b1, p.t, p.rows, p.cols)) !=
+            cudaSuccess ||
+        (e = kb_launch(a, s, layernorm_coalesced_bias<T>, "layernorm_coalesced_bias", grid, block,
+                       0, p.b2, p.t, p.rows, p.cols)) != cudaSuccess)
         return e;
-
-    kb_note_launch(a->log, (const void *)layernorm_coalesced_bias<T>, "layernorm_coalesced_bias",
-                   grid, block, 0);
-    layernorm_coalesced_bias<T><<<g3, b3, 0, s>>>(b2, t, rows, cols);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-
-    kb_note_launch(a->log, (const void *)layernorm_coalesced_gelu<T, TANH>,
-                   "layernorm_coalesced_gelu", grid, block, 0);
-    layernorm_coalesced_gelu<T, TANH><<<g3, b3, 0, s>>>(t, (T *)a->out[0], rows, cols);
-    return cudaGetLastError();
+    return kb_launch(a, s, layernorm_coalesced_gelu<T, TANH>, "layernorm_coalesced_gelu", grid,
+                     block, 0, (const float *)p.t, p.y, p.rows, p.cols);
 }
 
 template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)

@@ -89,9 +89,29 @@
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "layernorm.cuh"
 
+/* Pass 2 of the two-pass statistics: centres the NV vectors of V elements a
+ * thread holds by md, in place, and returns the sum of their squares over the
+ * vectors in range (in(k)), each vector's own sum first. */
+template <int NV, int V, typename IN>
+static __device__ __forceinline__ float centred_squares(float (&v)[NV][V], float md, IN in)
+{
+    float q = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        float qk = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            v[k][i] -= md;
+            qk = fmaf(v[k][i], v[k][i], qk);
+        }
+        q += in(k) ? qk : 0.0f;
+    }
+    return q;
+}
+
 /* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
 
-/* A warp per row, 4 rows per 128-thread block; lane t owns vectors t + 32 k. */
+/* A warp per row (layernorm.cuh: ln_warp_start, ln_warp_store). */
 template <typename T, int NV, bool TANH>
 __global__ void __launch_bounds__(128, 8)
     layernorm_fused_warp(const T *__restrict__ x, const T *__restrict__ gamma,
@@ -101,20 +121,12 @@ __global__ void __launch_bounds__(128, 8)
 {
     constexpr int V = kb_vec_width<T>();
     constexpr bool SHIFT = sizeof(T) == 4;
-    const int64_t row = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (row >= rows)
-        return; /* the whole warp: no shuffle partner is left behind */
-    const int nvec = cols / V;
-    const int64_t base = row * cols;
-    const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
-
+    int64_t row;
     uint4 raw[NV];
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        const int j = lane + 32 * k;
-        raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
-    }
+    if (!ln_warp_start<T>(x, rows, cols, row, raw))
+        return;
+    const int lane = threadIdx.x & 31, nvec = cols / V;
+    const int64_t base = row * cols;
     const float K = SHIFT ? kb_load(x, base) : 0.0f;
 
     float v[NV][V];
@@ -132,34 +144,11 @@ __global__ void __launch_bounds__(128, 8)
         s += lane + 32 * k < nvec ? sk : 0.0f;
     }
     const float md = kb_warp_sum(s) * inv_cols;
-    float q = 0.0f;
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        float qk = 0.0f;
-#pragma unroll
-        for (int i = 0; i < V; i++) {
-            v[k][i] -= md;
-            qk = fmaf(v[k][i], v[k][i], qk);
-        }
-        q += lane + 32 * k < nvec ? qk : 0.0f;
-    }
+    const float q = centred_squares(v, md, [&](int k) { return lane + 32 * k < nvec; });
     const float rstd = rsqrtf(fmaf(kb_warp_sum(q), inv_cols, LN_EPS));
 
-    uint4 *yv = reinterpret_cast<uint4 *>(y + base);
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        const int j = lane + 32 * k;
-        if (j < nvec) {
-            float g[V], b1[V], b2[V], o[V];
-            kb_unpack<T>(kb_ld128(gamma + (int64_t)j * V), g);
-            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
-            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
-#pragma unroll
-            for (int i = 0; i < V; i++)
-                o[i] = ln_gelu<TANH>(fmaf(v[k][i] * rstd, g[i], b1[i] + b2[i]));
-            __stcs(yv + j, kb_pack<T>(o));
-        }
-    }
+    ln_warp_store<T, NV, TANH>(gamma, beta, bias, y, base, cols,
+                               [&](int k, int i) { return v[k][i] * rstd; });
     if (mean_out != nullptr && lane == 0) {
         mean_out[row] = K + md;
         rstd_out[row] = rstd;
@@ -245,17 +234,8 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
         /* Pass 2: c = d - mean_d, kept in v; the sum of c^2. red[gid][0] is not
          * written again before the next row's first sum, which follows this
          * sum's barrier. */
-        float q = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float qk = 0.0f;
-#pragma unroll
-            for (int i = 0; i < V; i++) {
-                v[k][i] -= md;
-                qk = fmaf(v[k][i], v[k][i], qk);
-            }
-            q += EXACT || tid + k * THREADS < nvec ? qk : 0.0f;
-        }
+        const float q =
+            centred_squares(v, md, [&](int k) { return EXACT || tid + k * THREADS < nvec; });
         const float rstd =
             rsqrtf(fmaf(ln_group_sum<NW, G>(q, red[gid][1], gid), inv_cols, LN_EPS));
 
@@ -334,31 +314,4 @@ __global__ void __launch_bounds__(1024, 1)
 
 /* ---- launch: the shared dispatch (layernorm.cuh) over this variant's kernels ---- */
 
-struct fused_kernels {
-    static constexpr const char *warp_name = "layernorm_fused_warp";
-    static constexpr const char *row_name = "layernorm_fused_row";
-    static constexpr const char *stream_name = "layernorm_fused_stream";
-    template <typename T, int NV, bool TANH> static constexpr auto warp()
-    {
-        return layernorm_fused_warp<T, NV, TANH>;
-    }
-    template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
-    static constexpr auto row()
-    {
-        return layernorm_fused_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;
-    }
-    template <typename T, bool TANH> static constexpr auto stream()
-    {
-        return layernorm_fused_stream<T, TANH>;
-    }
-};
-
-template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
-{
-    return ln_dispatch_gelu<fused_kernels, T>(a, s);
-}
-
-extern "C" cudaError_t kb_layernorm_fused(const kb_args *a, cudaStream_t s)
-{
-    KB_LAUNCH_BY_DTYPE(launch_gelu, a, s)
-}
+LN_REGISTER_PATH_VARIANT(fused)

@@ -134,6 +134,61 @@ KB_DEV ln_wf ln_block_wf(ln_wf w, float (*red)[32])
     return ln_warp_wf(t);
 }
 
+/* ---- pieces of the warp-per-row kernels (fused, one_pass_variance) ------------- *
+ *
+ * A warp per row, 4 rows per 128-thread block; lane t owns the row's 16-byte
+ * vectors t + 32 k, k < NV. */
+
+/* The start of a warp-per-row kernel: this warp's row, and lane's NV vectors
+ * of it streamed into raw (zeros past the row's cols / V vectors). False when
+ * the warp is past the last row: the whole warp then leaves together, so no
+ * shuffle partner is left behind. */
+template <typename T, int NV>
+KB_DEV bool ln_warp_start(const T *__restrict__ x, int64_t rows, int cols, int64_t &row,
+                          uint4 (&raw)[NV])
+{
+    constexpr int V = kb_vec_width<T>();
+    row = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (row >= rows)
+        return false;
+    const int nvec = cols / V;
+    const uint4 *xv = reinterpret_cast<const uint4 *>(x + row * cols);
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const int j = lane + 32 * k;
+        raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
+    }
+    return true;
+}
+
+/* The end of a warp-per-row kernel: y = GELU(z(k, i) gamma + (beta + b)) for
+ * lane's vectors of the row at element base, streamed out; z(k, i) is element
+ * i of vector k normalised. */
+template <typename T, int NV, bool TANH, typename Z>
+KB_DEV void ln_warp_store(const T *__restrict__ gamma, const T *__restrict__ beta,
+                          const T *__restrict__ bias, T *__restrict__ y, int64_t base, int cols,
+                          Z z)
+{
+    constexpr int V = kb_vec_width<T>();
+    const int lane = threadIdx.x & 31, nvec = cols / V;
+    uint4 *yv = reinterpret_cast<uint4 *>(y + base);
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const int j = lane + 32 * k;
+        if (j < nvec) {
+            float g[V], b1[V], b2[V], o[V];
+            kb_unpack<T>(kb_ld128(gamma + (int64_t)j * V), g);
+            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
+            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                o[i] = ln_gelu<TANH>(fmaf(z(k, i), g[i], b1[i] + b2[i]));
+            __stcs(yv + j, kb_pack<T>(o));
+        }
+    }
+}
+
 /* ---- pieces of the persistent row kernels (fused, one_pass_variance) ------------ *
  *
  * A row kernel's block is G groups of THREADS threads (THREADS = 32 NW, a power
@@ -382,6 +437,40 @@ static inline int ln_aligned16(const kb_args *a)
 /* Shape axes (the table order of src/kernels/layernorm.c). */
 enum { LN_ROWS = 0, LN_COLS = 1, LN_GELU = 2, LN_STATS = 3, LN_MEAN = 4 };
 
+/* The buffers of the stepwise variants (naive, coalesced): x, gamma, beta, b
+ * and y; mean and rstd (the stats outputs when the shape asks for them, else
+ * scratch, each padded to kb_ln_pad_rows) and the fp32 intermediate t (rows x
+ * cols) in scratch after them, as src/kernels/layernorm.c sizes it. */
+template <typename T> struct ln_steps {
+    const T *x, *g, *b1, *b2;
+    T *y;
+    float *mean, *rstd, *t;
+    int64_t rows;
+    int cols;
+    float inv_cols;
+};
+
+template <typename T> static ln_steps<T> ln_steps_of(const kb_args *a)
+{
+    ln_steps<T> p;
+    p.rows = a->shape[LN_ROWS];
+    p.cols = (int)a->shape[LN_COLS];
+    p.inv_cols = 1.0f / (float)p.cols;
+    p.x = (const T *)a->in[0];
+    p.g = (const T *)a->in[1];
+    p.b1 = (const T *)a->in[2];
+    p.b2 = (const T *)a->in[3];
+    p.y = (T *)a->out[0];
+    p.mean = (float *)a->scratch;
+    p.rstd = p.mean + kb_ln_pad_rows(p.rows);
+    p.t = p.rstd + kb_ln_pad_rows(p.rows);
+    if (a->shape[LN_STATS]) {
+        p.mean = (float *)a->out[1];
+        p.rstd = (float *)a->out[2];
+    }
+    return p;
+}
+
 template <typename T> struct ln_ptrs {
     const T *x, *g, *b1, *b2;
     T *y;
@@ -411,11 +500,8 @@ template <typename K> struct ln_launchers {
         const int rpb = threads / 32;
         const kb_dim3 grid = {(unsigned)((p.rows + rpb - 1) / rpb), 1, 1};
         const kb_dim3 block = {(unsigned)threads, 1, 1};
-        auto k = K::template warp<T, NV, TANH>();
-        kb_note_launch(a->log, (const void *)k, K::warp_name, grid, block, 0);
-        k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
-                                     p.inv_cols);
-        return cudaGetLastError();
+        return kb_launch(a, s, K::template warp<T, NV, TANH>(), K::warp_name, grid, block, 0,
+                         p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
     }
 
     template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, int G, bool EXACT>
@@ -434,10 +520,8 @@ template <typename K> struct ln_launchers {
             return e;
         const kb_dim3 grid = {blocks, 1, 1};
         const kb_dim3 block = {(unsigned)(THREADS * G), 1, 1};
-        kb_note_launch(a->log, (const void *)k, K::row_name, grid, block, smem);
-        k<<<grid.x, block.x, smem, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols,
-                                        p.inv_cols);
-        return cudaGetLastError();
+        return kb_launch(a, s, k, K::row_name, grid, block, smem, p.x, p.g, p.b1, p.b2, p.y, p.mo,
+                         p.ro, (int)p.rows, p.cols, p.inv_cols);
     }
 
     template <typename T, bool TANH>
@@ -446,10 +530,8 @@ template <typename K> struct ln_launchers {
         const ln_ptrs<T> p = ln_ptrs_of<T>(a);
         const kb_dim3 grid = {(unsigned)p.rows, 1, 1};
         const kb_dim3 block = {(unsigned)threads, 1, 1};
-        auto k = K::template stream<T, TANH>();
-        kb_note_launch(a->log, (const void *)k, K::stream_name, grid, block, 0);
-        k<<<grid.x, block.x, 0, s>>>(p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.cols, p.inv_cols);
-        return cudaGetLastError();
+        return kb_launch(a, s, K::template stream<T, TANH>(), K::stream_name, grid, block, 0,
+                         p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.cols, p.inv_cols);
     }
 };
 
@@ -510,5 +592,38 @@ static cudaError_t ln_dispatch_gelu(const kb_args *a, cudaStream_t s)
 {
     return a->shape[LN_GELU] ? ln_dispatch<K, T, true>(a, s) : ln_dispatch<K, T, false>(a, s);
 }
+
+/* The launcher of a register-path variant NAME (fused, one_pass_variance): its
+ * kernels layernorm_NAME_warp, layernorm_NAME_row and layernorm_NAME_stream,
+ * named so in launch notes, through ln_dispatch, as
+ *   extern "C" cudaError_t kb_layernorm_NAME(const kb_args *a, cudaStream_t s). */
+#define LN_REGISTER_PATH_VARIANT(NAME)                                                   \
+    struct NAME##_kernels {                                                              \
+        static constexpr const char *warp_name = "layernorm_" #NAME "_warp";             \
+        static constexpr const char *row_name = "layernorm_" #NAME "_row";               \
+        static constexpr const char *stream_name = "layernorm_" #NAME "_stream";         \
+        template <typename T, int NV, bool TANH> static constexpr auto warp()            \
+        {                                                                                \
+            return layernorm_##NAME##_warp<T, NV, TANH>;                                 \
+        }                                                                                \
+        template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT,  \
+                  bool TANH>                                                             \
+        static constexpr auto row()                                                      \
+        {                                                                                \
+            return layernorm_##NAME##_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;     \
+        }                                                                                \
+        template <typename T, bool TANH> static constexpr auto stream()                  \
+        {                                                                                \
+            return layernorm_##NAME##_stream<T, TANH>;                                   \
+        }                                                                                \
+    };                                                                                   \
+    template <typename T> static cudaError_t NAME##_launch(const kb_args *a, cudaStream_t s) \
+    {                                                                                    \
+        return ln_dispatch_gelu<NAME##_kernels, T>(a, s);                                \
+    }                                                                                    \
+    extern "C" cudaError_t kb_layernorm_##NAME(const kb_args *a, cudaStream_t s)        \
+    {                                                                                    \
+        KB_LAUNCH_BY_DTYPE(NAME##_launch, a, s)                                          \
+    }
 
 #endif

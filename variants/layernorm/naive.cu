@@ -117,53 +117,25 @@ __global__ void layernorm_naive_gelu(const float *__restrict__ t, T *__restrict_
         kb_store(yr, j, ln_gelu<TANH>(tr[j]));
 }
 
+/* Five launches in order, each a thread per row (ln_steps: the buffers). */
 template <typename T, bool TANH> static cudaError_t launch_t(const kb_args *a, cudaStream_t s)
 {
-    const int64_t rows = a->shape[LN_ROWS];
-    const int cols = (int)a->shape[LN_COLS];
-    const float inv_cols = 1.0f / (float)cols;
-    const T *x = (const T *)a->in[0], *g = (const T *)a->in[1];
-    const T *b1 = (const T *)a->in[2], *b2 = (const T *)a->in[3];
-    /* Scratch: mean, rstd (each padded to 64 floats), then t. */
-    float *mean = (float *)a->scratch;
-    float *rstd = mean + kb_ln_pad_rows(rows);
-    float *t = rstd + kb_ln_pad_rows(rows);
-    if (a->shape[LN_STATS]) {
-        mean = (float *)a->out[1];
-        rstd = (float *)a->out[2];
-    }
-    const kb_dim3 grid = {(unsigned)((rows + NAIVE_THREADS - 1) / NAIVE_THREADS), 1, 1};
+    const ln_steps<T> p = ln_steps_of<T>(a);
+    const kb_dim3 grid = {(unsigned)((p.rows + NAIVE_THREADS - 1) / NAIVE_THREADS), 1, 1};
     const kb_dim3 block = {NAIVE_THREADS, 1, 1};
     cudaError_t e;
-
-    kb_note_launch(a->log, (const void *)layernorm_naive_mean<T>, "layernorm_naive_mean", grid,
-                   block, 0);
-    layernorm_naive_mean<T><<<grid.x, block.x, 0, s>>>(x, mean, rows, cols, inv_cols);
-    if ((e = cudaGetLastError()) != cudaSuccess)
+    if ((e = kb_launch(a, s, layernorm_naive_mean<T>, "layernorm_naive_mean", grid, block, 0, p.x,
+                       p.mean, p.rows, p.cols, p.inv_cols)) != cudaSuccess ||
+        (e = kb_launch(a, s, layernorm_naive_variance<T>, "layernorm_naive_variance", grid, block,
+                       0, p.x, p.mean, p.rstd, p.rows, p.cols, p.inv_cols)) != cudaSuccess ||
+        (e = kb_launch(a, s, layernorm_naive_normalise<T>, "layernorm_naive_normalise", grid,
+                       block, 0, p.x, p.mean, p.rstd, p.g, p.b1, p.t, p.rows, p.cols)) !=
+            cudaSuccess ||
+        (e = kb_launch(a, s, layernorm_naive_bias<T>, "layernorm_naive_bias", grid, block, 0, p.b2,
+                       p.t, p.rows, p.cols)) != cudaSuccess)
         return e;
-
-    kb_note_launch(a->log, (const void *)layernorm_naive_variance<T>,
-                   "layernorm_naive_variance", grid, block, 0);
-    layernorm_naive_variance<T><<<grid.x, block.x, 0, s>>>(x, mean, rstd, rows, cols, inv_cols);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-
-    kb_note_launch(a->log, (const void *)layernorm_naive_normalise<T>,
-                   "layernorm_naive_normalise", grid, block, 0);
-    layernorm_naive_normalise<T><<<grid.x, block.x, 0, s>>>(x, mean, rstd, g, b1, t, rows, cols);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-
-    kb_note_launch(a->log, (const void *)layernorm_naive_bias<T>, "layernorm_naive_bias", grid,
-                   block, 0);
-    layernorm_naive_bias<T><<<grid.x, block.x, 0, s>>>(b2, t, rows, cols);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-
-    kb_note_launch(a->log, (const void *)layernorm_naive_gelu<T, TANH>, "layernorm_naive_gelu",
-                   grid, block, 0);
-    layernorm_naive_gelu<T, TANH><<<grid.x, block.x, 0, s>>>(t, (T *)a->out[0], rows, cols);
-    return cudaGetLastError();
+    return kb_launch(a, s, layernorm_naive_gelu<T, TANH>, "layernorm_naive_gelu", grid, block, 0,
+                     (const float *)p.t, p.y, p.rows, p.cols);
 }
 
 template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)

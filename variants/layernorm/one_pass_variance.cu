@@ -37,36 +37,12 @@
  * test_gpu_ops). */
 #include "layernorm.cuh"
 
-/* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
-
-/* A warp per row, 4 rows per 128-thread block; lane t owns vectors t + 32 k. */
-template <typename T, int NV, bool TANH>
-__global__ void __launch_bounds__(128, 8)
-    layernorm_one_pass_variance_warp(const T *__restrict__ x, const T *__restrict__ gamma,
-                                     const T *__restrict__ beta, const T *__restrict__ bias,
-                                     T *__restrict__ y, float *__restrict__ mean_out,
-                                     float *__restrict__ rstd_out, int64_t rows, int cols,
-                                     float inv_cols)
+/* The one pass: unpacks the NV vectors raw into v and adds every element to s
+ * and its square to q, in element order. */
+template <typename T, int NV, int V>
+static __device__ __forceinline__ void one_pass_sums(const uint4 (&raw)[NV], float (&v)[NV][V],
+                                                     float &s, float &q)
 {
-    constexpr int V = kb_vec_width<T>();
-    const int64_t row = (int64_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (row >= rows)
-        return; /* the whole warp: no shuffle partner is left behind */
-    const int nvec = cols / V;
-    const int64_t base = row * cols;
-    const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
-
-    uint4 raw[NV];
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        const int j = lane + 32 * k;
-        raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
-    }
-
-    /* One pass: sum x and sum x^2 (zero-filled vectors add nothing). */
-    float v[NV][V];
-    float s = 0.0f, q = 0.0f;
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         kb_unpack<T>(raw[k], v[k]);
@@ -76,25 +52,37 @@ __global__ void __launch_bounds__(128, 8)
             q = fmaf(v[k][i], v[k][i], q);
         }
     }
+}
+
+/* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
+
+/* A warp per row (layernorm.cuh: ln_warp_start, ln_warp_store). */
+template <typename T, int NV, bool TANH>
+__global__ void __launch_bounds__(128, 8)
+    layernorm_one_pass_variance_warp(const T *__restrict__ x, const T *__restrict__ gamma,
+                                     const T *__restrict__ beta, const T *__restrict__ bias,
+                                     T *__restrict__ y, float *__restrict__ mean_out,
+                                     float *__restrict__ rstd_out, int64_t rows, int cols,
+                                     float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>();
+    int64_t row;
+    uint4 raw[NV];
+    if (!ln_warp_start<T>(x, rows, cols, row, raw))
+        return;
+    const int lane = threadIdx.x & 31;
+    const int64_t base = row * cols;
+
+    /* One pass: sum x and sum x^2 (zero-filled vectors add nothing). */
+    float v[NV][V];
+    float s = 0.0f, q = 0.0f;
+    one_pass_sums<T>(raw, v, s, q);
     const float mean = kb_warp_sum(s) * inv_cols;
     const float var = fmaxf(fmaf(kb_warp_sum(q), inv_cols, -mean * mean), 0.0f);
     const float rstd = rsqrtf(var + LN_EPS);
 
-    uint4 *yv = reinterpret_cast<uint4 *>(y + base);
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        const int j = lane + 32 * k;
-        if (j < nvec) {
-            float g[V], b1[V], b2[V], o[V];
-            kb_unpack<T>(kb_ld128(gamma + (int64_t)j * V), g);
-            kb_unpack<T>(kb_ld128(beta + (int64_t)j * V), b1);
-            kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
-#pragma unroll
-            for (int i = 0; i < V; i++)
-                o[i] = ln_gelu<TANH>(fmaf((v[k][i] - mean) * rstd, g[i], b1[i] + b2[i]));
-            __stcs(yv + j, kb_pack<T>(o));
-        }
-    }
+    ln_warp_store<T, NV, TANH>(gamma, beta, bias, y, base, cols,
+                               [&](int k, int i) { return (v[k][i] - mean) * rstd; });
     if (mean_out != nullptr && lane == 0) {
         mean_out[row] = mean;
         rstd_out[row] = rstd;
@@ -158,15 +146,7 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
         /* One pass: sum x and sum x^2 (vectors past the row's end are zeros). */
         float v[NV][V];
         float s = 0.0f, q = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            kb_unpack<T>(raw[k], v[k]);
-#pragma unroll
-            for (int i = 0; i < V; i++) {
-                s += v[k][i];
-                q = fmaf(v[k][i], v[k][i], q);
-            }
-        }
+        one_pass_sums<T>(raw, v, s, q);
 
         const int nbase = base + stride, next = row + stride;
         const bool okn = next < rows;
@@ -261,31 +241,4 @@ __global__ void __launch_bounds__(1024, 1)
 
 /* ---- launch: the shared dispatch (layernorm.cuh) over this variant's kernels ---- */
 
-struct opv_kernels {
-    static constexpr const char *warp_name = "layernorm_one_pass_variance_warp";
-    static constexpr const char *row_name = "layernorm_one_pass_variance_row";
-    static constexpr const char *stream_name = "layernorm_one_pass_variance_stream";
-    template <typename T, int NV, bool TANH> static constexpr auto warp()
-    {
-        return layernorm_one_pass_variance_warp<T, NV, TANH>;
-    }
-    template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
-    static constexpr auto row()
-    {
-        return layernorm_one_pass_variance_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;
-    }
-    template <typename T, bool TANH> static constexpr auto stream()
-    {
-        return layernorm_one_pass_variance_stream<T, TANH>;
-    }
-};
-
-template <typename T> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
-{
-    return ln_dispatch_gelu<opv_kernels, T>(a, s);
-}
-
-extern "C" cudaError_t kb_layernorm_one_pass_variance(const kb_args *a, cudaStream_t s)
-{
-    KB_LAUNCH_BY_DTYPE(launch_gelu, a, s)
-}
+LN_REGISTER_PATH_VARIANT(one_pass_variance)

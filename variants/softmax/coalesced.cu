@@ -25,8 +25,7 @@
  * copy bandwidth, inside the prediction; DRAM runs at 4189 GB/s measured, the
  * copy rate, and the counters confirm why the table says half: 2.01x the
  * model's bytes, every re-read from DRAM. bf16 43.2%. */
-#include "kernels/device.cuh"
-#include "kernels/op.h"
+#include "softmax.cuh"
 
 #define COAL_THREADS 256
 #define COAL_ROWS (COAL_THREADS / 32) /* rows per block: one per warp */
@@ -60,16 +59,8 @@ __global__ void __launch_bounds__(COAL_THREADS)
 
 template <typename T> static cudaError_t launch(const kb_args *a, cudaStream_t s)
 {
-    const int64_t rows = a->shape[0], cols = a->shape[1];
-    if (rows <= 0 || cols <= 0)
-        return cudaSuccess;
-    const kb_dim3 grid = {(unsigned)((rows + COAL_ROWS - 1) / COAL_ROWS), 1, 1};
-    const kb_dim3 block = {COAL_THREADS, 1, 1};
-    kb_note_launch(a->log, (const void *)softmax_coalesced_rows<T>, "softmax_coalesced_rows",
-                   grid, block, 0);
-    softmax_coalesced_rows<T><<<grid.x, block.x, 0, s>>>((const T *)a->in[0], (T *)a->out[0],
-                                                         rows, cols);
-    return cudaGetLastError();
+    return sm_launch<T>(a, s, softmax_coalesced_rows<T>, "softmax_coalesced_rows", COAL_THREADS,
+                        COAL_ROWS);
 }
 
 /* Launches the warp-per-row softmax of a->in[0] into a->out[0] on stream s.

@@ -63,8 +63,7 @@
  * peeling the rows to 16-byte alignment is the next step there). */
 #include <cooperative_groups.h>
 
-#include "kernels/device.cuh"
-#include "kernels/op.h"
+#include "softmax.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -240,6 +239,24 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
 #define STREAM_UNROLL 4 /* chunks each thread loads before using them */
 #define STREAM_CLUSTER 8
 
+/* The U chunks of CW elements i0 + u STREAM_THREADS (below hi) of xb into f;
+ * chunks past hi read as -infinity (neg_inf: the max and sum pass) or 0. */
+template <typename T, int U, int CW>
+__device__ __forceinline__ void stream_fetch(const T *__restrict__ xb, int64_t i0, int64_t hi,
+                                             bool neg_inf, float (&f)[U][CW])
+{
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int64_t i = i0 + (int64_t)u * STREAM_THREADS;
+        if constexpr (CW > 1)
+            kb_unpack<T>(i < hi ? kb_ld128(xb + i * CW)
+                                : (neg_inf ? kb_vec_neg_inf<T>() : make_uint4(0, 0, 0, 0)),
+                         f[u]);
+        else
+            f[u][0] = i < hi ? kb_load(xb, i) : (neg_inf ? kb_neg_inf() : 0.0f);
+    }
+}
+
 template <typename T, int CL, int CW>
 __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__restrict__ y,
                                                  int64_t cols, int64_t row, int rank)
@@ -272,14 +289,7 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
     float2 s = kb_online_empty();
     for (int64_t i0 = lo + tid; i0 < hi; i0 += STEP) {
         float f[U][CW];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const int64_t i = i0 + (int64_t)u * STREAM_THREADS;
-            if constexpr (CW > 1)
-                kb_unpack<T>(i < hi ? kb_ld128(xb + i * CW) : kb_vec_neg_inf<T>(), f[u]);
-            else
-                f[u][0] = i < hi ? kb_load(xb, i) : kb_neg_inf();
-        }
+        stream_fetch<T, U, CW>(xb, i0, hi, true, f);
         /* Chunk 0 is in range, so gm and m are finite: no exp of inf - inf. */
         float gm = f[0][0];
 #pragma unroll
@@ -324,14 +334,7 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
     const float mx = s.x, inv = kb_rcp(s.y);
     for (int64_t i0 = lo + tid; i0 < hi; i0 += STEP) {
         float f[U][CW];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const int64_t i = i0 + (int64_t)u * STREAM_THREADS;
-            if constexpr (CW > 1)
-                kb_unpack<T>(i < hi ? kb_ld128(xb + i * CW) : make_uint4(0, 0, 0, 0), f[u]);
-            else
-                f[u][0] = i < hi ? kb_load(xb, i) : 0.0f;
-        }
+        stream_fetch<T, U, CW>(xb, i0, hi, false, f);
 #pragma unroll
         for (int u = 0; u < U; u++) {
             const int64_t i = i0 + (int64_t)u * STREAM_THREADS;
@@ -385,14 +388,8 @@ typedef struct fused_cfg {
 template <typename T, int THREADS, int TPR, int NVEC, int CW>
 static cudaError_t launch_regs(const kb_args *a, cudaStream_t s, const char *name)
 {
-    const int64_t rows = a->shape[0], cols = a->shape[1];
-    constexpr int RPB = THREADS / TPR;
-    const kb_dim3 grid = {(unsigned)((rows + RPB - 1) / RPB), 1, 1};
-    const kb_dim3 block = {THREADS, 1, 1};
-    void (*k)(const T *, T *, int64_t, int64_t) = softmax_fused_regs<T, THREADS, TPR, NVEC, CW>;
-    kb_note_launch(a->log, (const void *)k, name, grid, block, 0);
-    k<<<grid.x, block.x, 0, s>>>((const T *)a->in[0], (T *)a->out[0], rows, cols);
-    return cudaGetLastError();
+    const sm_rows_kernel<T> k = softmax_fused_regs<T, THREADS, TPR, NVEC, CW>;
+    return sm_launch<T>(a, s, k, name, THREADS, THREADS / TPR);
 }
 
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
@@ -413,12 +410,9 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
             return cudaSuccess;
         }
     }
-    const kb_dim3 grid = {(unsigned)rows, 1, 1};
-    kb_note_launch(a->log, (const void *)softmax_fused_stream<T, CW>,
-                   CW > 1 ? "softmax_fused_stream_vec" : "softmax_fused_stream_sca", grid, block,
-                   0);
-    softmax_fused_stream<T, CW><<<grid.x, block.x, 0, s>>>(x, y, cols);
-    return cudaGetLastError();
+    const sm_row_kernel<T> k = softmax_fused_stream<T, CW>;
+    return sm_launch<T>(a, s, k, CW > 1 ? "softmax_fused_stream_vec" : "softmax_fused_stream_sca",
+                        STREAM_THREADS, 1);
 }
 
 /* A table row: THREADS per block, TPR threads per row, NVEC chunks per thread. */

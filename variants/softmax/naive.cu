@@ -28,8 +28,7 @@
  * before the neighbours are read) and 12% achieved occupancy: 32768 threads
  * are 1024 warps, under 8 per SM, as predicted. At 8192 x 32768 it falls to
  * 4.9% (3% occupancy: 8192 threads on 132 SMs). */
-#include "kernels/device.cuh"
-#include "kernels/op.h"
+#include "softmax.cuh"
 
 #define NAIVE_THREADS 64
 
@@ -58,16 +57,8 @@ __global__ void __launch_bounds__(NAIVE_THREADS)
 
 template <typename T> static cudaError_t launch(const kb_args *a, cudaStream_t s)
 {
-    const int64_t rows = a->shape[0], cols = a->shape[1];
-    if (rows <= 0 || cols <= 0)
-        return cudaSuccess;
-    const kb_dim3 grid = {(unsigned)((rows + NAIVE_THREADS - 1) / NAIVE_THREADS), 1, 1};
-    const kb_dim3 block = {NAIVE_THREADS, 1, 1};
-    kb_note_launch(a->log, (const void *)softmax_naive_rows<T>, "softmax_naive_rows", grid,
-                   block, 0);
-    softmax_naive_rows<T><<<grid.x, block.x, 0, s>>>((const T *)a->in[0], (T *)a->out[0], rows,
-                                                     cols);
-    return cudaGetLastError();
+    return sm_launch<T>(a, s, softmax_naive_rows<T>, "softmax_naive_rows", NAIVE_THREADS,
+                        NAIVE_THREADS);
 }
 
 /* Launches the naive softmax of a->in[0] into a->out[0] on stream s. Returns the

@@ -28,8 +28,7 @@
  * shared_memory's 64.2%: the rescale exp per 4 elements costs twice as much
  * per byte in 16-bit. At 8192 x 32768, 64.7% with 1.50x excess: one of the two
  * reads of each 128 KB row comes back from DRAM. */
-#include "kernels/device.cuh"
-#include "kernels/op.h"
+#include "softmax.cuh"
 
 #define ONLINE_THREADS 256
 #define ONLINE_UNROLL 4 /* elements each thread loads before using them */
@@ -85,18 +84,10 @@ __global__ void __launch_bounds__(ONLINE_THREADS)
     }
 }
 
+/* A block per row: rows <= 2^31 - 1, the limit of gridDim.x. */
 template <typename T> static cudaError_t launch(const kb_args *a, cudaStream_t s)
 {
-    const int64_t rows = a->shape[0], cols = a->shape[1];
-    if (rows <= 0 || cols <= 0)
-        return cudaSuccess;
-    /* rows <= 2^31 - 1, the limit of gridDim.x. */
-    const kb_dim3 grid = {(unsigned)rows, 1, 1};
-    const kb_dim3 block = {ONLINE_THREADS, 1, 1};
-    kb_note_launch(a->log, (const void *)softmax_online_rows<T>, "softmax_online_rows", grid,
-                   block, 0);
-    softmax_online_rows<T><<<grid.x, block.x, 0, s>>>((const T *)a->in[0], (T *)a->out[0], cols);
-    return cudaGetLastError();
+    return sm_launch<T>(a, s, softmax_online_rows<T>, "softmax_online_rows", ONLINE_THREADS, 1);
 }
 
 /* Launches the two-pass online-normaliser softmax of a->in[0] into a->out[0]

@@ -32,8 +32,7 @@
  * time. bf16 64.2%: half the bytes per element, the same barriers per row.
  * At 8192 x 32768 it drops to 49.2% with 2.00x excess: 1056 rows of 128 KB in
  * flight (135 MB) no longer fit in the L2, so the re-reads go to DRAM. */
-#include "kernels/device.cuh"
-#include "kernels/op.h"
+#include "softmax.cuh"
 
 #define SMEM_THREADS 256 /* a power of two: the tree halves it */
 
@@ -83,19 +82,11 @@ __global__ void __launch_bounds__(SMEM_THREADS)
         kb_store(yr, c, kb_exp2((kb_load(xr, c) - m) * KB_LOG2E) * inv);
 }
 
+/* A block per row: rows <= 2^31 - 1, the limit of gridDim.x. */
 template <typename T> static cudaError_t launch(const kb_args *a, cudaStream_t s)
 {
-    const int64_t rows = a->shape[0], cols = a->shape[1];
-    if (rows <= 0 || cols <= 0)
-        return cudaSuccess;
-    /* rows <= 2^31 - 1, the limit of gridDim.x. */
-    const kb_dim3 grid = {(unsigned)rows, 1, 1};
-    const kb_dim3 block = {SMEM_THREADS, 1, 1};
-    kb_note_launch(a->log, (const void *)softmax_shared_memory_rows<T>,
-                   "softmax_shared_memory_rows", grid, block, 0);
-    softmax_shared_memory_rows<T><<<grid.x, block.x, 0, s>>>((const T *)a->in[0],
-                                                             (T *)a->out[0], cols);
-    return cudaGetLastError();
+    return sm_launch<T>(a, s, softmax_shared_memory_rows<T>, "softmax_shared_memory_rows",
+                        SMEM_THREADS, 1);
 }
 
 /* Launches the block-per-row, shared-memory-tree softmax of a->in[0] into

@@ -1,7 +1,12 @@
 /* result.h - the one result model. A run holds the device it ran on and one
- * result per (operator, variant, dtype, shape). The harness fills it, the store
- * and the JSON reader rebuild it, and every writer (text, markdown, CSV, JSON)
- * reads it; no writer computes a figure (kb_result_derive does, once).
+ * result per (operator, variant, dtype, shape). The profiler fills it, the store
+ * and the JSON reader rebuild it, and every writer (text, markdown, CSV, HTML,
+ * JSON) reads it. Every figure is computed here, once (figures.c): summaries of
+ * the samples, throughput and % of peak, excess traffic, speed-up over naive,
+ * the per-result summaries of its kernels; no writer computes one.
+ *
+ * This layer depends on util alone; the profiler, the store and the report
+ * writers depend on it.
  *
  * Floating-point fields that are not known hold NAN (written as JSON null). */
 #ifndef KB_RESULT_H
@@ -10,11 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define KB_SCHEMA_VERSION 1 /* JSON report schema */
+/* Axes of a shape. The operators' own limit, KB_MAX_AXES in kernels/op.h, is
+ * held to this one where the two meet (profiler/bench.c). */
 #define KB_RES_MAX_AXES 6
 
 typedef enum kb_rstatus {
@@ -27,8 +35,11 @@ typedef enum kb_rstatus {
 const char *kb_rstatus_name(kb_rstatus s); /* "ok", "mismatch", "failed", "skipped" */
 int kb_rstatus_parse(const char *s, kb_rstatus *out); /* 0 or -1 */
 
-#define KB_RES_MAX_METRICS 48 /* counters per kernel (the largest set has 32) */
-#define KB_RES_MAX_STALLS 24  /* warp stall reasons per kernel (GH100 has 20) */
+/* Counters per kernel (the largest set has 32; the profiler's per-kernel
+ * buffers are this size, profiler/counters.h). */
+#define KB_RES_MAX_METRICS 48
+/* Warp stall reasons per kernel (GH100 has 20). */
+#define KB_RES_MAX_STALLS 24
 
 /* A named figure: a CUPTI metric and its value, or a stall reason and its
  * fraction of the stalled warp cycles. */
@@ -85,6 +96,10 @@ typedef struct kb_result {
 
     double gbps, tflops; /* derived from model and median */
     double pct_peak;     /* % of the device's calibrated ceiling */
+    double speedup;      /* median of the ok `naive` result of its case (same op,
+                            dtype and shape) over this median; NAN when this
+                            result is not ok or the case has no such naive
+                            result. Kept current by kb_run_add. */
 
     kb_kernel *kernels; /* owned (malloc) */
     int nkernels;
@@ -129,6 +144,13 @@ typedef struct kb_device {
     double fp32_tflops; /* calibrated fp32 peak: a large SGEMM, no tensor cores */
 } kb_device;
 
+/* The calibrated ceilings of a device, in this order, by the names the store's
+ * ceilings table keeps them under: copy_gbps, mma_tflops, fp32_tflops. */
+enum { KB_CEILING_COPY, KB_CEILING_MMA, KB_CEILING_FP32, KB_NCEILINGS };
+const char *kb_ceiling_name(int i);
+/* The field of d holding ceiling i. */
+double *kb_device_ceiling(kb_device *d, int i);
+
 typedef struct kb_run {
     int64_t id; /* store id; 0 when not stored */
     char version[16];
@@ -151,26 +173,84 @@ void kb_run_init(kb_run *run);
 void kb_result_release(kb_result *r);
 /* Frees the run's results (not run itself). */
 void kb_run_release(kb_run *run);
-/* Appends *r to run->results, taking ownership of its buffers (r is reset).
+/* Appends *r to run->results, taking ownership of its buffers (r is reset),
+ * and brings the speed-ups of r's case up to date (kb_run_case_speedups).
  * Returns 0, or -1 when out of memory (r keeps its buffers). */
 int kb_run_add(kb_run *run, kb_result *r);
-
-/* Computes gbps, tflops, dram_gbps and pct_peak from the model, the median and
- * the device's ceilings: pct_peak is gbps over copy_gbps for memory-bound
- * operators, tflops over mma_tflops (fp16/bf16) or fp32_tflops (fp32) for
- * compute-bound ones; NAN when that ceiling is unknown. */
-void kb_result_derive(kb_result *r, const kb_device *dev);
-
-/* Fills median, min, max and stdrel from samples_us. */
-void kb_result_summarise(kb_result *r);
 
 /* 1 when a and b belong to one case group: same operator, dtype, axes and shape
  * (the variant may differ); the writers put one group in one table. */
 int kb_result_same_group(const kb_result *a, const kb_result *b);
 
+/* Entries (results of a run, cases of a comparison) by case group (operator,
+ * dtype, shape), the groups in order of their first entry, the entries of a
+ * group in their own order: group g is idx[first[g] .. first[g + 1]). */
+typedef struct kb_groups {
+    size_t n;      /* groups */
+    size_t *first; /* n + 1 offsets into idx; owned */
+    size_t *idx;   /* the entries' indices; owned */
+} kb_groups;
+
+/* The case groups of the n entries whose results at(ctx, i) returns. On
+ * success the caller owns *g (kb_groups_release); KB_EENV when out of memory,
+ * *g then empty. */
+kb_status kb_groups_of(size_t n, const kb_result *(*at)(const void *ctx, size_t i),
+                       const void *ctx, kb_groups *g, kb_err *e);
+
+/* The case groups of the run's results (kb_groups_of). */
+kb_status kb_run_groups(const kb_run *run, kb_groups *g, kb_err *e);
+
+/* Frees what *g owns; safe on a released or zeroed one. */
+void kb_groups_release(kb_groups *g);
+
+/* 1 when run->results[idx[i]] has a counters_reason that none of the results
+ * idx[0 .. i) has: each distinct reason of a group is stated once. */
+int kb_counters_reason_is_new(const kb_run *run, const size_t *idx, size_t i);
+
 /* The shape as "rows=4096<sep>cols=1024" into buf (sep "," for keys, ", " for
  * headings). */
 void kb_result_shape_str(const kb_result *r, const char *sep, char *buf, size_t n);
+
+/* The counts a kernel holds, clamped to its arrays (0 .. KB_RES_MAX_*). */
+int kb_kernel_nmetrics(const kb_kernel *k);
+int kb_kernel_nstalls(const kb_kernel *k);
+
+/* ---- the figures of one result (figures.c) -------------------------------------- */
+
+/* Computes gbps, tflops, dram_gbps, pct_peak and excess_traffic from the model,
+ * the median, the counters and the device's ceilings: pct_peak is gbps over
+ * copy_gbps for memory-bound operators, tflops over mma_tflops (fp16/bf16) or
+ * fp32_tflops (fp32) for compute-bound ones; NAN when that ceiling is unknown. */
+void kb_result_derive(kb_result *r, const kb_device *dev);
+
+/* Fills median, min, max and stdrel from samples_us. */
+void kb_result_summarise(kb_result *r);
+
+/* Fills the per-result figures taken from its kernels: registers and
+ * local_bytes (the most of any kernel), and theoretical_occupancy and
+ * top_stalls of the longest kernel (kb_result_longest_kernel). */
+void kb_result_summarise_kernels(kb_result *r);
+
+/* The index of r's longest kernel by KB_METRIC_DURATION in the counter pass,
+ * among those with stall reasons when with_stalls; the first such kernel when
+ * none has a duration; -1 when r has no such kernel. */
+int kb_result_longest_kernel(const kb_result *r, int with_stalls);
+
+/* 1 when r's counter pass produced figures (a metric set ran and left no
+ * reason for missing counters). */
+int kb_result_has_counters(const kb_result *r);
+
+/* Arithmetic intensity: model flops per model byte; NAN without both. */
+double kb_result_intensity(const kb_result *r);
+
+/* Sets the speed-up (see kb_result.speedup) of every result of the run that is
+ * in the case of r. */
+void kb_run_case_speedups(kb_run *run, const kb_result *r);
+
+/* Excess traffic: measured DRAM bytes (read + write, summed over the variant's
+ * kernels) over the model's bytes (the fewest that must cross DRAM); 1.0 means
+ * no excess. NAN when an input is not finite or model_bytes <= 0. */
+double kb_excess_traffic(double dram_read, double dram_write, double model_bytes);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /* json.c - the JSON report: building cJSON trees from the result model,
  * validating and reading them back, and report files. docs/json.md is the
  * schema; keep both in step (field names are an interface for CI). */
-#include "report/json.h"
+#include "store/json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,27 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "results/metrics.h"
+#include "util/file.h"
+
 /* The largest integer a JSON number (a double) holds exactly: 2^53. */
 #define KB_JSON_MAX_INT 9007199254740992LL
 
-#define TRY(x)              \
-    do {                    \
-        st = (x);           \
-        if (st != KB_OK)    \
-            goto done;      \
-    } while (0)
-
 /* ---- writing ---------------------------------------------------------------- */
-
-/* The shortest of %.15g, %.16g, %.17g that reads back to exactly d. */
-static void fmt_double(double d, char *buf, size_t n)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d)
-            return;
-    }
-}
 
 /* A number item: raw exact text, or null for NaN and infinities. */
 static cJSON *num_item(double v)
@@ -38,7 +24,7 @@ static cJSON *num_item(double v)
     if (!isfinite(v))
         return cJSON_CreateNull();
     char buf[40];
-    fmt_double(v, buf, sizeof buf);
+    kb_fmt_exact(v, buf, sizeof buf);
     return cJSON_CreateRaw(buf);
 }
 
@@ -52,24 +38,19 @@ static cJSON *int_item(long long v)
 /* Adds item under key, freeing it when that fails. Returns 1 on success. */
 static int put(cJSON *o, const char *key, cJSON *item)
 {
-    if (!item)
-        return 0;
-    if (!cJSON_AddItemToObject(o, key, item)) {
-        cJSON_Delete(item);
-        return 0;
-    }
-    return 1;
+    if (item && cJSON_AddItemToObject(o, key, item))
+        return 1;
+    cJSON_Delete(item); /* NULL is a no-op */
+    return 0;
 }
 
+/* Appends item to the array, freeing it when that fails. Returns 1 on success. */
 static int push(cJSON *arr, cJSON *item)
 {
-    if (!item)
-        return 0;
-    if (!cJSON_AddItemToArray(arr, item)) {
-        cJSON_Delete(item);
-        return 0;
-    }
-    return 1;
+    if (item && cJSON_AddItemToArray(arr, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
 }
 
 static int put_num(cJSON *o, const char *key, double v) { return put(o, key, num_item(v)); }
@@ -121,9 +102,7 @@ static cJSON *kernel_item(const kb_kernel *k)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    int nm = k->nmetrics < 0 ? 0 : k->nmetrics > KB_RES_MAX_METRICS ? KB_RES_MAX_METRICS
-                                                                    : k->nmetrics;
-    int ns = k->nstalls < 0 ? 0 : k->nstalls > KB_RES_MAX_STALLS ? KB_RES_MAX_STALLS : k->nstalls;
+    const int nm = kb_kernel_nmetrics(k), ns = kb_kernel_nstalls(k);
     if (!put_str(o, "name", k->name) || !put(o, "grid", uint3_item(k->grid)) ||
         !put(o, "block", uint3_item(k->block)) || !put_int(o, "registers", k->registers) ||
         !put_int(o, "static_smem", k->static_smem) ||
@@ -196,7 +175,7 @@ cJSON *kb_json_from_result(const kb_result *r)
         goto fail;
     if (!(der = cJSON_AddObjectToObject(o, "derived")) || !put_num(der, "gbps", r->gbps) ||
         !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak) ||
-        !put_num(der, "dram_gbps", r->dram_gbps) ||
+        !put_num(der, "speedup", r->speedup) || !put_num(der, "dram_gbps", r->dram_gbps) ||
         !put_num(der, "excess_traffic", r->excess_traffic))
         goto fail;
 
@@ -380,15 +359,11 @@ static kb_status get_num(const cJSON *obj, const char *pre, const char *key, int
 {
     const cJSON *it;
     kb_status st = get_item(obj, pre, key, req, &it, e);
-    if (st != KB_OK || !it)
-        return st;
-    if (cJSON_IsNull(it)) {
+    if (st == KB_OK && it && cJSON_IsNull(it))
         *dst = NAN;
-        return KB_OK;
-    }
-    if (!num_value(it, dst))
-        return type_error(pre, key, "a number or null", it, e);
-    return KB_OK;
+    else if (st == KB_OK && it && !num_value(it, dst))
+        st = type_error(pre, key, "a number or null", it, e);
+    return st;
 }
 
 /* Checks that item (named pre.key) is an integer in [lo, hi]. */
@@ -464,7 +439,7 @@ static kb_status get_seed(const cJSON *obj, const char *pre, uint64_t *dst, kb_e
         return KB_OK;
     }
     int64_t v = 0;
-    TRY(int_value(it, pre, "seed", 0, KB_JSON_MAX_INT, &v, e));
+    KB_TRY(int_value(it, pre, "seed", 0, KB_JSON_MAX_INT, &v, e));
     *dst = (uint64_t)v;
 done:
     return st;
@@ -565,13 +540,11 @@ static kb_status get_int_or_null(const cJSON *obj, const char *pre, const char *
 {
     const cJSON *it;
     kb_status st = get_item(obj, pre, key, OPT, &it, e);
-    if (st != KB_OK || !it)
-        return st;
-    if (cJSON_IsNull(it)) {
+    if (st == KB_OK && it && cJSON_IsNull(it))
         *dst = -1;
-        return KB_OK;
-    }
-    return int_value(it, pre, key, 0, hi, dst, e);
+    else if (st == KB_OK && it)
+        st = int_value(it, pre, key, 0, hi, dst, e);
+    return st;
 }
 
 static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_err *e)
@@ -581,24 +554,21 @@ static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_e
     k->occupancy = NAN;
     if (!cJSON_IsObject(o))
         return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", pre, jtype(o));
-    TRY(get_str(o, pre, "name", REQ, k->name, sizeof k->name, e));
-    TRY(get_uint3(o, pre, "grid", k->grid, e));
-    TRY(get_uint3(o, pre, "block", k->block, e));
-    TRY(get_int32(o, pre, "registers", REQ, 0, INT32_MAX, &k->registers, e));
-    TRY(get_int(o, pre, "static_smem", REQ, 0, KB_JSON_MAX_INT, &k->static_smem, e));
-    TRY(get_int(o, pre, "dynamic_smem", REQ, 0, KB_JSON_MAX_INT, &k->dynamic_smem, e));
-    TRY(get_int(o, pre, "local_bytes", REQ, 0, KB_JSON_MAX_INT, &k->local_bytes, e));
-    TRY(get_int32(o, pre, "blocks_per_sm", REQ, 0, INT32_MAX, &k->blocks_per_sm, e));
-    TRY(get_num(o, pre, "occupancy", REQ, &k->occupancy, e));
-    TRY(get_str(o, pre, "occupancy_limiter", OPT, k->occ_limiter, sizeof k->occ_limiter, e));
-    TRY(get_named(o, pre, "metrics", k->metrics, KB_RES_MAX_METRICS, &k->nmetrics, e));
-    TRY(get_named(o, pre, "stalls", k->stalls, KB_RES_MAX_STALLS, &k->nstalls, e));
+    KB_TRY(get_str(o, pre, "name", REQ, k->name, sizeof k->name, e));
+    KB_TRY(get_uint3(o, pre, "grid", k->grid, e));
+    KB_TRY(get_uint3(o, pre, "block", k->block, e));
+    KB_TRY(get_int32(o, pre, "registers", REQ, 0, INT32_MAX, &k->registers, e));
+    KB_TRY(get_int(o, pre, "static_smem", REQ, 0, KB_JSON_MAX_INT, &k->static_smem, e));
+    KB_TRY(get_int(o, pre, "dynamic_smem", REQ, 0, KB_JSON_MAX_INT, &k->dynamic_smem, e));
+    KB_TRY(get_int(o, pre, "local_bytes", REQ, 0, KB_JSON_MAX_INT, &k->local_bytes, e));
+    KB_TRY(get_int32(o, pre, "blocks_per_sm", REQ, 0, INT32_MAX, &k->blocks_per_sm, e));
+    KB_TRY(get_num(o, pre, "occupancy", REQ, &k->occupancy, e));
+    KB_TRY(get_str(o, pre, "occupancy_limiter", OPT, k->occ_limiter, sizeof k->occ_limiter, e));
+    KB_TRY(get_named(o, pre, "metrics", k->metrics, KB_RES_MAX_METRICS, &k->nmetrics, e));
+    KB_TRY(get_named(o, pre, "stalls", k->stalls, KB_RES_MAX_STALLS, &k->nstalls, e));
 done:
     return st;
 }
-
-/* The metric sets of `kbench run --metrics`. */
-static const char *const metric_sets[] = {"none", "core", "sol", "stalls", "full"};
 
 /* Reads the optional counters object of a result (absent: no counters). */
 static kb_status counters_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
@@ -607,34 +577,32 @@ static kb_status counters_from(const cJSON *o, const char *pre, kb_result *r, kb
     const cJSON *cnt, *set;
     char p[256], q[320];
     int64_t passes = 0;
-    TRY(get_obj(o, pre, "counters", OPT, &cnt, e));
+    KB_TRY(get_obj(o, pre, "counters", OPT, &cnt, e));
     if (!cnt)
         goto done;
     fpath(p, sizeof p, pre, "counters");
-    TRY(get_item(cnt, p, "set", OPT, &set, e));
+    KB_TRY(get_item(cnt, p, "set", OPT, &set, e));
     if (set) {
-        size_t i = 0, n = sizeof metric_sets / sizeof metric_sets[0];
+        kb_metric_set ms;
         if (!cJSON_IsString(set) || !set->valuestring) {
             st = type_error(p, "set", "a string", set, e);
             goto done;
         }
-        while (i < n && strcmp(set->valuestring, metric_sets[i]) != 0)
-            i++;
-        if (i == n) {
+        if (kb_metric_set_parse(set->valuestring, &ms) != 0) {
             fpath(q, sizeof q, p, "set");
             st = kb_fail(e, KB_EUSAGE,
                          "field '%s' must be none, core, sol, stalls or full, got '%.40s'", q,
                          set->valuestring);
             goto done;
         }
-        kb_strlcpy(r->metric_set, metric_sets[i], sizeof r->metric_set);
+        kb_strlcpy(r->metric_set, kb_metric_set_name(ms), sizeof r->metric_set);
     }
-    TRY(get_int(cnt, p, "passes", OPT, 0, INT32_MAX, &passes, e));
+    KB_TRY(get_int(cnt, p, "passes", OPT, 0, INT32_MAX, &passes, e));
     r->passes = (int)passes;
-    TRY(get_str(cnt, p, "reason", OPT, r->counters_reason, sizeof r->counters_reason, e));
-    TRY(get_num(cnt, p, "dram_bytes", OPT, &r->dram_bytes, e));
-    TRY(get_num(cnt, p, "achieved_occupancy", OPT, &r->achieved_occupancy, e));
-    TRY(get_str(cnt, p, "top_stalls", OPT, r->top_stalls, sizeof r->top_stalls, e));
+    KB_TRY(get_str(cnt, p, "reason", OPT, r->counters_reason, sizeof r->counters_reason, e));
+    KB_TRY(get_num(cnt, p, "dram_bytes", OPT, &r->dram_bytes, e));
+    KB_TRY(get_num(cnt, p, "achieved_occupancy", OPT, &r->achieved_occupancy, e));
+    KB_TRY(get_str(cnt, p, "top_stalls", OPT, r->top_stalls, sizeof r->top_stalls, e));
 done:
     return st;
 }
@@ -646,14 +614,14 @@ static kb_status resources_from(const cJSON *o, const char *pre, kb_result *r, k
     const cJSON *res;
     char p[256];
     int64_t regs = r->registers;
-    TRY(get_obj(o, pre, "resources", OPT, &res, e));
+    KB_TRY(get_obj(o, pre, "resources", OPT, &res, e));
     if (!res)
         goto done;
     fpath(p, sizeof p, pre, "resources");
-    TRY(get_int_or_null(res, p, "registers", INT32_MAX, &regs, e));
+    KB_TRY(get_int_or_null(res, p, "registers", INT32_MAX, &regs, e));
     r->registers = (int)regs;
-    TRY(get_int_or_null(res, p, "local_bytes", KB_JSON_MAX_INT, &r->local_bytes, e));
-    TRY(get_num(res, p, "theoretical_occupancy", OPT, &r->theoretical_occupancy, e));
+    KB_TRY(get_int_or_null(res, p, "local_bytes", KB_JSON_MAX_INT, &r->local_bytes, e));
+    KB_TRY(get_num(res, p, "theoretical_occupancy", OPT, &r->theoretical_occupancy, e));
 done:
     return st;
 }
@@ -663,115 +631,168 @@ static kb_status alloc_fail(kb_err *e)
     return kb_fail(e, KB_EENV, "out of memory reading a report");
 }
 
-/* Reads a result object named pre ("" or "results[3]") into an initialised r. */
-static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+/* The case of a result: op, variant, dtype, shape, status, reason, seed. */
+static kb_status case_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
 {
     kb_status st = KB_OK;
-    const cJSON *it, *chk, *tol, *tm, *smp, *mdl, *der, *ks;
-    char p[256], q[320], status[16] = "", bound[64];
-
-    if (!cJSON_IsObject(o))
-        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "result",
-                       jtype(o));
-    TRY(get_str(o, pre, "op", REQ, r->op, sizeof r->op, e));
-    TRY(get_str(o, pre, "variant", REQ, r->variant, sizeof r->variant, e));
-    TRY(get_str(o, pre, "dtype", REQ, r->dtype, sizeof r->dtype, e));
-    TRY(get_item(o, pre, "shape", REQ, &it, e));
+    const cJSON *it;
+    char p[256], status[16] = "";
+    KB_TRY(get_str(o, pre, "op", REQ, r->op, sizeof r->op, e));
+    KB_TRY(get_str(o, pre, "variant", REQ, r->variant, sizeof r->variant, e));
+    KB_TRY(get_str(o, pre, "dtype", REQ, r->dtype, sizeof r->dtype, e));
+    KB_TRY(get_item(o, pre, "shape", REQ, &it, e));
     fpath(p, sizeof p, pre, "shape");
-    TRY(shape_from(it, p, r, e));
-    TRY(get_str(o, pre, "status", REQ, status, sizeof status, e));
+    KB_TRY(shape_from(it, p, r, e));
+    KB_TRY(get_str(o, pre, "status", REQ, status, sizeof status, e));
     if (kb_rstatus_parse(status, &r->status) != 0) {
         fpath(p, sizeof p, pre, "status");
         st = kb_fail(e, KB_EUSAGE, "field '%s' must be ok, mismatch, failed or skipped, got '%s'",
                      p, status);
         goto done;
     }
-    TRY(get_str(o, pre, "reason", REQ, r->reason, sizeof r->reason, e));
-    TRY(get_seed(o, pre, &r->seed, e));
+    KB_TRY(get_str(o, pre, "reason", REQ, r->reason, sizeof r->reason, e));
+    KB_TRY(get_seed(o, pre, &r->seed, e));
+done:
+    return st;
+}
 
+/* The check object of a result. */
+static kb_status check_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *chk, *tol;
+    char p[256], q[320];
     fpath(p, sizeof p, pre, "check");
-    TRY(get_obj(o, pre, "check", REQ, &chk, e));
-    TRY(get_bool(chk, p, "checked", OPT, &r->checked, e));
-    TRY(get_num(chk, p, "max_abs_err", REQ, &r->max_abs_err, e));
-    TRY(get_num(chk, p, "rel_l2_err", REQ, &r->rel_l2_err, e));
-    TRY(get_obj(chk, p, "tolerance", REQ, &tol, e));
+    KB_TRY(get_obj(o, pre, "check", REQ, &chk, e));
+    KB_TRY(get_bool(chk, p, "checked", OPT, &r->checked, e));
+    KB_TRY(get_num(chk, p, "max_abs_err", REQ, &r->max_abs_err, e));
+    KB_TRY(get_num(chk, p, "rel_l2_err", REQ, &r->rel_l2_err, e));
+    KB_TRY(get_obj(chk, p, "tolerance", REQ, &tol, e));
     fpath(q, sizeof q, p, "tolerance");
-    TRY(get_num(tol, q, "atol", REQ, &r->atol, e));
-    TRY(get_num(tol, q, "rtol", REQ, &r->rtol, e));
-    TRY(get_int(chk, p, "rows_checked", OPT, 0, KB_JSON_MAX_INT, &r->rows_checked, e));
+    KB_TRY(get_num(tol, q, "atol", REQ, &r->atol, e));
+    KB_TRY(get_num(tol, q, "rtol", REQ, &r->rtol, e));
+    KB_TRY(get_int(chk, p, "rows_checked", OPT, 0, KB_JSON_MAX_INT, &r->rows_checked, e));
+done:
+    return st;
+}
 
-    fpath(p, sizeof p, pre, "time");
-    TRY(get_obj(o, pre, "time", REQ, &tm, e));
-    TRY(get_num(tm, p, "median_us", REQ, &r->median_us, e));
-    TRY(get_num(tm, p, "min_us", REQ, &r->min_us, e));
-    TRY(get_num(tm, p, "max_us", REQ, &r->max_us, e));
-    TRY(get_num(tm, p, "stdrel", REQ, &r->stdrel, e));
-    TRY(get_arr(tm, p, "samples_us", REQ, &smp, e));
-    int n = cJSON_GetArraySize(smp);
-    if (n > 0) {
-        r->samples_us = malloc((size_t)n * sizeof *r->samples_us);
-        if (!r->samples_us) {
-            st = alloc_fail(e);
-            goto done;
+/* The samples_us array named name into r->samples_us. */
+static kb_status samples_from(const cJSON *smp, const char *name, kb_result *r, kb_err *e)
+{
+    const cJSON *it;
+    const int n = cJSON_GetArraySize(smp);
+    if (n <= 0)
+        return KB_OK;
+    r->samples_us = malloc((size_t)n * sizeof *r->samples_us);
+    if (!r->samples_us)
+        return alloc_fail(e);
+    cJSON_ArrayForEach(it, smp)
+    {
+        double v;
+        if (cJSON_IsNull(it)) {
+            v = NAN;
+        } else if (!num_value(it, &v)) {
+            char idx[24];
+            snprintf(idx, sizeof idx, "%zu", r->nsamples);
+            return type_error(name, idx, "a number or null", it, e);
         }
-        fpath(q, sizeof q, p, "samples_us");
-        cJSON_ArrayForEach(it, smp)
-        {
-            double v;
-            if (cJSON_IsNull(it))
-                v = NAN;
-            else if (!num_value(it, &v)) {
-                char idx[24];
-                snprintf(idx, sizeof idx, "%zu", r->nsamples);
-                st = type_error(q, idx, "a number or null", it, e);
-                goto done;
-            }
-            r->samples_us[r->nsamples++] = v;
-        }
+        r->samples_us[r->nsamples++] = v;
     }
-    TRY(get_num(tm, p, "sm_clock_mhz", OPT, &r->sm_clock_mhz, e));
-    TRY(get_bool(tm, p, "throttled", OPT, &r->throttled, e));
+    return KB_OK;
+}
 
+/* The time object of a result: the summary, the samples and the clock. */
+static kb_status time_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *tm, *smp;
+    char p[256], q[320];
+    fpath(p, sizeof p, pre, "time");
+    KB_TRY(get_obj(o, pre, "time", REQ, &tm, e));
+    KB_TRY(get_num(tm, p, "median_us", REQ, &r->median_us, e));
+    KB_TRY(get_num(tm, p, "min_us", REQ, &r->min_us, e));
+    KB_TRY(get_num(tm, p, "max_us", REQ, &r->max_us, e));
+    KB_TRY(get_num(tm, p, "stdrel", REQ, &r->stdrel, e));
+    KB_TRY(get_arr(tm, p, "samples_us", REQ, &smp, e));
+    fpath(q, sizeof q, p, "samples_us");
+    KB_TRY(samples_from(smp, q, r, e));
+    KB_TRY(get_num(tm, p, "sm_clock_mhz", OPT, &r->sm_clock_mhz, e));
+    KB_TRY(get_bool(tm, p, "throttled", OPT, &r->throttled, e));
+done:
+    return st;
+}
+
+/* The model object, the bound and the derived figures of a result. */
+static kb_status figures_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *mdl, *der;
+    char p[256], bound[64];
     fpath(p, sizeof p, pre, "model");
-    TRY(get_obj(o, pre, "model", REQ, &mdl, e));
-    TRY(get_num(mdl, p, "bytes", REQ, &r->bytes, e));
-    TRY(get_num(mdl, p, "flops", REQ, &r->flops, e));
-    TRY(get_num(mdl, p, "extra_bytes", OPT, &r->extra_bytes, e));
+    KB_TRY(get_obj(o, pre, "model", REQ, &mdl, e));
+    KB_TRY(get_num(mdl, p, "bytes", REQ, &r->bytes, e));
+    KB_TRY(get_num(mdl, p, "flops", REQ, &r->flops, e));
+    KB_TRY(get_num(mdl, p, "extra_bytes", OPT, &r->extra_bytes, e));
     kb_strlcpy(bound, r->bound, sizeof bound);
-    TRY(get_str(o, pre, "bound", OPT, bound, sizeof bound, e));
+    KB_TRY(get_str(o, pre, "bound", OPT, bound, sizeof bound, e));
     if (strcmp(bound, "memory") != 0 && strcmp(bound, "compute") != 0) {
         fpath(p, sizeof p, pre, "bound");
         st = kb_fail(e, KB_EUSAGE, "field '%s' must be memory or compute, got '%s'", p, bound);
         goto done;
     }
     kb_strlcpy(r->bound, bound, sizeof r->bound);
-
     fpath(p, sizeof p, pre, "derived");
-    TRY(get_obj(o, pre, "derived", REQ, &der, e));
-    TRY(get_num(der, p, "gbps", REQ, &r->gbps, e));
-    TRY(get_num(der, p, "tflops", REQ, &r->tflops, e));
-    TRY(get_num(der, p, "pct_peak", REQ, &r->pct_peak, e));
-    TRY(get_num(der, p, "dram_gbps", OPT, &r->dram_gbps, e));
-    TRY(get_num(der, p, "excess_traffic", OPT, &r->excess_traffic, e));
-    TRY(counters_from(o, pre, r, e));
-    TRY(resources_from(o, pre, r, e));
+    KB_TRY(get_obj(o, pre, "derived", REQ, &der, e));
+    KB_TRY(get_num(der, p, "gbps", REQ, &r->gbps, e));
+    KB_TRY(get_num(der, p, "tflops", REQ, &r->tflops, e));
+    KB_TRY(get_num(der, p, "pct_peak", REQ, &r->pct_peak, e));
+    KB_TRY(get_num(der, p, "speedup", OPT, &r->speedup, e));
+    KB_TRY(get_num(der, p, "dram_gbps", OPT, &r->dram_gbps, e));
+    KB_TRY(get_num(der, p, "excess_traffic", OPT, &r->excess_traffic, e));
+done:
+    return st;
+}
 
-    TRY(get_arr(o, pre, "kernels", REQ, &ks, e));
-    n = cJSON_GetArraySize(ks);
-    if (n > 0) {
-        r->kernels = calloc((size_t)n, sizeof *r->kernels);
-        if (!r->kernels) {
-            st = alloc_fail(e);
-            goto done;
-        }
-        cJSON_ArrayForEach(it, ks)
-        {
-            fpath(p, sizeof p, pre, "kernels");
-            snprintf(q, sizeof q, "%.256s[%d]", p, r->nkernels);
-            TRY(kernel_from(it, q, &r->kernels[r->nkernels], e));
-            r->nkernels++;
-        }
+/* The kernels array of a result. */
+static kb_status kernels_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *ks, *it;
+    char p[256], q[320];
+    KB_TRY(get_arr(o, pre, "kernels", REQ, &ks, e));
+    const int n = cJSON_GetArraySize(ks);
+    if (n <= 0)
+        goto done;
+    r->kernels = calloc((size_t)n, sizeof *r->kernels);
+    if (!r->kernels) {
+        st = alloc_fail(e);
+        goto done;
     }
+    fpath(p, sizeof p, pre, "kernels");
+    cJSON_ArrayForEach(it, ks)
+    {
+        snprintf(q, sizeof q, "%.256s[%d]", p, r->nkernels);
+        KB_TRY(kernel_from(it, q, &r->kernels[r->nkernels], e));
+        r->nkernels++;
+    }
+done:
+    return st;
+}
+
+/* Reads a result object named pre ("" or "results[3]") into an initialised r. */
+static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    if (!cJSON_IsObject(o))
+        return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "result",
+                       jtype(o));
+    KB_TRY(case_from(o, pre, r, e));
+    KB_TRY(check_from(o, pre, r, e));
+    KB_TRY(time_from(o, pre, r, e));
+    KB_TRY(figures_from(o, pre, r, e));
+    KB_TRY(counters_from(o, pre, r, e));
+    KB_TRY(resources_from(o, pre, r, e));
+    KB_TRY(kernels_from(o, pre, r, e));
 done:
     return st;
 }
@@ -814,28 +835,28 @@ static kb_status device_from(const cJSON *o, const char *pre, kb_device *d, kb_e
     if (!cJSON_IsObject(o))
         return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "device",
                        jtype(o));
-    TRY(get_int32(o, pre, "ordinal", OPT, 0, INT32_MAX, &d->ordinal, e));
-    TRY(get_str(o, pre, "name", REQ, d->name, sizeof d->name, e));
-    TRY(get_str(o, pre, "uuid", REQ, d->uuid, sizeof d->uuid, e));
-    TRY(get_str(o, pre, "cc", REQ, cc, sizeof cc, e));
+    KB_TRY(get_int32(o, pre, "ordinal", OPT, 0, INT32_MAX, &d->ordinal, e));
+    KB_TRY(get_str(o, pre, "name", REQ, d->name, sizeof d->name, e));
+    KB_TRY(get_str(o, pre, "uuid", REQ, d->uuid, sizeof d->uuid, e));
+    KB_TRY(get_str(o, pre, "cc", REQ, cc, sizeof cc, e));
     if (parse_cc(cc, &d->cc_major, &d->cc_minor) != 0) {
         fpath(p, sizeof p, pre, "cc");
         st = kb_fail(e, KB_EUSAGE, "field '%s' must be like \"9.0\", got '%s'", p, cc);
         goto done;
     }
-    TRY(get_int32(o, pre, "sms", REQ, 0, INT32_MAX, &d->sms, e));
-    TRY(get_int(o, pre, "memory_bytes", REQ, 0, KB_JSON_MAX_INT, &d->memory_bytes, e));
-    TRY(get_int(o, pre, "l2_bytes", OPT, 0, KB_JSON_MAX_INT, &d->l2_bytes, e));
-    TRY(get_int32(o, pre, "sm_clock_mhz", OPT, 0, INT32_MAX, &d->sm_clock_mhz, e));
-    TRY(get_int32(o, pre, "mem_clock_mhz", OPT, 0, INT32_MAX, &d->mem_clock_mhz, e));
-    TRY(get_int32(o, pre, "mem_bus_bits", OPT, 0, INT32_MAX, &d->mem_bus_bits, e));
-    TRY(get_str(o, pre, "driver", REQ, d->driver, sizeof d->driver, e));
-    TRY(get_str(o, pre, "runtime", REQ, d->runtime, sizeof d->runtime, e));
+    KB_TRY(get_int32(o, pre, "sms", REQ, 0, INT32_MAX, &d->sms, e));
+    KB_TRY(get_int(o, pre, "memory_bytes", REQ, 0, KB_JSON_MAX_INT, &d->memory_bytes, e));
+    KB_TRY(get_int(o, pre, "l2_bytes", OPT, 0, KB_JSON_MAX_INT, &d->l2_bytes, e));
+    KB_TRY(get_int32(o, pre, "sm_clock_mhz", OPT, 0, INT32_MAX, &d->sm_clock_mhz, e));
+    KB_TRY(get_int32(o, pre, "mem_clock_mhz", OPT, 0, INT32_MAX, &d->mem_clock_mhz, e));
+    KB_TRY(get_int32(o, pre, "mem_bus_bits", OPT, 0, INT32_MAX, &d->mem_bus_bits, e));
+    KB_TRY(get_str(o, pre, "driver", REQ, d->driver, sizeof d->driver, e));
+    KB_TRY(get_str(o, pre, "runtime", REQ, d->runtime, sizeof d->runtime, e));
     fpath(p, sizeof p, pre, "ceilings");
-    TRY(get_obj(o, pre, "ceilings", REQ, &ceil, e));
-    TRY(get_num(ceil, p, "copy_gbps", REQ, &d->copy_gbps, e));
-    TRY(get_num(ceil, p, "mma_tflops", OPT, &d->mma_tflops, e));
-    TRY(get_num(ceil, p, "fp32_tflops", OPT, &d->fp32_tflops, e));
+    KB_TRY(get_obj(o, pre, "ceilings", REQ, &ceil, e));
+    KB_TRY(get_num(ceil, p, "copy_gbps", REQ, &d->copy_gbps, e));
+    KB_TRY(get_num(ceil, p, "mma_tflops", OPT, &d->mma_tflops, e));
+    KB_TRY(get_num(ceil, p, "fp32_tflops", OPT, &d->fp32_tflops, e));
 done:
     return st;
 }
@@ -876,20 +897,20 @@ static kb_status run_from(const cJSON *root, const char *file, kb_run *out, kb_e
         goto done;
     }
     framed = 0;
-    TRY(get_int(root, "", "schema_version", REQ, 1, KB_JSON_MAX_INT, &ver, e));
+    KB_TRY(get_int(root, "", "schema_version", REQ, 1, KB_JSON_MAX_INT, &ver, e));
     if (ver > KB_SCHEMA_VERSION) {
         framed = 1;
         st = kb_fail(e, KB_EUSAGE, "%s has schema_version %lld, newer than this kbench (%d)", what,
                      (long long)ver, KB_SCHEMA_VERSION);
         goto done;
     }
-    TRY(get_obj(root, "", "kbench", REQ, &kb, e));
-    TRY(get_str(kb, "kbench", "version", REQ, out->version, sizeof out->version, e));
-    TRY(get_str(kb, "kbench", "git", REQ, out->git, sizeof out->git, e));
-    TRY(get_str(kb, "kbench", "argv", REQ, out->argv, sizeof out->argv, e));
-    TRY(get_str(kb, "kbench", "started", REQ, out->started, sizeof out->started, e));
-    TRY(get_str(kb, "kbench", "finished", OPT, out->finished, sizeof out->finished, e));
-    TRY(get_str(kb, "kbench", "state", OPT, out->state, sizeof out->state, e));
+    KB_TRY(get_obj(root, "", "kbench", REQ, &kb, e));
+    KB_TRY(get_str(kb, "kbench", "version", REQ, out->version, sizeof out->version, e));
+    KB_TRY(get_str(kb, "kbench", "git", REQ, out->git, sizeof out->git, e));
+    KB_TRY(get_str(kb, "kbench", "argv", REQ, out->argv, sizeof out->argv, e));
+    KB_TRY(get_str(kb, "kbench", "started", REQ, out->started, sizeof out->started, e));
+    KB_TRY(get_str(kb, "kbench", "finished", OPT, out->finished, sizeof out->finished, e));
+    KB_TRY(get_str(kb, "kbench", "state", OPT, out->state, sizeof out->state, e));
     if (!*out->state)
         kb_strlcpy(out->state, "complete", sizeof out->state);
     if (strcmp(out->state, "running") != 0 && strcmp(out->state, "complete") != 0 &&
@@ -899,15 +920,15 @@ static kb_status run_from(const cJSON *root, const char *file, kb_run *out, kb_e
                      out->state);
         goto done;
     }
-    TRY(get_str(kb, "kbench", "tag", OPT, out->tag, sizeof out->tag, e));
-    TRY(get_obj(root, "", "device", REQ, &dev, e));
-    TRY(device_from(dev, "device", &out->dev, e));
-    TRY(get_arr(root, "", "results", REQ, &res, e));
+    KB_TRY(get_str(kb, "kbench", "tag", OPT, out->tag, sizeof out->tag, e));
+    KB_TRY(get_obj(root, "", "device", REQ, &dev, e));
+    KB_TRY(device_from(dev, "device", &out->dev, e));
+    KB_TRY(get_arr(root, "", "results", REQ, &res, e));
     cJSON_ArrayForEach(it, res)
     {
         char pre[32];
         snprintf(pre, sizeof pre, "results[%zu]", out->nresults);
-        TRY(result_from(it, pre, &r, e));
+        KB_TRY(result_from(it, pre, &r, e));
         if (kb_run_add(out, &r) != 0) {
             st = alloc_fail(e);
             goto done;
@@ -938,55 +959,38 @@ kb_status kb_json_to_run(const cJSON *root, kb_run *out, kb_err *e)
 
 /* ---- files ------------------------------------------------------------------ */
 
-kb_status kb_json_write_file(const cJSON *root, const char *path, kb_err *e)
+/* Writes the tree pretty-printed with a final newline to f. */
+static kb_status emit_tree(FILE *f, const void *ctx, kb_err *e)
 {
     kb_status st = KB_OK;
-    char *text = cJSON_Print(root);
-    char tmp[4096];
-    FILE *f = NULL;
-    int made_tmp = 0;
-
-    if (!text) {
-        st = kb_fail(e, KB_EENV, "out of memory printing the report for '%s'", path);
-        goto done;
-    }
-    if (strcmp(path, "-") == 0) {
-        if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
-            st = kb_fail(e, KB_EENV, "cannot write the report to stdout: %s", strerror(errno));
-        goto done;
-    }
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
-        st = kb_fail(e, KB_EUSAGE, "report path is too long: '%s'", path);
-        goto done;
-    }
-    f = fopen(tmp, "w");
-    if (!f) {
-        st = kb_fail(e, KB_EENV, "cannot create '%s': %s", tmp, strerror(errno));
-        goto done;
-    }
-    made_tmp = 1;
-    size_t len = strlen(text);
-    int bad = fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || fflush(f) != 0;
-    int err = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        err = errno;
-    }
-    f = NULL;
-    if (bad) {
-        st = kb_fail(e, KB_EENV, "cannot write '%s': %s", tmp, strerror(err));
-        goto done;
-    }
-    if (rename(tmp, path) != 0) {
-        st = kb_fail(e, KB_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-        goto done;
-    }
-    made_tmp = 0;
-done:
-    if (made_tmp)
-        unlink(tmp);
+    char *text = cJSON_Print((const cJSON *)ctx);
+    if (!text)
+        st = kb_fail(e, KB_EENV, "out of memory printing the report");
+    else if (fputs(text, f) == EOF || fputc('\n', f) == EOF)
+        st = kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
     cJSON_free(text);
     return st;
+}
+
+kb_status kb_json_write_file(const cJSON *root, const char *path, kb_err *e)
+{
+    return kb_write_atomic(path, emit_tree, root, e);
+}
+
+kb_status kb_json_write_run(FILE *f, const kb_run *run, kb_err *e)
+{
+    cJSON *root = kb_json_from_run(run);
+    if (!root)
+        return kb_fail(e, KB_EENV, "out of memory building the JSON report");
+    kb_status st = emit_tree(f, root, e);
+    cJSON_Delete(root);
+    return st;
+}
+
+int kb_report_arg_is_file(const char *arg)
+{
+    size_t n = strlen(arg);
+    return strchr(arg, '/') != NULL || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
 }
 
 kb_status kb_json_read_file(const char *path, cJSON **out, kb_err *e)

@@ -24,7 +24,7 @@
  * "PRAGMA user_version = N+1;"), bump KB_STORE_VERSION in store.h, and extend
  * the reads and writes below. Never edit a step that has shipped; the
  * migration test opens stores built at every older version. */
-#include "report/store.h"
+#include "store/store.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report/json.h"
+#include "store/json.h"
 
 #define KB_STORE_BUSY_MS 10000
 
@@ -170,14 +170,7 @@ static kb_status sql_error(const kb_store *s, const char *file, int line, kb_err
         if ((rc) != SQLITE_ROW && (rc) != SQLITE_DONE) \
             SQL_FAIL();                             \
     } while (0)
-#define TRY(x)                                      \
-    do {                                            \
-        st = (x);                                   \
-        if (st != KB_OK)                            \
-            goto done;                              \
-    } while (0)
-
-static int prep(kb_store *s, const char *sql, sqlite3_stmt **q)
+static int stmt_prep(kb_store *s, const char *sql, sqlite3_stmt **q)
 {
     return sqlite3_prepare_v2(s->db, sql, -1, q, NULL);
 }
@@ -234,6 +227,13 @@ static void b_blob(binder *b, const void *p, size_t n)
                   : sqlite3_bind_null(b->q, b->i);
 }
 
+/* Resets the prepared statement q to run again for id (its parameter 1). */
+static kb_status query_id(kb_store *s, sqlite3_stmt *q, int64_t id, kb_err *e);
+
+/* Steps q: *row = 1 and KB_OK for a row, *row = 0 at the end; KB_EENV on an
+ * SQLite error. */
+static kb_status next_row(kb_store *s, sqlite3_stmt *q, int *row, kb_err *e);
+
 /* Reads columns 0, 1, ... in order. */
 typedef struct reader {
     sqlite3_stmt *q;
@@ -276,6 +276,49 @@ static void host_name(char *buf, size_t n)
     buf[n - 1] = '\0';
 }
 
+static kb_status query_id(kb_store *s, sqlite3_stmt *q, int64_t id, kb_err *e)
+{
+    kb_status st = KB_OK;
+    SQL_CHECK(sqlite3_reset(q));
+    binder b = bind_start(q);
+    b_int(&b, id);
+    SQL_CHECK(b.rc);
+done:
+    return st;
+}
+
+static kb_status next_row(kb_store *s, sqlite3_stmt *q, int *row, kb_err *e)
+{
+    kb_status st = KB_OK;
+    int rc;
+    *row = 0;
+    SQL_STEP(q, rc);
+    *row = rc == SQLITE_ROW;
+done:
+    return st;
+}
+
+/* Prepares sql into *q and starts binding its parameters into *b. */
+static kb_status prepare(kb_store *s, const char *sql, sqlite3_stmt **q, binder *b, kb_err *e)
+{
+    kb_status st = KB_OK;
+    *b = bind_start(NULL);
+    SQL_CHECK(stmt_prep(s, sql, q));
+    *b = bind_start(*q);
+done:
+    return st;
+}
+
+/* Checks b's bindings and steps its statement once; *row as next_row. */
+static kb_status run_bound(kb_store *s, const binder *b, int *row, kb_err *e)
+{
+    kb_status st = KB_OK;
+    SQL_CHECK(b->rc);
+    st = next_row(s, b->q, row, e);
+done:
+    return st;
+}
+
 static kb_status tx_begin(kb_store *s, kb_err *e)
 {
     kb_status st = KB_OK;
@@ -307,7 +350,7 @@ static kb_status read_user_version(kb_store *s, int *ver, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     int rc;
-    SQL_CHECK(prep(s, "PRAGMA user_version", &q));
+    SQL_CHECK(stmt_prep(s, "PRAGMA user_version", &q));
     SQL_STEP(q, rc);
     *ver = rc == SQLITE_ROW ? sqlite3_column_int(q, 0) : 0;
 done:
@@ -321,11 +364,11 @@ static kb_status migrate(kb_store *s, int target, kb_err *e)
 {
     kb_status st = KB_OK;
     int ver = 0;
-    TRY(tx_begin(s, e));
-    TRY(read_user_version(s, &ver, e)); /* another process may have migrated it */
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(read_user_version(s, &ver, e)); /* another process may have migrated it */
     for (int v = ver; v < target; v++)
         SQL_CHECK(sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL));
-    TRY(tx_commit(s, e));
+    KB_TRY(tx_commit(s, e));
 done:
     if (st != KB_OK)
         tx_rollback(s);
@@ -358,9 +401,9 @@ static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     int rc;
-    TRY(read_user_version(s, ver, e));
+    KB_TRY(read_user_version(s, ver, e));
     if (*ver == 0) {
-        SQL_CHECK(prep(s, "SELECT count(*) FROM sqlite_master", &q));
+        SQL_CHECK(stmt_prep(s, "SELECT count(*) FROM sqlite_master", &q));
         SQL_STEP(q, rc);
         if (rc == SQLITE_ROW && sqlite3_column_int(q, 0) > 0)
             st = kb_fail(e, KB_EENV,
@@ -368,7 +411,7 @@ static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
                          s->path);
         goto done;
     }
-    if (prep(s, "SELECT value FROM kbench_meta WHERE key = 'format'", &q) != SQLITE_OK) {
+    if (stmt_prep(s, "SELECT value FROM kbench_meta WHERE key = 'format'", &q) != SQLITE_OK) {
         st = kb_fail(e, KB_EENV,
                      "'%s' is not a kbench store (an SQLite database of something else)", s->path);
         goto done;
@@ -408,20 +451,17 @@ static kb_status mark_stale(kb_store *s, kb_err *e)
     size_t n = 0, cap = 0;
     char host[256];
     binder b;
-    int rc;
+    int row = 0;
 
     host_name(host, sizeof host);
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT id, pid FROM runs"
                    " WHERE state = 'running' AND pid IS NOT NULL AND host IS ?1",
                    &q));
     b = bind_start(q);
     b_text(&b, host);
     SQL_CHECK(b.rc);
-    for (;;) {
-        SQL_STEP(q, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         int64_t id = sqlite3_column_int64(q, 0), pid = sqlite3_column_int64(q, 1);
         if (pid <= 0 || pid > INT32_MAX || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
@@ -437,31 +477,117 @@ static kb_status mark_stale(kb_store *s, kb_err *e)
         }
         ids[n++] = id;
     }
+    if (st != KB_OK)
+        goto done;
     fin(q);
     q = NULL;
     if (n == 0)
         goto done;
-    SQL_CHECK(prep(s, "UPDATE runs SET state = 'interrupted' WHERE id = ?1 AND state = 'running'",
+    SQL_CHECK(stmt_prep(s, "UPDATE runs SET state = 'interrupted' WHERE id = ?1 AND state = 'running'",
                    &q));
-    for (size_t i = 0; i < n; i++) {
-        SQL_CHECK(sqlite3_reset(q));
-        b = bind_start(q);
-        b_int(&b, ids[i]);
-        SQL_CHECK(b.rc);
-        SQL_STEP(q, rc);
-    }
+    for (size_t i = 0; i < n && st == KB_OK; i++)
+        if ((st = query_id(s, q, ids[i], e)) == KB_OK)
+            st = next_row(s, q, &row, e);
 done:
     fin(q);
     free(ids);
     return st;
 }
 
+/* Refuses, before SQLite opens it, a path that is no store: a directory,
+ * something not a regular file, a file that is not an SQLite database, a
+ * missing file when not creating. Creating, a missing file's folder is made and
+ * *created set. */
+static kb_status check_path(const char *path, int create, int *created, kb_err *e)
+{
+    struct stat sb;
+    *created = 0;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return kb_fail(e, KB_EENV, "'%s' is a directory, not a kbench store", path);
+        if (!S_ISREG(sb.st_mode))
+            return kb_fail(e, KB_EENV, "'%s' is not a regular file, not a kbench store", path);
+        return check_header(path, sb.st_size, create, e);
+    }
+    if (errno != ENOENT)
+        return kb_fail(e, KB_EENV, "cannot access '%s': %s", path, strerror(errno));
+    if (!create)
+        return kb_fail(e, KB_EENV,
+                       "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
+    kb_status st = make_parent(path, e);
+    *created = st == KB_OK;
+    return st;
+}
+
+/* Opens the SQLite connection of s (writable and created when create) and
+ * reads its schema version into *ver after checking that it is a kbench store
+ * this kbench can read; *readonly when SQLite opened it read-only. */
+static kb_status open_db(kb_store *s, int create, int *ver, int *readonly, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    const int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
+    if (rc != SQLITE_OK)
+        return kb_fail(e, KB_EENV, "cannot open kbench store '%s': %s", s->path,
+                       s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+    SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
+    *readonly = sqlite3_db_readonly(s->db, "main") == 1;
+    if (create && *readonly)
+        return kb_fail(e, KB_EENV, "cannot write kbench store '%s': the file is read-only",
+                       s->path);
+    st = check_kind(s, ver, e);
+    if (st != KB_OK && sqlite3_errcode(s->db) == SQLITE_READONLY)
+        return kb_fail(e, KB_EENV,
+                       "cannot read kbench store '%s': SQLite must create '%s-shm' beside it, "
+                       "and that folder is not writable",
+                       s->path, s->path);
+    if (st != KB_OK)
+        return st;
+    if (*ver > KB_STORE_VERSION)
+        return kb_fail(e, KB_EENV,
+                       "'%s' is a kbench store of schema version %d, newer than this kbench (%d)",
+                       s->path, *ver, KB_STORE_VERSION);
+    if (*ver == 0 && !create)
+        return kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty SQLite database)",
+                       s->path);
+done:
+    return st;
+}
+
+/* The file is ours: WAL, foreign keys, and the schema migrated forward. */
+static kb_status prepare_store(kb_store *s, int ver, int readonly, kb_err *e)
+{
+    kb_status st = KB_OK;
+    if (!readonly)
+        SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
+    SQL_CHECK(sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL));
+    if (ver < KB_STORE_VERSION && readonly)
+        return kb_fail(e, KB_EENV,
+                       "'%s' has store schema version %d and is read-only (open it once with "
+                       "write access to upgrade it to %d)",
+                       s->path, ver, KB_STORE_VERSION);
+    if (ver < KB_STORE_VERSION)
+        st = migrate(s, KB_STORE_VERSION, e);
+done:
+    return st;
+}
+
+/* Removes a store file made by a failed open, with SQLite's side files. */
+static void remove_made(const char *path)
+{
+    char side[4200];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
 kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
 {
     kb_status st = KB_OK;
     kb_store *s = NULL;
-    struct stat sb;
-    int created = 0, ver = 0;
+    int created = 0, ver = 0, readonly = 0;
 
     *out = NULL;
     if (!path || !*path)
@@ -473,87 +599,17 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
         st = kb_fail(e, KB_EUSAGE, "store path is too long: '%.60s...'", path);
         goto done;
     }
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode)) {
-            st = kb_fail(e, KB_EENV, "'%s' is a directory, not a kbench store", path);
-            goto done;
-        }
-        if (!S_ISREG(sb.st_mode)) {
-            st = kb_fail(e, KB_EENV, "'%s' is not a regular file, not a kbench store", path);
-            goto done;
-        }
-        TRY(check_header(path, sb.st_size, create, e));
-    } else if (errno != ENOENT) {
-        st = kb_fail(e, KB_EENV, "cannot access '%s': %s", path, strerror(errno));
-        goto done;
-    } else if (!create) {
-        st = kb_fail(e, KB_EENV,
-                     "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
-        goto done;
-    } else {
-        TRY(make_parent(path, e));
-        created = 1;
-    }
-
-    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-    if (rc != SQLITE_OK) {
-        st = kb_fail(e, KB_EENV, "cannot open kbench store '%s': %s", path,
-                     s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        goto done;
-    }
-    SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
-    int readonly = sqlite3_db_readonly(s->db, "main") == 1;
-    if (create && readonly) {
-        st = kb_fail(e, KB_EENV, "cannot write kbench store '%s': the file is read-only", path);
-        goto done;
-    }
-    st = check_kind(s, &ver, e);
-    if (st != KB_OK && sqlite3_errcode(s->db) == SQLITE_READONLY)
-        st = kb_fail(e, KB_EENV,
-                     "cannot read kbench store '%s': SQLite must create '%s-shm' beside it, and "
-                     "that folder is not writable",
-                     path, path);
-    if (st != KB_OK)
-        goto done;
-    if (ver > KB_STORE_VERSION) {
-        st = kb_fail(e, KB_EENV,
-                     "'%s' is a kbench store of schema version %d, newer than this kbench (%d)",
-                     path, ver, KB_STORE_VERSION);
-        goto done;
-    }
-    if (ver == 0 && !create) {
-        st = kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty SQLite database)", path);
-        goto done;
-    }
-    /* The file is ours: from here on it may be written. */
-    if (!readonly)
-        SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
-    SQL_CHECK(sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL));
-    if (ver < KB_STORE_VERSION) {
-        if (readonly) {
-            st = kb_fail(e, KB_EENV,
-                         "'%s' has store schema version %d and is read-only (open it once with "
-                         "write access to upgrade it to %d)",
-                         path, ver, KB_STORE_VERSION);
-            goto done;
-        }
-        TRY(migrate(s, KB_STORE_VERSION, e));
-    }
+    KB_TRY(check_path(path, create, &created, e));
+    KB_TRY(open_db(s, create, &ver, &readonly, e));
+    KB_TRY(prepare_store(s, ver, readonly, e));
     if (create)
-        TRY(mark_stale(s, e));
+        KB_TRY(mark_stale(s, e));
     *out = s;
     s = NULL;
 done:
     kb_store_close(s);
-    if (st != KB_OK && created) {
-        char side[4200];
-        unlink(path);
-        snprintf(side, sizeof side, "%s-wal", path);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", path);
-        unlink(side);
-    }
+    if (st != KB_OK && created)
+        remove_made(path);
     return st;
 }
 
@@ -586,7 +642,7 @@ kb_status kb_store_create_at_version(const char *path, int version, kb_err *e)
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK)
         SQL_FAIL();
-    TRY(migrate(s, version, e));
+    KB_TRY(migrate(s, version, e));
 done:
     (void)sqlite3_close(s->db);
     return st;
@@ -594,14 +650,52 @@ done:
 
 /* ---- writing ---------------------------------------------------------------- */
 
+/* The device's columns, in the order of the devices table (uuid .. runtime) and
+ * of the runs table's snapshot (device_uuid, dev_ordinal .. dev_runtime). */
+static void bind_device(binder *b, const kb_device *d)
+{
+    b_text(b, d->uuid);
+    b_int(b, d->ordinal);
+    b_text(b, d->name);
+    b_int(b, d->cc_major);
+    b_int(b, d->cc_minor);
+    b_int(b, d->sms);
+    b_int(b, d->memory_bytes);
+    b_int(b, d->l2_bytes);
+    b_int(b, d->sm_clock_mhz);
+    b_int(b, d->mem_clock_mhz);
+    b_int(b, d->mem_bus_bits);
+    b_text(b, d->driver);
+    b_text(b, d->runtime);
+}
+
+/* Reads the columns bind_device binds, in its order, into d. */
+static void read_device(reader *c, kb_device *d)
+{
+    c_text(c, d->uuid, sizeof d->uuid);
+    d->ordinal = (int)c_int(c);
+    c_text(c, d->name, sizeof d->name);
+    d->cc_major = (int)c_int(c);
+    d->cc_minor = (int)c_int(c);
+    d->sms = (int)c_int(c);
+    d->memory_bytes = c_int(c);
+    d->l2_bytes = c_int(c);
+    d->sm_clock_mhz = (int)c_int(c);
+    d->mem_clock_mhz = (int)c_int(c);
+    d->mem_bus_bits = (int)c_int(c);
+    c_text(c, d->driver, sizeof d->driver);
+    c_text(c, d->runtime, sizeof d->runtime);
+}
+
 /* Inserts or refreshes device d; seen is the time it was seen (a newer row of
  * the same uuid is not overwritten by an older report). */
 static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, kb_err *e)
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
-    SQL_CHECK(prep(s,
+    int row = 0;
+    binder b;
+    KB_TRY(prepare(s,
                    "INSERT INTO devices(uuid, ordinal, name, cc_major, cc_minor, sms,"
                    " memory_bytes, l2_bytes, sm_clock_mhz, mem_clock_mhz, mem_bus_bits, driver,"
                    " runtime, first_seen, last_seen)"
@@ -614,24 +708,10 @@ static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, k
                    " mem_bus_bits = excluded.mem_bus_bits, driver = excluded.driver,"
                    " runtime = excluded.runtime, last_seen = excluded.last_seen"
                    " WHERE excluded.last_seen >= devices.last_seen",
-                   &q));
-    binder b = bind_start(q);
-    b_text(&b, d->uuid);
-    b_int(&b, d->ordinal);
-    b_text(&b, d->name);
-    b_int(&b, d->cc_major);
-    b_int(&b, d->cc_minor);
-    b_int(&b, d->sms);
-    b_int(&b, d->memory_bytes);
-    b_int(&b, d->l2_bytes);
-    b_int(&b, d->sm_clock_mhz);
-    b_int(&b, d->mem_clock_mhz);
-    b_int(&b, d->mem_bus_bits);
-    b_text(&b, d->driver);
-    b_text(&b, d->runtime);
+                   &q, &b, e));
+    bind_device(&b, d);
     b_text(&b, seen);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
 done:
     fin(q);
     return st;
@@ -645,8 +725,9 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     const kb_device *d = &run->dev;
-    int rc;
-    SQL_CHECK(prep(s,
+    int row = 0;
+    binder b;
+    KB_TRY(prepare(s,
                    "INSERT INTO runs(version, git, argv, started, finished, state, tag, pid,"
                    " host, imported, device_uuid, dev_ordinal, dev_name, dev_cc_major,"
                    " dev_cc_minor, dev_sms, dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz,"
@@ -654,8 +735,7 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
                    " dev_mma_tflops, dev_fp32_tflops)"
                    " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                    " ?, ?)",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     b_text(&b, run->version);
     b_text(&b, run->git);
     b_text(&b, run->argv);
@@ -669,39 +749,24 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
         b_text(&b, NULL);
     b_text(&b, host);
     b_int(&b, imported);
-    b_text(&b, d->uuid);
-    b_int(&b, d->ordinal);
-    b_text(&b, d->name);
-    b_int(&b, d->cc_major);
-    b_int(&b, d->cc_minor);
-    b_int(&b, d->sms);
-    b_int(&b, d->memory_bytes);
-    b_int(&b, d->l2_bytes);
-    b_int(&b, d->sm_clock_mhz);
-    b_int(&b, d->mem_clock_mhz);
-    b_int(&b, d->mem_bus_bits);
-    b_text(&b, d->driver);
-    b_text(&b, d->runtime);
+    bind_device(&b, d);
     b_real(&b, d->copy_gbps);
     b_real(&b, d->mma_tflops);
     b_real(&b, d->fp32_tflops);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
     run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
 done:
     fin(q);
     return st;
 }
 
-/* Inserts the first n (at most max) named values of kernel idx of result_id as
- * rows of kind, in order, with the prepared kernel_values insert vq. */
+/* Inserts the first n named values of kernel idx of result_id as rows of kind,
+ * in order, with the prepared kernel_values insert vq. */
 static kb_status put_values(kb_store *s, sqlite3_stmt *vq, int64_t result_id, int idx,
-                            const char *kind, const kb_named_value *v, int n, int max, kb_err *e)
+                            const char *kind, const kb_named_value *v, int n, kb_err *e)
 {
     kb_status st = KB_OK;
     int rc;
-    if (n > max)
-        n = max;
     for (int j = 0; j < n; j++) {
         SQL_CHECK(sqlite3_reset(vq));
         binder b = bind_start(vq);
@@ -718,90 +783,66 @@ done:
     return st;
 }
 
-/* Inserts one result after the run's last one, and its kernels. */
-static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
+/* The result's columns after run_id, in the order of the results insert. */
+static void bind_result(binder *b, const kb_result *r, const char *shape_text)
+{
+    int64_t seed;
+    memcpy(&seed, &r->seed, sizeof seed); /* the 64 bits as SQLite's signed integer */
+    b_text(b, r->op);
+    b_text(b, r->variant);
+    b_text(b, r->dtype);
+    b_text(b, shape_text);
+    b_text(b, kb_rstatus_name(r->status));
+    b_text(b, r->reason);
+    b_int(b, seed);
+    b_int(b, r->checked);
+    b_real(b, r->max_abs_err);
+    b_real(b, r->rel_l2_err);
+    b_real(b, r->atol);
+    b_real(b, r->rtol);
+    b_int(b, r->rows_checked);
+    b_real(b, r->median_us);
+    b_real(b, r->min_us);
+    b_real(b, r->max_us);
+    b_real(b, r->stdrel);
+    b_int(b, (int64_t)r->nsamples);
+    b_blob(b, r->samples_us, r->nsamples * sizeof *r->samples_us);
+    b_real(b, r->sm_clock_mhz);
+    b_int(b, r->throttled);
+    b_real(b, r->bytes);
+    b_real(b, r->flops);
+    b_real(b, r->gbps);
+    b_real(b, r->tflops);
+    b_real(b, r->pct_peak);
+    b_text(b, r->metric_set);
+    b_int(b, r->passes);
+    b_text(b, r->counters_reason);
+    b_real(b, r->dram_bytes);
+    b_real(b, r->excess_traffic);
+    b_real(b, r->achieved_occupancy);
+    b_real(b, r->dram_gbps);
+    b_real(b, r->theoretical_occupancy);
+    b_int_known(b, r->registers);
+    b_int_known(b, r->local_bytes);
+    b_text(b, r->top_stalls);
+    b_text(b, r->bound);
+    b_real(b, r->extra_bytes);
+}
+
+/* Inserts the kernels of result_id, r's, with their metrics and stalls. */
+static kb_status put_kernels(kb_store *s, int64_t result_id, const kb_result *r, kb_err *e)
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL, *vq = NULL;
-    cJSON *shape = kb_json_from_shape(r);
-    char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
-    int64_t seed;
+    binder b;
     int rc;
-
-    if (!shape_text) {
-        st = kb_fail(e, KB_EENV, "out of memory storing a result in '%s'", s->path);
-        goto done;
-    }
-    memcpy(&seed, &r->seed, sizeof seed); /* the 64 bits as SQLite's signed integer */
-    SQL_CHECK(prep(s,
-                   "INSERT INTO results(run_id, seq, op, variant, dtype, shape, status, reason,"
-                   " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked,"
-                   " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
-                   " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
-                   " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
-                   " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
-                   " extra_bytes)"
-                   " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
-                   " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-                   " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
-                   &q));
-    binder b = bind_start(q);
-    b_int(&b, run_id);
-    b_text(&b, r->op);
-    b_text(&b, r->variant);
-    b_text(&b, r->dtype);
-    b_text(&b, shape_text);
-    b_text(&b, kb_rstatus_name(r->status));
-    b_text(&b, r->reason);
-    b_int(&b, seed);
-    b_int(&b, r->checked);
-    b_real(&b, r->max_abs_err);
-    b_real(&b, r->rel_l2_err);
-    b_real(&b, r->atol);
-    b_real(&b, r->rtol);
-    b_int(&b, r->rows_checked);
-    b_real(&b, r->median_us);
-    b_real(&b, r->min_us);
-    b_real(&b, r->max_us);
-    b_real(&b, r->stdrel);
-    b_int(&b, (int64_t)r->nsamples);
-    b_blob(&b, r->samples_us, r->nsamples * sizeof *r->samples_us);
-    b_real(&b, r->sm_clock_mhz);
-    b_int(&b, r->throttled);
-    b_real(&b, r->bytes);
-    b_real(&b, r->flops);
-    b_real(&b, r->gbps);
-    b_real(&b, r->tflops);
-    b_real(&b, r->pct_peak);
-    b_text(&b, r->metric_set);
-    b_int(&b, r->passes);
-    b_text(&b, r->counters_reason);
-    b_real(&b, r->dram_bytes);
-    b_real(&b, r->excess_traffic);
-    b_real(&b, r->achieved_occupancy);
-    b_real(&b, r->dram_gbps);
-    b_real(&b, r->theoretical_occupancy);
-    b_int_known(&b, r->registers);
-    b_int_known(&b, r->local_bytes);
-    b_text(&b, r->top_stalls);
-    b_text(&b, r->bound);
-    b_real(&b, r->extra_bytes);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
-    fin(q);
-    q = NULL;
-    if (r->nkernels <= 0)
-        goto done;
-
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "INSERT INTO kernels(result_id, idx, name, grid_x, grid_y, grid_z, block_x,"
                    " block_y, block_z, registers, static_smem, dynamic_smem, local_bytes,"
                    " blocks_per_sm, occupancy, occ_limiter)"
                    " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    &q));
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "INSERT INTO kernel_values(result_id, kernel_idx, kind, seq, name, value)"
                    " VALUES(?, ?, ?, ?, ?, ?)",
                    &vq));
@@ -825,14 +866,50 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
         b_text(&b, k->occ_limiter);
         SQL_CHECK(b.rc);
         SQL_STEP(q, rc);
-        TRY(put_values(s, vq, result_id, i, "metric", k->metrics, k->nmetrics,
-                       KB_RES_MAX_METRICS, e));
-        TRY(put_values(s, vq, result_id, i, "stall", k->stalls, k->nstalls, KB_RES_MAX_STALLS,
-                       e));
+        KB_TRY(put_values(s, vq, result_id, i, "metric", k->metrics, kb_kernel_nmetrics(k), e));
+        KB_TRY(put_values(s, vq, result_id, i, "stall", k->stalls, kb_kernel_nstalls(k), e));
     }
 done:
     fin(q);
     fin(vq);
+    return st;
+}
+
+/* Inserts one result after the run's last one, and its kernels. */
+static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    cJSON *shape = kb_json_from_shape(r);
+    char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
+    int row = 0;
+
+    if (!shape_text) {
+        st = kb_fail(e, KB_EENV, "out of memory storing a result in '%s'", s->path);
+        goto done;
+    }
+    binder b;
+    KB_TRY(prepare(s,
+                   "INSERT INTO results(run_id, seq, op, variant, dtype, shape, status, reason,"
+                   " seed, checked, max_abs_err, rel_l2_err, atol, rtol, rows_checked,"
+                   " median_us, min_us, max_us, stdrel, nsamples, samples_us, sm_clock_mhz,"
+                   " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
+                   " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
+                   " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
+                   " extra_bytes)"
+                   " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
+                   " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+                   " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
+                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
+                   &q, &b, e));
+    b_int(&b, run_id);
+    bind_result(&b, r, shape_text);
+    KB_TRY(run_bound(s, &b, &row, e));
+    const int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
+    if (r->nkernels > 0)
+        KB_TRY(put_kernels(s, result_id, r, e));
+done:
+    fin(q);
     cJSON_free(shape_text);
     cJSON_Delete(shape);
     return st;
@@ -843,13 +920,10 @@ static kb_status run_exists(kb_store *s, int64_t id, int *found, kb_err *e)
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
-    SQL_CHECK(prep(s, "SELECT 1 FROM runs WHERE id = ?1", &q));
-    binder b = bind_start(q);
-    b_int(&b, id);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    *found = rc == SQLITE_ROW;
+    *found = 0;
+    SQL_CHECK(stmt_prep(s, "SELECT 1 FROM runs WHERE id = ?1", &q));
+    KB_TRY(query_id(s, q, id, e));
+    KB_TRY(next_row(s, q, found, e));
 done:
     fin(q);
     return st;
@@ -861,10 +935,10 @@ kb_status kb_store_begin_run(kb_store *s, kb_run *run, kb_err *e)
     char now[32], host[256];
     now_iso(now, sizeof now);
     host_name(host, sizeof host);
-    TRY(tx_begin(s, e));
-    TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
-    TRY(put_run(s, run, "running", (int64_t)getpid(), host, 0, e));
-    TRY(tx_commit(s, e));
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
+    KB_TRY(put_run(s, run, "running", (int64_t)getpid(), host, 0, e));
+    KB_TRY(tx_commit(s, e));
     kb_strlcpy(run->state, "running", sizeof run->state);
 done:
     if (st != KB_OK) {
@@ -878,14 +952,14 @@ kb_status kb_store_add_result(kb_store *s, int64_t run_id, const kb_result *r, k
 {
     kb_status st = KB_OK;
     int found = 0;
-    TRY(tx_begin(s, e));
-    TRY(run_exists(s, run_id, &found, e));
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(run_exists(s, run_id, &found, e));
     if (!found) {
         st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)run_id, s->path);
         goto done;
     }
-    TRY(put_result(s, run_id, r, e));
-    TRY(tx_commit(s, e));
+    KB_TRY(put_result(s, run_id, r, e));
+    KB_TRY(tx_commit(s, e));
 done:
     if (st != KB_OK)
         tx_rollback(s);
@@ -897,16 +971,15 @@ kb_status kb_store_finish_run(kb_store *s, int64_t run_id, const char *state,
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
+    int row = 0;
     if (strcmp(state, "complete") != 0 && strcmp(state, "interrupted") != 0)
         return kb_fail(e, KB_EUSAGE, "a run finishes 'complete' or 'interrupted', not '%s'", state);
-    SQL_CHECK(prep(s, "UPDATE runs SET state = ?1, finished = ?2 WHERE id = ?3", &q));
-    binder b = bind_start(q);
+    binder b;
+    KB_TRY(prepare(s, "UPDATE runs SET state = ?1, finished = ?2 WHERE id = ?3", &q, &b, e));
     b_text(&b, state);
     b_text(&b, finished ? finished : "");
     b_int(&b, run_id);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
     if (sqlite3_changes(s->db) == 0)
         st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)run_id, s->path);
 done:
@@ -919,12 +992,12 @@ kb_status kb_store_import_run(kb_store *s, kb_run *run, kb_err *e)
     kb_status st = KB_OK;
     char now[32];
     now_iso(now, sizeof now);
-    TRY(tx_begin(s, e));
-    TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
-    TRY(put_run(s, run, *run->state ? run->state : "complete", 0, NULL, 1, e));
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(put_device(s, &run->dev, *run->started ? run->started : now, e));
+    KB_TRY(put_run(s, run, *run->state ? run->state : "complete", 0, NULL, 1, e));
     for (size_t i = 0; i < run->nresults; i++)
-        TRY(put_result(s, run->id, &run->results[i], e));
-    TRY(tx_commit(s, e));
+        KB_TRY(put_result(s, run->id, &run->results[i], e));
+    KB_TRY(tx_commit(s, e));
 done:
     if (st != KB_OK) {
         tx_rollback(s);
@@ -939,25 +1012,24 @@ kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
     char now[32];
-    int rc;
+    int row = 0;
     now_iso(now, sizeof now);
-    TRY(tx_begin(s, e));
-    TRY(put_device(s, d, now, e));
-    SQL_CHECK(prep(s,
+    KB_TRY(tx_begin(s, e));
+    KB_TRY(put_device(s, d, now, e));
+    binder b;
+    KB_TRY(prepare(s,
                    "INSERT INTO ceilings(device_uuid, name, value, measured_at)"
                    " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(device_uuid, name) DO UPDATE SET"
                    " value = excluded.value, measured_at = excluded.measured_at",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     b_text(&b, d->uuid);
     b_text(&b, name);
     b_real(&b, value);
     b_text(&b, now);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
+    KB_TRY(run_bound(s, &b, &row, e));
     fin(q);
     q = NULL;
-    TRY(tx_commit(s, e));
+    KB_TRY(tx_commit(s, e));
 done:
     fin(q);
     if (st != KB_OK)
@@ -970,20 +1042,38 @@ kb_status kb_store_get_ceiling(kb_store *s, const char *uuid, const char *name, 
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc;
+    int row = 0;
     *value = NAN;
-    SQL_CHECK(prep(s, "SELECT value FROM ceilings WHERE device_uuid = ?1 AND name = ?2", &q));
-    binder b = bind_start(q);
+    binder b;
+    KB_TRY(prepare(s, "SELECT value FROM ceilings WHERE device_uuid = ?1 AND name = ?2", &q, &b, e));
     b_text(&b, uuid);
     b_text(&b, name);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    if (rc == SQLITE_ROW) {
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (row) {
         reader c = {q, 0};
         *value = c_real(&c);
     }
 done:
     fin(q);
+    return st;
+}
+
+kb_status kb_store_set_ceilings(kb_store *s, const kb_device *d, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_device c = *d;
+    for (int i = 0; i < KB_NCEILINGS; i++)
+        KB_TRY(kb_store_set_ceiling(s, d, kb_ceiling_name(i), *kb_device_ceiling(&c, i), e));
+done:
+    return st;
+}
+
+kb_status kb_store_get_ceilings(kb_store *s, kb_device *d, kb_err *e)
+{
+    kb_status st = KB_OK;
+    for (int i = 0; i < KB_NCEILINGS; i++)
+        KB_TRY(kb_store_get_ceiling(s, d->uuid, kb_ceiling_name(i), kb_device_ceiling(d, i), e));
+done:
     return st;
 }
 
@@ -1000,15 +1090,9 @@ static kb_status load_kernels(kb_store *s, sqlite3_stmt *kq, int64_t result_id, 
                               kb_err *e)
 {
     kb_status st = KB_OK;
-    int rc, cap = 0;
-    SQL_CHECK(sqlite3_reset(kq));
-    binder b = bind_start(kq);
-    b_int(&b, result_id);
-    SQL_CHECK(b.rc);
-    for (;;) {
-        SQL_STEP(kq, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    int row = 0, cap = 0;
+    KB_TRY(query_id(s, kq, result_id, e));
+    while ((st = next_row(s, kq, &row, e)) == KB_OK && row) {
         if (r->nkernels == cap) {
             int ncap = cap ? cap * 2 : 4;
             kb_kernel *p = realloc(r->kernels, (size_t)ncap * sizeof *p);
@@ -1045,16 +1129,10 @@ static kb_status load_values(kb_store *s, sqlite3_stmt *vq, int64_t result_id, k
                              kb_err *e)
 {
     kb_status st = KB_OK;
-    int rc;
+    int row = 0;
     char kind[16];
-    SQL_CHECK(sqlite3_reset(vq));
-    binder b = bind_start(vq);
-    b_int(&b, result_id);
-    SQL_CHECK(b.rc);
-    for (;;) {
-        SQL_STEP(vq, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    KB_TRY(query_id(s, vq, result_id, e));
+    while ((st = next_row(s, vq, &row, e)) == KB_OK && row) {
         reader c = {vq, 0};
         int64_t idx = c_int(&c);
         c_text(&c, kind, sizeof kind);
@@ -1162,25 +1240,24 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL, *kq = NULL, *vq = NULL;
     kb_result r;
-    int rc, in_tx = 0;
+    binder b;
+    int row = 0, in_tx = 0;
 
     kb_run_init(out);
     kb_result_init(&r);
     /* One read transaction: a consistent snapshot while a run is being written. */
     SQL_CHECK(sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL));
     in_tx = 1;
-    SQL_CHECK(prep(s,
+    KB_TRY(prepare(s,
                    "SELECT id, version, git, argv, started, finished, state, tag, device_uuid,"
                    " dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
                    " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
                    " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps, dev_mma_tflops,"
                    " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0 ORDER BY id DESC LIMIT 1",
-                   &q));
-    binder b = bind_start(q);
+                   &q, &b, e));
     b_int(&b, id);
-    SQL_CHECK(b.rc);
-    SQL_STEP(q, rc);
-    if (rc == SQLITE_DONE) {
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (!row) {
         if (id == 0)
             st = kb_fail(e, KB_EUSAGE, "no runs in '%s'", s->path);
         else
@@ -1197,26 +1274,14 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     c_text(&c, out->finished, sizeof out->finished);
     c_text(&c, out->state, sizeof out->state);
     c_text(&c, out->tag, sizeof out->tag);
-    c_text(&c, d->uuid, sizeof d->uuid);
-    d->ordinal = (int)c_int(&c);
-    c_text(&c, d->name, sizeof d->name);
-    d->cc_major = (int)c_int(&c);
-    d->cc_minor = (int)c_int(&c);
-    d->sms = (int)c_int(&c);
-    d->memory_bytes = c_int(&c);
-    d->l2_bytes = c_int(&c);
-    d->sm_clock_mhz = (int)c_int(&c);
-    d->mem_clock_mhz = (int)c_int(&c);
-    d->mem_bus_bits = (int)c_int(&c);
-    c_text(&c, d->driver, sizeof d->driver);
-    c_text(&c, d->runtime, sizeof d->runtime);
+    read_device(&c, d);
     d->copy_gbps = c_real(&c);
     d->mma_tflops = c_real(&c);
     d->fp32_tflops = c_real(&c);
     fin(q);
     q = NULL;
 
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT id, op, variant, dtype, shape, status, reason, seed, checked,"
                    " max_abs_err, rel_l2_err, atol, rtol, rows_checked, median_us, min_us,"
                    " max_us, stdrel, samples_us, sm_clock_mhz, throttled, bytes, flops, gbps,"
@@ -1225,32 +1290,29 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " registers, local_bytes, top_stalls, bound, extra_bytes"
                    " FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
                    " static_smem, dynamic_smem, local_bytes, blocks_per_sm, occupancy,"
                    " occ_limiter FROM kernels WHERE result_id = ?1 ORDER BY idx",
                    &kq));
-    SQL_CHECK(prep(s,
+    SQL_CHECK(stmt_prep(s,
                    "SELECT kernel_idx, kind, name, value FROM kernel_values"
                    " WHERE result_id = ?1 ORDER BY kernel_idx, kind, seq",
                    &vq));
-    b = bind_start(q);
-    b_int(&b, out->id);
-    SQL_CHECK(b.rc);
-    for (;;) {
+    KB_TRY(query_id(s, q, out->id, e));
+    while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         int64_t result_id;
-        SQL_STEP(q, rc);
-        if (rc == SQLITE_DONE)
-            break;
-        TRY(read_result(s, q, &r, &result_id, e));
-        TRY(load_kernels(s, kq, result_id, &r, e));
-        TRY(load_values(s, vq, result_id, &r, e));
+        KB_TRY(read_result(s, q, &r, &result_id, e));
+        KB_TRY(load_kernels(s, kq, result_id, &r, e));
+        KB_TRY(load_values(s, vq, result_id, &r, e));
         if (kb_run_add(out, &r) != 0) {
             st = kb_fail(e, KB_EENV, "out of memory reading '%s'", s->path);
             goto done;
         }
         kb_result_init(&r);
     }
+    if (st != KB_OK)
+        goto done;
     fin(q);
     q = NULL;
     in_tx = 0;
@@ -1273,18 +1335,15 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
 {
     kb_status st = KB_OK;
     sqlite3_stmt *q = NULL;
-    int rc, n = 0;
-    SQL_CHECK(prep(s,
+    int row = 0, n = 0;
+    SQL_CHECK(stmt_prep(s,
                    "SELECT r.id, r.started, r.state, r.dev_name,"
                    " (SELECT count(*) FROM results x WHERE x.run_id = r.id),"
                    " (SELECT group_concat(op, ',') FROM (SELECT op FROM results y"
                    "   WHERE y.run_id = r.id GROUP BY op ORDER BY min(y.seq))),"
                    " r.tag FROM runs r ORDER BY r.id",
                    &q));
-    for (;;) {
-        SQL_STEP(q, rc);
-        if (rc == SQLITE_DONE)
-            break;
+    while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         if (n++ == 0)
             fprintf(f, "%5s  %-20s  %-11s  %-24s  %7s  %-24s  %s\n", "id", "started", "state",
                     "device", "results", "operators", "tag");
@@ -1297,6 +1356,8 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
                 (long long)sqlite3_column_int64(q, 4), ops ? (const char *)ops : "-",
                 tag ? (const char *)tag : "");
     }
+    if (st != KB_OK)
+        goto done;
     if (n == 0)
         fprintf(f, "no runs in '%s'\n", s->path);
     if (ferror(f))

@@ -1,10 +1,10 @@
-/* compare.h - `kbench compare BASE NEW`: two runs matched case by case
- * (operator, variant, dtype, shape), the ratio of their median times with a
- * bootstrap confidence interval from the stored samples, a verdict per case
- * (FASTER, SLOWER, SAME, UNCERTAIN, or only on one side), what moved in the
- * counters beside each time change, and the text, markdown and JSON views of
- * the comparison (the HTML view is in html.h). docs/compare.md is the user's
- * description of the rules; keep both in step.
+/* compare.h - the comparison of two runs (`kbench compare BASE NEW`): cases
+ * matched by operator, variant, dtype and shape, the ratio of their median
+ * times with a bootstrap confidence interval from the stored samples, a verdict
+ * per case (FASTER, SLOWER, SAME, UNCERTAIN, or only on one side), and what
+ * moved in the counters beside each time change. Part of the result model: the
+ * views (report/compare_view.h, report/html.h) only format it.
+ * docs/compare.md is the user's description of the rules; keep both in step.
  *
  * Verdict rule, with t the threshold (default 0.05) and [lo, hi] the 95%
  * interval of the ratio NEW/BASE (time-like: above 1 is slower):
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/result.h"
+#include "results/result.h"
 #include "util/status.h"
 
 #ifdef __cplusplus
@@ -79,10 +79,6 @@ typedef struct kb_compare {
     size_t count[KB_V_COUNT]; /* cases per verdict */
 } kb_compare;
 
-/* 1 when a BASE/NEW/RUN argument names a JSON report file (it contains '/' or
- * ends in ".json") rather than a stored run id or "latest". */
-int kb_report_arg_is_file(const char *arg);
-
 /* Compares the runs (borrowed; they must outlive *out), naming them base_name
  * and new_name in messages and views, with threshold a fraction in [0, 1].
  * On success the caller owns *out (kb_compare_release). KB_EUSAGE when the two
@@ -91,6 +87,13 @@ int kb_report_arg_is_file(const char *arg);
  * memory. On error *out holds nothing. */
 kb_status kb_compare_runs(const kb_run *base, const char *base_name, const kb_run *cur,
                           const char *new_name, double threshold, kb_compare *out, kb_err *e);
+
+/* The result that names a case: BASE's, or NEW's when the case is only in NEW. */
+const kb_result *kb_cmp_case_result(const kb_cmp_case *k);
+
+/* The case groups of the comparison's cases (kb_groups_of, by
+ * kb_cmp_case_result). */
+kb_status kb_compare_groups(const kb_compare *c, kb_groups *g, kb_err *e);
 
 /* Frees what the comparison owns (not the runs); safe on a zeroed or released one. */
 void kb_compare_release(kb_compare *c);
@@ -105,26 +108,6 @@ int kb_compare_regressed(const kb_compare *c);
  * a side has no finite sample. KB_EENV when out of memory. */
 kb_status kb_cmp_bootstrap(const double *base, size_t nbase, const double *cur, size_t ncur,
                            uint64_t seed, int resamples, double *lo, double *hi, kb_err *e);
-
-/* A header (BASE and NEW: source, device, git, time; the rule; a cross-GPU
- * warning when the GPUs differ), the headline "N faster, N slower, N same, N
- * uncertain, N only in BASE, N only in NEW", then one aligned table per
- * (operator, dtype, shape): variant, BASE and NEW median, (across GPUs: the
- * % peak of each side), ratio, interval, verdict, what moved; and under it why
- * each UNCERTAIN case is so. Writes to f, which the caller flushes and closes.
- * KB_EENV when f reports a write error or out of memory. */
-kb_status kb_compare_write_text(FILE *f, const kb_compare *c, kb_err *e);
-
-/* The same as markdown for a CI job summary: the headline as a heading first,
- * then the sources and rule as a list and one pipe table per case group ('|'
- * escaped). Errors as kb_compare_write_text. */
-kb_status kb_compare_write_markdown(FILE *f, const kb_compare *c, kb_err *e);
-
-/* The comparison as JSON (docs/compare.md): threshold, rule, both sources,
- * the summary counts and one object per case with both sides' figures, the
- * ratios, the interval, the verdict and what moved. Errors as
- * kb_compare_write_text. */
-kb_status kb_compare_write_json(FILE *f, const kb_compare *c, kb_err *e);
 
 #ifdef __cplusplus
 }

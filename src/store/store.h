@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/result.h"
+#include "results/result.h"
 #include "util/status.h"
 
 #ifdef __cplusplus
@@ -82,6 +82,15 @@ kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name
  * is none. KB_EENV on SQLite errors. */
 kb_status kb_store_get_ceiling(kb_store *s, const char *uuid, const char *name, double *value,
                                kb_err *e);
+
+/* Stores the three calibrated ceilings of d (kb_ceiling_name) as
+ * kb_store_set_ceiling does, each in its own transaction. KB_EENV on SQLite
+ * errors. */
+kb_status kb_store_set_ceilings(kb_store *s, const kb_device *d, kb_err *e);
+
+/* Reads the stored ceilings of the device with d's uuid into d's ceiling fields
+ * (NAN for those not stored). KB_EENV on SQLite errors. */
+kb_status kb_store_get_ceilings(kb_store *s, kb_device *d, kb_err *e);
 
 /* For migration tests: creates a new store at path holding only the first
  * `version` schema steps (0 = an empty SQLite database). KB_EUSAGE when the

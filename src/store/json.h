@@ -1,6 +1,5 @@
 /* json.h - the JSON report (schema in docs/json.md): a kb_run as a cJSON tree and
- * back, and report files. The result object is also the message a variant's
- * child process sends its parent, so every kb_result field round-trips exactly.
+ * back, and report files. Every kb_result field round-trips exactly.
  *
  * Trees built by the kb_json_from_* functions hold their numbers as cJSON_Raw
  * items with the shortest decimal text that reads back to the same double (cJSON's
@@ -10,14 +9,18 @@
 #ifndef KB_JSON_H
 #define KB_JSON_H
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
-#include "report/result.h"
+#include "results/result.h"
 #include "util/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define KB_SCHEMA_VERSION 1 /* the JSON report's schema_version (docs/json.md) */
 
 /* The whole report of a run (schema_version, kbench, device, results). The
  * store id is not part of the report. Returns a tree the caller frees with
@@ -55,10 +58,19 @@ cJSON *kb_json_from_shape(const kb_result *r);
 kb_status kb_json_to_shape(const cJSON *obj, kb_result *r, kb_err *e);
 
 /* Writes the tree pretty-printed with a final newline to path, or to stdout for
- * "-" (flushed and checked; the caller still closes stdout). A file is written
- * to "path.tmp", flushed, closed and renamed over path, so a reader never sees
- * half a report. KB_EENV when out of memory or on any I/O failure. */
+ * "-" (the caller flushes and checks stdout). A file is written to "path.tmp",
+ * flushed, closed and renamed over path (kb_write_atomic), so a reader never
+ * sees half a report. KB_EENV when out of memory or on any I/O failure. */
 kb_status kb_json_write_file(const cJSON *root, const char *path, kb_err *e);
+
+/* The run's report (kb_json_from_run) pretty-printed with a final newline to f,
+ * which the caller flushes and closes. KB_EENV when out of memory or when f
+ * reports a write error. */
+kb_status kb_json_write_run(FILE *f, const kb_run *run, kb_err *e);
+
+/* 1 when a BASE/NEW/RUN argument names a JSON report file (it contains '/' or
+ * ends in ".json") rather than a stored run id or "latest". */
+int kb_report_arg_is_file(const char *arg);
 
 /* Reads and parses the JSON file at path ("-" reads stdin). On success *out is a
  * tree the caller cJSON_Delete()s. KB_EENV when the file is missing or

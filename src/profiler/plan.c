@@ -1,0 +1,184 @@
+/* plan.c - the cases of a run (see plan.h). */
+#include "profiler/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/shape.h"
+#include "profiler/policy.h"
+
+/* 1 when variant v is selected by the plan's list. */
+static int selected(const kb_plan *p, const kb_variant *v)
+{
+    if (!p->variants || !strcmp(p->variants, "all"))
+        return 1;
+    size_t n = strlen(v->name);
+    for (const char *s = p->variants; *s;) {
+        const char *c = strchr(s, ',');
+        size_t len = c ? (size_t)(c - s) : strlen(s);
+        if (len == n && !strncmp(s, v->name, n))
+            return 1;
+        s += len + (c ? 1 : 0);
+    }
+    return 0;
+}
+
+static kb_status find_ops(kb_plan *p, const char *name, kb_err *e)
+{
+    if (!strcmp(name, "all")) {
+        p->ops = kb_ops(&p->nops);
+        return KB_OK;
+    }
+    p->one = kb_op_find(name);
+    if (!p->one) {
+        const char *s = kb_op_suggest(name);
+        if (s)
+            return kb_fail(e, KB_EUSAGE, "unknown operator '%s' (did you mean '%s'?)", name, s);
+        return kb_fail(e, KB_EUSAGE, "unknown operator '%s' (see 'kbench list')", name);
+    }
+    p->ops = &p->one;
+    p->nops = 1;
+    return KB_OK;
+}
+
+/* Every name of the variant list must name a variant of some chosen operator. */
+static kb_status check_variants(const kb_plan *p, kb_err *e)
+{
+    if (!p->variants || !strcmp(p->variants, "all"))
+        return KB_OK;
+    char buf[512];
+    if (kb_strlcpy(buf, p->variants, sizeof buf))
+        return kb_fail(e, KB_EUSAGE, "--variants is too long");
+    const char *whose = p->nops == 1 ? p->ops[0]->name : "any operator";
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int i = 0; i < p->nops && !found; i++)
+            found = kb_variant_find(p->ops[i], t) != NULL;
+        if (found)
+            continue;
+        const char *s = kb_variant_suggest(p->ops[0], t);
+        if (s)
+            return kb_fail(e, KB_EUSAGE, "unknown variant '%s' for %s (did you mean '%s'?)", t,
+                           whose, s);
+        if (p->nops == 1)
+            return kb_fail(e, KB_EUSAGE, "unknown variant '%s' for %s (see 'kbench list %s')", t,
+                           whose, whose);
+        return kb_fail(e, KB_EUSAGE, "unknown variant '%s' for %s (see 'kbench list')", t, whose);
+    }
+    return KB_OK;
+}
+
+/* The dtypes and shapes of operator i. */
+static kb_status op_cases(kb_plan *p, int i, const char *const *shapes, kb_err *e)
+{
+    const kb_op *op = p->ops[i];
+    for (int k = 0; k < p->ndtypes; k++)
+        if (!(op->dtypes & KB_DT(p->dtypes[k])))
+            return kb_fail(e, KB_EUSAGE, "unsupported dtype '%s' for %s",
+                           kb_dtype_name(p->dtypes[k]), op->name);
+    for (int k = 0; k < p->nshapes; k++) {
+        kb_status st = kb_shape_parse(op, shapes[k], p->shape[i][k], e);
+        if (st != KB_OK)
+            return st;
+    }
+    if (!p->nshapes)
+        kb_shape_default(op, p->shape[i][0]);
+    return KB_OK;
+}
+
+kb_status kb_plan_init(kb_plan *p, const char *op, const char *variants,
+                       const char *const *shapes, int nshapes, const kb_dtype *dtypes,
+                       int ndtypes, kb_err *e)
+{
+    kb_status st = KB_OK;
+    memset(p, 0, sizeof *p);
+    if (nshapes > KB_PLAN_MAX_SHAPES)
+        return kb_fail(e, KB_EUSAGE, "at most %d --shape options", KB_PLAN_MAX_SHAPES);
+    if (ndtypes > KB_DTYPE_COUNT)
+        return kb_fail(e, KB_EUSAGE, "at most %d dtypes", KB_DTYPE_COUNT);
+    p->variants = variants;
+    p->nshapes = nshapes;
+    p->ndtypes = ndtypes;
+    if (ndtypes > 0)
+        memcpy(p->dtypes, dtypes, (size_t)ndtypes * sizeof *dtypes);
+    KB_TRY(find_ops(p, op, e));
+    KB_TRY(check_variants(p, e));
+    p->shape = calloc((size_t)p->nops, sizeof *p->shape);
+    if (!p->shape) {
+        st = kb_fail(e, KB_EENV, "out of memory planning the run");
+        goto done;
+    }
+    for (int i = 0; i < p->nops; i++)
+        KB_TRY(op_cases(p, i, shapes, e));
+done:
+    if (st != KB_OK)
+        kb_plan_release(p);
+    return st;
+}
+
+void kb_plan_release(kb_plan *p)
+{
+    free(p->shape);
+    memset(p, 0, sizeof *p);
+}
+
+/* The dtypes of op: the plan's, or the operator's own default. */
+static int dtypes_of(const kb_plan *p, const kb_op *op, kb_dtype *out)
+{
+    if (!p->ndtypes) {
+        out[0] = op->default_dtype;
+        return 1;
+    }
+    memcpy(out, p->dtypes, (size_t)p->ndtypes * sizeof *out);
+    return p->ndtypes;
+}
+
+static int nshapes(const kb_plan *p)
+{
+    return p->nshapes ? p->nshapes : 1;
+}
+
+int kb_plan_count(const kb_plan *p)
+{
+    kb_plan_iter it = {0, 0, 0, 0};
+    kb_plan_case c;
+    int n = 0;
+    while (kb_plan_next(p, &it, &c))
+        n++;
+    return n;
+}
+
+int kb_plan_next(const kb_plan *p, kb_plan_iter *it, kb_plan_case *c)
+{
+    kb_dtype dts[KB_DTYPE_COUNT];
+    for (; it->op < p->nops; it->op++, it->shape = 0) {
+        const kb_op *op = p->ops[it->op];
+        const int nd = dtypes_of(p, op, dts);
+        for (; it->shape < nshapes(p); it->shape++, it->dtype = 0)
+            for (; it->dtype < nd; it->dtype++, it->variant = 0)
+                while (it->variant < op->nvariants) {
+                    const kb_variant *v = &op->variants[it->variant++];
+                    if (!selected(p, v))
+                        continue;
+                    *c = (kb_plan_case){op, v, dts[it->dtype], p->shape[it->op][it->shape]};
+                    return 1;
+                }
+    }
+    return 0;
+}
+
+kb_status kb_plan_fits(const kb_plan *p, const kb_device *dev, kb_err *e)
+{
+    kb_dtype dts[KB_DTYPE_COUNT];
+    for (int i = 0; i < p->nops; i++) {
+        const int nd = dtypes_of(p, p->ops[i], dts);
+        for (int k = 0; k < nshapes(p); k++)
+            for (int t = 0; t < nd; t++) {
+                kb_status st = kb_case_fits(p->ops[i], dts[t], p->shape[i][k], dev, e);
+                if (st != KB_OK)
+                    return st;
+            }
+    }
+    return KB_OK;
+}

@@ -1,0 +1,66 @@
+/* policy.h - the profiler's decisions about a run: the device memory a case
+ * needs, which cases are skipped and why, which shapes are refused before
+ * anything runs because they cannot fit on the GPU, and when the GPU's ceilings
+ * must be measured. Pure rules, no CUDA: the case's child applies them
+ * (profiler/bench.h), and so does the parent before it starts one
+ * (profiler/child.h: kb_case_run, kb_ceilings_ensure, shared by `run` and
+ * `calibrate`). */
+#ifndef KB_POLICY_H
+#define KB_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/op.h"
+#include "results/result.h"
+#include "util/status.h"
+
+/* The L2 flush reads a buffer this many times the L2's size: with twice, about
+ * 28 MB of the previous launch's dirty lines survived on the H200 and were
+ * written back inside the next timed launch (Hopper's L2 is two partitions that
+ * may each hold a copy of a line read). */
+#define KB_FLUSH_L2_FACTOR 4
+
+/* The share of the GPU's memory a case may plan to use: the rest is left to
+ * the CUDA context, the L2 flush's rounding and the libraries' workspaces
+ * (cuBLAS, cuDNN), which the byte counts do not see. */
+#define KB_DEVICE_MEMORY_SHARE 0.97
+
+/* Beyond this many elements (product of the axes) a shape's byte count is not
+ * computed (the operators' size_t products could wrap): it is estimated at 8
+ * bytes an element, which is far beyond any GPU's memory anyway. */
+#define KB_HUGE_SHAPE_ELEMS 1e15
+
+/* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
+ * (none when v is NULL) and the L2 flush buffer. */
+double kb_case_device_bytes(const kb_op *op, const kb_variant *v, kb_dtype d,
+                            const int64_t *shape, int64_t l2_bytes);
+
+/* 1 when case (op, v, d, shape) is not run on dev, with the reason in why:
+ * the variant does not support the dtype, the variant's own `unsupported` test
+ * says no, or the case needs more than KB_DEVICE_MEMORY_SHARE of the device's
+ * memory. 0 when it runs. */
+int kb_case_skip(const kb_op *op, const kb_variant *v, kb_dtype d, const int64_t *shape,
+                 const kb_device *dev, char *why, size_t why_size);
+
+/* KB_OK when the inputs, outputs and L2 flush buffer of op at shape in dtype d
+ * fit in KB_DEVICE_MEMORY_SHARE of dev's memory; else KB_EUSAGE "shape
+ * rows=...,cols=... (fp32) is too large: it needs N bytes of device memory
+ * (X GiB), GPU has M". A run refuses such a shape before anything runs. */
+kb_status kb_case_fits(const kb_op *op, kb_dtype d, const int64_t *shape,
+                       const kb_device *dev, kb_err *e);
+
+/* 1 when a ceiling that % of peak needs (copy bandwidth, matrix-unit and fp32
+ * peaks) is unknown (NAN) in d. */
+int kb_ceilings_missing(const kb_device *d);
+
+/* When to measure the ceilings. */
+typedef enum kb_calibrate_when {
+    KB_CALIBRATE_IF_MISSING, /* `run`: only when one is unknown */
+    KB_CALIBRATE_ALWAYS,     /* `calibrate` */
+} kb_calibrate_when;
+
+/* 1 when d's ceilings must be measured now: always, or when one is missing. */
+int kb_calibration_due(const kb_device *d, kb_calibrate_when when);
+
+#endif

@@ -1,0 +1,397 @@
+/* compare_view.c - the text, markdown and JSON views of a comparison
+ * (compare_view.h). They read the kb_compare and compute nothing of their own. */
+#include "report/compare_view.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "report/format.h"
+
+/* The verdicts as JSON writes them (no spaces). */
+static const char *const verdict_keys[KB_V_COUNT] = {
+    "FASTER", "SLOWER", "SAME", "UNCERTAIN", "ONLY_IN_BASE", "ONLY_IN_NEW",
+};
+
+/* ---- shared pieces ------------------------------------------------------------------ */
+
+void kb_compare_cross_gpu_note(FILE *f, const kb_compare *c, void (*text)(FILE *, const char *))
+{
+    fputs("BASE ran on ", f);
+    text(f, c->base->dev.name);
+    fputs(", NEW on ", f);
+    text(f, c->cur->dev.name);
+    fputs(". " KB_CROSS_GPU_WHY, f);
+}
+
+void kb_compare_headline(const kb_compare *c, char *b, size_t n)
+{
+    snprintf(b, n, "%zu faster, %zu slower, %zu same, %zu uncertain, %zu only in BASE, %zu only "
+             "in NEW",
+             c->count[KB_V_FASTER], c->count[KB_V_SLOWER], c->count[KB_V_SAME],
+             c->count[KB_V_UNCERTAIN], c->count[KB_V_ONLY_BASE], c->count[KB_V_ONLY_NEW]);
+}
+
+/* The rule in one sentence. */
+static void rule(const kb_compare *c, char *b, size_t n)
+{
+    double t = c->threshold;
+    snprintf(b, n,
+             "%s; %.0f%% bootstrap interval (%d resamples of the samples); FASTER when it lies "
+             "below %.3g, SLOWER above %.3g, SAME within [%.3g, %.3g], else UNCERTAIN (also "
+             "when a side is not ok or has fewer than %d samples)",
+             c->cross_gpu ? "ratio = % peak BASE / % peak NEW (each of its own GPU's ceiling)"
+                          : "ratio = median time NEW / BASE",
+             100.0 * KB_CMP_CONFIDENCE, KB_CMP_RESAMPLES, 1.0 - t, 1.0 + t, 1.0 - t, 1.0 + t,
+             KB_CMP_MIN_SAMPLES);
+}
+
+/* Columns of a comparison table; the two % peak columns only across GPUs. */
+enum ccol { K_VARIANT, K_BASE, K_NEW, K_BPCT, K_NPCT, K_RATIO, K_CI, K_VERDICT, K_MOVED, NK };
+enum { KCELL = 288 };
+
+static const struct {
+    const char *head;
+    int right;
+    int cross; /* shown only across GPUs */
+} kcols[NK] = {
+    {"variant", 0, 0}, {"BASE", 1, 0},    {"NEW", 1, 0},      {"BASE % peak", 1, 1},
+    {"NEW % peak", 1, 1}, {"ratio", 1, 0}, {"95% interval", 0, 0}, {"verdict", 0, 0},
+    {"what moved", 0, 0},
+};
+
+typedef struct krow {
+    char c[NK][KCELL];
+} krow;
+
+static void fill_krow(const kb_compare *c, const kb_cmp_case *k, krow *w)
+{
+    const kb_result *r = kb_cmp_case_result(k);
+    kb_strlcpy(w->c[K_VARIANT], r->variant, KCELL);
+    if (k->base)
+        kb_fmt_time(k->base->median_us, w->c[K_BASE], KCELL);
+    else
+        snprintf(w->c[K_BASE], KCELL, "-");
+    if (k->cur)
+        kb_fmt_time(k->cur->median_us, w->c[K_NEW], KCELL);
+    else
+        snprintf(w->c[K_NEW], KCELL, "-");
+    kb_fmt_fixed(k->base ? k->base->pct_peak : NAN, 1, "", "%", w->c[K_BPCT], KCELL);
+    kb_fmt_fixed(k->cur ? k->cur->pct_peak : NAN, 1, "", "%", w->c[K_NPCT], KCELL);
+    kb_fmt_fixed(c->cross_gpu ? k->ratio : k->time_ratio, 3, "", "x", w->c[K_RATIO], KCELL);
+    if (isfinite(k->lo) && isfinite(k->hi))
+        snprintf(w->c[K_CI], KCELL, "[%.3f, %.3f]", k->lo, k->hi);
+    else
+        snprintf(w->c[K_CI], KCELL, "-");
+    kb_strlcpy(w->c[K_VERDICT], kb_verdict_name(k->verdict), KCELL);
+    kb_strlcpy(w->c[K_MOVED], k->moved, KCELL);
+}
+
+typedef enum kfmt { KF_TEXT, KF_MD } kfmt;
+
+static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt k)
+{
+    int vis[NK], right[NK], any_moved = 0;
+    size_t width[NK];
+    const char *head[NK], *cell[NK];
+    for (int j = 0; j < NK; j++) {
+        head[j] = j == K_RATIO ? (c->cross_gpu ? "peak ratio" : "NEW/BASE") : kcols[j].head;
+        vis[j] = !kcols[j].cross || c->cross_gpu;
+        right[j] = kcols[j].right;
+        width[j] = kb_text_width(head[j]);
+        for (size_t i = 0; i < n; i++)
+            if (kb_text_width(rows[i].c[j]) > width[j])
+                width[j] = kb_text_width(rows[i].c[j]);
+    }
+    for (size_t i = 0; i < n; i++)
+        any_moved |= rows[i].c[K_MOVED][0] != '\0';
+    vis[K_MOVED] = any_moved || k == KF_MD;
+    for (size_t i = 0; i <= n; i++) {
+        for (int j = 0; j < NK; j++)
+            cell[j] = i == 0 ? head[j] : rows[i - 1].c[j];
+        if (k == KF_TEXT) {
+            kb_table_text_row(f, cell, width, right, vis, NK);
+            continue;
+        }
+        kb_table_md_row(f, cell, vis, NK);
+        if (i == 0)
+            kb_table_md_rule(f, right, vis, NK);
+    }
+}
+
+/* The source line of one side: "results/h200/softmax.json · NVIDIA H200
+ * (GPU-…) · git abc · 2025-06-01T10:00:00Z · tag h200". */
+static void side(FILE *f, const char *name, const kb_run *r, kfmt k)
+{
+    if (k == KF_MD) {
+        fputs("`", f);
+        kb_md_text(f, name);
+        fputs("` \xC2\xB7 ", f);
+        kb_md_text(f, r->dev.name);
+        fputs(" (`", f);
+        kb_md_text(f, r->dev.uuid);
+        fputs("`) \xC2\xB7 git `", f);
+        kb_md_text(f, r->git);
+        fprintf(f, "` \xC2\xB7 %s", r->started);
+        if (*r->tag) {
+            fputs(" \xC2\xB7 tag ", f);
+            kb_md_text(f, r->tag);
+        }
+        return;
+    }
+    fprintf(f, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s", name, r->dev.name, r->dev.uuid,
+            r->git, r->started);
+    if (*r->tag)
+        fprintf(f, " \xC2\xB7 tag %s", r->tag);
+}
+
+/* The sources, the rule, the cross-GPU warning and the headline. */
+static void view_header(FILE *f, const kb_compare *c, kfmt k)
+{
+    char line[512];
+    kb_compare_headline(c, line, sizeof line);
+    if (k == KF_MD) {
+        fprintf(f, "## kbench compare: %s\n\n- **BASE**: ", line);
+        side(f, c->base_name, c->base, k);
+        fputs("\n- **NEW**: ", f);
+        side(f, c->new_name, c->cur, k);
+        rule(c, line, sizeof line);
+        fprintf(f, "\n- **rule**: %s\n", line);
+    } else {
+        fputs("kbench compare\nBASE  ", f);
+        side(f, c->base_name, c->base, k);
+        fputs("\nNEW   ", f);
+        side(f, c->new_name, c->cur, k);
+        rule(c, line, sizeof line);
+        fprintf(f, "\nrule  %s\n", line);
+    }
+    if (c->cross_gpu) {
+        if (k == KF_MD) {
+            fputs("\n> **Different GPUs**: ", f);
+            kb_compare_cross_gpu_note(f, c, kb_md_text);
+            fputc('\n', f);
+        } else {
+            fprintf(f, "!! different GPUs: BASE ran on %s, NEW on %s !!\n"
+                       "!! verdicts compare the share of each GPU's own calibrated ceiling "
+                       "(%% peak), not raw time, so a change of GPU is not reported as a code "
+                       "regression !!\n",
+                    c->base->dev.name, c->cur->dev.name);
+        }
+    }
+    kb_compare_headline(c, line, sizeof line);
+    if (k == KF_TEXT)
+        fprintf(f, "%zu cases: %s\n", c->ncases, line);
+}
+
+/* One case group: its heading, its table, and why each UNCERTAIN case is so.
+ * rows holds m rows. */
+static void view_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m, kfmt k,
+                       krow *rows)
+{
+    char title[384];
+    kb_fmt_case_title(kb_cmp_case_result(&c->cases[idx[0]]), title, sizeof title);
+    if (k == KF_TEXT)
+        fprintf(f, "\n%s\n", title);
+    else
+        fprintf(f, "\n### %s\n\n", title);
+    for (size_t j = 0; j < m; j++)
+        fill_krow(c, &c->cases[idx[j]], &rows[j]);
+    table(f, c, rows, m, k);
+    int any = 0;
+    for (size_t j = 0; j < m; j++) {
+        const kb_cmp_case *q = &c->cases[idx[j]];
+        if (!*q->why)
+            continue;
+        if (k == KF_MD) {
+            fputs(any++ ? "- **" : "\n- **", f);
+            kb_md_text(f, kb_cmp_case_result(q)->variant);
+            fputs("**: UNCERTAIN: ", f);
+            kb_md_text(f, q->why);
+            fputc('\n', f);
+        } else {
+            fprintf(f, "  %s: UNCERTAIN: %s\n", kb_cmp_case_result(q)->variant, q->why);
+        }
+    }
+}
+
+static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
+{
+    kb_groups g;
+    kb_status st = kb_compare_groups(c, &g, e);
+    if (st != KB_OK)
+        return st;
+    krow *rows = calloc(c->ncases ? c->ncases : 1, sizeof *rows);
+    if (!rows) {
+        kb_groups_release(&g);
+        return kb_fail(e, KB_EENV, "out of memory writing the comparison");
+    }
+    view_header(f, c, k);
+    for (size_t i = 0; i < g.n; i++)
+        view_group(f, c, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows);
+    free(rows);
+    kb_groups_release(&g);
+    if (ferror(f))
+        return kb_fail(e, KB_EENV, "cannot write the comparison: %s", strerror(errno));
+    return KB_OK;
+}
+
+kb_status kb_compare_write_text(FILE *f, const kb_compare *c, kb_err *e)
+{
+    return write_view(f, c, KF_TEXT, e);
+}
+
+kb_status kb_compare_write_markdown(FILE *f, const kb_compare *c, kb_err *e)
+{
+    return write_view(f, c, KF_MD, e);
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+/* Adds it under key, freeing it when that fails. Returns 1 on success. */
+static int jput(cJSON *o, const char *key, cJSON *it)
+{
+    if (it && cJSON_AddItemToObject(o, key, it))
+        return 1;
+    cJSON_Delete(it); /* NULL is a no-op */
+    return 0;
+}
+
+/* A number, or null when it is not finite. */
+static int jnum(cJSON *o, const char *key, double v)
+{
+    return jput(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+/* An integer that is unknown (null) when negative. */
+static int jint(cJSON *o, const char *key, long long v)
+{
+    return jnum(o, key, v < 0 ? NAN : (double)v);
+}
+
+static int jstr(cJSON *o, const char *key, const char *s)
+{
+    return cJSON_AddStringToObject(o, key, s) != NULL;
+}
+
+/* The source object of one side. */
+static cJSON *side_json(const char *name, const kb_run *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !jstr(o, "source", name) || !jstr(o, "device", r->dev.name) ||
+        !jstr(o, "uuid", r->dev.uuid) || !jstr(o, "git", r->git) ||
+        !jstr(o, "started", r->started) || !jstr(o, "tag", r->tag) ||
+        !jnum(o, "copy_gbps", r->dev.copy_gbps) || !jnum(o, "mma_tflops", r->dev.mma_tflops) ||
+        !jnum(o, "fp32_tflops", r->dev.fp32_tflops)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* One side of a case: its figures, or null when the case is not on that side. */
+static cJSON *result_json(const kb_result *r, size_t nfinite, double median)
+{
+    if (!r)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !jstr(o, "status", kb_rstatus_name(r->status)) ||
+        !jnum(o, "median_us", median) || !jint(o, "samples", (long long)nfinite) ||
+        !jnum(o, "pct_peak", r->pct_peak) || !jstr(o, "bound", r->bound) ||
+        !jnum(o, "dram_bytes", r->dram_bytes) ||
+        !jnum(o, "achieved_occupancy", r->achieved_occupancy) ||
+        !jint(o, "registers", r->registers) || !jint(o, "local_bytes", r->local_bytes) ||
+        !jstr(o, "top_stalls", r->top_stalls)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The shape of r: axis name -> integer, in axis order. */
+static cJSON *shape_json(const kb_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; o && i < r->naxes; i++)
+        if (!jnum(o, r->axis[i], (double)r->shape[i])) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    return o;
+}
+
+static cJSON *case_json(const kb_cmp_case *k)
+{
+    const kb_result *r = kb_cmp_case_result(k);
+    size_t bn = k->base_n, nn = k->new_n;
+    double bm = k->base_median, nm = k->new_median;
+    if (k->base && !k->cur) { /* not judged: its own figures */
+        bm = k->base->median_us;
+        bn = k->base->nsamples;
+    }
+    if (k->cur && !k->base) {
+        nm = k->cur->median_us;
+        nn = k->cur->nsamples;
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !jstr(o, "op", r->op) || !jstr(o, "variant", r->variant) ||
+        !jstr(o, "dtype", r->dtype) || !jput(o, "shape", shape_json(r)) ||
+        !jstr(o, "verdict", verdict_keys[k->verdict]) || !jstr(o, "why", k->why) ||
+        !jput(o, "base", result_json(k->base, bn, bm)) ||
+        !jput(o, "new", result_json(k->cur, nn, nm)) || !jnum(o, "time_ratio", k->time_ratio) ||
+        !jnum(o, "ratio", k->ratio) || !jnum(o, "ci_low", k->lo) || !jnum(o, "ci_high", k->hi) ||
+        !jnum(o, "dram_ratio", k->dram_ratio) || !jnum(o, "occupancy_delta", k->occ_delta) ||
+        !jstr(o, "moved", k->moved)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+kb_status kb_compare_write_json(FILE *f, const kb_compare *c, kb_err *e)
+{
+    kb_status st = KB_OK;
+    cJSON *root = cJSON_CreateObject(), *sum, *cases;
+    char *text = NULL;
+    if (!root || !jint(root, "compare_version", 1) || !jnum(root, "threshold", c->threshold) ||
+        !jnum(root, "confidence", KB_CMP_CONFIDENCE) ||
+        !jint(root, "resamples", KB_CMP_RESAMPLES) ||
+        !jint(root, "min_samples", KB_CMP_MIN_SAMPLES) ||
+        !jstr(root, "mode", c->cross_gpu ? "cross-gpu" : "same-gpu") ||
+        !jstr(root, "ratio", c->cross_gpu ? "pct_peak BASE / NEW" : "median time NEW / BASE") ||
+        !jput(root, "base", side_json(c->base_name, c->base)) ||
+        !jput(root, "new", side_json(c->new_name, c->cur)) ||
+        !(sum = cJSON_AddObjectToObject(root, "summary")) ||
+        !jint(sum, "faster", (long long)c->count[KB_V_FASTER]) ||
+        !jint(sum, "slower", (long long)c->count[KB_V_SLOWER]) ||
+        !jint(sum, "same", (long long)c->count[KB_V_SAME]) ||
+        !jint(sum, "uncertain", (long long)c->count[KB_V_UNCERTAIN]) ||
+        !jint(sum, "only_in_base", (long long)c->count[KB_V_ONLY_BASE]) ||
+        !jint(sum, "only_in_new", (long long)c->count[KB_V_ONLY_NEW]) ||
+        !cJSON_AddBoolToObject(root, "regressed", kb_compare_regressed(c)) ||
+        !(cases = cJSON_AddArrayToObject(root, "cases")))
+        goto oom;
+    for (size_t i = 0; i < c->ncases; i++) {
+        cJSON *it = case_json(&c->cases[i]);
+        if (!it)
+            goto oom;
+        if (!cJSON_AddItemToArray(cases, it)) {
+            cJSON_Delete(it);
+            goto oom;
+        }
+    }
+    text = cJSON_Print(root);
+    if (!text)
+        goto oom;
+    if (fputs(text, f) == EOF || fputc('\n', f) == EOF || ferror(f))
+        st = kb_fail(e, KB_EENV, "cannot write the comparison: %s", strerror(errno));
+    goto done;
+oom:
+    st = kb_fail(e, KB_EENV, "out of memory building the comparison");
+done:
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return st;
+}

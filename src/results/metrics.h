@@ -1,0 +1,35 @@
+/* metrics.h - the names of the counter pass's metric sets (`kbench run
+ * --metrics SET`, the JSON report's counters.set, the store's
+ * results.metric_set) and the CUPTI metric the result model reads by name.
+ * Which CUPTI metrics each set collects is the profiler's (counters.c). */
+#ifndef KB_METRICS_H
+#define KB_METRICS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kb_metric_set {
+    KB_METRICS_NONE,
+    KB_METRICS_CORE,   /* one replay pass: time, DRAM, occupancy, issue, tensor, local */
+    KB_METRICS_SOL,    /* core + SM and memory speed-of-light */
+    KB_METRICS_STALLS, /* core + the warp stall reasons */
+    KB_METRICS_FULL,   /* all of the above + L1 and L2 hit rates */
+    KB_METRICS_COUNT
+} kb_metric_set;
+
+/* Parses "none", "core", "sol", "stalls" or "full" (exact, lowercase). Returns 0,
+ * or -1 for anything else (NULL included), leaving *out alone. */
+int kb_metric_set_parse(const char *s, kb_metric_set *out);
+
+/* The set's name as kb_metric_set_parse reads it; "?" for a bad value. */
+const char *kb_metric_set_name(kb_metric_set s);
+
+/* A kernel's duration in the counter pass, ns: what "the longest kernel" of a
+ * result is measured by. */
+#define KB_METRIC_DURATION "gpu__time_duration.sum"
+
+#ifdef __cplusplus
+}
+#endif
+#endif

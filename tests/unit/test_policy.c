@@ -1,0 +1,281 @@
+/* test_policy.c - the profiler's decisions, with no GPU: which cases are
+ * skipped and why (dtype, the variant's own test, device memory), which shapes
+ * a run refuses up front, when the ceilings must be measured, the plan of a
+ * run (its cases in order, each operator's default dtype, the messages for bad
+ * names), and a case's result coming back whole from its child process. */
+#include <math.h>
+
+#include "kbtest.h"
+#include "kernels/op.h"
+#include "kernels/shape.h"
+#include "profiler/child.h"
+#include "profiler/plan.h"
+#include "profiler/policy.h"
+
+/* An H200 as the device query describes it, calibrated. */
+static kb_device h200(void)
+{
+    kb_device d;
+    kb_device_init(&d);
+    snprintf(d.name, sizeof d.name, "NVIDIA H200");
+    d.memory_bytes = 150110011392;
+    d.l2_bytes = 62914560;
+    d.copy_gbps = 4192;
+    d.mma_tflops = 774;
+    d.fp32_tflops = 51;
+    return d;
+}
+
+static void shape_of(const kb_op *op, const char *text, int64_t *shape)
+{
+    kb_err e = {{0}};
+    if (!*text)
+        kb_shape_default(op, shape);
+    else
+        assert_int_equal(kb_shape_parse(op, text, shape, &e), KB_OK);
+}
+
+static void skip_rules(void **state)
+{
+    (void)state;
+    const kb_device dev = h200();
+    const kb_op *att = kb_op_find("attention");
+    const kb_op *sm = kb_op_find("softmax");
+    int64_t shape[KB_MAX_AXES];
+    char why[512];
+
+    /* the variant's dtypes */
+    shape_of(att, "dim=128", shape);
+    assert_int_equal(kb_case_skip(att, kb_variant_find(att, "flash-tiled"), KB_FP32, shape,
+                                  &dev, why, sizeof why),
+                     1);
+    assert_string_equal(why, "flash-tiled does not support fp32");
+    assert_int_equal(kb_case_skip(att, kb_variant_find(att, "flash-tiled"), KB_BF16, shape,
+                                  &dev, why, sizeof why),
+                     0);
+    /* the variant's own test */
+    shape_of(att, "dim=96", shape);
+    assert_int_equal(kb_case_skip(att, kb_variant_find(att, "flash-tiled"), KB_BF16, shape,
+                                  &dev, why, sizeof why),
+                     1);
+    assert_string_equal(why, "flash-tiled is built for dim 64 and 128, not dim=96");
+    /* device memory: the score matrix of a long sequence */
+    shape_of(att, "batch=8,heads=32,seq=65536", shape);
+    assert_int_equal(kb_case_skip(att, kb_variant_find(att, "naive"), KB_BF16, shape, &dev, why,
+                                  sizeof why),
+                     1);
+    assert_non_null(strstr(why, "bytes of device memory"));
+    assert_non_null(strstr(why, "NVIDIA H200 has 150110011392"));
+    /* an ordinary case runs */
+    shape_of(sm, "", shape);
+    assert_int_equal(kb_case_skip(sm, kb_variant_find(sm, "naive"), KB_FP32, shape, &dev, why,
+                                  sizeof why),
+                     0);
+}
+
+static void shapes_too_large_are_refused(void **state)
+{
+    (void)state;
+    const kb_device dev = h200();
+    const kb_op *sm = kb_op_find("softmax");
+    int64_t shape[KB_MAX_AXES];
+    kb_err e = {{0}};
+    shape_of(sm, "rows=2000000000,cols=2000", shape);
+    assert_int_equal(kb_case_fits(sm, KB_FP32, shape, &dev, &e), KB_EUSAGE);
+    assert_non_null(strstr(e.msg, "shape rows=2000000000,cols=2000 (fp32) is too large: it "
+                                  "needs 32000"));
+    /* so large that its byte count is estimated from the elements alone */
+    shape_of(sm, "rows=2147483647,cols=2147483647", shape);
+    assert_int_equal(kb_case_fits(sm, KB_BF16, shape, &dev, &e), KB_EUSAGE);
+    assert_non_null(strstr(e.msg, "(bf16) is too large"));
+    shape_of(sm, "", shape);
+    assert_int_equal(kb_case_fits(sm, KB_FP32, shape, &dev, &e), KB_OK);
+}
+
+static void ceilings_missing(void **state)
+{
+    (void)state;
+    kb_device d = h200();
+    int measured = 1;
+    kb_err e = {{0}};
+    assert_false(kb_ceilings_missing(&d));
+    /* nothing to measure: no child, no GPU needed */
+    assert_int_equal(kb_ceilings_ensure(0, &d, KB_CALIBRATE_IF_MISSING, &measured, &e), KB_OK);
+    assert_int_equal(measured, 0);
+    for (int i = 0; i < KB_NCEILINGS; i++) {
+        kb_device x = h200();
+        *kb_device_ceiling(&x, i) = NAN;
+        assert_true(kb_ceilings_missing(&x));
+    }
+    assert_string_equal(kb_ceiling_name(KB_CEILING_MMA), "mma_tflops");
+}
+
+/* The cases of a plan, one line each: "op variant dtype shape". */
+static char *plan_lines(const kb_plan *p)
+{
+    size_t cap = 1 << 16, used = 0;
+    char *out = calloc(1, cap);
+    kb_plan_iter it = {0, 0, 0, 0};
+    kb_plan_case c;
+    while (kb_plan_next(p, &it, &c)) {
+        char shape[256];
+        kb_shape_str(c.op, c.shape, shape, sizeof shape);
+        used += (size_t)snprintf(out + used, cap - used, "%s %s %s %s\n", c.op->name, c.v->name,
+                                 kb_dtype_name(c.dtype), shape);
+    }
+    return out;
+}
+
+static void plan_orders_cases(void **state)
+{
+    (void)state;
+    kb_plan p;
+    kb_err e = {{0}};
+    const char *shapes[] = {"rows=8,cols=16", "rows=3"};
+    const kb_dtype dts[] = {KB_FP32, KB_BF16};
+    assert_int_equal(kb_plan_init(&p, "softmax", "fused,naive", shapes, 2, dts, 2, &e), KB_OK);
+    char *t = plan_lines(&p);
+    assert_string_equal(t, "softmax naive fp32 rows=8,cols=16\n"
+                           "softmax fused fp32 rows=8,cols=16\n"
+                           "softmax naive bf16 rows=8,cols=16\n"
+                           "softmax fused bf16 rows=8,cols=16\n"
+                           "softmax naive fp32 rows=3,cols=4096\n"
+                           "softmax fused fp32 rows=3,cols=4096\n"
+                           "softmax naive bf16 rows=3,cols=4096\n"
+                           "softmax fused bf16 rows=3,cols=4096\n");
+    assert_int_equal(kb_plan_count(&p), 8);
+    free(t);
+    kb_plan_release(&p);
+    kb_plan_release(&p); /* twice is harmless */
+}
+
+/* Without --dtype every operator runs in its own default dtype; "all" takes
+ * every operator of the registry, however many there are. */
+static void plan_all_uses_each_default_dtype(void **state)
+{
+    (void)state;
+    kb_plan p;
+    kb_err e = {{0}};
+    int nops = 0, want = 0;
+    const kb_op *const *ops = kb_ops(&nops);
+    assert_int_equal(kb_plan_init(&p, "all", NULL, NULL, 0, NULL, 0, &e), KB_OK);
+    assert_int_equal(p.nops, nops);
+    for (int i = 0; i < nops; i++)
+        want += ops[i]->nvariants;
+    assert_int_equal(kb_plan_count(&p), want);
+    kb_plan_iter it = {0, 0, 0, 0};
+    kb_plan_case c;
+    while (kb_plan_next(&p, &it, &c))
+        assert_int_equal(c.dtype, c.op->default_dtype);
+    kb_plan_release(&p);
+}
+
+static void plan_refuses_bad_names(void **state)
+{
+    (void)state;
+    kb_plan p;
+    kb_err e = {{0}};
+    const kb_dtype fp16[] = {KB_FP16};
+    const char *bad_shape[] = {"rows=0"};
+    assert_int_equal(kb_plan_init(&p, "softmx", NULL, NULL, 0, NULL, 0, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "unknown operator 'softmx' (did you mean 'softmax'?)");
+    assert_int_equal(kb_plan_init(&p, "softmax", "naive,fusd", NULL, 0, NULL, 0, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "unknown variant 'fusd' for softmax (did you mean 'fused'?)");
+    assert_int_equal(kb_plan_init(&p, "all", "zzzzzz", NULL, 0, NULL, 0, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "unknown variant 'zzzzzz' for any operator (see 'kbench list')");
+    assert_int_equal(kb_plan_init(&p, "softmax", NULL, bad_shape, 1, fp16, 1, &e), KB_EUSAGE);
+    assert_non_null(strstr(e.msg, "rows"));
+}
+
+/* A result that goes through a child comes back field for field: without a
+ * GPU the child records its CUDA failure; with one it times an empty
+ * launcher. */
+static cudaError_t empty_launch(const kb_args *a, cudaStream_t s)
+{
+    (void)a;
+    (void)s;
+    return cudaSuccess;
+}
+
+static size_t no_bytes(const int64_t *shape, kb_dtype d, int i)
+{
+    (void)shape;
+    (void)d;
+    (void)i;
+    return 0;
+}
+
+static void model(const int64_t *shape, kb_dtype d, double *bytes, double *flops)
+{
+    (void)d;
+    *bytes = 1000.0 * (double)shape[0];
+    *flops = NAN;
+}
+
+static kb_status generate(const kb_args *a, uint64_t seed, cudaStream_t s, kb_err *e)
+{
+    (void)a;
+    (void)seed;
+    (void)s;
+    (void)e;
+    return KB_OK;
+}
+
+static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
+{
+    (void)a;
+    (void)seed;
+    (void)e;
+    memset(c, 0, sizeof *c);
+    c->rows_checked = 1;
+    return KB_OK;
+}
+
+static void case_comes_back_from_its_child(void **state)
+{
+    (void)state;
+    static const kb_axis axes[] = {{"n", 7, 1, 100, "elements"}};
+    static const kb_variant variants[] = {
+        {.name = "empty", .summary = "nothing", .dtypes = KB_DT_ALL, .launch = empty_launch}};
+    static const kb_op op = {.name = "nop", .summary = "nothing", .axes = axes, .naxes = 1,
+                             .dtypes = KB_DT_ALL, .bound = "memory", .variants = variants,
+                             .nvariants = 1, .in_bytes = no_bytes, .out_bytes = no_bytes,
+                             .model = model, .generate = generate, .check = check};
+    const kb_bench_opts o = {.min_samples = 2, .max_samples = 3, .max_noise = 1.0,
+                             .time_limit_s = 1.0, .metrics = KB_METRICS_NONE};
+    kb_device dev = h200();
+    int64_t shape[KB_MAX_AXES] = {7};
+    kb_result r;
+    kb_err e = {{0}};
+    kb_bench_name_case(&r, &op, &variants[0], KB_FP32, shape, 42);
+    assert_int_equal(kb_case_run(&op, &variants[0], &dev, &o, &r, &e), KB_OK);
+    assert_string_equal(r.op, "nop");
+    assert_string_equal(r.variant, "empty");
+    assert_int_equal(r.seed, 42);
+    assert_true(r.bytes == 7000.0);
+    if (r.status == KB_R_FAILED) {
+        /* no GPU: the child's own record of its first CUDA call */
+        assert_non_null(strstr(r.reason, "cudaSetDevice"));
+        assert_int_equal(r.nsamples, 0);
+    } else {
+        assert_int_equal(r.status, KB_R_OK);
+        assert_true(r.nsamples >= 2 && r.samples_us);
+        assert_true(r.median_us >= 0);
+        assert_int_equal(r.nkernels, 0);
+    }
+    kb_result_release(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(skip_rules),
+        cmocka_unit_test(shapes_too_large_are_refused),
+        cmocka_unit_test(ceilings_missing),
+        cmocka_unit_test(plan_orders_cases),
+        cmocka_unit_test(plan_all_uses_each_default_dtype),
+        cmocka_unit_test(plan_refuses_bad_names),
+        cmocka_unit_test(case_comes_back_from_its_child),
+    };
+    return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
+}

@@ -1,0 +1,166 @@
+/* test_results.c - the figures of the result model (results/figures.c): the
+ * speed-up over naive kept current as results join a run, whatever their
+ * order; the per-result summaries of the kernels; the longest kernel; the
+ * arithmetic intensity; derived figures; the metric-set names. */
+#include <math.h>
+
+#include "kbtest.h"
+#include "results/metrics.h"
+#include "results/result.h"
+
+static void add(kb_run *run, const char *variant, const char *dtype, int64_t rows,
+                kb_rstatus status, double median)
+{
+    kb_result r;
+    kbt_case(&r, "softmax", variant, dtype, rows, 1024);
+    r.status = status;
+    r.median_us = median;
+    assert_int_equal(kb_run_add(run, &r), 0);
+}
+
+static void speedup_follows_the_case(void **state)
+{
+    (void)state;
+    kb_run run;
+    kb_run_init(&run);
+    add(&run, "fused", "fp32", 8, KB_R_OK, 25);  /* before its naive */
+    assert_true(isnan(run.results[0].speedup));
+    add(&run, "naive", "fp32", 8, KB_R_OK, 100);
+    add(&run, "online", "fp32", 8, KB_R_OK, 40);
+    add(&run, "fused", "bf16", 8, KB_R_OK, 10);   /* another case: no naive */
+    add(&run, "fused", "fp32", 16, KB_R_OK, 10);  /* another shape */
+    add(&run, "broken", "fp32", 8, KB_R_MISMATCH, 5);
+    assert_true(run.results[0].speedup == 4.0);
+    assert_true(run.results[1].speedup == 1.0);
+    assert_true(run.results[2].speedup == 2.5);
+    assert_true(isnan(run.results[3].speedup));
+    assert_true(isnan(run.results[4].speedup));
+    assert_true(isnan(run.results[5].speedup));
+    kb_run_release(&run);
+
+    /* a naive that failed is no baseline */
+    kb_run_init(&run);
+    add(&run, "naive", "fp32", 8, KB_R_FAILED, NAN);
+    add(&run, "fused", "fp32", 8, KB_R_OK, 25);
+    assert_true(isnan(run.results[1].speedup));
+    kb_run_release(&run);
+}
+
+static void set_kernel(kb_kernel *k, int regs, int64_t local, double occ, double duration,
+                       int nstalls)
+{
+    memset(k, 0, sizeof *k);
+    k->registers = regs;
+    k->local_bytes = local;
+    k->occupancy = occ;
+    if (isfinite(duration)) {
+        snprintf(k->metrics[0].name, sizeof k->metrics[0].name, "%s", KB_METRIC_DURATION);
+        k->metrics[0].value = duration;
+        k->nmetrics = 1;
+    }
+    static const char *const reasons[] = {"long_scoreboard", "barrier", "wait"};
+    static const double frac[] = {0.52, 0.18, 0.1};
+    for (int i = 0; i < nstalls; i++) {
+        snprintf(k->stalls[i].name, sizeof k->stalls[i].name, "%s", reasons[i]);
+        k->stalls[i].value = frac[i];
+    }
+    k->nstalls = nstalls;
+}
+
+static void kernels_summarised(void **state)
+{
+    (void)state;
+    kb_result r;
+    kb_result_init(&r);
+    r.kernels = calloc(3, sizeof *r.kernels);
+    r.nkernels = 3;
+    set_kernel(&r.kernels[0], 40, 0, 0.5, 100.0, 0);
+    set_kernel(&r.kernels[1], 32, 16, 0.75, 900.0, 3);
+    set_kernel(&r.kernels[2], 64, 0, 1.0, 300.0, 2);
+    kb_result_summarise_kernels(&r);
+    assert_int_equal(r.registers, 64);
+    assert_int_equal(r.local_bytes, 16);
+    assert_true(r.theoretical_occupancy == 75.0);
+    assert_string_equal(r.top_stalls, "long_sb 52% barrier 18%");
+    assert_int_equal(kb_result_longest_kernel(&r, 0), 1);
+    r.kernels[1].nstalls = 0;
+    assert_int_equal(kb_result_longest_kernel(&r, 1), 2);
+    r.kernels[2].nstalls = 0;
+    assert_int_equal(kb_result_longest_kernel(&r, 1), -1);
+    kb_result_release(&r);
+
+    /* without counters: the first kernel stands for the result */
+    kb_result_init(&r);
+    r.kernels = calloc(2, sizeof *r.kernels);
+    r.nkernels = 2;
+    set_kernel(&r.kernels[0], 24, 0, 1.0, NAN, 0);
+    set_kernel(&r.kernels[1], 30, 0, 0.5, NAN, 0);
+    kb_result_summarise_kernels(&r);
+    assert_true(r.theoretical_occupancy == 100.0);
+    assert_int_equal(r.registers, 30);
+    assert_string_equal(r.top_stalls, "");
+    kb_result_release(&r);
+}
+
+static void derived_figures(void **state)
+{
+    (void)state;
+    kb_result r;
+    kb_result_init(&r);
+    r.median_us = 100;
+    r.bytes = 4e8;
+    r.flops = 2e9;
+    r.dram_bytes = 5e8;
+    kb_device d;
+    kb_device_init(&d);
+    d.copy_gbps = 8000;
+    d.mma_tflops = 800;
+    d.fp32_tflops = 50;
+    kb_result_derive(&r, &d);
+    assert_true(r.gbps == 4e8 / 1e5);
+    assert_true(fabs(r.pct_peak - 50.0) < 1e-12);
+    assert_true(r.dram_gbps == 5e8 / 1e5);
+    assert_true(r.excess_traffic == 1.25);
+    assert_true(r.tflops == 2e9 / 1e8);
+    assert_true(kb_result_intensity(&r) == 5.0);
+    snprintf(r.bound, sizeof r.bound, "compute");
+    snprintf(r.dtype, sizeof r.dtype, "fp32");
+    kb_result_derive(&r, &d);
+    assert_true(fabs(r.pct_peak - 100.0 * 20.0 / 50.0) < 1e-12);
+    r.bytes = NAN;
+    assert_true(isnan(kb_result_intensity(&r)));
+    kb_result_derive(&r, &d);
+    assert_true(isnan(r.excess_traffic));
+    assert_false(kb_result_has_counters(&r)); /* set "none" */
+    snprintf(r.metric_set, sizeof r.metric_set, "core");
+    assert_true(kb_result_has_counters(&r));
+    snprintf(r.counters_reason, sizeof r.counters_reason, "no permission");
+    assert_false(kb_result_has_counters(&r));
+}
+
+static void metric_set_names(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"none", "core", "sol", "stalls", "full"};
+    for (int i = 0; i < KB_METRICS_COUNT; i++) {
+        kb_metric_set s = KB_METRICS_COUNT;
+        assert_int_equal(kb_metric_set_parse(names[i], &s), 0);
+        assert_int_equal(s, i);
+        assert_string_equal(kb_metric_set_name(s), names[i]);
+    }
+    kb_metric_set s = KB_METRICS_SOL;
+    assert_int_equal(kb_metric_set_parse("Core", &s), -1);
+    assert_int_equal(s, KB_METRICS_SOL);
+    assert_string_equal(kb_metric_set_name(KB_METRICS_COUNT), "?");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(speedup_follows_the_case),
+        cmocka_unit_test(kernels_summarised),
+        cmocka_unit_test(derived_figures),
+        cmocka_unit_test(metric_set_names),
+    };
+    return cmocka_run_group_tests_name("results", tests, NULL, NULL);
+}
