@@ -23,7 +23,11 @@ cudaError_t kb_attention_coalesced(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_shared_memory(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_fused(const kb_args *a, cudaStream_t s);
 cudaError_t kb_attention_flash_tiled(const kb_args *a, cudaStream_t s);
+/* variants/attention/flash_wgmma.cu: the work counter's scratch, and prepare
+ * (Hopper only; the case's configuration and tensor maps, found once). */
 cudaError_t kb_attention_flash_wgmma(const kb_args *a, cudaStream_t s);
+size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtype d);
+int kb_attention_flash_wgmma_prepare(const kb_args *a, char *why, size_t why_size);
 /* variants/attention/cudnn.cu: cuDNN loaded at run time; see its header. */
 cudaError_t kb_attention_cudnn(const kb_args *a, cudaStream_t s);
 int kb_attention_cudnn_unsupported(const int64_t *shape, kb_dtype d, char *why,
@@ -95,47 +99,6 @@ static int wgmma_unsupported(const int64_t *shape, kb_dtype d, char *why, size_t
     return dims_64_128("flash-wgmma", shape, why, why_size);
 }
 
-/* flash-wgmma's persistent grid claims work from two ints in scratch
- * (variants/attention/flash_wgmma.cu, FW_SCHED_BYTES), zeroed by prepare. */
-#define WGMMA_SCHED_BYTES 8
-
-static size_t wgmma_scratch(const int64_t *shape, kb_dtype d)
-{
-    (void)shape;
-    (void)d;
-    return WGMMA_SCHED_BYTES;
-}
-
-/* flash-wgmma's kernels are built for sm_90a (wgmma, setmaxnreg): on any other
- * GPU the case is a skip. Zeroes the work counter. */
-static int hopper_prepare(const kb_args *a, char *why, size_t why_size)
-{
-    int dev, major = 0, minor = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (e != cudaSuccess) {
-        snprintf(why, why_size, "reading the compute capability failed: %s",
-                 cudaGetErrorString(e));
-        return -1;
-    }
-    if (major == 9 && minor == 0) {
-        if (a->scratch && (e = cudaMemset(a->scratch, 0, a->scratch_bytes)) != cudaSuccess) {
-            snprintf(why, why_size, "zeroing flash-wgmma's work counter failed: %s",
-                     cudaGetErrorString(e));
-            return -1;
-        }
-        return 0;
-    }
-    snprintf(why, why_size,
-             "flash-wgmma is built for Hopper (sm_90a: wgmma, setmaxnreg), this GPU is "
-             "compute capability %d.%d",
-             major, minor);
-    return 1;
-}
-
 /* naive, coalesced, shared-memory: the fp32 score matrix, seq x seq per
  * (batch, head); the softmax overwrites it with P in place. */
 static size_t scratch_scores(const int64_t *shape, kb_dtype d)
@@ -178,8 +141,8 @@ static const kb_variant variants[] = {
      .dtypes = DT16,
      .launch = kb_attention_flash_wgmma,
      .unsupported = wgmma_unsupported,
-     .scratch_bytes = wgmma_scratch,
-     .prepare = hopper_prepare},
+     .scratch_bytes = kb_attention_flash_wgmma_scratch,
+     .prepare = kb_attention_flash_wgmma_prepare},
     {.name = "cudnn",
      .summary = "the vendor row: cuDNN's fused flash attention (graph API), the library a "
                 "user would call",

@@ -5,9 +5,8 @@
  *                  is on the parity of its phase;
  *   TMA            cp.async.bulk.tensor: the copy engine moves a box of a
  *                  tensor (described by a CUtensorMap made on the host, see
- *                  tma.h) between global and shared memory, swizzling rows
- *                  in 16-byte units, zero-filling loads and clipping stores
- *                  past the tensor's edges;
+ *                  tma.h) from global into shared memory, swizzling rows in
+ *                  16-byte units and zero-filling past the tensor's edges;
  *   wgmma          wgmma.mma_async: a warpgroup (4 consecutive warps) multiplies
  *                  an m64 x k16 A (shared memory, or registers) by a k16 x N B
  *                  from shared memory into fp32 accumulators in registers,
@@ -106,41 +105,6 @@ KB_HDEV void kb_tma_load_3d(uint32_t dst, const CUtensorMap *map, uint32_t bar, 
                  : "memory");
 }
 
-/* Copies shared memory at src to the box at (c0, c1, c2) of a 3-D tensor map;
- * parts of the box past the tensor's edges are not written. Completion is
- * tracked per thread in bulk groups (kb_tma_store_commit / _wait_read). */
-KB_HDEV void kb_tma_store_3d(const CUtensorMap *map, uint32_t src, int c0, int c1, int c2)
-{
-    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"
-                 " [%0, {%2, %3, %4}], [%1];\n" ::"l"(map),
-                 "r"(src), "r"(c0), "r"(c1), "r"(c2)
-                 : "memory");
-}
-
-KB_HDEV void kb_tma_store_commit(void)
-{
-    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-
-/* Waits until every committed store has finished reading shared memory. */
-KB_HDEV void kb_tma_store_wait_read(void)
-{
-    asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-}
-
-/* Orders this thread's ordinary shared-memory writes before later reads of
- * the same bytes by the copy engine or the tensor cores (the async proxy). */
-KB_HDEV void kb_fence_proxy_async(void)
-{
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-/* Stores the 32-bit word v at shared address addr. */
-KB_HDEV void kb_st_shared_u32(uint32_t addr, uint32_t v)
-{
-    asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
-}
-
 /* ---- named barriers and register reallocation -------------------------------------- */
 
 /* Waits at barrier id until `threads` threads have arrived (this one included). */
@@ -220,7 +184,6 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
         "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
 #define KB_ACC32(d) KB_ACC8(d, 0), KB_ACC8(d, 8), KB_ACC8(d, 16), KB_ACC8(d, 24)
 #define KB_ACC64(d) KB_ACC32(d), KB_ACC8(d, 32), KB_ACC8(d, 40), KB_ACC8(d, 48), KB_ACC8(d, 56)
-#define KB_ACC88(d) KB_ACC64(d), KB_ACC8(d, 64), KB_ACC8(d, 72), KB_ACC8(d, 80)
 #define KB_REGS32                                                                              \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
@@ -229,14 +192,6 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "     \
     "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "     \
     "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
-
-#define KB_REGS88 \
-    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, " \
-    "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, " \
-    "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, " \
-    "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, " \
-    "%66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
-    "%82, %83, %84, %85, %86, %87}"
 
 /* d (64 x 128 fp32, 64 registers a thread) = [d +] A B: A 64 x 16 and B 16 x
  * 128 both from shared memory, both K-major (rows of k contiguous). scale_d 0
@@ -255,24 +210,6 @@ KB_HDEV void kb_wgmma_m64n128k16_ss(float (&d)[64], uint64_t da, uint64_t db, in
                      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " KB_REGS64
                      ", %64, %65, p, 1, 1, 0, 0;\n}\n"
                      : KB_ACC64(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-}
-
-/* The same with N = 176 (88 accumulator registers a thread). */
-template <typename T>
-KB_HDEV void kb_wgmma_m64n176k16_ss(float (&d)[88], uint64_t da, uint64_t db, int scale_d)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 " KB_REGS88
-                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC88(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 " KB_REGS88
-                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC88(d)
                      : "l"(da), "l"(db), "r"(scale_d));
 }
 

@@ -99,6 +99,7 @@
  * later runs); dim 64 is behind, causal most: a tile's products there take as
  * long as its softmax's 64 MUFU.EX2 a thread, so the overlap has less to hide
  * behind, and the diagonal tiles are computed whole and masked. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "attention.cuh"
@@ -106,6 +107,7 @@
 #include "kernels/tma.h"
 
 #define FW_ROWS 64  /* query rows per consumer warpgroup: the m of wgmma */
+#define FW_BN 128   /* keys per tile: the n of S's wgmma */
 #define FW_WG 128   /* threads per warpgroup */
 /* The persistent grid's work counter and finished-blocks counter (two ints in
  * the variant's scratch, zeroed once by prepare; the last block resets them). */
@@ -113,8 +115,8 @@
 
 /* D: head dimension (64, 128); NC: consumer warpgroups; STAGES: K/V slots;
  * PP: the two consumers take turns issuing (named barriers). */
-template <int D_, int NC_, int BN_, int STAGES_, bool PP_> struct fw_cfg {
-    static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = BN_;
+template <int D_, int NC_, int STAGES_, bool PP_> struct fw_cfg {
+    static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = FW_BN;
     static constexpr bool PP = PP_;
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -134,7 +136,6 @@ template <int D_, int NC_, int BN_, int STAGES_, bool PP_> struct fw_cfg {
     static constexpr int REG_PRODUCER = 32;
     static constexpr int REG_CONSUMER = (THREADS * REG_LAUNCH - FW_WG * REG_PRODUCER) / (FW_WG * NC) / 8 * 8;
     static_assert(D == 64 || D == 128, "dim 64 or 128");
-    static_assert(BN == 128 || BN == 176, "S's wgmma is built for n 128 and 176");
     static_assert(NC >= 2 && NC <= 3, "two or three consumer warpgroups");
 };
 
@@ -196,10 +197,7 @@ static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t 
                                           KB_SW128_ATOM);
         const uint64_t db = kb_wgmma_desc(kbase + (kk / 4) * C::BN * KB_SW128_ROW + step, 16,
                                           KB_SW128_ATOM);
-        if constexpr (C::BN == 176)
-            kb_wgmma_m64n176k16_ss<T>(sacc, da, db, kk > 0);
-        else
-            kb_wgmma_m64n128k16_ss<T>(sacc, da, db, kk > 0);
+        kb_wgmma_m64n128k16_ss<T>(sacc, da, db, kk > 0);
     }
 }
 
@@ -515,97 +513,17 @@ __global__ void __launch_bounds__(C::THREADS, 1)
 
 /* ---- host side ------------------------------------------------------------------------ */
 
-/* The tensor maps of the last launch, reused while the buffers and shape stay
- * (every launch of a case): encoding them costs host time between the timing
- * events. */
-typedef struct fw_maps {
-    const void *buf[3];
-    int64_t bh, s;
-    int d, bm, bn;
-    kb_dtype dtype;
-    CUtensorMap map[3]; /* Q, K, V */
-} fw_maps;
-
-static fw_maps fw_cache;
-
-/* Q, K, V as [bh][s][d]: boxes of 64 columns x rows x 1 slice; Q's box covers
- * a block's BM rows, K's and V's a tile's BN keys. */
-static cudaError_t fw_make_maps(const kb_args *a, const att_shape &sh, int bm, int bn)
-{
-    const void *buf[3] = {a->in[0], a->in[1], a->in[2]};
-    if (fw_cache.bh == sh.bh && fw_cache.s == sh.s && fw_cache.d == sh.d && fw_cache.bm == bm &&
-        fw_cache.bn == bn && fw_cache.dtype == a->dtype && !memcmp(fw_cache.buf, buf, sizeof buf))
-        return cudaSuccess;
-    const uint64_t dims[3] = {(uint64_t)sh.d, (uint64_t)sh.s, (uint64_t)sh.bh};
-    const uint64_t strides[2] = {(uint64_t)sh.d * 2, (uint64_t)sh.s * (uint64_t)sh.d * 2};
-    const uint32_t rows[3] = {(uint32_t)bm, (uint32_t)bn, (uint32_t)bn};
-    fw_cache.bh = 0; /* invalid until every map is made */
-    for (int i = 0; i < 3; i++) {
-        const uint32_t box[3] = {64, rows[i], 1};
-        cudaError_t e = kb_tma_map_3d(&fw_cache.map[i], buf[i], a->dtype, dims, strides, box);
-        if (e != cudaSuccess)
-            return e;
-    }
-    memcpy(fw_cache.buf, buf, sizeof buf);
-    fw_cache.s = sh.s;
-    fw_cache.d = sh.d;
-    fw_cache.bm = bm;
-    fw_cache.bn = bn;
-    fw_cache.dtype = a->dtype;
-    fw_cache.bh = sh.bh;
-    return cudaSuccess;
-}
-
-/* SMs of the current device, for the persistent grid. */
-static cudaError_t fw_sms(int *sms)
-{
-    int dev;
-    cudaError_t e = cudaGetDevice(&dev);
-    return e != cudaSuccess ? e : cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
-}
-
-/* persist: one block per SM, each claiming work tiles from the counter in
- * a->scratch until none is left (else one block a tile). */
-template <typename T, typename C>
-static cudaError_t launch_fw_cfg(const kb_args *a, cudaStream_t st, const char *name, int persist)
-{
-    const att_shape sh = att_shape_of(a);
-    void (*kern)(CUtensorMap, CUtensorMap, CUtensorMap, T *, int *, int, int, int, int, float) =
-        att_fw<T, C>;
-    cudaError_t e = kb_allow_smem(kern, C::SMEM);
-    if (e != cudaSuccess)
-        return e;
-    if ((e = fw_make_maps(a, sh, C::BM, C::BN)) != cudaSuccess)
-        return e;
-    const int64_t nqb = (sh.s + C::BM - 1) / C::BM, total = sh.bh * nqb;
-    if (total > 0x7fffffff)
-        return cudaErrorInvalidConfiguration;
-    int64_t blocks = total;
-    if (persist) {
-        if (!a->scratch || a->scratch_bytes < FW_SCHED_BYTES)
-            return cudaErrorInvalidValue; /* the counter: see flash-wgmma's scratch_bytes */
-        int sms;
-        if ((e = fw_sms(&sms)) != cudaSuccess)
-            return e;
-        blocks = total < sms ? total : sms;
-    }
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {C::THREADS, 1, 1};
-    kb_note_launch(a->log, (const void *)kern, name, grid, block, C::SMEM);
-    kern<<<grid.x, block.x, C::SMEM, st>>>(fw_cache.map[0], fw_cache.map[1], fw_cache.map[2],
-                                           (T *)a->out[0], persist ? (int *)a->scratch : NULL,
-                                           (int)sh.s, (int)nqb, (int)total,
-                                           sh.causal, sh.scale * KB_LOG2E);
-    return cudaGetLastError();
-}
-
-/* The configurations measured (see the header), the first of each list the
- * one the variant runs; KBENCH_FLASH_WGMMA_CONFIG=i runs the i-th instead, to
+/* The configurations measured (see the header), the first of each list the one
+ * the variant runs; KBENCH_FLASH_WGMMA_CONFIG=i runs the i-th instead, to
  * measure the alternatives again (the kernel's name in the report says which
- * ran). */
+ * ran). setup raises the kernel's shared-memory limit and makes its tensor
+ * maps; launch computes the grid and launches. */
 typedef struct fw_config {
-    cudaError_t (*launch)(const kb_args *, cudaStream_t, const char *, int);
+    cudaError_t (*setup)(const kb_args *a, CUtensorMap *maps);
+    cudaError_t (*launch)(const kb_args *a, cudaStream_t st, const CUtensorMap *maps, int sms,
+                          const char *name, int persist);
     const char *name;
-    int persist;
+    int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
 #define FW_CONFIGS 4
@@ -613,39 +531,121 @@ typedef struct fw_config {
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
 
-template <typename T> static cudaError_t launch_fw(const kb_args *a, cudaStream_t st)
+/* What every launch of one case shares, found once (prepare, or the first
+ * launch with other buffers or another shape): the configuration, the SM
+ * count and the tensor maps. Nothing of it is looked up between the timing
+ * events. */
+typedef struct fw_plan {
+    const void *buf[4];
+    int64_t shape[ATT_CAUSAL + 1];
+    kb_dtype dtype;
+    const fw_config *cfg;
+    int sms;
+    CUtensorMap maps[3]; /* Q, K, V */
+} fw_plan;
+
+static fw_plan fw_current;
+
+/* Q, K, V as [bh][s][d]: boxes of 64 columns x rows x 1 slice; Q's box covers
+ * a block's BM rows, K's and V's a tile's BN keys. */
+template <typename T, typename C> static cudaError_t fw_setup(const kb_args *a, CUtensorMap *maps)
+{
+    void (*kern)(CUtensorMap, CUtensorMap, CUtensorMap, T *, int *, int, int, int, int, float) =
+        att_fw<T, C>;
+    cudaError_t e = kb_allow_smem(kern, C::SMEM);
+    const att_shape sh = att_shape_of(a);
+    const uint64_t dims[3] = {(uint64_t)sh.d, (uint64_t)sh.s, (uint64_t)sh.bh};
+    const uint64_t strides[2] = {(uint64_t)sh.d * 2, (uint64_t)sh.s * (uint64_t)sh.d * 2};
+    const uint32_t rows[3] = {(uint32_t)C::BM, (uint32_t)C::BN, (uint32_t)C::BN};
+    for (int i = 0; i < 3 && e == cudaSuccess; i++) {
+        const uint32_t box[3] = {64, rows[i], 1};
+        e = kb_tma_map_3d(&maps[i], a->in[i], a->dtype, dims, strides, box);
+    }
+    return e;
+}
+
+template <typename T, typename C>
+static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMap *maps, int sms,
+                             const char *name, int persist)
+{
+    const att_shape sh = att_shape_of(a);
+    const int64_t nqb = (sh.s + C::BM - 1) / C::BM, total = sh.bh * nqb;
+    if (total > 0x7fffffff)
+        return cudaErrorInvalidConfiguration;
+    if (persist && (!a->scratch || a->scratch_bytes < FW_SCHED_BYTES))
+        return cudaErrorInvalidValue; /* the counter: see kb_attention_flash_wgmma_scratch */
+    const int64_t blocks = persist && total > sms ? sms : total;
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {C::THREADS, 1, 1};
+    return kb_launch(a, st, att_fw<T, C>, name, grid, block, C::SMEM, maps[0], maps[1], maps[2],
+                     (T *)a->out[0], persist ? (int *)a->scratch : (int *)NULL, (int)sh.s,
+                     (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E);
+}
+
+#define FW_CONFIG(T, D, NC, ST, PP, name, persist)                                             \
+    {fw_setup<T, fw_cfg<D, NC, ST, PP>>, fw_launch<T, fw_cfg<D, NC, ST, PP>>, name, persist}
+
+/* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else the
+ * first of its dimension's list (for dim 64, the last on grids too small for
+ * three consumers). */
+template <typename T> static const fw_config *fw_choose(const kb_args *a, int sms)
 {
     static const fw_config d128[FW_CONFIGS] = {
-        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, true>>, "att_fw_d128_c2_n128_s3_pp_persist", 1},
-        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, false>>, "att_fw_d128_c2_n128_s3_persist", 1},
-        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 3, false>>, "att_fw_d128_c2_n128_s3", 0},
-        {launch_fw_cfg<T, fw_cfg<128, 2, 128, 2, true>>, "att_fw_d128_c2_n128_s2_pp_persist", 1}};
+        FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
+        FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3_persist", 1),
+        FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3", 0),
+        FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
-        {launch_fw_cfg<T, fw_cfg<64, 3, 128, 4, true>>, "att_fw_d64_c3_n128_s4_pp_persist", 1},
-        {launch_fw_cfg<T, fw_cfg<64, 3, 128, 4, true>>, "att_fw_d64_c3_n128_s4_pp", 0},
-        {launch_fw_cfg<T, fw_cfg<64, 3, 128, 4, false>>, "att_fw_d64_c3_n128_s4_persist", 1},
-        {launch_fw_cfg<T, fw_cfg<64, 2, 128, 4, true>>, "att_fw_d64_c2_n128_s4_pp_persist", 1}};
+        FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
+        FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
+        FW_CONFIG(T, 64, 3, 4, false, "att_fw_d64_c3_n128_s4_persist", 1),
+        FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1)};
     const char *env = getenv("KBENCH_FLASH_WGMMA_CONFIG");
-    int c = env && env[0] >= '0' && env[0] < '0' + FW_CONFIGS && !env[1] ? env[0] - '0' : -1;
-    switch (a->shape[ATT_DIM]) {
-    case 128:
-        c = c < 0 ? 0 : c;
-        return d128[c].launch(a, st, d128[c].name, d128[c].persist);
-    case 64:
-        if (c < 0) {
-            const att_shape sh = att_shape_of(a);
-            int sms;
-            cudaError_t e = fw_sms(&sms);
-            if (e != cudaSuccess)
-                return e;
-            c = sh.bh * ((sh.s + 3 * FW_ROWS - 1) / (3 * FW_ROWS)) >= (int64_t)FW_D64_WAVES * sms
-                    ? 0
-                    : 3;
-        }
-        return d64[c].launch(a, st, d64[c].name, d64[c].persist);
-    default:
-        return cudaErrorInvalidValue; /* other dims are skipped by the harness */
-    }
+    const int c = env && env[0] >= '0' && env[0] < '0' + FW_CONFIGS && !env[1] ? env[0] - '0' : -1;
+    const att_shape sh = att_shape_of(a);
+    if (sh.d == 128)
+        return &d128[c < 0 ? 0 : c];
+    if (sh.d != 64)
+        return NULL; /* other dims are skipped by the harness */
+    if (c >= 0)
+        return &d64[c];
+    const int64_t blocks = sh.bh * ((sh.s + 3 * FW_ROWS - 1) / (3 * FW_ROWS));
+    return &d64[blocks >= (int64_t)FW_D64_WAVES * sms ? 0 : 3];
+}
+
+/* Finds the plan for a's case unless fw_current already holds it. */
+template <typename T> static cudaError_t fw_plan_for(const kb_args *a)
+{
+    fw_plan *p = &fw_current;
+    const void *buf[4] = {a->in[0], a->in[1], a->in[2], a->out[0]};
+    if (p->cfg && p->dtype == a->dtype && !memcmp(p->buf, buf, sizeof buf) &&
+        !memcmp(p->shape, a->shape, sizeof p->shape))
+        return cudaSuccess;
+    p->cfg = NULL; /* invalid until every step succeeded */
+    int dev;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&p->sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess)
+        return e;
+    const fw_config *cfg = fw_choose<T>(a, p->sms);
+    if (!cfg)
+        return cudaErrorInvalidValue;
+    if ((e = cfg->setup(a, p->maps)) != cudaSuccess)
+        return e;
+    memcpy(p->buf, buf, sizeof buf);
+    memcpy(p->shape, a->shape, sizeof p->shape);
+    p->dtype = a->dtype;
+    p->cfg = cfg;
+    return cudaSuccess;
+}
+
+template <typename T> static cudaError_t launch_fw(const kb_args *a, cudaStream_t st)
+{
+    cudaError_t e = fw_plan_for<T>(a);
+    if (e != cudaSuccess)
+        return e;
+    const fw_plan *p = &fw_current;
+    return p->cfg->launch(a, st, p->maps, p->sms, p->cfg->name, p->cfg->persist);
 }
 
 /* Launches the TMA + wgmma flash attention of a->in[0..2] into a->out[0] on
@@ -653,4 +653,41 @@ template <typename T> static cudaError_t launch_fw(const kb_args *a, cudaStream_
 extern "C" cudaError_t kb_attention_flash_wgmma(const kb_args *a, cudaStream_t s)
 {
     KB_LAUNCH_BY_DTYPE16(launch_fw, a, s) /* fp32 is not in the variant's dtype mask */
+}
+
+/* The scratch the persistent grid's counters need (FW_SCHED_BYTES). */
+extern "C" size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtype d)
+{
+    (void)shape;
+    (void)d;
+    return FW_SCHED_BYTES;
+}
+
+/* The variant's prepare: a GPU other than Hopper is a skip (the kernels are
+ * sm_90a: wgmma, setmaxnreg); zeroes the work counter and finds the case's
+ * plan, so that the first timed launch does no more than the others. */
+extern "C" int kb_attention_flash_wgmma_prepare(const kb_args *a, char *why, size_t why_size)
+{
+    int dev, major = 0, minor = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (e == cudaSuccess && !(major == 9 && minor == 0)) {
+        snprintf(why, why_size,
+                 "flash-wgmma is built for Hopper (sm_90a: wgmma, setmaxnreg), this GPU is "
+                 "compute capability %d.%d",
+                 major, minor);
+        return 1;
+    }
+    if (e == cudaSuccess && a->scratch)
+        e = cudaMemset(a->scratch, 0, a->scratch_bytes);
+    if (e == cudaSuccess) /* the dtype is fp16 or bf16: the variant's mask */
+        e = a->dtype == KB_BF16 ? fw_plan_for<__nv_bfloat16>(a) : fw_plan_for<__half>(a);
+    if (e != cudaSuccess) {
+        snprintf(why, why_size, "preparing flash-wgmma failed: %s", cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
 }
