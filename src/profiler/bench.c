@@ -70,8 +70,8 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
 
 /* What one case holds on the device. */
 typedef struct bench_case {
-    kb_dtype d;
     kb_args a;
+    kb_sm_limits limits; /* the occupancy calculator's, read off the device once */
     kb_launch_log log;
     cudaStream_t s;
     cudaEvent_t t0, t1;
@@ -100,16 +100,21 @@ static int cuda_failed(kb_result *r, const char *call, cudaError_t ce)
             return cuda_failed(r, #call, ce_);                                           \
     } while (0)
 
-/* A failed launch: cuda_failed, with the variant's own account of it (a
- * library's message, v->last_error) after the CUDA error. */
-static int launch_failed(kb_result *r, const kb_variant *v, const char *call, cudaError_t ce)
+/* Appends "; " and the variant's own account of its last failure (a
+ * library's message, v->last_error) to buf, when it has one. */
+static void append_own(char *buf, size_t n, const kb_variant *v)
 {
     const char *own = v->last_error ? v->last_error() : NULL;
+    size_t used = strlen(buf);
+    if (own && *own && used < n)
+        snprintf(buf + used, n - used, "; %s", own);
+}
+
+/* A failed launch: cuda_failed, with the variant's own account of it. */
+static int launch_failed(kb_result *r, const kb_variant *v, const char *call, cudaError_t ce)
+{
     cuda_failed(r, call, ce);
-    if (own && *own) {
-        size_t n = strlen(r->reason);
-        snprintf(r->reason + n, sizeof r->reason - n, "; %s", own);
-    }
+    append_own(r->reason, sizeof r->reason, v);
     return STEP_OVER;
 }
 
@@ -129,28 +134,49 @@ static int harness_failed(kb_result *r, const kb_err *e)
     return STEP_OVER;
 }
 
+/* The occupancy calculator's limits, read off the device where it says them. */
+static kb_sm_limits sm_limits(int ordinal)
+{
+    static const struct {
+        enum cudaDeviceAttr attr;
+        size_t field; /* offset of the int in kb_sm_limits */
+    } from_device[] = {
+        {cudaDevAttrMaxRegistersPerMultiprocessor, offsetof(kb_sm_limits, regs_per_sm)},
+        {cudaDevAttrMaxSharedMemoryPerMultiprocessor, offsetof(kb_sm_limits, smem_per_sm)},
+        {cudaDevAttrMaxThreadsPerMultiProcessor, offsetof(kb_sm_limits, max_threads_per_sm)},
+        {cudaDevAttrMaxBlocksPerMultiprocessor, offsetof(kb_sm_limits, max_blocks_per_sm)},
+    };
+    kb_sm_limits L = kb_sm_limits_sm90();
+    for (size_t i = 0; i < KB_COUNT(from_device); i++) {
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, from_device[i].attr, ordinal) == cudaSuccess && v > 0)
+            memcpy((char *)&L + from_device[i].field, &v, sizeof v);
+    }
+    return L;
+}
+
 /* The stream, events, inputs, outputs, scratch and the zeroed flush buffer. */
 static int setup(const kb_op *op, const kb_variant *v, const kb_device *dev, bench_case *c,
                  kb_result *r)
 {
-    c->a.dtype = c->d;
     c->a.shape = r->shape;
+    c->limits = sm_limits(dev->ordinal);
     c->flush_bytes = (size_t)(KB_FLUSH_L2_FACTOR * dev->l2_bytes);
     CASE_CUDA(cudaSetDevice(dev->ordinal));
     CASE_CUDA(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
     CASE_CUDA(cudaEventCreate(&c->t0));
     CASE_CUDA(cudaEventCreate(&c->t1));
     for (int i = 0; i < op->nin; i++) {
-        size_t b = op->in_bytes(r->shape, c->d, i);
+        size_t b = op->in_bytes(r->shape, c->a.dtype, i);
         if (b)
             CASE_CUDA(cudaMalloc((void **)&c->a.in[i], b));
     }
     for (int i = 0; i < op->nout; i++) {
-        size_t b = op->out_bytes(r->shape, c->d, i);
+        size_t b = op->out_bytes(r->shape, c->a.dtype, i);
         if (b)
             CASE_CUDA(cudaMalloc(&c->a.out[i], b));
     }
-    c->a.scratch_bytes = scratch_of(v, r->shape, c->d);
+    c->a.scratch_bytes = scratch_of(v, r->shape, c->a.dtype);
     if (c->a.scratch_bytes)
         CASE_CUDA(cudaMalloc(&c->a.scratch, c->a.scratch_bytes));
     if (c->flush_bytes) {
@@ -176,48 +202,36 @@ static void teardown(bench_case *c)
         cudaStreamDestroy(c->s);
 }
 
-/* The occupancy calculator's limits, read off the device where it says them. */
-static kb_sm_limits sm_limits(int ordinal)
-{
-    static const struct {
-        enum cudaDeviceAttr attr;
-        size_t field; /* offset of the int in kb_sm_limits */
-    } from_device[] = {
-        {cudaDevAttrMaxRegistersPerMultiprocessor, offsetof(kb_sm_limits, regs_per_sm)},
-        {cudaDevAttrMaxSharedMemoryPerMultiprocessor, offsetof(kb_sm_limits, smem_per_sm)},
-        {cudaDevAttrMaxThreadsPerMultiProcessor, offsetof(kb_sm_limits, max_threads_per_sm)},
-        {cudaDevAttrMaxBlocksPerMultiprocessor, offsetof(kb_sm_limits, max_blocks_per_sm)},
-    };
-    kb_sm_limits L = kb_sm_limits_sm90();
-    for (size_t i = 0; i < KB_COUNT(from_device); i++) {
-        int v = 0;
-        if (cudaDeviceGetAttribute(&v, from_device[i].attr, ordinal) == cudaSuccess && v > 0)
-            memcpy((char *)&L + from_device[i].field, &v, sizeof v);
-    }
-    return L;
-}
+/* Resident blocks per SM the runtime could not say: KERNEL_BLOCKS_CALC, a
+ * library's kernel, for which the calculator's rules give them;
+ * KERNEL_BLOCKS_UNKNOWN, a query that failed (no theoretical occupancy). */
+#define KERNEL_BLOCKS_CALC (-1)
+#define KERNEL_BLOCKS_UNKNOWN (-2)
 
-/* Fills k from a kernel's launch shape and resources. blocks is the runtime's
- * count of resident blocks per SM, or -1 when it has none (the theoretical
- * occupancy is then unknown); the limiter comes from the calculator's rules
- * either way. */
-static void kernel_from(kb_kernel *k, const char *name, kb_dim3 grid, kb_dim3 block, int regs,
-                        int64_t static_smem, int64_t dyn_smem, int64_t local, int blocks,
+/* Fills k from a kernel's static facts t. blocks is the runtime's count of
+ * resident blocks per SM, or one of the two above; the limiter comes from the
+ * calculator's rules either way. */
+static void kernel_from(kb_kernel *k, const kb_traced_kernel *t, int blocks,
                         const kb_sm_limits *L)
 {
     const int max_warps = L->max_threads_per_sm / L->warp_size;
-    const int threads = (int)(block.x * block.y * block.z);
-    kb_strlcpy(k->name, name, sizeof k->name);
-    k->grid[0] = grid.x;
-    k->grid[1] = grid.y;
-    k->grid[2] = grid.z;
-    k->block[0] = block.x;
-    k->block[1] = block.y;
-    k->block[2] = block.z;
-    k->registers = regs;
-    k->static_smem = static_smem;
-    k->dynamic_smem = dyn_smem;
-    k->local_bytes = local;
+    const int threads = (int)(t->block.x * t->block.y * t->block.z);
+    kb_occ_limit lim;
+    const int calc = kb_occupancy_blocks(L, t->registers, threads,
+                                         (int)(t->static_smem + t->dynamic_smem), &lim);
+    if (blocks == KERNEL_BLOCKS_CALC)
+        blocks = calc;
+    kb_strlcpy(k->name, t->name, sizeof k->name);
+    k->grid[0] = t->grid.x;
+    k->grid[1] = t->grid.y;
+    k->grid[2] = t->grid.z;
+    k->block[0] = t->block.x;
+    k->block[1] = t->block.y;
+    k->block[2] = t->block.z;
+    k->registers = t->registers;
+    k->static_smem = t->static_smem;
+    k->dynamic_smem = t->dynamic_smem;
+    k->local_bytes = t->local_bytes;
     k->occupancy = NAN;
     if (blocks >= 0 && max_warps > 0) {
         k->blocks_per_sm = blocks;
@@ -225,8 +239,6 @@ static void kernel_from(kb_kernel *k, const char *name, kb_dim3 grid, kb_dim3 bl
         int warps_per_block = (threads + L->warp_size - 1) / L->warp_size;
         k->occupancy = (double)(blocks * warps_per_block) / (double)max_warps;
     }
-    kb_occ_limit lim;
-    kb_occupancy_blocks(L, regs, threads, (int)(static_smem + dyn_smem), &lim);
     kb_strlcpy(k->occ_limiter, kb_occ_limit_name(lim), sizeof k->occ_limiter);
 }
 
@@ -235,75 +247,60 @@ static void kernel_fact(const kb_launch_note *n, const kb_sm_limits *L, kb_kerne
 {
     struct cudaFuncAttributes fa;
     memset(&fa, 0, sizeof fa);
-    int regs = 0, blocks = 0;
-    int64_t static_smem = 0, local = 0;
+    kb_traced_kernel t;
+    memset(&t, 0, sizeof t);
+    kb_strlcpy(t.name, n->name, sizeof t.name);
+    t.grid = n->grid;
+    t.block = n->block;
+    t.dynamic_smem = (int64_t)n->dyn_smem;
     if (cudaFuncGetAttributes(&fa, n->fn) == cudaSuccess) {
-        regs = fa.numRegs;
-        static_smem = (int64_t)fa.sharedSizeBytes;
-        local = (int64_t)fa.localSizeBytes;
+        t.registers = fa.numRegs;
+        t.static_smem = (int64_t)fa.sharedSizeBytes;
+        t.local_bytes = (int64_t)fa.localSizeBytes;
     }
-    int threads = (int)(n->block.x * n->block.y * n->block.z);
+    int threads = (int)(n->block.x * n->block.y * n->block.z), blocks = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, n->fn, threads, n->dyn_smem) !=
         cudaSuccess)
-        blocks = -1;
-    kernel_from(k, n->name, n->grid, n->block, regs, static_smem, (int64_t)n->dyn_smem, local,
-                blocks, L);
+        blocks = KERNEL_BLOCKS_UNKNOWN;
+    kernel_from(k, &t, blocks, L);
 }
 
-static void kernel_facts(const kb_launch_log *log, const kb_device *dev, kb_result *r)
+static void kernel_facts(const bench_case *c, kb_result *r)
 {
     free(r->kernels);
-    r->kernels = calloc((size_t)(log->n ? log->n : 1), sizeof *r->kernels);
+    r->kernels = calloc((size_t)(c->log.n ? c->log.n : 1), sizeof *r->kernels);
     r->nkernels = 0;
     if (!r->kernels)
         return;
-    const kb_sm_limits L = sm_limits(dev->ordinal);
-    for (int i = 0; i < log->n; i++)
-        kernel_fact(&log->k[i], &L, &r->kernels[r->nkernels++]);
+    for (int i = 0; i < c->log.n; i++)
+        kernel_fact(&c->log.k[i], &c->limits, &r->kernels[r->nkernels++]);
 }
 
 /* A launcher that noted no kernels runs a library's: one more launch, traced
  * with the CUPTI Activity API, gives their names and static facts (the
  * occupancy from the calculator's rules). When tracing is not possible the
  * kernels stay unknown and c->untraced says why. */
-static int library_kernel_facts(const kb_variant *v, const kb_device *dev, bench_case *c,
-                                kb_result *r, kb_err *e)
+static int library_kernel_facts(const kb_variant *v, bench_case *c, kb_result *r, kb_err *e)
 {
-    kb_traced_kernel *t = calloc(KB_MAX_KERNELS, sizeof *t);
+    kb_traced_kernel t[KB_MAX_KERNELS];
     int n = 0;
-    if (!t) {
-        kb_fail(e, KB_EENV, "out of host memory for traced kernels");
-        return harness_failed(r, e);
+    if (kb_trace_kernels(v->launch, &c->a, c->s, t, KB_MAX_KERNELS, &n, c->untraced,
+                         sizeof c->untraced, e) != KB_OK) {
+        harness_failed(r, e);
+        append_own(r->reason, sizeof r->reason, v);
+        return STEP_OVER;
     }
-    kb_status st = kb_trace_kernels(v->launch, &c->a, c->s, t, KB_MAX_KERNELS, &n, c->untraced,
-                                    sizeof c->untraced, e);
-    if (st == KB_OK && n > 0) {
+    if (n > 0) {
         kb_kernel *k = calloc((size_t)n, sizeof *k);
         if (!k) {
-            free(t);
             kb_fail(e, KB_EENV, "out of host memory for %d kernels", n);
             return harness_failed(r, e);
         }
-        const kb_sm_limits L = sm_limits(dev->ordinal);
-        for (int i = 0; i < n; i++) {
-            const int threads = (int)(t[i].block.x * t[i].block.y * t[i].block.z);
-            const int blocks = kb_occupancy_blocks(&L, t[i].registers, threads,
-                                                   (int)(t[i].static_smem + t[i].dynamic_smem),
-                                                   NULL);
-            kernel_from(&k[i], t[i].name, t[i].grid, t[i].block, t[i].registers,
-                        t[i].static_smem, t[i].dynamic_smem, t[i].local_bytes, blocks, &L);
-        }
+        for (int i = 0; i < n; i++)
+            kernel_from(&k[i], &t[i], KERNEL_BLOCKS_CALC, &c->limits);
         free(r->kernels);
         r->kernels = k;
         r->nkernels = n;
-    }
-    free(t);
-    if (st != KB_OK) {
-        const char *own = v->last_error ? v->last_error() : NULL;
-        r->status = KB_R_FAILED;
-        snprintf(r->reason, sizeof r->reason, "%.300s%s%.200s", e->msg,
-                 own && *own ? "; " : "", own ? own : "");
-        return STEP_OVER;
     }
     return STEP_OK;
 }
@@ -334,8 +331,8 @@ static int check_outputs(const kb_op *op, bench_case *c, kb_result *r, kb_err *e
 
 /* Fresh inputs, the variant's prepare hook, poisoned outputs, one launch whose
  * kernels are noted, their static facts, and the check (unless --no-check). */
-static int first_launch(const kb_op *op, const kb_variant *v, const kb_device *dev,
-                        const kb_bench_opts *o, bench_case *c, kb_result *r, kb_err *e)
+static int first_launch(const kb_op *op, const kb_variant *v, const kb_bench_opts *o,
+                        bench_case *c, kb_result *r, kb_err *e)
 {
     if (op->generate(&c->a, r->seed, c->s, e) != KB_OK)
         return harness_failed(r, e);
@@ -348,12 +345,12 @@ static int first_launch(const kb_op *op, const kb_variant *v, const kb_device *d
         }
     }
     for (int i = 0; i < op->nout; i++)
-        CASE_CUDA(kb_poison(c->a.out[i], op->out_bytes(r->shape, c->d, i), c->s));
+        CASE_CUDA(kb_poison(c->a.out[i], op->out_bytes(r->shape, c->a.dtype, i), c->s));
     c->a.log = &c->log;
     CASE_LAUNCH(v->launch(&c->a, c->s));
     c->a.log = NULL;
     CASE_CUDA(cudaStreamSynchronize(c->s));
-    kernel_facts(&c->log, dev, r);
+    kernel_facts(c, r);
     r->status = KB_R_OK;
     return o->no_check ? STEP_OK : check_outputs(op, c, r, e);
 }
@@ -503,9 +500,9 @@ done:
         kb_strlcpy(r->counters_reason, why, sizeof r->counters_reason);
     if (st != KB_OK) {
         /* a counter failure is not the variant's: keep its result, say why */
-        const char *own = v->last_error ? v->last_error() : NULL;
-        snprintf(r->counters_reason, sizeof r->counters_reason, "counters failed: %.150s%s%.80s",
-                 e->msg, own && *own ? "; " : "", own ? own : "");
+        snprintf(r->counters_reason, sizeof r->counters_reason, "counters failed: %.200s",
+                 e->msg);
+        append_own(r->counters_reason, sizeof r->counters_reason, v);
     }
     kb_counters_close(pc);
     free(cv);
@@ -536,9 +533,9 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     bench_case c;
     char range[128];
     memset(&c, 0, sizeof c);
-    if (kb_dtype_parse(r->dtype, &c.d) != 0)
+    if (kb_dtype_parse(r->dtype, &c.a.dtype) != 0)
         return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", r->dtype);
-    if (kb_case_skip(op, v, c.d, r->shape, dev, r->reason, sizeof r->reason)) {
+    if (kb_case_skip(op, v, c.a.dtype, r->shape, dev, r->reason, sizeof r->reason)) {
         r->status = KB_R_SKIPPED;
         return KB_OK;
     }
@@ -547,9 +544,9 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     /* the counters' host setup overlaps the context creation below */
     if (o->metrics != KB_METRICS_NONE)
         kb_counters_prepare(o->metrics, dev->ordinal);
-    if (setup(op, v, dev, &c, r) == STEP_OK && first_launch(op, v, dev, o, &c, r, e) == STEP_OK) {
+    if (setup(op, v, dev, &c, r) == STEP_OK && first_launch(op, v, o, &c, r, e) == STEP_OK) {
         kb_counters_prepare_wait(); /* no host work of its own during the samples */
-        if ((c.log.n > 0 || library_kernel_facts(v, dev, &c, r, e) == STEP_OK) &&
+        if ((c.log.n > 0 || library_kernel_facts(v, &c, r, e) == STEP_OK) &&
             warm_up(v, &c, r) == STEP_OK && sample(v, o, &c, r, &st, e) == STEP_OK)
             finish(v, dev, o, &c, r, e);
     }

@@ -70,7 +70,6 @@ static const char *const stall_metrics[] = {CORE_METRICS, STALL_METRICS};
 static const char *const full_metrics[] = {CORE_METRICS, SOL_METRICS, STALL_METRICS,
                                            HIT_METRICS};
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The CUPTI metrics of each set, in the set's order. */
 static const struct metric_set_row {
@@ -79,18 +78,18 @@ static const struct metric_set_row {
     size_t n;
 } metric_sets[] = {
     {KB_METRICS_NONE, NULL, 0},
-    {KB_METRICS_CORE, core_metrics, COUNT(core_metrics)},
-    {KB_METRICS_SOL, sol_metrics, COUNT(sol_metrics)},
-    {KB_METRICS_STALLS, stall_metrics, COUNT(stall_metrics)},
-    {KB_METRICS_FULL, full_metrics, COUNT(full_metrics)},
+    {KB_METRICS_CORE, core_metrics, KB_COUNT(core_metrics)},
+    {KB_METRICS_SOL, sol_metrics, KB_COUNT(sol_metrics)},
+    {KB_METRICS_STALLS, stall_metrics, KB_COUNT(stall_metrics)},
+    {KB_METRICS_FULL, full_metrics, KB_COUNT(full_metrics)},
 };
 
-_Static_assert(COUNT(full_metrics) <= KB_MAX_METRICS, "KB_MAX_METRICS is too small");
-_Static_assert(COUNT(metric_sets) == KB_METRICS_COUNT, "a metric set without its metrics");
+_Static_assert(KB_COUNT(full_metrics) <= KB_MAX_METRICS, "KB_MAX_METRICS is too small");
+_Static_assert(KB_COUNT(metric_sets) == KB_METRICS_COUNT, "a metric set without its metrics");
 
 static const struct metric_set_row *set_row(kb_metric_set s)
 {
-    for (size_t i = 0; i < COUNT(metric_sets); i++)
+    for (size_t i = 0; i < KB_COUNT(metric_sets); i++)
         if (metric_sets[i].set == s)
             return &metric_sets[i];
     return NULL;
@@ -107,14 +106,20 @@ size_t kb_metric_set_metrics(kb_metric_set s, const char *const **names)
 
 /* Records a failed CUPTI call in e: the call, the result's name and message,
  * file and line. Returns KB_EENV. */
+void kb_cupti_text(int result, const char **name, const char **msg)
+{
+    const CUptiResult r = (CUptiResult)result;
+    if (cuptiGetResultString(r, name) != CUPTI_SUCCESS || !*name)
+        *name = "unknown CUPTI result";
+    if (cuptiGetErrorMessage(r, msg) != CUPTI_SUCCESS || !*msg || strcmp(*msg, *name) == 0)
+        *msg = "";
+}
+
 static kb_status cupti_fail(kb_err *e, CUptiResult r, const char *call, const char *file,
                             int line)
 {
-    const char *name = NULL, *msg = NULL;
-    if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
-        name = "unknown CUPTI result";
-    if (cuptiGetErrorMessage(r, &msg) != CUPTI_SUCCESS || !msg || strcmp(msg, name) == 0)
-        msg = "";
+    const char *name, *msg;
+    kb_cupti_text(r, &name, &msg);
     return kb_fail(e, KB_EENV, "%s failed: %s%s%s (%d) at %s:%d", call, msg,
                    *msg ? ": " : "", name, (int)r, file, line);
 }
@@ -178,7 +183,7 @@ static const struct soft_row {
  * returns 1; otherwise 0. */
 static int soft_reason(CUptiResult r, char *why, size_t why_n)
 {
-    for (size_t i = 0; i < COUNT(soft_results); i++)
+    for (size_t i = 0; i < KB_COUNT(soft_results); i++)
         if (soft_results[i].r == r) {
             const char *name = NULL;
             if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
@@ -355,13 +360,13 @@ int kb_counters_foreign_profiler(char *why, size_t why_n)
                                         "CUDA_INJECTION64_PATH"};
     static const char *const prefixes[] = {"NV_COMPUTE_PROFILER_"};
     char var[64] = "";
-    for (size_t i = 0; i < COUNT(exact) && !var[0]; i++) {
+    for (size_t i = 0; i < KB_COUNT(exact) && !var[0]; i++) {
         const char *v = getenv(exact[i]);
         if (v && *v)
             kb_strlcpy(var, exact[i], sizeof var);
     }
     for (char **env = environ; env && *env && !var[0]; env++)
-        for (size_t i = 0; i < COUNT(prefixes); i++)
+        for (size_t i = 0; i < KB_COUNT(prefixes); i++)
             if (strncmp(*env, prefixes[i], strlen(prefixes[i])) == 0) {
                 size_t len = strcspn(*env, "=");
                 if (len >= sizeof var)
@@ -434,7 +439,7 @@ static void unsupported_reason(const CUpti_Profiler_DeviceSupported_Params *ds, 
         {ds->wsl, "counters are not supported under WSL here",
          "run on native Linux, or pass --metrics none"},
     };
-    for (size_t i = 0; i < COUNT(rows); i++)
+    for (size_t i = 0; i < KB_COUNT(rows); i++)
         if (rows[i].level != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
             if (why && why_n)
                 snprintf(why, why_n, "%s%s; %s", rows[i].cause,
@@ -1041,7 +1046,7 @@ int kb_occupancy_blocks(const kb_sm_limits *L, int regs_per_thread, int threads_
               {by_smem, KB_LIMIT_SHARED}};
     long long best = by[0].blocks;
     lim = by[0].lim;
-    for (size_t i = 1; i < COUNT(by); i++)
+    for (size_t i = 1; i < KB_COUNT(by); i++)
         if (by[i].blocks < best) {
             best = by[i].blocks;
             lim = by[i].lim;
@@ -1061,5 +1066,5 @@ const char *kb_occ_limit_name(kb_occ_limit l)
         [KB_LIMIT_WARPS] = "warps",
         [KB_LIMIT_BLOCKS] = "blocks",
     };
-    return (unsigned)l < COUNT(names) ? names[l] : "?";
+    return (unsigned)l < KB_COUNT(names) ? names[l] : "?";
 }

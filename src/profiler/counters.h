@@ -196,6 +196,10 @@ int kb_occupancy_blocks(const kb_sm_limits *L, int regs_per_thread, int threads_
 /* "registers", "shared memory", "warps" or "blocks"; "?" for a bad value. */
 const char *kb_occ_limit_name(kb_occ_limit l);
 
+/* The name and message of CUPTI result `result` (a CUptiResult): *name is
+ * never NULL, *msg is "" when CUPTI has none beyond the name. Static strings. */
+void kb_cupti_text(int result, const char **name, const char **msg);
+
 #ifdef __cplusplus
 }
 #endif

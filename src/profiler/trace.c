@@ -84,11 +84,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 /* Writes "<call>: <CUPTI result name>[: message]" to why. */
 static void cupti_why(CUptiResult r, const char *call, char *why, size_t why_n)
 {
-    const char *name = NULL, *msg = NULL;
-    if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
-        name = "unknown CUPTI result";
-    if (cuptiGetErrorMessage(r, &msg) != CUPTI_SUCCESS || !msg || strcmp(msg, name) == 0)
-        msg = "";
+    const char *name, *msg;
+    kb_cupti_text(r, &name, &msg);
     if (why && why_n)
         snprintf(why, why_n, "tracing the kernels with the CUPTI Activity API failed: %s: %s%s%s",
                  call, name, *msg ? ": " : "", msg);

@@ -67,25 +67,22 @@ static int setup(void **state)
     return kb_device_query(0, &dev, &e) == KB_OK ? 0 : -1;
 }
 
-/* The counter tests skip, saying so, when KBENCH_TEST_NO_COUNTERS is set:
- * `make memcheck` sets it, compute-sanitizer holding the GPU's tools
- * interface. */
-static int counters_off(void)
-{
-    const char *v = getenv("KBENCH_TEST_NO_COUNTERS");
-    if (!v || !*v)
-        return 0;
-    print_message("KBENCH_TEST_NO_COUNTERS is set: skipping a counter test\n");
-    return 1;
-}
-
-/* Under a tools client (KBENCH_TEST_NO_COUNTERS set: compute-sanitizer holds
- * the GPU's tools interface) a library's kernels cannot be traced, so a result
- * may name none. */
+/* KBENCH_TEST_NO_COUNTERS set: a tools client (`make memcheck`'s
+ * compute-sanitizer) holds the GPU's tools interface. Then the counter tests
+ * skip, saying so, and a library's kernels cannot be traced, so a result may
+ * name none. */
 static int tools_client(void)
 {
     const char *v = getenv("KBENCH_TEST_NO_COUNTERS");
     return v && *v;
+}
+
+static int counters_off(void)
+{
+    if (!tools_client())
+        return 0;
+    print_message("KBENCH_TEST_NO_COUNTERS is set: skipping a counter test\n");
+    return 1;
 }
 
 static const kb_bench_opts quick = {

@@ -132,9 +132,9 @@ static void graphs_pass_cudnn_validation(void **state)
         print_message("no usable cuDNN here (%s): skipping its graph validation\n", why);
         skip();
     }
-    for (size_t g = 0; g < sizeof graphs / sizeof graphs[0]; g++) {
+    for (size_t g = 0; g < KB_COUNT(graphs); g++) {
         assert_int_equal(setenv("KBENCH_CUDNN_GRAPH", graphs[g], 1), 0);
-        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        for (size_t i = 0; i < KB_COUNT(shapes); i++) {
             assert_int_equal(kb_shape_parse(op, shapes[i], shape, &e), KB_OK);
             for (kb_dtype d = KB_FP16; d <= KB_BF16; d = (kb_dtype)(d + 1)) {
                 why[0] = '\0';

@@ -174,7 +174,7 @@ static int lib_open(const char *name, dnn_lib *L, char *why, size_t why_size)
         SYM(BackendExecute, 1),
     };
 #undef SYM
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+    for (size_t i = 0; i < KB_COUNT(syms); i++) {
         void *p = dlsym(L->dl, syms[i].sym);
         if (p) {
             memcpy(syms[i].slot, &p, syms[i].size);
@@ -280,7 +280,6 @@ typedef struct dnn_case {
     int ndesc;
     cudnnBackendDescriptor_t plan, pack;
     void *workspace;
-    int64_t workspace_bytes;
     int graph;   /* GRAPH_SDPA or GRAPH_DECOMPOSED: the one planned */
     void *stats; /* the softmax statistics, when the graph's form writes them */
     float scale;      /* pass-by-value operands: read by cudnnBackendExecute */
@@ -402,7 +401,7 @@ static cudnnBackendDescriptor_t operation(bld *b, const char *name,
 }
 
 #define OPERATION(b, name, type, links)                                                 \
-    operation((b), (name), (type), #type, (links), (int)(sizeof(links) / sizeof((links)[0])))
+    operation((b), (name), (type), #type, (links), (int)KB_COUNT(links))
 
 /* y = mode(x[, bt][, t]) computed in prec; axis >= 0 for GEN_INDEX. For
  * BINARY_SELECT, y = t ? x : bt. */
@@ -498,6 +497,7 @@ typedef struct dnn_shape {
     int64_t b, h, s, d;
     int causal;
     cudnnDataType_t io;
+    int form; /* the decomposed graph's form (dnn_form), read once per case */
 } dnn_shape;
 
 static dnn_shape dnn_shape_of(const int64_t *shape, kb_dtype dt)
@@ -509,6 +509,7 @@ static dnn_shape dnn_shape_of(const int64_t *shape, kb_dtype dt)
     sh.d = shape[ATT_DIM];
     sh.causal = (int)shape[ATT_CAUSAL];
     sh.io = dt == KB_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    sh.form = dnn_form();
     return sh;
 }
 
@@ -566,7 +567,7 @@ static cudnnBackendDescriptor_t decomposed_graph(bld *b, cudnnHandle_t handle,
             tensor(b, "tensor mask value", UID_MASK_VALUE, f32, 4, one, one, false, true);
         cudnnBackendDescriptor_t masked =
             tensor(b, "tensor masked S", UID_S_MASKED, f32, 4, sd, ss, true, false);
-        const cudnnDataType_t ip = dnn_form() & DNN_FORM_INDEX_I32 ? i32 : f32;
+        const cudnnDataType_t ip = sh->form & DNN_FORM_INDEX_I32 ? i32 : f32;
         ops[n++] = pointwise(b, "pointwise GEN_INDEX rows", CUDNN_POINTWISE_GEN_INDEX, ip, 2,
                              s1, NULL, NULL, row);
         ops[n++] = pointwise(b, "pointwise GEN_INDEX columns", CUDNN_POINTWISE_GEN_INDEX, ip,
@@ -585,14 +586,14 @@ static cudnnBackendDescriptor_t decomposed_graph(bld *b, cudnnHandle_t handle,
     cudnnBackendDescriptor_t sum = tensor(b, "tensor row sum", UID_SUM, f32, 4, rd, rs, true,
                                           false);
     cudnnBackendDescriptor_t p = tensor(b, "tensor P", UID_P,
-                                        dnn_form() & DNN_FORM_P_F32 ? f32 : sh->io, 4, sd, ss,
+                                        sh->form & DNN_FORM_P_F32 ? f32 : sh->io, 4, sd, ss,
                                         true, false);
     ops[n++] = reduction(b, "reduction row max", CUDNN_REDUCE_TENSOR_MAX, last, mx);
     ops[n++] = pointwise(b, "pointwise S-max", CUDNN_POINTWISE_SUB, f32, -1, last, mx, NULL,
                          sub);
     ops[n++] = pointwise(b, "pointwise exp", CUDNN_POINTWISE_EXP, f32, -1, sub, NULL, NULL, ex);
     ops[n++] = reduction(b, "reduction row sum", CUDNN_REDUCE_TENSOR_ADD, ex, sum);
-    if (dnn_form() & DNN_FORM_STATS) {
+    if (sh->form & DNN_FORM_STATS) {
         cudnnBackendDescriptor_t lg = tensor(b, "tensor log sum", UID_LOG, f32, 4, rd, rs, true,
                                              false);
         cudnnBackendDescriptor_t stats =
@@ -727,7 +728,7 @@ static int choose_plan(const dnn_lib *L, cudnnBackendDescriptor_t g, char *why, 
     } modes[] = {{CUDNN_HEUR_MODE_A, "mode A"}, {CUDNN_HEUR_MODE_FALLBACK, "fallback mode"}};
     char tried[1024] = "", one[512];
     int worst = 1; /* a failure that is not "cannot run here" makes it -1 */
-    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    for (size_t m = 0; m < KB_COUNT(modes); m++) {
         bld b = {L, 0, one, sizeof one};
         cudnnBackendDescriptor_t heur = MAKE(&b, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
         SET(&b, heur, "engine heuristics", CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH,
@@ -920,14 +921,15 @@ static int case_bind(const dnn_lib *L, const kb_args *a, const dnn_shape *sh, ch
             return -1;
         }
     }
-    C.workspace_bytes = ws;
+    if (verbose())
+        fprintf(stderr, "kbench: cudnn: workspace %lld bytes\n", (long long)ws);
     C.scale = (float)(1.0 / sqrt((double)sh->d));
     C.mask_value = L->version >= DNN_V_NEG_INF_MASK ? -INFINITY : -FLT_MAX;
     int64_t uids[7] = {UID_Q, UID_K, UID_V, UID_O, UID_SCALE, UID_MASK_VALUE};
     void *ptrs[7] = {(void *)a->in[0], (void *)a->in[1], (void *)a->in[2], a->out[0], &C.scale,
                      &C.mask_value};
     int64_t nbound = sh->causal ? 6 : 5;
-    if (C.graph == GRAPH_DECOMPOSED && (dnn_form() & DNN_FORM_STATS)) {
+    if (C.graph == GRAPH_DECOMPOSED && (sh->form & DNN_FORM_STATS)) {
         const size_t sb = (size_t)(sh->b * sh->h * sh->s) * sizeof(float);
         cudaError_t ce = cudaMalloc(&C.stats, sb);
         if (ce != cudaSuccess) {
@@ -1082,8 +1084,6 @@ extern "C" int kb_attention_cudnn_prepare(const kb_args *a, char *why, size_t wh
     }
     if (rc != 0 || (rc = case_bind(L, a, &sh, why, why_size)) != 0)
         return rc;
-    if (verbose())
-        fprintf(stderr, "kbench: cudnn: workspace %lld bytes\n", (long long)C.workspace_bytes);
     for (int i = 0; i < 3; i++)
         C.in[i] = a->in[i];
     C.out = a->out[0];
