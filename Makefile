@@ -35,14 +35,17 @@ LIB_C    := $(wildcard src/util/*.c src/results/*.c src/kernels/*.c src/profiler
               src/store/*.c src/report/*.c)
 CLI_C    := $(wildcard src/cli/*.c)
 CU       := $(wildcard src/kernels/*.cu src/profiler/*.cu variants/*/*.cu)
-LIB_O    := $(LIB_C:%.c=$(B)/%.o) $(CU:%.cu=$(B)/%.o)
+# The CUDA objects' folder: the host's by default; `make asan` points it at the
+# plain build, since SAN does not change what nvcc builds.
+CU_B     ?= $(B)
+LIB_O    := $(LIB_C:%.c=$(B)/%.o) $(CU:%.cu=$(CU_B)/%.o)
 CLI_O    := $(CLI_C:%.c=$(B)/%.o)
 
 HOST_TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/unit/*.c tests/cli/*.c))
 GPU_TEST_BIN  := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/gpu/*.c))
 TEST_BIN := $(HOST_TEST_BIN) $(GPU_TEST_BIN)
 # Kernels only the GPU tests use (a plain copy whose bytes are known).
-GPU_TEST_O := $(patsubst %.cu,$(B)/%.o,$(wildcard tests/gpu/*.cu))
+GPU_TEST_O := $(patsubst %.cu,$(CU_B)/%.o,$(wildcard tests/gpu/*.cu))
 
 # Libraries the GPU machine lacks travel in build/lib; replaced by rename, never
 # rewritten in place, so programs that have them loaded keep running.
@@ -57,11 +60,11 @@ $(B)/%.o: %.c $(B)/shim/string
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/%.o: %.cu
+$(CU_B)/%.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
-$(HOPPER_CU:%.cu=$(B)/%.o): NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
+$(HOPPER_CU:%.cu=$(CU_B)/%.o): NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
 
 $(B)/libkb.a: $(LIB_O)
 	@rm -f $@
@@ -94,13 +97,13 @@ test: tests
 	bash tests/run.sh $(B)
 
 # Host code and host tests under AddressSanitizer and UBSan, in a build folder
-# of their own (the CUDA parts are nvcc's, as always); the GPU tests are
+# of their own (the CUDA objects are the plain build's: nvcc's, as always); the GPU tests are
 # memcheck's. protect_shadow_gap=0: the CUDA runtime maps memory where ASan's
 # shadow gap would be.
 ASAN_B     := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) B=$(ASAN_B) SAN="$(ASAN_FLAGS)" host-tests
+	$(MAKE) B=$(ASAN_B) CU_B=$(B) SAN="$(ASAN_FLAGS)" host-tests
 	ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 bash tests/run.sh $(ASAN_B)
 

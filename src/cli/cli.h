@@ -15,6 +15,8 @@
 #include "util/status.h"
 
 #define KB_DEFAULT_DB "results/kbench.db"
+/* --device at most: an ordinal past any machine's GPU count. */
+#define KB_MAX_DEVICE 63
 
 /* The version and git revision a run records; the Makefile passes both. */
 #ifndef KB_VERSION

@@ -9,8 +9,6 @@
 #include "profiler/policy.h"
 #include "store/store.h"
 
-/* --device at most: an ordinal past any machine's GPU count. */
-#define MAX_DEVICE 63
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -33,7 +31,7 @@ int cmd_calibrate(int argc, char **argv)
         if (!strcmp(argv[i], "--db") && i + 1 < argc) {
             db = argv[++i];
         } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            if (kb_parse_i64(argv[++i], 0, MAX_DEVICE, "--device", &ordinal, &e) != KB_OK)
+            if (kb_parse_i64(argv[++i], 0, KB_MAX_DEVICE, "--device", &ordinal, &e) != KB_OK)
                 return kb_cli_fail(KB_EUSAGE, &e);
         } else {
             return kb_cli_error(KB_EUSAGE, "unknown option '%s' for calibrate", argv[i]);

@@ -148,7 +148,7 @@ int cmd_compare(int argc, char **argv)
     if (nargs < 2)
         return kb_cli_error(KB_EUSAGE, "compare needs BASE and NEW (run ids, 'latest' or JSON "
                                        "report files; see 'kbench compare -h')");
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    for (size_t i = 0; i < KB_COUNT(formats); i++)
         if (strcmp(o.o.format, formats[i].name) == 0)
             fi = (int)i;
     if (fi < 0)

@@ -112,7 +112,7 @@ int cmd_report(int argc, char **argv)
                                 argv[i]);
         run_arg = argv[i];
     }
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    for (size_t i = 0; i < KB_COUNT(formats); i++)
         if (strcmp(o.o.format, formats[i].name) == 0)
             fi = (int)i;
     if (fi < 0)

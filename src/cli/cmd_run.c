@@ -30,8 +30,6 @@
 #define MAX_SAMPLES 1000000
 /* --timeout at most, seconds: a day. */
 #define MAX_TIMEOUT_S 86400.0
-/* --device at most: an ordinal past any machine's GPU count. */
-#define MAX_DEVICE 63
 
 typedef struct run_opts {
     const char *op;                         /* OP or "all" */
@@ -136,7 +134,7 @@ static kb_status parse_number(int c, const char *arg, run_opts *o, kb_err *e)
         o->seed_given = 1;
         break;
     default: /* 'D' */
-        st = kb_parse_i64(arg, 0, MAX_DEVICE, "--device", &iv, e);
+        st = kb_parse_i64(arg, 0, KB_MAX_DEVICE, "--device", &iv, e);
         o->device = (int)iv;
         break;
     }

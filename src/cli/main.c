@@ -22,7 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: kbench <command> [options]   (kbench <command> -h for its options)\n\n"
                "commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < KB_COUNT(commands); i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nexit codes: 0 success, 1 a check failed (wrong result), 2 usage error,\n"
                "3 environment or runtime error (no GPU, CUDA/SQLite/I-O failure)\n"
@@ -162,12 +162,12 @@ int main(int argc, char **argv)
         printf("kbench %s (%s)\n", KB_VERSION, KB_GIT);
         return kb_cli_finish_stdout(KB_OK);
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < KB_COUNT(commands); i++)
         if (strcmp(commands[i].name, name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
     const char *best = NULL;
     int best_d = 3;
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    for (size_t i = 0; i < KB_COUNT(commands); i++) {
         int d = kb_edit_distance(name, commands[i].name);
         if (d < best_d) {
             best_d = d;

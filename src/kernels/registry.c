@@ -18,7 +18,7 @@ static const kb_op *const ops[] = {
 
 const kb_op *const *kb_ops(int *n)
 {
-    *n = (int)(sizeof ops / sizeof ops[0]);
+    *n = (int)KB_COUNT(ops);
     return ops;
 }
 

@@ -299,7 +299,7 @@ kb_status kb_ceilings_ensure(int ordinal, kb_device *d, kb_calibrate_when when, 
     if (st != KB_OK)
         return st;
     for (int i = 0; i < KB_NCEILINGS; i++)
-        if (!isfinite(*kb_device_ceiling(d, i)))
+        if (!isfinite(kb_device_ceiling_of(d, i)))
             return kb_fail(e, KB_EENV, "calibration gave no %s", kb_ceiling_name(i));
     *measured = 1;
     return KB_OK;

@@ -78,7 +78,7 @@ static kb_status spawn(kb_child_fn fn, void *ctx, child *c, kb_err *e)
         /* the child dies of its own faults, whatever handlers the parent had */
         static const int sigs[] = {SIGINT, SIGTERM, SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
                                    SIGABRT};
-        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        for (size_t i = 0; i < KB_COUNT(sigs); i++)
             signal(sigs[i], SIG_DFL);
         int code = fn(ctx, fds[1]);
         close(fds[1]);

@@ -64,9 +64,8 @@ kb_status kb_case_fits(const kb_op *op, kb_dtype d, const int64_t *shape,
 
 int kb_ceilings_missing(const kb_device *d)
 {
-    kb_device c = *d;
     for (int i = 0; i < KB_NCEILINGS; i++)
-        if (!isfinite(*kb_device_ceiling(&c, i)))
+        if (!isfinite(kb_device_ceiling_of(d, i)))
             return 1;
     return 0;
 }

@@ -142,19 +142,24 @@ static void side(FILE *f, const char *name, const kb_run *r, kfmt k)
         }
         return;
     }
-    fprintf(f, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s", name, r->dev.name, r->dev.uuid,
-            r->git, r->started);
-    if (*r->tag)
-        fprintf(f, " \xC2\xB7 tag %s", r->tag);
+    char b[1024];
+    kb_compare_side_line(name, r, b, sizeof b);
+    fputs(b, f);
+}
+
+void kb_compare_side_line(const char *name, const kb_run *r, char *b, size_t n)
+{
+    snprintf(b, n, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s%s%s", name, r->dev.name,
+             r->dev.uuid, r->git, r->started, *r->tag ? " \xC2\xB7 tag " : "", r->tag);
 }
 
 /* The sources, the rule, the cross-GPU warning and the headline. */
 static void view_header(FILE *f, const kb_compare *c, kfmt k)
 {
-    char line[512];
-    kb_compare_headline(c, line, sizeof line);
+    char headline[512], line[512];
+    kb_compare_headline(c, headline, sizeof headline);
     if (k == KF_MD) {
-        fprintf(f, "## kbench compare: %s\n\n- **BASE**: ", line);
+        fprintf(f, "## kbench compare: %s\n\n- **BASE**: ", headline);
         side(f, c->base_name, c->base, k);
         fputs("\n- **NEW**: ", f);
         side(f, c->new_name, c->cur, k);
@@ -181,9 +186,8 @@ static void view_header(FILE *f, const kb_compare *c, kfmt k)
                     c->base->dev.name, c->cur->dev.name);
         }
     }
-    kb_compare_headline(c, line, sizeof line);
     if (k == KF_TEXT)
-        fprintf(f, "%zu cases: %s\n", c->ncases, line);
+        fprintf(f, "%zu cases: %s\n", c->ncases, headline);
 }
 
 /* One case group: its heading, its table, and why each UNCERTAIN case is so.

@@ -17,6 +17,10 @@
  * through text (which escapes them for the view). */
 void kb_compare_cross_gpu_note(FILE *f, const kb_compare *c, void (*text)(FILE *, const char *));
 
+/* The source line of one side, "NAME · DEVICE (UUID) · git REV · STARTED[ · tag
+ * TAG]", into b[n] (plain text: the caller escapes it for its format). */
+void kb_compare_side_line(const char *name, const kb_run *r, char *b, size_t n);
+
 /* "5 faster, 1 slower, 24 same, 0 uncertain, 0 only in BASE, 2 only in NEW":
  * the count of cases per verdict, into b[n]. */
 void kb_compare_headline(const kb_compare *c, char *b, size_t n);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report/compare_view.h"
+#include "report/table.h"
 #include "report/format.h"
 
 /* ---- escaping and small pieces -------------------------------------------------- */
@@ -38,23 +39,18 @@ void kb_html_escape(FILE *f, const char *s)
     }
 }
 
-static void esc(FILE *f, const char *s)
-{
-    kb_html_escape(f, s);
-}
-
 /* A table cell holding escaped text; num: right-aligned. */
 static void td(FILE *f, const char *s, int num)
 {
     fputs(num ? "<td class=\"num\">" : "<td>", f);
-    esc(f, s);
+    kb_html_escape(f, s);
     fputs("</td>", f);
 }
 
 static void th(FILE *f, const char *s, int num)
 {
     fputs(num ? "<th class=\"num\">" : "<th>", f);
-    esc(f, s);
+    kb_html_escape(f, s);
     fputs("</th>", f);
 }
 
@@ -116,23 +112,23 @@ static void page_start(FILE *f, const char *title)
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
           f);
-    esc(f, title);
+    kb_html_escape(f, title);
     fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", page_css);
 }
 
 static void page_end(FILE *f, const kb_run *run)
 {
     fputs("<footer>written by kbench ", f);
-    esc(f, run->version);
+    kb_html_escape(f, run->version);
     fputs("</footer>\n</body>\n</html>\n", f);
 }
 
 static void meta_row(FILE *f, const char *name, const char *value)
 {
     fputs("<dt>", f);
-    esc(f, name);
+    kb_html_escape(f, name);
     fputs("</dt><dd>", f);
-    esc(f, value);
+    kb_html_escape(f, value);
     fputs("</dd>", f);
 }
 
@@ -147,11 +143,11 @@ static void run_header(FILE *f, const kb_run *run)
     else
         snprintf(b, sizeof b, "kbench run (not stored)");
     fputs("<header>\n<h1>", f);
-    esc(f, b);
+    kb_html_escape(f, b);
     fputs("</h1>\n", f);
     if (strcmp(run->state, "complete") != 0) {
         fputs("<p class=\"warning\">", f);
-        esc(f, strcmp(run->state, "interrupted") == 0
+        kb_html_escape(f, strcmp(run->state, "interrupted") == 0
                    ? "INTERRUPTED: the run stopped before it finished; only the results it "
                      "completed are shown"
                    : "RUNNING: the run has not finished (or its process was killed); results "
@@ -179,131 +175,48 @@ static void run_header(FILE *f, const kb_run *run)
     fputs("</dl>\n</header>\n", f);
 }
 
-/* Which optional columns a case's table shows. */
-typedef struct run_cols {
-    int compute;  /* TFLOP/s and % peak instead of GB/s and % copy */
-    int counters; /* DRAM GB/s, excess, occupancy */
-    int stalls;   /* top stalls */
-    int extra;    /* extra mem */
-} run_cols;
-
-static run_cols run_cols_of(const kb_run *run, const size_t *idx, size_t n)
-{
-    run_cols c = {0, 0, 0, 0};
-    for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
-        c.compute |= strcmp(r->bound, "compute") == 0;
-        c.counters |= kb_result_has_counters(r);
-        c.stalls |= kb_result_has_counters(r) && *r->top_stalls;
-        c.extra |= r->extra_bytes > 0;
-    }
-    return c;
-}
-
-static void run_table_head(FILE *f, run_cols c)
-{
-    fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
-    th(f, "variant", 0);
-    th(f, "status", 0);
-    th(f, "median", 1);
-    th(f, "spread", 1);
-    th(f, c.compute ? "TFLOP/s" : "GB/s", 1);
-    th(f, c.compute ? "% peak" : "% copy", 1);
-    th(f, "vs naive", 1);
-    th(f, "kernels", 1);
-    th(f, "regs", 1);
-    th(f, "spill", 1);
-    if (c.extra)
-        th(f, "extra mem", 1);
-    if (c.counters) {
-        th(f, "DRAM GB/s", 1);
-        th(f, "excess", 1);
-        th(f, "occ a/t", 1);
-    }
-    if (c.stalls)
-        th(f, "top stalls", 0);
-    th(f, "note", 0);
-    fputs("</tr></thead>\n<tbody>\n", f);
-}
-
-/* One result's row: the cells of the text report's columns. */
-static void run_table_row(FILE *f, const kb_result *r, run_cols c)
+/* One result's row: the cells of the text report's columns (vis), the top
+ * stalls whole rather than cut to a cell, and the note in full. */
+static void run_table_row(FILE *f, const kb_result *r, const kb_row *w, const int *vis)
 {
     char b[256];
     fputs("<tr class=\"result status-", f);
-    esc(f, kb_rstatus_name(r->status));
+    kb_html_escape(f, kb_rstatus_name(r->status));
     fputs("\">", f);
-    td(f, r->variant, 0);
-    td(f, kb_rstatus_name(r->status), 0);
-    kb_fmt_time(r->median_us, b, sizeof b);
-    td(f, b, 1);
-    if (isfinite(r->stdrel))
-        snprintf(b, sizeof b, "\xC2\xB1%.1f%%", 100.0 * r->stdrel);
-    else
-        snprintf(b, sizeof b, "-");
-    td(f, b, 1);
-    kb_fmt_fixed(c.compute ? r->tflops : r->gbps, 1, "", "", b, sizeof b);
-    td(f, b, 1);
-    kb_fmt_fixed(r->pct_peak, 1, "", "%", b, sizeof b);
-    td(f, b, 1);
-    kb_fmt_fixed(r->speedup, 2, "", "x", b, sizeof b);
-    td(f, b, 1);
-    snprintf(b, sizeof b, "%d", r->nkernels);
-    td(f, b, 1);
-    if (r->registers >= 0)
-        snprintf(b, sizeof b, "%d", r->registers);
-    else
-        snprintf(b, sizeof b, "-");
-    td(f, b, 1);
-    if (r->local_bytes >= 0)
-        snprintf(b, sizeof b, "%lld B", (long long)r->local_bytes);
-    else
-        snprintf(b, sizeof b, "-");
-    td(f, b, 1);
-    if (c.extra) {
-        kb_fmt_bytes(r->extra_bytes, b, sizeof b);
-        td(f, b, 1);
-    }
-    if (c.counters) {
-        kb_fmt_fixed(r->dram_gbps, 1, "", "", b, sizeof b);
-        td(f, b, 1);
-        kb_fmt_fixed(r->excess_traffic, 2, "", "x", b, sizeof b);
-        td(f, b, 1);
-        if (!isfinite(r->achieved_occupancy) && !isfinite(r->theoretical_occupancy)) {
-            snprintf(b, sizeof b, "-");
-        } else {
-            char a[24], t[24];
-            kb_fmt_fixed(r->achieved_occupancy, 0, "", "", a, sizeof a);
-            kb_fmt_fixed(r->theoretical_occupancy, 0, "", "", t, sizeof t);
-            snprintf(b, sizeof b, "%s/%s%%", a, t);
-        }
-        td(f, b, 1);
-    }
-    if (c.stalls)
-        td(f, *r->top_stalls ? r->top_stalls : "-", 0);
+    for (int c = 0; c < KB_COL_NOTE; c++)
+        if (vis[c])
+            td(f, c == KB_COL_STALLS && *r->top_stalls ? r->top_stalls : w->c[c],
+               kb_col_right(c));
     fputs("<td class=\"note\">", f);
     if (r->status == KB_R_MISMATCH) {
         snprintf(b, sizeof b, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g)%s",
                  r->max_abs_err, r->rel_l2_err, r->atol, r->rtol, *r->reason ? "; " : "");
-        esc(f, b);
+        kb_html_escape(f, b);
     } else if (r->status == KB_R_OK) {
-        snprintf(b, sizeof b, "%s%s%s", r->checked ? "" : "not checked",
-                 !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
-        esc(f, b);
+        kb_html_escape(f, w->c[KB_COL_NOTE]);
     }
     if (r->status != KB_R_OK)
-        esc(f, r->reason);
+        kb_html_escape(f, r->reason);
     fputs("</td></tr>\n", f);
 }
 
 /* The table of a case: the columns of the text report; then why counters are
  * missing, each reason once. */
-static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, kb_row *rows)
 {
-    const run_cols c = run_cols_of(run, idx, n);
-    run_table_head(f, c);
+    const int compute = kb_case_compute(run, idx, n);
+    const kb_heads hd = kb_case_heads(compute);
+    int vis[KB_NCOL];
     for (size_t i = 0; i < n; i++)
-        run_table_row(f, &run->results[idx[i]], c);
+        kb_result_cells(&run->results[idx[i]], compute, &rows[i]);
+    kb_case_columns(run, idx, n, rows, 1, vis);
+    fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
+    for (int c = 0; c < KB_NCOL; c++)
+        if (vis[c])
+            th(f, hd.h[c], kb_col_right(c));
+    fputs("</tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < n; i++)
+        run_table_row(f, &run->results[idx[i]], &rows[i], vis);
     fputs("</tbody>\n</table></div>\n", f);
     int opened = 0;
     for (size_t i = 0; i < n; i++) {
@@ -311,7 +224,7 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n)
             continue;
         fputs(opened++ ? "<li>" : "<ul class=\"notes\"><li>", f);
         fputs("counters: none (", f);
-        esc(f, run->results[idx[i]].counters_reason);
+        kb_html_escape(f, run->results[idx[i]].counters_reason);
         fputs(")</li>", f);
     }
     if (opened)
@@ -366,7 +279,7 @@ static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, BAR_TOP, x, axis_y);
         fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x,
                 axis_y + 16);
-        esc(f, t == 0 && !logscale ? "0" : b);
+        kb_html_escape(f, t == 0 && !logscale ? "0" : b);
         fputs("</text>", f);
     }
     fputs("</g>\n", f);
@@ -382,15 +295,15 @@ static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
         double y = BAR_TOP + (double)row++ * BAR_ROW;
         kb_fmt_time(v, b, sizeof b);
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", BAR_LABEL - 8, y + 15);
-        esc(f, r->variant);
+        kb_html_escape(f, r->variant);
         fprintf(f, "</text><rect class=\"bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
                    "style=\"fill:%s\"><title>",
                 BAR_LABEL, y + 3, len, BAR_ROW - 6, dtype_colour(r->dtype));
-        esc(f, r->variant);
+        kb_html_escape(f, r->variant);
         fputs(": ", f);
-        esc(f, b);
+        kb_html_escape(f, b);
         fprintf(f, "</title></rect><text x=\"%.1f\" y=\"%.1f\">", BAR_LABEL + len + 5, y + 15);
-        esc(f, b);
+        kb_html_escape(f, b);
         fputs("</text>\n", f);
     }
     fprintf(f, "</svg><figcaption>median time per variant, %s scale; shorter is faster"
@@ -580,9 +493,9 @@ static void roof_points(FILE *f, const kb_run *run, const size_t *caseno, const 
         fprintf(f, "<circle class=\"roof-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
                    "style=\"fill:%s\"><title>[%zu] ",
                 m.x, m.y, dtype_colour(r->dtype), caseno[i]);
-        esc(f, b);
+        kb_html_escape(f, b);
         fputs(" \xC2\xB7 ", f);
-        esc(f, r->variant);
+        kb_html_escape(f, r->variant);
         fprintf(f, ": %.3g TFLOP/s at %.3g flop/byte, %.1f%% of %s</title></circle>\n",
                 r->tflops, ai, r->pct_peak,
                 strcmp(r->bound, "compute") == 0 ? "its compute peak" : "copy bw");
@@ -619,7 +532,7 @@ static void roof_labels(FILE *f, const kb_run *run, const size_t *caseno, const 
                         pt[q].x, pt[q].y, lx, ly - 4);
             fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
                     left ? lx - 1 : lx + 1, ly, left ? "end" : "start");
-            esc(f, r->variant);
+            kb_html_escape(f, r->variant);
             fprintf(f, " [%zu]</text>\n", caseno[pt[q].idx]);
         }
         i = j;
@@ -681,11 +594,11 @@ static void stall_section(FILE *f, const kb_run *run)
                   f);
         kb_fmt_case_title(r, b, sizeof b);
         fputs("<div class=\"stalls\"><h3>", f);
-        esc(f, b);
+        kb_html_escape(f, b);
         fputs(" \xC2\xB7 ", f);
-        esc(f, r->variant);
+        kb_html_escape(f, r->variant);
         fputs(" <small>(", f);
-        esc(f, k->name);
+        kb_html_escape(f, k->name);
         fputs(")</small></h3>\n", f);
         int height = ns * ST_ROW + 4;
         fprintf(f, "<svg class=\"stall-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -696,11 +609,11 @@ static void stall_section(FILE *f, const kb_run *run)
             double w = isfinite(frac) && frac > 0 ? (ST_W - ST_LABEL - 60) * frac : 0;
             kb_fmt_fixed(100.0 * frac, 1, "", "%", b, sizeof b);
             fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", ST_LABEL - 6, y + 12);
-            esc(f, k->stalls[j].name);
+            kb_html_escape(f, k->stalls[j].name);
             fprintf(f, "</text><rect class=\"stall-bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
                        "height=\"%d\"><title>",
                     ST_LABEL, y + 2, w, ST_ROW - 5);
-            esc(f, k->stalls[j].name);
+            kb_html_escape(f, k->stalls[j].name);
             fprintf(f, " %s</title></rect><text x=\"%.1f\" y=\"%.1f\">%s</text>\n", b,
                     ST_LABEL + w + 5, y + 12, b);
         }
@@ -715,9 +628,10 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
     kb_status st = KB_OK;
     kb_groups g = {0, NULL, NULL};
     size_t *caseno = calloc(run->nresults ? run->nresults : 1, sizeof *caseno);
+    kb_row *rows = calloc(run->nresults ? run->nresults : 1, sizeof *rows);
     char title[512];
 
-    if (!caseno) {
+    if (!caseno || !rows) {
         st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
         goto done;
     }
@@ -737,11 +651,11 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
         fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2><span class=\"caseno\">"
                    "[%zu]</span> ",
                 k + 1, k + 1);
-        esc(f, title);
+        kb_html_escape(f, title);
         fputs("</h2>\n", f);
         for (size_t j = 0; j < m; j++)
             caseno[idx[j]] = k + 1;
-        run_table(f, run, idx, m);
+        run_table(f, run, idx, m, rows);
         bar_chart(f, run, idx, m);
         fputs("</section>\n", f);
     }
@@ -758,6 +672,7 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
 done:
     kb_groups_release(&g);
     free(caseno);
+    free(rows);
     return st;
 }
 
@@ -775,9 +690,7 @@ static void verdict_class(kb_verdict v, char *b, size_t n)
 static void side_row(FILE *f, const char *label, const char *name, const kb_run *r)
 {
     char b[1024];
-    snprintf(b, sizeof b, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s%s%s", name,
-             r->dev.name, r->dev.uuid, r->git, r->started, *r->tag ? " \xC2\xB7 tag " : "",
-             r->tag);
+    kb_compare_side_line(name, r, b, sizeof b);
     meta_row(f, label, b);
 }
 
@@ -823,7 +736,7 @@ static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
     const double ticks[] = {1.0, 1.0 - t, 1.0 + t, lo + 0.02 * (hi - lo), hi - 0.02 * (hi - lo)};
     double drawn[5] = {0};
     size_t nd = 0;
-    for (size_t j = 0; j < sizeof ticks / sizeof ticks[0]; j++) {
+    for (size_t j = 0; j < KB_COUNT(ticks); j++) {
         double x = ci_x(ticks[j], lo, hi);
         int crowded = 0;
         for (size_t q = 0; q < nd; q++)
@@ -848,7 +761,7 @@ static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
         verdict_class(k->verdict, cls, sizeof cls);
         fprintf(f, "<g class=\"ci verdict-%s\"><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
                 cls, CI_LABEL - 8, y + 4);
-        esc(f, kb_cmp_case_result(k)->variant);
+        kb_html_escape(f, kb_cmp_case_result(k)->variant);
         snprintf(b, sizeof b, "%.3f [%.3f, %.3f] %s", k->ratio, k->lo, k->hi,
                  kb_verdict_name(k->verdict));
         fprintf(f, "</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
@@ -870,7 +783,7 @@ static void compare_group(FILE *f, const kb_compare *c, const size_t *idx, size_
     const kb_result *r0 = kb_cmp_case_result(&c->cases[idx[0]]);
     kb_fmt_case_title(r0, b, sizeof b);
     fprintf(f, "<section class=\"case\" id=\"case-%zu\">\n<h2>", no);
-    esc(f, b);
+    kb_html_escape(f, b);
     fputs("</h2>\n<div class=\"scroll\"><table class=\"compare\">\n<thead><tr>", f);
     th(f, "variant", 0);
     th(f, "BASE", 1);
@@ -907,13 +820,13 @@ static void compare_group(FILE *f, const kb_compare *c, const size_t *idx, size_
             snprintf(b, sizeof b, "-");
         td(f, b, 0);
         fputs("<td class=\"verdict\">", f);
-        esc(f, kb_verdict_name(k->verdict));
+        kb_html_escape(f, kb_verdict_name(k->verdict));
         fputs("</td>", f);
         fputs("<td class=\"note\">", f);
-        esc(f, k->moved);
+        kb_html_escape(f, k->moved);
         if (*k->why) {
             fputs(*k->moved ? "; " : "", f);
-            esc(f, k->why);
+            kb_html_escape(f, k->why);
         }
         fputs("</td></tr>\n", f);
     }
@@ -932,7 +845,7 @@ kb_status kb_html_write_compare(FILE *f, const kb_compare *c, kb_err *e)
     page_start(f, "kbench compare");
     fputs("<header>\n<h1>kbench compare</h1>\n<p class=\"headline\">", f);
     kb_compare_headline(c, b, sizeof b);
-    esc(f, b);
+    kb_html_escape(f, b);
     fputs("</p>\n", f);
     if (c->cross_gpu) {
         fputs("<p class=\"warning cross-gpu\">Different GPUs: ", f);

@@ -11,152 +11,23 @@
 #include <string.h>
 
 #include "report/format.h"
+#include "report/table.h"
 
-/* The columns of a case table, in order. */
-enum col {
-    C_VARIANT, C_STATUS, C_MEDIAN, C_SPREAD, C_GBPS, C_PCT, C_SPEEDUP, C_KERNELS,
-    C_REGS, C_SPILLS, C_EXTRA, C_DRAM, C_EXCESS, C_OCC, C_STALLS, C_NOTE, NCOL
-};
-
-/* CELL: bytes of a cell; SHORT_REASON: a reason in the note column; TEXT_WIDTH:
- * the widest text table line, kept by cutting the stalls column (never below
- * MIN_STALLS) and the note column, or by moving the notes under the table when
- * the note would get fewer than MIN_NOTE columns. */
-enum { CELL = 96, SHORT_REASON = 40, TEXT_WIDTH = 140, MIN_STALLS = 12, MIN_NOTE = 20 };
-
-/* Registers and spills come from static facts and always show; extra mem when
- * a result of the case needs device memory beyond its inputs and outputs; the
- * counter columns when a result of the case has counters, top stalls only when
- * one has stall reasons too; in text the note shows only when one is set and it
- * fits. Occupancy is "achieved/theoretical" in percent. A compute-bound case
- * shows TFLOP/s and % peak (of the matrix-unit or fp32 peak) where a
- * memory-bound one shows GB/s and % copy (of the copy bandwidth). */
-static const struct column {
-    const char *head;
-    int right;    /* right-aligned (numbers) */
-    int counters; /* shown only when a result of the case has counters */
-} cols[NCOL] = {
-    {"variant", 0, 0},   {"status", 0, 0},  {"median", 1, 0},    {"spread", 1, 0},
-    {"GB/s", 1, 0},      {"% copy", 1, 0},  {"vs naive", 1, 0},  {"kernels", 1, 0},
-    {"regs", 1, 0},      {"spill", 1, 0},   {"extra mem", 1, 0}, {"DRAM GB/s", 1, 1},
-    {"excess", 1, 1},
-    {"occ a/t", 1, 1},   {"top stalls", 0, 1}, {"note", 0, 0},
-};
-
-/* The headings of a case's table: cols[] with the throughput pair renamed for
- * compute-bound cases. */
-typedef struct heads {
-    const char *h[NCOL];
-} heads;
-
-typedef struct row {
-    char c[NCOL][CELL];
-} row;
+/* TEXT_WIDTH: the widest text table line, kept by cutting the stalls column
+ * (never below MIN_STALLS) and the note column, or by moving the notes under
+ * the table when the note would get fewer than MIN_NOTE columns. */
+enum { TEXT_WIDTH = 140, MIN_STALLS = 12, MIN_NOTE = 20 };
 
 typedef enum fmt_kind { FMT_TEXT, FMT_MD } fmt_kind;
 
-/* ---- figures as strings -------------------------------------------------------- */
-
-/* ---- case groups ---------------------------------------------------------------- */
-
-/* "61/75%": achieved / theoretical occupancy, "-" for an unknown side. */
-static void fmt_occupancy(double achieved, double theoretical, char *b, size_t n)
+/* Untrusted text (a reason, from a store or report) in the format: escaped
+ * for markdown, one clean line for text. */
+static void put_text(FILE *f, const char *s, fmt_kind k)
 {
-    char a[24], t[24];
-    kb_fmt_fixed(achieved, 0, "", "", a, sizeof a);
-    kb_fmt_fixed(theoretical, 0, "", "", t, sizeof t);
-    if (!isfinite(achieved) && !isfinite(theoretical))
-        snprintf(b, n, "-");
+    if (k == FMT_MD)
+        kb_md_text(f, s);
     else
-        snprintf(b, n, "%s/%s%%", a, t);
-}
-
-/* Whether r's % of peak is of a compute ceiling. */
-static int is_compute(const kb_result *r)
-{
-    return strcmp(r->bound, "compute") == 0;
-}
-
-/* Fills the cells of r; compute: the case is compute-bound (TFLOP/s in the
- * throughput column). */
-static void fill_row(const kb_result *r, int compute, row *w)
-{
-    kb_strlcpy(w->c[C_VARIANT], r->variant, CELL);
-    kb_strlcpy(w->c[C_STATUS], kb_rstatus_name(r->status), CELL);
-    kb_fmt_time(r->median_us, w->c[C_MEDIAN], CELL);
-    kb_fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[C_SPREAD], CELL);
-    kb_fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", w->c[C_GBPS], CELL);
-    kb_fmt_fixed(r->pct_peak, 1, "", "%", w->c[C_PCT], CELL);
-    kb_fmt_fixed(r->speedup, 2, "", "x", w->c[C_SPEEDUP], CELL);
-    snprintf(w->c[C_KERNELS], CELL, "%d", r->nkernels);
-    if (r->registers >= 0)
-        snprintf(w->c[C_REGS], CELL, "%d", r->registers);
-    else
-        snprintf(w->c[C_REGS], CELL, "-");
-    if (r->local_bytes >= 0)
-        snprintf(w->c[C_SPILLS], CELL, "%lld B", (long long)r->local_bytes);
-    else
-        snprintf(w->c[C_SPILLS], CELL, "-");
-    kb_fmt_bytes(r->extra_bytes, w->c[C_EXTRA], CELL);
-    kb_fmt_fixed(r->dram_gbps, 1, "", "", w->c[C_DRAM], CELL);
-    kb_fmt_fixed(r->excess_traffic, 2, "", "x", w->c[C_EXCESS], CELL);
-    fmt_occupancy(r->achieved_occupancy, r->theoretical_occupancy, w->c[C_OCC], CELL);
-    kb_text_shorten(*r->top_stalls ? r->top_stalls : "-", CELL - 1, w->c[C_STALLS], CELL);
-    switch (r->status) {
-    case KB_R_MISMATCH:
-        snprintf(w->c[C_NOTE], CELL, "max abs %.3g, rel l2 %.3g", r->max_abs_err,
-                 r->rel_l2_err);
-        break;
-    case KB_R_FAILED:
-    case KB_R_SKIPPED:
-        kb_text_shorten(r->reason, SHORT_REASON, w->c[C_NOTE], CELL);
-        break;
-    default:
-        snprintf(w->c[C_NOTE], CELL, "%s%s%s", r->checked ? "" : "not checked",
-                 !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
-        break;
-    }
-}
-
-/* Whether the case idx[0..n) is compute-bound (a result of it says so). */
-static int group_compute(const kb_run *run, const size_t *idx, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (is_compute(&run->results[idx[i]]))
-            return 1;
-    return 0;
-}
-
-/* The headings of a case's table. */
-static heads group_heads(int compute)
-{
-    heads h;
-    for (int c = 0; c < NCOL; c++)
-        h.h[c] = cols[c].head;
-    if (compute) {
-        h.h[C_GBPS] = "TFLOP/s";
-        h.h[C_PCT] = "% peak";
-    }
-    return h;
-}
-
-/* Sets vis[c] for the columns the case idx[0..n) shows (rows filled). */
-static void visible_cols(const kb_run *run, const size_t *idx, size_t n, const row *rows,
-                         fmt_kind k, int vis[NCOL])
-{
-    int counters = 0, stalls = 0, extra = 0, note = k == FMT_MD;
-    for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
-        counters |= kb_result_has_counters(r);
-        stalls |= kb_result_has_counters(r) && *r->top_stalls;
-        extra |= r->extra_bytes > 0;
-        note |= rows[i].c[C_NOTE][0] != '\0';
-    }
-    for (int c = 0; c < NCOL; c++)
-        vis[c] = !cols[c].counters || counters;
-    vis[C_EXTRA] = extra;
-    vis[C_STALLS] = stalls;
-    vis[C_NOTE] = note;
+        kb_text_line(f, s);
 }
 
 /* ---- layout --------------------------------------------------------------------- */
@@ -185,91 +56,94 @@ static void cut_stalls(const char *s, size_t max, char *b, size_t n)
 /* Widths of the visible columns. The stalls and note columns (the last two)
  * are cut so that a line stays within TEXT_WIDTH, the stalls first served;
  * when the note would get fewer than MIN_NOTE columns (or its own width, if
- * less) it is hidden (vis[C_NOTE] = 0) and the caller prints the notes under
+ * less) it is hidden (vis[KB_COL_NOTE] = 0) and the caller prints the notes under
  * the table instead. */
-static void text_widths(const heads *hd, const row *rows, size_t nrows, int vis[NCOL],
-                        size_t width[NCOL])
+static void text_widths(const kb_heads *hd, const kb_row *rows, size_t nrows,
+                        int vis[KB_NCOL],
+                        size_t width[KB_NCOL])
 {
     size_t used = 0;
     int first = 1;
-    for (int c = 0; c < NCOL; c++) {
+    for (int c = 0; c < KB_NCOL; c++) {
         width[c] = kb_text_width(hd->h[c]);
         for (size_t i = 0; i < nrows; i++)
             if (kb_text_width(rows[i].c[c]) > width[c])
                 width[c] = kb_text_width(rows[i].c[c]);
-        if (!vis[c] || c == C_STALLS || c == C_NOTE)
+        if (!vis[c] || c == KB_COL_STALLS || c == KB_COL_NOTE)
             continue;
         used += width[c] + (first ? 0 : 2);
         first = 0;
     }
     size_t avail = TEXT_WIDTH > used ? TEXT_WIDTH - used : 0;
-    if (vis[C_STALLS]) {
+    if (vis[KB_COL_STALLS]) {
         size_t room = avail > 2 ? avail - 2 : 0;
-        if (width[C_STALLS] > room)
-            width[C_STALLS] = room > MIN_STALLS ? room : MIN_STALLS;
-        avail = avail > 2 + width[C_STALLS] ? avail - 2 - width[C_STALLS] : 0;
+        if (width[KB_COL_STALLS] > room)
+            width[KB_COL_STALLS] = room > MIN_STALLS ? room : MIN_STALLS;
+        avail = avail > 2 + width[KB_COL_STALLS] ? avail - 2 - width[KB_COL_STALLS] : 0;
     }
-    if (vis[C_NOTE]) {
+    if (vis[KB_COL_NOTE]) {
         size_t room = avail > 2 ? avail - 2 : 0;
-        size_t least = width[C_NOTE] < MIN_NOTE ? width[C_NOTE] : MIN_NOTE;
+        size_t least = width[KB_COL_NOTE] < MIN_NOTE ? width[KB_COL_NOTE] : MIN_NOTE;
         if (room < least)
-            vis[C_NOTE] = 0;
-        else if (width[C_NOTE] > room)
-            width[C_NOTE] = room;
+            vis[KB_COL_NOTE] = 0;
+        else if (width[KB_COL_NOTE] > room)
+            width[KB_COL_NOTE] = room;
     }
 }
 
 /* Which columns are right-aligned (numbers). */
-static void right_cols(int right[NCOL])
+static void right_cols(int right[KB_NCOL])
 {
-    for (int c = 0; c < NCOL; c++)
-        right[c] = cols[c].right;
+    for (int c = 0; c < KB_NCOL; c++)
+        right[c] = kb_col_right(c);
 }
 
 /* The cells of row i of the table (0: the headings), those wider than their
  * column cut into cut[] (the stall summary after a whole pair). */
-static void row_cells(const heads *hd, const row *rows, size_t i, const size_t width[NCOL],
-                      char cut[NCOL][CELL], const char *cell[NCOL])
+static void row_cells(const kb_heads *hd, const kb_row *rows, size_t i,
+                      const size_t width[KB_NCOL],
+                      char cut[KB_NCOL][KB_CELL], const char *cell[KB_NCOL])
 {
-    for (int c = 0; c < NCOL; c++) {
+    for (int c = 0; c < KB_NCOL; c++) {
         cell[c] = i == 0 ? hd->h[c] : rows[i - 1].c[c];
         if (kb_text_width(cell[c]) <= width[c])
             continue;
-        if (c == C_STALLS)
-            cut_stalls(cell[c], width[c], cut[c], CELL);
+        if (c == KB_COL_STALLS)
+            cut_stalls(cell[c], width[c], cut[c], KB_CELL);
         else
-            kb_text_shorten(cell[c], width[c], cut[c], CELL);
+            kb_text_shorten(cell[c], width[c], cut[c], KB_CELL);
         cell[c] = cut[c];
     }
 }
 
 /* The table; may hide the note column (see text_widths). */
-static void text_table(FILE *f, const heads *hd, const row *rows, size_t nrows, int vis[NCOL])
+static void text_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t nrows,
+                       int vis[KB_NCOL])
 {
-    size_t width[NCOL];
-    char cut[NCOL][CELL];
-    const char *cell[NCOL];
-    int right[NCOL];
+    size_t width[KB_NCOL];
+    char cut[KB_NCOL][KB_CELL];
+    const char *cell[KB_NCOL];
+    int right[KB_NCOL];
     right_cols(right);
     text_widths(hd, rows, nrows, vis, width);
     for (size_t i = 0; i <= nrows; i++) {
         row_cells(hd, rows, i, width, cut, cell);
-        kb_table_text_row(f, cell, width, right, vis, NCOL);
+        kb_table_text_row(f, cell, width, right, vis, KB_NCOL);
     }
 }
 
-static void md_table(FILE *f, const heads *hd, const row *rows, size_t nrows,
-                     const int vis[NCOL])
+static void md_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t nrows,
+                     const int vis[KB_NCOL])
 {
-    int right[NCOL];
-    const char *cell[NCOL];
+    int right[KB_NCOL];
+    const char *cell[KB_NCOL];
     right_cols(right);
-    kb_table_md_row(f, hd->h, vis, NCOL);
-    kb_table_md_rule(f, right, vis, NCOL);
+    kb_table_md_row(f, hd->h, vis, KB_NCOL);
+    kb_table_md_rule(f, right, vis, KB_NCOL);
     for (size_t i = 0; i < nrows; i++) {
-        for (int c = 0; c < NCOL; c++)
+        for (int c = 0; c < KB_NCOL; c++)
             cell[c] = rows[i].c[c];
-        kb_table_md_row(f, cell, vis, NCOL);
+        kb_table_md_row(f, cell, vis, KB_NCOL);
     }
 }
 
@@ -360,10 +234,7 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
                 }
         }
         fputs(" (", f);
-        if (k == FMT_MD)
-            kb_md_text(f, why);
-        else
-            kb_text_line(f, why);
+        put_text(f, why, k);
         fputs(")\n", f);
     }
 }
@@ -371,13 +242,13 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
 /* The full reason of each non-ok result of a group, one line each, and, when
  * the table hid its note column (note_shown 0), the notes of ok results. */
 static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k,
-                    const row *rows, int note_shown)
+                    const kb_row *rows, int note_shown)
 {
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
         if (r->status == KB_R_OK) {
-            if (!note_shown && rows[i].c[C_NOTE][0])
-                fprintf(f, "  %s (ok): %s\n", r->variant, rows[i].c[C_NOTE]);
+            if (!note_shown && rows[i].c[KB_COL_NOTE][0])
+                fprintf(f, "  %s (ok): %s\n", r->variant, rows[i].c[KB_COL_NOTE]);
             continue;
         }
         if (k == FMT_TEXT)
@@ -387,10 +258,8 @@ static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt
         if (r->status == KB_R_MISMATCH)
             fprintf(f, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g); ", r->max_abs_err,
                     r->rel_l2_err, r->atol, r->rtol);
-        if (*r->reason && k == FMT_MD)
-            kb_md_text(f, r->reason);
-        else if (*r->reason)
-            kb_text_line(f, r->reason);
+        if (*r->reason)
+            put_text(f, r->reason, k);
         else
             fputs("no reason recorded", f);
         fputc('\n', f);
@@ -400,20 +269,20 @@ static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt
 /* One case group: its heading, its table, why counters are missing, and the
  * reasons of its results that are not ok. rows holds m rows. */
 static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m, fmt_kind k,
-                        row *rows)
+                        kb_row *rows)
 {
     char title[384];
-    int vis[NCOL];
+    int vis[KB_NCOL];
     kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
     if (k == FMT_TEXT)
         fprintf(f, "\n%s\n", title);
     else
         fprintf(f, "\n## %s\n\n", title);
-    const int compute = group_compute(run, idx, m);
-    const heads hd = group_heads(compute);
+    const int compute = kb_case_compute(run, idx, m);
+    const kb_heads hd = kb_case_heads(compute);
     for (size_t j = 0; j < m; j++)
-        fill_row(&run->results[idx[j]], compute, &rows[j]);
-    visible_cols(run, idx, m, rows, k, vis);
+        kb_result_cells(&run->results[idx[j]], compute, &rows[j]);
+    kb_case_columns(run, idx, m, rows, k == FMT_MD, vis);
     if (k == FMT_TEXT)
         text_table(f, &hd, rows, m, vis);
     else
@@ -425,7 +294,7 @@ static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m,
     if (any_bad && k == FMT_MD)
         fputc('\n', f);
     counters_note(f, run, idx, m, k);
-    reasons(f, run, idx, m, k, rows, vis[C_NOTE]);
+    reasons(f, run, idx, m, k, rows, vis[KB_COL_NOTE]);
 }
 
 static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
@@ -434,7 +303,7 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
     kb_status st = kb_run_groups(run, &g, e);
     if (st != KB_OK)
         return st;
-    row *rows = calloc(run->nresults ? run->nresults : 1, sizeof *rows);
+    kb_row *rows = calloc(run->nresults ? run->nresults : 1, sizeof *rows);
     if (!rows) {
         kb_groups_release(&g);
         return kb_fail(e, KB_EENV, "out of memory writing the report");
@@ -518,7 +387,7 @@ static const char *const csv_head[] = {
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
 {
     char cc[24], shape[256], seed[32];
-    for (size_t c = 0; c < sizeof csv_head / sizeof csv_head[0]; c++)
+    for (size_t c = 0; c < KB_COUNT(csv_head); c++)
         csv_str(f, csv_head[c], c == 0);
     fputs("\r\n", f);
     snprintf(cc, sizeof cc, "%d.%d", run->dev.cc_major, run->dev.cc_minor);
@@ -628,10 +497,7 @@ static void counters_line(FILE *f, const kb_result *r, fmt_kind k)
         fputs("none", f);
     if (*r->counters_reason) {
         fputs(" (", f);
-        if (k == FMT_MD)
-            kb_md_text(f, r->counters_reason);
-        else
-            kb_text_line(f, r->counters_reason);
+        put_text(f, r->counters_reason, k);
         fputc(')', f);
     }
     fputc('\n', f);
@@ -643,10 +509,7 @@ static void no_kernels(FILE *f, const kb_result *r, fmt_kind k)
     fputs(k == FMT_TEXT ? "  no kernels recorded" : "- no kernels recorded", f);
     if (*r->reason) {
         fputs(" (", f);
-        if (k == FMT_MD)
-            kb_md_text(f, r->reason);
-        else
-            kb_text_line(f, r->reason);
+        put_text(f, r->reason, k);
         fputc(')', f);
     }
     fputc('\n', f);

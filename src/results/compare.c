@@ -2,10 +2,11 @@
  * bootstrap interval of the ratio of medians, verdicts, and what moved in the
  * counters. */
 #include "results/compare.h"
+#include "results/sorted.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,12 +62,6 @@ static size_t rng_below(uint64_t *s, size_t n)
     return (size_t)(((rng_next(s) >> 32) * (uint64_t)n) >> 32);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The finite values of v[0..n) sorted into a new array (caller frees); *m is
  * their count. NULL with *m = 0 when there are none or out of memory (*oom). */
 static double *sorted_finite(const double *v, size_t n, size_t *m, int *oom)
@@ -84,13 +79,8 @@ static double *sorted_finite(const double *v, size_t n, size_t *m, int *oom)
         free(s);
         return NULL;
     }
-    qsort(s, *m, sizeof *s, cmp_double);
+    qsort(s, *m, sizeof *s, kb_cmp_double);
     return s;
-}
-
-static double median_sorted(const double *s, size_t n)
-{
-    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
 /* The median of one resample of the sorted s[0..n): n draws with replacement
@@ -115,25 +105,19 @@ static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t
     return 0.5 * (a + s[i < n ? i : n - 1]);
 }
 
-kb_status kb_cmp_bootstrap(const double *base, size_t nbase, const double *cur, size_t ncur,
-                           uint64_t seed, int resamples, double *lo, double *hi, kb_err *e)
+/* kb_cmp_bootstrap over samples already sorted and finite (sorted_finite). */
+static kb_status bootstrap_sorted(const double *sb, size_t nb, const double *sc, size_t nc,
+                                  uint64_t seed, int resamples, double *lo, double *hi,
+                                  kb_err *e)
 {
     kb_status st = KB_OK;
-    size_t nb = 0, nc = 0;
-    int oom = 0;
-    double *sb = sorted_finite(base, nbase, &nb, &oom);
-    double *sc = sorted_finite(cur, ncur, &nc, &oom);
     unsigned *cb = NULL, *cc = NULL;
     double *ratio = NULL;
     uint64_t rng = seed;
 
     *lo = *hi = NAN;
-    if (oom) {
-        st = kb_fail(e, KB_EENV, "out of memory comparing samples");
-        goto done;
-    }
     if (nb == 0 || nc == 0 || resamples < 1)
-        goto done;
+        return KB_OK;
     cb = malloc(nb * sizeof *cb);
     cc = malloc(nc * sizeof *cc);
     ratio = malloc((size_t)resamples * sizeof *ratio);
@@ -146,16 +130,30 @@ kb_status kb_cmp_bootstrap(const double *base, size_t nbase, const double *cur, 
         double mc = resample_median(sc, nc, cc, &rng);
         ratio[i] = mc / mb;
     }
-    qsort(ratio, (size_t)resamples, sizeof *ratio, cmp_double);
+    qsort(ratio, (size_t)resamples, sizeof *ratio, kb_cmp_double);
     size_t tail = (size_t)floor((1.0 - KB_CMP_CONFIDENCE) / 2.0 * resamples);
     *lo = ratio[tail];
     *hi = ratio[(size_t)resamples - 1 - tail];
 done:
-    free(sb);
-    free(sc);
     free(cb);
     free(cc);
     free(ratio);
+    return st;
+}
+
+kb_status kb_cmp_bootstrap(const double *base, size_t nbase, const double *cur, size_t ncur,
+                           uint64_t seed, int resamples, double *lo, double *hi, kb_err *e)
+{
+    size_t nb = 0, nc = 0;
+    int oom = 0;
+    double *sb = sorted_finite(base, nbase, &nb, &oom);
+    double *sc = sorted_finite(cur, ncur, &nc, &oom);
+    kb_status st = oom ? kb_fail(e, KB_EENV, "out of memory comparing samples")
+                       : bootstrap_sorted(sb, nb, sc, nc, seed, resamples, lo, hi, e);
+    if (oom)
+        *lo = *hi = NAN;
+    free(sb);
+    free(sc);
     return st;
 }
 
@@ -232,24 +230,18 @@ static void what_moved(kb_cmp_case *k)
     }
 }
 
-/* The figures and verdict of a case whose two sides exist. */
-static kb_status judge(kb_cmp_case *k, double t, int cross, kb_err *e)
+/* The figures and verdict of a case whose two sides exist, from their finite
+ * samples sorted: sa[0..na) and sb[0..nb). */
+static kb_status judge_sorted(kb_cmp_case *k, double t, int cross, const double *sa, size_t na,
+                              const double *sb, size_t nb, kb_err *e)
 {
     const kb_result *a = k->base, *b = k->cur;
-    size_t na = 0, nb = 0;
-    int oom = 0;
-    double *sa = sorted_finite(a->samples_us, a->nsamples, &na, &oom);
-    double *sb = sorted_finite(b->samples_us, b->nsamples, &nb, &oom);
     kb_status st = KB_OK;
 
     k->base_n = na;
     k->new_n = nb;
-    k->base_median = sa ? median_sorted(sa, na) : NAN;
-    k->new_median = sb ? median_sorted(sb, nb) : NAN;
-    free(sa);
-    free(sb);
-    if (oom)
-        return kb_fail(e, KB_EENV, "out of memory comparing samples");
+    k->base_median = sa ? kb_median_sorted(sa, na) : NAN;
+    k->new_median = sb ? kb_median_sorted(sb, nb) : NAN;
     k->time_ratio = k->base_median > 0 ? k->new_median / k->base_median : NAN;
     what_moved(k);
     k->verdict = KB_V_UNCERTAIN;
@@ -282,8 +274,7 @@ static kb_status judge(kb_cmp_case *k, double t, int cross, kb_err *e)
         }
         scale = (a->pct_peak * a->median_us) / (b->pct_peak * b->median_us);
     }
-    st = kb_cmp_bootstrap(a->samples_us, a->nsamples, b->samples_us, b->nsamples, case_seed(a),
-                          KB_CMP_RESAMPLES, &k->lo, &k->hi, e);
+    st = bootstrap_sorted(sa, na, sb, nb, case_seed(a), KB_CMP_RESAMPLES, &k->lo, &k->hi, e);
     if (st != KB_OK)
         return st;
     k->ratio = k->time_ratio * scale;
@@ -301,6 +292,21 @@ static kb_status judge(kb_cmp_case *k, double t, int cross, kb_err *e)
                  "[%.3f, %.3f]",
                  100.0 * KB_CMP_CONFIDENCE, k->lo, k->hi, 1.0 - t, 1.0 + t);
     return KB_OK;
+}
+
+/* The figures and verdict of a case whose two sides exist; each side's
+ * samples are sorted once, for its median and for the bootstrap. */
+static kb_status judge(kb_cmp_case *k, double t, int cross, kb_err *e)
+{
+    size_t na = 0, nb = 0;
+    int oom = 0;
+    double *sa = sorted_finite(k->base->samples_us, k->base->nsamples, &na, &oom);
+    double *sb = sorted_finite(k->cur->samples_us, k->cur->nsamples, &nb, &oom);
+    kb_status st = oom ? kb_fail(e, KB_EENV, "out of memory comparing samples")
+                       : judge_sorted(k, t, cross, sa, na, sb, nb, e);
+    free(sa);
+    free(sb);
+    return st;
 }
 
 static void case_init(kb_cmp_case *k, const kb_result *base, const kb_result *cur)

@@ -21,7 +21,6 @@
 #define KB_COMPARE_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "results/result.h"
 #include "util/status.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "results/metrics.h"
+#include "results/sorted.h"
 #include "results/result.h"
 #include "util/status.h"
 
@@ -52,12 +53,6 @@ void kb_result_derive(kb_result *r, const kb_device *dev)
         r->pct_peak = 100.0 * achieved / peak;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void kb_result_summarise(kb_result *r)
 {
     r->median_us = r->min_us = r->max_us = r->stdrel = NAN;
@@ -68,10 +63,10 @@ void kb_result_summarise(kb_result *r)
     if (!s)
         return;
     memcpy(s, r->samples_us, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
+    qsort(s, n, sizeof *s, kb_cmp_double);
     r->min_us = s[0];
     r->max_us = s[n - 1];
-    r->median_us = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    r->median_us = kb_median_sorted(s, n);
     double mean = 0, var = 0;
     for (size_t i = 0; i < n; i++)
         mean += s[i];
@@ -133,7 +128,7 @@ static const char *stall_short(const char *reason)
         {"not_selected", "not_sel"},      {"branch_resolving", "branch"},
         {"no_instruction", "no_inst"},    {"dispatch_stall", "dispatch"},
     };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    for (size_t i = 0; i < KB_COUNT(map); i++)
         if (strcmp(reason, map[i][0]) == 0)
             return map[i][1];
     return reason;

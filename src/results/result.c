@@ -12,7 +12,7 @@
 #include "util/status.h"
 
 static const char *const rstatus_names[] = {"ok", "mismatch", "failed", "skipped"};
-#define NSTATUS ((int)(sizeof rstatus_names / sizeof rstatus_names[0]))
+#define NSTATUS ((int)KB_COUNT(rstatus_names))
 
 const char *kb_rstatus_name(kb_rstatus s)
 {
@@ -56,6 +56,11 @@ const char *kb_ceiling_name(int i)
 {
     static const char *const names[KB_NCEILINGS] = {"copy_gbps", "mma_tflops", "fp32_tflops"};
     return i >= 0 && i < KB_NCEILINGS ? names[i] : "?";
+}
+
+double kb_device_ceiling_of(const kb_device *d, int i)
+{
+    return *kb_device_ceiling((kb_device *)d, i);
 }
 
 double *kb_device_ceiling(kb_device *d, int i)

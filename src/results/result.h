@@ -150,6 +150,8 @@ enum { KB_CEILING_COPY, KB_CEILING_MMA, KB_CEILING_FP32, KB_NCEILINGS };
 const char *kb_ceiling_name(int i);
 /* The field of d holding ceiling i. */
 double *kb_device_ceiling(kb_device *d, int i);
+/* Its value, for a device the caller may not change. */
+double kb_device_ceiling_of(const kb_device *d, int i);
 
 typedef struct kb_run {
     int64_t id; /* store id; 0 when not stored */

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "results/metrics.h"
 #include "util/file.h"
@@ -972,11 +971,6 @@ static kb_status emit_tree(FILE *f, const void *ctx, kb_err *e)
     return st;
 }
 
-kb_status kb_json_write_file(const cJSON *root, const char *path, kb_err *e)
-{
-    return kb_write_atomic(path, emit_tree, root, e);
-}
-
 kb_status kb_json_write_run(FILE *f, const kb_run *run, kb_err *e)
 {
     cJSON *root = kb_json_from_run(run);
@@ -1066,7 +1060,7 @@ kb_status kb_json_save_run(const kb_run *run, const char *path, kb_err *e)
     cJSON *root = kb_json_from_run(run);
     if (!root)
         return kb_fail(e, KB_EENV, "out of memory building the report for '%s'", path);
-    kb_status st = kb_json_write_file(root, path, e);
+    kb_status st = kb_write_atomic(path, emit_tree, root, e);
     cJSON_Delete(root);
     return st;
 }

@@ -57,12 +57,6 @@ cJSON *kb_json_from_shape(const kb_result *r);
  * value that is not a non-negative integer. */
 kb_status kb_json_to_shape(const cJSON *obj, kb_result *r, kb_err *e);
 
-/* Writes the tree pretty-printed with a final newline to path, or to stdout for
- * "-" (the caller flushes and checks stdout). A file is written to "path.tmp",
- * flushed, closed and renamed over path (kb_write_atomic), so a reader never
- * sees half a report. KB_EENV when out of memory or on any I/O failure. */
-kb_status kb_json_write_file(const cJSON *root, const char *path, kb_err *e);
-
 /* The run's report (kb_json_from_run) pretty-printed with a final newline to f,
  * which the caller flushes and closes. KB_EENV when out of memory or when f
  * reports a write error. */
@@ -84,7 +78,11 @@ kb_status kb_json_read_file(const char *path, cJSON **out, kb_err *e);
  * kb_json_to_run; errors as the two functions. */
 kb_status kb_json_load_run(const char *path, kb_run *out, kb_err *e);
 
-/* kb_json_from_run then kb_json_write_file. */
+/* Writes the run's report (kb_json_from_run) pretty-printed with a final
+ * newline to path, or to stdout for "-" (the caller flushes and checks
+ * stdout). A file is written to "path.tmp", flushed, closed and renamed over
+ * path (kb_write_atomic), so a reader never sees half a report. KB_EENV when
+ * out of memory or on any I/O failure. */
 kb_status kb_json_save_run(const kb_run *run, const char *path, kb_err *e);
 
 #ifdef __cplusplus

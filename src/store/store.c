@@ -136,7 +136,7 @@ static const char *const migrations[] = {
     "PRAGMA user_version = 3;",
 };
 
-_Static_assert(sizeof migrations / sizeof migrations[0] == KB_STORE_VERSION,
+_Static_assert(KB_COUNT(migrations) == KB_STORE_VERSION,
                "KB_STORE_VERSION must equal the number of migration steps");
 
 struct kb_store {
@@ -227,13 +227,6 @@ static void b_blob(binder *b, const void *p, size_t n)
                   : sqlite3_bind_null(b->q, b->i);
 }
 
-/* Resets the prepared statement q to run again for id (its parameter 1). */
-static kb_status query_id(kb_store *s, sqlite3_stmt *q, int64_t id, kb_err *e);
-
-/* Steps q: *row = 1 and KB_OK for a row, *row = 0 at the end; KB_EENV on an
- * SQLite error. */
-static kb_status next_row(kb_store *s, sqlite3_stmt *q, int *row, kb_err *e);
-
 /* Reads columns 0, 1, ... in order. */
 typedef struct reader {
     sqlite3_stmt *q;
@@ -276,6 +269,7 @@ static void host_name(char *buf, size_t n)
     buf[n - 1] = '\0';
 }
 
+/* Resets the prepared statement q to run again for id (its parameter 1). */
 static kb_status query_id(kb_store *s, sqlite3_stmt *q, int64_t id, kb_err *e)
 {
     kb_status st = KB_OK;
@@ -287,6 +281,8 @@ done:
     return st;
 }
 
+/* Steps q: *row = 1 and KB_OK for a row, *row = 0 at the end; KB_EENV on an
+ * SQLite error. */
 static kb_status next_row(kb_store *s, sqlite3_stmt *q, int *row, kb_err *e)
 {
     kb_status st = KB_OK;
@@ -1061,9 +1057,8 @@ done:
 kb_status kb_store_set_ceilings(kb_store *s, const kb_device *d, kb_err *e)
 {
     kb_status st = KB_OK;
-    kb_device c = *d;
     for (int i = 0; i < KB_NCEILINGS; i++)
-        KB_TRY(kb_store_set_ceiling(s, d, kb_ceiling_name(i), *kb_device_ceiling(&c, i), e));
+        KB_TRY(kb_store_set_ceiling(s, d, kb_ceiling_name(i), kb_device_ceiling_of(d, i), e));
 done:
     return st;
 }

@@ -1,0 +1,131 @@
+/* table.c - the results table of a case (see table.h). */
+#include "report/table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/format.h"
+
+/* A reason in the note column is cut to this many bytes. */
+#define SHORT_REASON 40
+
+/* Registers and spills come from static facts and always show; extra mem when
+ * a result of the case needs device memory beyond its inputs and outputs; the
+ * counter columns when a result of the case has counters, top stalls only when
+ * one has stall reasons too; in text the note shows only when one is set and it
+ * fits. Occupancy is "achieved/theoretical" in percent. A compute-bound case
+ * shows TFLOP/s and % peak (of the matrix-unit or fp32 peak) where a
+ * memory-bound one shows GB/s and % copy (of the copy bandwidth). */
+static const struct column {
+    const char *head;
+    int right;    /* right-aligned (numbers) */
+    int counters; /* shown only when a result of the case has counters */
+} cols[KB_NCOL] = {
+    {"variant", 0, 0},   {"status", 0, 0},  {"median", 1, 0},    {"spread", 1, 0},
+    {"GB/s", 1, 0},      {"% copy", 1, 0},  {"vs naive", 1, 0},  {"kernels", 1, 0},
+    {"regs", 1, 0},      {"spill", 1, 0},   {"extra mem", 1, 0}, {"DRAM GB/s", 1, 1},
+    {"excess", 1, 1},
+    {"occ a/t", 1, 1},   {"top stalls", 0, 1}, {"note", 0, 0},
+};
+
+/* "61/75%": achieved / theoretical occupancy, "-" for an unknown side. */
+static void fmt_occupancy(double achieved, double theoretical, char *b, size_t n)
+{
+    char a[24], t[24];
+    kb_fmt_fixed(achieved, 0, "", "", a, sizeof a);
+    kb_fmt_fixed(theoretical, 0, "", "", t, sizeof t);
+    if (!isfinite(achieved) && !isfinite(theoretical))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%s/%s%%", a, t);
+}
+
+/* Whether r's % of peak is of a compute ceiling. */
+static int is_compute(const kb_result *r)
+{
+    return strcmp(r->bound, "compute") == 0;
+}
+
+void kb_result_cells(const kb_result *r, int compute, kb_row *w)
+{
+    kb_strlcpy(w->c[KB_COL_VARIANT], r->variant, KB_CELL);
+    kb_strlcpy(w->c[KB_COL_STATUS], kb_rstatus_name(r->status), KB_CELL);
+    kb_fmt_time(r->median_us, w->c[KB_COL_MEDIAN], KB_CELL);
+    kb_fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[KB_COL_SPREAD], KB_CELL);
+    kb_fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", w->c[KB_COL_GBPS], KB_CELL);
+    kb_fmt_fixed(r->pct_peak, 1, "", "%", w->c[KB_COL_PCT], KB_CELL);
+    kb_fmt_fixed(r->speedup, 2, "", "x", w->c[KB_COL_SPEEDUP], KB_CELL);
+    snprintf(w->c[KB_COL_KERNELS], KB_CELL, "%d", r->nkernels);
+    if (r->registers >= 0)
+        snprintf(w->c[KB_COL_REGS], KB_CELL, "%d", r->registers);
+    else
+        snprintf(w->c[KB_COL_REGS], KB_CELL, "-");
+    if (r->local_bytes >= 0)
+        snprintf(w->c[KB_COL_SPILLS], KB_CELL, "%lld B", (long long)r->local_bytes);
+    else
+        snprintf(w->c[KB_COL_SPILLS], KB_CELL, "-");
+    kb_fmt_bytes(r->extra_bytes, w->c[KB_COL_EXTRA], KB_CELL);
+    kb_fmt_fixed(r->dram_gbps, 1, "", "", w->c[KB_COL_DRAM], KB_CELL);
+    kb_fmt_fixed(r->excess_traffic, 2, "", "x", w->c[KB_COL_EXCESS], KB_CELL);
+    fmt_occupancy(r->achieved_occupancy, r->theoretical_occupancy, w->c[KB_COL_OCC], KB_CELL);
+    kb_text_shorten(*r->top_stalls ? r->top_stalls : "-", KB_CELL - 1, w->c[KB_COL_STALLS],
+                    KB_CELL);
+    switch (r->status) {
+    case KB_R_MISMATCH:
+        snprintf(w->c[KB_COL_NOTE], KB_CELL, "max abs %.3g, rel l2 %.3g", r->max_abs_err,
+                 r->rel_l2_err);
+        break;
+    case KB_R_FAILED:
+    case KB_R_SKIPPED:
+        kb_text_shorten(r->reason, SHORT_REASON, w->c[KB_COL_NOTE], KB_CELL);
+        break;
+    default:
+        snprintf(w->c[KB_COL_NOTE], KB_CELL, "%s%s%s", r->checked ? "" : "not checked",
+                 !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
+        break;
+    }
+}
+
+int kb_case_compute(const kb_run *run, const size_t *idx, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (is_compute(&run->results[idx[i]]))
+            return 1;
+    return 0;
+}
+
+kb_heads kb_case_heads(int compute)
+{
+    kb_heads h;
+    for (int c = 0; c < KB_NCOL; c++)
+        h.h[c] = cols[c].head;
+    if (compute) {
+        h.h[KB_COL_GBPS] = "TFLOP/s";
+        h.h[KB_COL_PCT] = "% peak";
+    }
+    return h;
+}
+
+void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_row *rows,
+                     int note_always, int vis[KB_NCOL])
+{
+    int counters = 0, stalls = 0, extra = 0, note = note_always;
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *r = &run->results[idx[i]];
+        counters |= kb_result_has_counters(r);
+        stalls |= kb_result_has_counters(r) && *r->top_stalls;
+        extra |= r->extra_bytes > 0;
+        note |= rows[i].c[KB_COL_NOTE][0] != '\0';
+    }
+    for (int c = 0; c < KB_NCOL; c++)
+        vis[c] = !cols[c].counters || counters;
+    vis[KB_COL_EXTRA] = extra;
+    vis[KB_COL_STALLS] = stalls;
+    vis[KB_COL_NOTE] = note;
+}
+
+int kb_col_right(int c)
+{
+    return c >= 0 && c < KB_NCOL && cols[c].right;
+}

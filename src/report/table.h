@@ -1,0 +1,53 @@
+/* table.h - the results table of a case, as the text, markdown and HTML
+ * reports all show it: its columns and their headings, the cells of one
+ * result, and which columns a case shows. Formatting only: every figure comes
+ * from the result model. */
+#ifndef KB_TABLE_H
+#define KB_TABLE_H
+
+#include <stddef.h>
+
+#include "results/result.h"
+
+/* The columns of a case table, in order. */
+enum kb_col {
+    KB_COL_VARIANT, KB_COL_STATUS, KB_COL_MEDIAN, KB_COL_SPREAD, KB_COL_GBPS, KB_COL_PCT,
+    KB_COL_SPEEDUP, KB_COL_KERNELS, KB_COL_REGS, KB_COL_SPILLS, KB_COL_EXTRA, KB_COL_DRAM,
+    KB_COL_EXCESS, KB_COL_OCC, KB_COL_STALLS, KB_COL_NOTE, KB_NCOL
+};
+
+/* Bytes of a cell. */
+#define KB_CELL 96
+
+/* The headings of a case's table. */
+typedef struct kb_heads {
+    const char *h[KB_NCOL];
+} kb_heads;
+
+/* The cells of one result. */
+typedef struct kb_row {
+    char c[KB_NCOL][KB_CELL];
+} kb_row;
+
+/* The headings; compute: the case is compute-bound (TFLOP/s and % peak in
+ * place of GB/s and % copy). */
+kb_heads kb_case_heads(int compute);
+
+/* Whether column c is right-aligned (numbers). */
+int kb_col_right(int c);
+
+/* Whether the case idx[0..n) of run is compute-bound (a result of it says so). */
+int kb_case_compute(const kb_run *run, const size_t *idx, size_t n);
+
+/* Fills the cells of r (the note: a mismatch's errors, a short reason, or
+ * "not checked" / "throttled"); compute as kb_case_heads. */
+void kb_result_cells(const kb_result *r, int compute, kb_row *w);
+
+/* Sets vis[c] for the columns the case idx[0..n) shows, rows[0..n) filled:
+ * the counter columns when a result has counters, top stalls when one has
+ * stall reasons too, extra mem when one needs device memory beyond its inputs
+ * and outputs, the note when note_always or a row has one. */
+void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_row *rows,
+                     int note_always, int vis[KB_NCOL]);
+
+#endif
