@@ -25,7 +25,7 @@ NVFLAGS  = -std=c++17 -O3 -lineinfo -Isrc $(NVARCH) \
             -Werror all-warnings -Xcompiler -Wall,-Wextra
 # Kernels that use Hopper-only instructions (wgmma, setmaxnreg) are built for the
 # arch-specific target sm_90a; they carry no PTX for other GPUs.
-HOPPER_CU := variants/attention/flash_wgmma.cu
+HOPPER_CU := variants/attention/flash_wgmma.cu variants/matmul/wgmma.cu
 # The binary finds libraries shipped beside it (build/lib) first, then CUDA's.
 LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
