@@ -29,7 +29,7 @@ HOPPER_CU := variants/attention/flash_wgmma.cu variants/matmul/wgmma.cu
 # The binary finds libraries shipped beside it (build/lib) first, then CUDA's.
 LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
-LDLIBS   := -lcjson -lsqlite3 -lcupti -lcublas -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
+LDLIBS   := -lcjson -lsqlite3 -lcupti -lcublasLt -lcublas -lcudart_static -ldl -lpthread -lrt -lm -lstdc++
 
 LIB_C    := $(wildcard src/util/*.c src/results/*.c src/kernels/*.c src/profiler/*.c \
               src/store/*.c src/report/*.c)

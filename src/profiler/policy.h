@@ -28,8 +28,13 @@
 
 /* Beyond this many elements (product of the axes) a shape's byte count is not
  * computed (the operators' size_t products could wrap): it is estimated at 8
- * bytes an element, which is far beyond any GPU's memory anyway. */
-#define KB_HUGE_SHAPE_ELEMS 1e15
+ * bytes an element, which is far beyond any GPU's memory anyway. Below it no
+ * buffer (a product of some of the axes, a few bytes an element) comes near
+ * size_t's 1.8e19. The product of the axes is not the element count of every
+ * operator: a matmul's m x n x k counts products, and shapes up to about 2e16
+ * of them (m = n = k = 2^17 in bf16, 103 GB) fit in an H200, so the bytes must
+ * be computed for them. */
+#define KB_HUGE_SHAPE_ELEMS 1e17
 
 /* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
  * (none when v is NULL) and the L2 flush buffer. */

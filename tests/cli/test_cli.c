@@ -55,6 +55,11 @@ static void list_shows_operators_without_gpu(void **state)
     assert_int_equal(kb("list attention"), 0);
     assert_non_null(strstr(out_text, "dtypes: fp32,fp16,bf16 (default bf16)"));
     assert_non_null(strstr(out_text, "flash-wgmma      fp16,bf16"));
+    /* matmul says how B is laid out, and shows its rungs */
+    assert_int_equal(kb("list matmul"), 0);
+    assert_non_null(strstr(out_text, "B stored N x K row-major (= K x N column-major)"));
+    assert_non_null(strstr(out_text, "register-tiled   fp32,fp16,bf16"));
+    assert_non_null(strstr(out_text, "cublas           fp32,fp16,bf16"));
     assert_int_equal(kb("list softmx"), 2);
     assert_err("unknown operator 'softmx' (did you mean 'softmax'?)");
 }
@@ -87,6 +92,8 @@ static void run_bad_shapes(void **state)
     assert_err("unknown axis 'depth' for softmax (axes: rows, cols)");
     assert_int_equal(kb("run softmax --shape rows=0"), 2);
     assert_err("axis rows must be in [1, 2147483647], got '0'");
+    assert_int_equal(kb("run matmul --shape m=64,k=0"), 2);
+    assert_err("axis k must be in [1, 16777216], got '0'");
     assert_int_equal(kb("run softmax --shape cols=-5"), 2);
     assert_err("axis cols must not be negative, got '-5'");
     assert_int_equal(kb("run softmax --shape cols=lots"), 2);

@@ -44,6 +44,14 @@ static const op_sizes sizes[] = {
       "batch=1,heads=2,seq=4097,dim=128", "batch=1,heads=1,seq=4097,dim=64,causal=1",
       "batch=7,heads=3,seq=129,dim=128,causal=1", "batch=1,heads=300,seq=65,dim=64", NULL},
      "batch=5000,heads=1,seq=1,dim=64"},
+    /* no tile divides these; k=7 and k=1 take the scalar-load paths; the
+     * large ones are the report's awkward shapes (naive takes about 0.1 s a
+     * launch there) */
+    {"matmul",
+     {"m=1,n=1,k=1", "m=1,n=1,k=7,epilogue=1", "m=7,n=3,k=1", "m=33,n=65,k=7",
+      "m=129,n=257,k=1000,epilogue=1", "m=200,n=130,k=9", "m=1,n=4097,k=64",
+      "m=4095,n=4097,k=1000", "m=16,n=8192,k=8192", "m=300,n=200,k=4100,epilogue=1", NULL},
+     "m=5000,n=64,k=40"},
 };
 
 static const op_sizes *sizes_of(const kb_op *op)

@@ -90,6 +90,18 @@ static void shapes_too_large_are_refused(void **state)
     assert_non_null(strstr(e.msg, "(bf16) is too large"));
     shape_of(sm, "", shape);
     assert_int_equal(kb_case_fits(sm, KB_FP32, shape, &dev, &e), KB_OK);
+    /* matmul: the product of the axes counts products, not elements; a cube
+     * of 2^17 holds 3 x 2^34 bf16 elements (103 GB) and fits */
+    const kb_op *mm = kb_op_find("matmul");
+    shape_of(mm, "m=131072,n=131072,k=131072", shape);
+    assert_int_equal(kb_case_fits(mm, KB_BF16, shape, &dev, &e), KB_OK);
+    assert_int_equal(kb_case_fits(mm, KB_FP32, shape, &dev, &e), KB_EUSAGE);
+    assert_non_null(strstr(e.msg, "(fp32) is too large: it needs 206410612736 bytes"));
+    /* m too large for the memory, refused by its bytes: A and C of 2^36 each */
+    shape_of(mm, "m=16777216", shape);
+    assert_int_equal(kb_case_fits(mm, KB_BF16, shape, &dev, &e), KB_EUSAGE);
+    assert_non_null(strstr(e.msg, "shape m=16777216,n=4096,k=4096,epilogue=0 (bf16) is too "
+                                  "large: it needs 275163127808 bytes"));
 }
 
 static void ceilings_missing(void **state)
