@@ -30,6 +30,14 @@ cudaError_t kb_matmul_cublas(const kb_args *a, cudaStream_t s);
 size_t kb_matmul_cublas_scratch(const int64_t *shape, kb_dtype d);
 int kb_matmul_cublas_prepare(const kb_args *a, char *why, size_t why_size);
 const char *kb_matmul_cublas_last_error(void);
+/* variants/matmul/tensor_core.cu and wgmma.cu: 16-bit only; k a multiple of 8
+ * (16-byte rows for cp.async and the copy engine); wgmma is Hopper's. */
+cudaError_t kb_matmul_tensor_core(const kb_args *a, cudaStream_t s);
+int kb_matmul_tensor_core_unsupported(const int64_t *shape, kb_dtype d, char *why,
+                                      size_t why_size);
+cudaError_t kb_matmul_wgmma(const kb_args *a, cudaStream_t s);
+int kb_matmul_wgmma_unsupported(const int64_t *shape, kb_dtype d, char *why, size_t why_size);
+int kb_matmul_wgmma_prepare(const kb_args *a, char *why, size_t why_size);
 
 /* The axis order here is the order of a->shape[] in the launchers
  * (variants/matmul/matmul.cuh repeats it). */
@@ -64,6 +72,17 @@ static const kb_variant variants[] = {
      .summary = "128x128 block tiles, an 8x8 tile of C per thread in registers, double-buffered",
      .dtypes = KB_DT_ALL,
      .launch = kb_matmul_register_tiled},
+    {.name = "tensor-core",
+     .summary = "mma.sync from ldmatrix of swizzled tiles, a 3-slot cp.async pipeline, fused epilogue",
+     .dtypes = KB_DT(KB_FP16) | KB_DT(KB_BF16),
+     .launch = kb_matmul_tensor_core,
+     .unsupported = kb_matmul_tensor_core_unsupported},
+    {.name = "wgmma",
+     .summary = "TMA ring, wgmma producer/consumer warpgroups, persistent tiles, TMA-stored fused epilogue",
+     .dtypes = KB_DT(KB_FP16) | KB_DT(KB_BF16),
+     .launch = kb_matmul_wgmma,
+     .unsupported = kb_matmul_wgmma_unsupported,
+     .prepare = kb_matmul_wgmma_prepare},
     {.name = "cublas",
      .summary = "the vendor row: cuBLASLt (fp32 compute, no TF32; its GELU_BIAS epilogue)",
      .dtypes = KB_DT_ALL,
@@ -174,7 +193,7 @@ static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
                                        e)) != KB_OK)
                 goto done;
             const double z = dot[r * nc + j] + (epi ? bias[j] : 0.0);
-            c->atol = atol + (epi ? kb_matmul_gelu_atol(z) : 0.0);
+            c->atol = atol + (epi ? kb_matmul_gelu_atol(d, dot[r * nc + j], z) : 0.0);
             atol_max = c->atol > atol_max ? c->atol : atol_max;
             kb_check_elem(c, out, kb_matmul_ref_epilogue(dot[r * nc + j], bias[j], epi), rows[r],
                           cols[j]);

@@ -28,14 +28,16 @@ void kb_matmul_model(int64_t m, int64_t n, int64_t k, int epilogue, kb_dtype d,
     *flops = 2.0 * md * nd * kd;
 }
 
+/* The unit roundoff of each dtype. */
+static const double unit[KB_DTYPE_COUNT] = {0x1p-24, 0x1p-11, 0x1p-8};
+
 void kb_matmul_tolerance(kb_dtype d, int64_t k, double *atol, double *rtol)
 {
-    static const double unit[KB_DTYPE_COUNT] = {0x1p-24, 0x1p-11, 0x1p-8};
     *atol = KB_MM_ACC_ULPS * 0x1p-24 * (double)k * KB_MM_SPREAD * KB_MM_SPREAD;
     *rtol = 2.0 * unit[d];
 }
 
-double kb_matmul_gelu_atol(double z)
+double kb_matmul_gelu_atol(kb_dtype d, double p, double z)
 {
-    return KB_MM_GELU_REL * fabs(z);
+    return KB_MM_GELU_REL * fabs(z) + KB_MM_GELU_SLOPE * unit[d] * fabs(p);
 }

@@ -50,13 +50,20 @@ void kb_matmul_model(int64_t m, int64_t n, int64_t k, int epilogue, kb_dtype d,
 #define KB_MM_ACC_ULPS 4.0
 void kb_matmul_tolerance(kb_dtype d, int64_t k, double *atol, double *rtol);
 
-/* The extra absolute error allowed an element with epilogue 1 whose
- * pre-activation is z: KB_MM_GELU_REL * |z|. A GELU evaluated with a hardware
- * tanh (tanh.approx.f32: relative error 2^-11) errs by up to 0.5 |z| 2^-11
- * = 2^-12 |z|; KB_MM_GELU_REL allows twice that, since the vendor's epilogue
- * is not ours to read. */
+/* The extra absolute error allowed an element of dtype d with epilogue 1
+ * whose product is p and pre-activation z = p + bias:
+ *   KB_MM_GELU_REL |z|: a GELU evaluated with a hardware tanh
+ *     (tanh.approx.f32: relative error 2^-11) errs by up to 0.5 |z| 2^-11 =
+ *     2^-12 |z|; KB_MM_GELU_REL allows twice that, since the vendor's
+ *     epilogue is not ours to read;
+ *   KB_MM_GELU_SLOPE u_d |p|: the unfused form stores the product as C in
+ *     the dtype before the epilogue kernel reads it back (cuBLASLt's fused
+ *     epilogue rounds it so too, as measured): one more rounding of p,
+ *     carried through GELU, whose slope is at most KB_MM_GELU_SLOPE. The
+ *     fused rungs need none of it. */
 #define KB_MM_GELU_REL (1.0 / 2048.0)
-double kb_matmul_gelu_atol(double z);
+#define KB_MM_GELU_SLOPE 1.13
+double kb_matmul_gelu_atol(kb_dtype d, double p, double z);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,7 @@ static int gpu;
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
-    const char *shapes[12];
+    const char *shapes[16];
     const char *sampled;
 } op_sizes;
 
@@ -50,7 +50,8 @@ static const op_sizes sizes[] = {
     {"matmul",
      {"m=1,n=1,k=1", "m=1,n=1,k=7,epilogue=1", "m=7,n=3,k=1", "m=33,n=65,k=7",
       "m=129,n=257,k=1000,epilogue=1", "m=200,n=130,k=9", "m=1,n=4097,k=64",
-      "m=4095,n=4097,k=1000", "m=16,n=8192,k=8192", "m=300,n=200,k=4100,epilogue=1", NULL},
+      "m=4095,n=4097,k=1000", "m=16,n=8192,k=8192", "m=300,n=200,k=4100,epilogue=1", "m=130,n=264,k=72,epilogue=1",
+      "m=1000,n=1032,k=256", NULL},
      "m=5000,n=64,k=40"},
 };
 

@@ -211,17 +211,37 @@ static void gelu_allowance(void **state)
         const double t = tanh(u), rough = t * (1.0 + 0x1p-11);
         const double y = 0.5 * z * (1.0 + t), y2 = 0.5 * z * (1.0 + rough);
         assert_true(fabs(y - kb_matmul_ref_epilogue(z, 0.0, 1)) < 1e-12);
-        worst = fmax(worst, fabs(y2 - y) / kb_matmul_gelu_atol(z == 0.0 ? 1.0 : z));
+        worst = fmax(worst, fabs(y2 - y) / kb_matmul_gelu_atol(KB_FP32, 0.0, z == 0.0 ? 1.0 : z));
         if (z < -0.5) /* identity instead of GELU */
-            assert_true(fabs(z - y) > kb_matmul_gelu_atol(z) + 1e-3);
+            assert_true(fabs(z - y) > kb_matmul_gelu_atol(KB_FP32, 0.0, z) + 1e-3);
     }
     assert_true(worst > 0.45 && worst < 0.51); /* 0.5 |tanh| of the allowance */
+}
+
+/* The unfused epilogue's allowance: the product rounded to bf16's 8
+ * significant bits once before bias and GELU stays within it; a product off
+ * by 2% (a wrong sum) where GELU is steep (z > 1) does not. */
+static void gelu_allowance_unfused(void **state)
+{
+    (void)state;
+    for (int i = -3000; i <= 3000; i++) {
+        const double p = i * 1.37e-3, b = ((i * 7919) % 2001 - 1000) * 1e-3, z = p + b;
+        int ex;
+        const double mant = frexp(p, &ex);
+        const double rp = ldexp(nearbyint(mant * 256.0) / 256.0, ex);
+        const double y = kb_matmul_ref_epilogue(p, b, 1);
+        const double tol = kb_matmul_gelu_atol(KB_BF16, p, z);
+        assert_true(fabs(kb_matmul_ref_epilogue(rp, b, 1) - y) <= tol);
+        if (p > 1.0 && z > 1.0)
+            assert_false(fabs(kb_matmul_ref_epilogue(p * 1.02, b, 1) - y) <= tol);
+    }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_indices_small_axis_is_whole),
+        cmocka_unit_test(gelu_allowance_unfused),
         cmocka_unit_test(sample_indices_large_axis_has_ends_and_is_random),
         cmocka_unit_test(sample_rows_unchanged),
         cmocka_unit_test(reference_and_epilogue),

@@ -33,7 +33,7 @@
 
 #include <type_traits>
 
-#include "mm_tc.cuh"
+#include "matmul.cuh"
 
 #define TC_BK 64
 #define TC_ROW_BYTES (TC_BK * 2) /* 128: eight 16-byte chunks */

@@ -49,7 +49,7 @@
 
 #include "kernels/hopper.cuh"
 #include "kernels/tma.h"
-#include "mm_tc.cuh"
+#include "matmul.cuh"
 
 #define MW_BM 128
 #define MW_BN 256
