@@ -1,5 +1,6 @@
 /* test_util.c - number parsing, string helpers and edit distance (util/status). */
 #include "kbtest.h"
+#include "util/embed.h"
 #include "util/sha256.h"
 #include "util/status.h"
 
@@ -101,12 +102,32 @@ static void sha256_vectors(void **state)
     assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+/* The files the binary carries are byte for byte the tree's (run from the
+ * repository root, as tests/run.sh does). */
+static void embedded_files_match_the_tree(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (const kb_embedded *f = kb_embedded_files; f->path; f++, n++) {
+        char *text = kbt_slurp(f->path);
+        assert_non_null(text);
+        assert_int_equal(strlen(text), f->len);
+        assert_string_equal(text, f->text);
+        free(text);
+    }
+    assert_true(n >= 2);
+    assert_non_null(kb_embedded_find("include/kbench/variant.h"));
+    assert_non_null(kb_embedded_find("templates/softmax.cu"));
+    assert_null(kb_embedded_find("templates/nope.cu"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_i64_accepts_range),   cmocka_unit_test(parse_i64_rejects_bad_text),
         cmocka_unit_test(parse_double_checks),       cmocka_unit_test(strlcpy_truncates),
         cmocka_unit_test(edit_distance_counts),      cmocka_unit_test(sha256_vectors),
+        cmocka_unit_test(embedded_files_match_the_tree),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
