@@ -41,6 +41,7 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_new(int argc, char **argv);
 
 /* The store path: the --db value if given, else $KBENCH_DB, else KB_DEFAULT_DB. */
 const char *kb_cli_db_path(const char *opt);

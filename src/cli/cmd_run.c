@@ -20,6 +20,7 @@
 #include "profiler/plan.h"
 #include "profiler/policy.h"
 #include "report/writers.h"
+#include "run_user.h"
 #include "results/result.h"
 #include "store/json.h"
 #include "store/store.h"
@@ -43,6 +44,7 @@ typedef struct run_opts {
     int device;
     uint64_t seed;
     int seed_given;
+    int watch; /* --watch: rerun the variant files' cases on every save */
 } run_opts;
 
 static const char usage_text[] =
@@ -50,7 +52,11 @@ static const char usage_text[] =
     "Checks every chosen variant against the fp64 reference, times it, stores the\n"
     "results and prints a comparison. Each case runs in its own child process.\n\n"
     "options:\n"
-    "  --variants all|A,B     variants to run (default all)\n"
+    "  --variants all|A,B     variants to run (default all); an entry ending in .cu is\n"
+    "                         a variant file of your own (kbench/variant.h,\n"
+    "                         'kbench new'), compiled with nvcc and run like the rest\n"
+    "  --watch                after the run, rerun the .cu files' cases on every save,\n"
+    "                         with each result's verdict against the file's last run\n"
     "  --shape AXIS=N,...     shape (repeatable); axes not named keep their defaults\n"
     "  --dtype fp32|fp16|bf16 element type; a comma list runs several (default: the\n"
     "                         operator's own, shown by 'kbench list')\n"
@@ -160,6 +166,9 @@ static kb_status parse_option(int c, const char *arg, char **argv, run_opts *o, 
     case 'C':
         o->bench.no_check = 1;
         return KB_OK;
+    case 'W':
+        o->watch = 1;
+        return KB_OK;
     case 'T':
         o->tag = arg;
         return KB_OK;
@@ -191,7 +200,8 @@ static kb_status parse_args(int argc, char **argv, run_opts *o, kb_err *e)
         {"no-check", no_argument, NULL, 'C'},       {"seed", required_argument, NULL, 'S'},
         {"device", required_argument, NULL, 'D'},   {"tag", required_argument, NULL, 'T'},
         {"json", required_argument, NULL, 'j'},     {"db", required_argument, NULL, 'b'},
-        {"metrics", required_argument, NULL, 'x'},  {NULL, 0, NULL, 0}};
+        {"metrics", required_argument, NULL, 'x'},  {"watch", no_argument, NULL, 'W'},
+        {NULL, 0, NULL, 0}};
     kb_status st;
     int c;
     memset(o, 0, sizeof *o);
@@ -237,14 +247,15 @@ static void progress(int i, int n, const kb_result *r)
     fprintf(stderr, "\n");
 }
 
-/* The device of the run with its ceilings: those stored, or measured now (and
- * stored) when one is missing. */
+/* The device of the run (unless already queried) with its ceilings: those
+ * stored, or measured now (and stored) when one is missing. */
 static kb_status device_and_ceilings(const run_opts *o, const kb_plan *plan, kb_store *store,
-                                     kb_device *dev, kb_err *e)
+                                     int queried, kb_device *dev, kb_err *e)
 {
     kb_status st = KB_OK;
     int measured = 0;
-    KB_TRY(kb_child_device(o->device, dev, e));
+    if (!queried)
+        KB_TRY(kb_child_device(o->device, dev, e));
     KB_TRY(kb_plan_fits(plan, dev, e));
     KB_TRY(kb_store_get_ceilings(store, dev, e));
     if (kb_ceilings_missing(dev))
@@ -327,6 +338,75 @@ static kb_status finish_run(const run_opts *o, kb_store *store, kb_run *run, kb_
     return st;
 }
 
+/* Variant files are built for the run's GPU before anything is stored: the
+ * device is asked first. Without a GPU they are built for
+ * KB_USER_DEFAULT_ARCH and loaded all the same, and then the missing GPU is
+ * the run's error. *queried = 1 when dev holds the device. */
+static kb_status build_files(const run_opts *o, kb_plan *plan, kb_user_file *files,
+                             kb_device *dev, int *queried, kb_err *e)
+{
+    kb_err de = {{0}};
+    *queried = 0;
+    if (!plan->nuser)
+        return KB_OK;
+    const kb_status ds = kb_child_device(o->device, dev, &de);
+    if (ds == KB_EUSAGE) {
+        *e = de;
+        return ds;
+    }
+    kb_status st = kb_run_build_files(plan, ds == KB_OK ? dev : NULL, files, e);
+    if (st == KB_OK && ds != KB_OK) {
+        *e = de;
+        st = ds;
+    }
+    *queried = st == KB_OK;
+    return st;
+}
+
+/* --watch: after the run, each save of a variant file reruns that file's
+ * cases as a run of its own (stored, its table printed) and prints each
+ * result's verdict against the file's previous results; until interrupted.
+ * first's results of the files are moved out of it. */
+static kb_status watch(int argc, char **argv, const run_opts *o, kb_plan *plan, kb_store *store,
+                       kb_run *first, kb_user_file *files, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_run last[KB_USER_MAX];
+    run_opts wo = *o;
+    wo.json = NULL; /* the report of the first run stays as it is */
+    for (int i = 0; i < plan->nuser; i++) {
+        kb_run_init(&last[i]);
+        last[i].dev = first->dev;
+        for (size_t k = 0; k < first->nresults && st == KB_OK; k++)
+            if (!strcmp(first->results[k].variant, plan->user[i]->name) &&
+                kb_run_add(&last[i], &first->results[k]) != 0)
+                st = kb_fail(e, KB_EENV, "out of memory");
+    }
+    int i;
+    while (st == KB_OK && (i = kb_run_watch_wait(plan, &first->dev, files)) >= 0) {
+        kb_run cur;
+        int failures = 0;
+        kb_run_init(&cur);
+        cur.dev = first->dev;
+        plan->user_only = 1u << i;
+        st = begin_run(argc, argv, &wo, store, &cur, e);
+        if (st == KB_OK)
+            st = run_cases(&wo, plan, store, &cur, &failures, e);
+        st = finish_run(&wo, store, &cur, st, e);
+        if (st == KB_OK) {
+            kb_run_watch_verdicts(stdout, &last[i], &cur);
+            fflush(stdout);
+            kb_run_release(&last[i]);
+            last[i] = cur;
+        } else {
+            kb_run_release(&cur);
+        }
+    }
+    for (int k = 0; k < plan->nuser; k++)
+        kb_run_release(&last[k]);
+    return st;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_opts o;
@@ -335,8 +415,9 @@ int cmd_run(int argc, char **argv)
     kb_store *store = NULL;
     kb_run run;
     kb_status st;
-    int failures = 0;
+    int failures = 0, queried = 0;
     char why[256];
+    static kb_user_file files[KB_USER_MAX];
     kb_run_init(&run);
     memset(&plan, 0, sizeof plan);
     if (kb_cli_wants_help(argc, argv)) {
@@ -350,8 +431,13 @@ int cmd_run(int argc, char **argv)
     if (!o.seed_given)
         o.seed = fresh_seed();
     kb_isolate_catch_signals();
+    if (o.watch && !plan.nuser) {
+        st = kb_fail(&e, KB_EUSAGE, "--watch needs a variant file in --variants (a .cu path)");
+        goto done;
+    }
+    KB_TRY(build_files(&o, &plan, files, &run.dev, &queried, &e));
     KB_TRY(kb_store_open(kb_cli_db_path(o.db), 1, &store, &e));
-    KB_TRY(device_and_ceilings(&o, &plan, store, &run.dev, &e));
+    KB_TRY(device_and_ceilings(&o, &plan, store, queried, &run.dev, &e));
     KB_TRY(begin_run(argc, argv, &o, store, &run, &e));
     if (o.bench.metrics != KB_METRICS_NONE && kb_counters_foreign_profiler(why, sizeof why)) {
         kb_cli_warn("%s; running with --metrics none", why);
@@ -359,6 +445,8 @@ int cmd_run(int argc, char **argv)
     }
     st = run_cases(&o, &plan, store, &run, &failures, &e);
     st = finish_run(&o, store, &run, st, &e);
+    if (st == KB_OK && o.watch)
+        st = watch(argc, argv, &o, &plan, store, &run, files, &e);
 done:
     kb_plan_release(&plan);
     kb_store_close(store);

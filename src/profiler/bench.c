@@ -63,6 +63,10 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
         r->shape[i] = shape[i];
     }
     r->seed = seed;
+    if (v->source_path)
+        kb_strlcpy(r->source_path, v->source_path, sizeof r->source_path);
+    if (v->source_sha256)
+        kb_strlcpy(r->source_sha256, v->source_sha256, sizeof r->source_sha256);
     op->model(shape, d, &r->bytes, &r->flops);
     kb_strlcpy(r->bound, op->bound, sizeof r->bound);
     r->extra_bytes = (double)scratch_of(v, shape, d);

@@ -67,10 +67,29 @@ typedef struct krow {
     char c[NK][KCELL];
 } krow;
 
+/* Hex digits of a source's SHA-256 the variant cell shows. */
+#define SHORT_SHA 8
+
+/* The variant cell: its name, and for a variant file the source each side
+ * ran, by short hash: "mine · src 1a2b3c4d→5e6f7a8b" ("-" for a side without
+ * it), one hash when both ran the same source. */
+static void variant_cell(const kb_cmp_case *k, const kb_result *r, char *b, size_t n)
+{
+    const char *bs = k->base ? k->base->source_sha256 : "";
+    const char *ns = k->cur ? k->cur->source_sha256 : "";
+    if (!bs[0] && !ns[0])
+        snprintf(b, n, "%s", r->variant);
+    else if (!strcmp(bs, ns) || !k->base || !k->cur)
+        snprintf(b, n, "%s · src %.*s", r->variant, SHORT_SHA, bs[0] ? bs : ns);
+    else
+        snprintf(b, n, "%s · src %.*s→%.*s", r->variant, SHORT_SHA, bs[0] ? bs : "-", SHORT_SHA,
+                 ns[0] ? ns : "-");
+}
+
 static void fill_krow(const kb_compare *c, const kb_cmp_case *k, krow *w)
 {
     const kb_result *r = kb_cmp_case_result(k);
-    kb_strlcpy(w->c[K_VARIANT], r->variant, KCELL);
+    variant_cell(k, r, w->c[K_VARIANT], KCELL);
     if (k->base)
         kb_fmt_time(k->base->median_us, w->c[K_BASE], KCELL);
     else

@@ -76,6 +76,8 @@ typedef struct kb_result {
     kb_rstatus status;
     char reason[512]; /* why not ok, or "" */
     uint64_t seed;    /* input seed */
+    char source_path[512]; /* a variant from the user's own file: the file, */
+    char source_sha256[65]; /* and the SHA-256 of the source it ran; "" otherwise */
 
     int checked;        /* 0 when run with --no-check */
     double max_abs_err; /* check figures (NAN when not checked) */

@@ -172,6 +172,11 @@ cJSON *kb_json_from_result(const kb_result *r)
         !put_num(mdl, "flops", r->flops) || !put_num(mdl, "extra_bytes", r->extra_bytes) ||
         !put_str(o, "bound", r->bound))
         goto fail;
+    cJSON *src;
+    if (r->source_sha256[0] &&
+        (!(src = cJSON_AddObjectToObject(o, "source")) || !put_str(src, "path", r->source_path) ||
+         !put_str(src, "sha256", r->source_sha256)))
+        goto fail;
     if (!(der = cJSON_AddObjectToObject(o, "derived")) || !put_num(der, "gbps", r->gbps) ||
         !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak) ||
         !put_num(der, "speedup", r->speedup) || !put_num(der, "dram_gbps", r->dram_gbps) ||
@@ -721,6 +726,28 @@ done:
     return st;
 }
 
+/* The optional source object of a result of a variant file: its path and the
+ * SHA-256 of its bytes, 64 lowercase hex digits. */
+static kb_status source_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *src;
+    char p[256];
+    KB_TRY(get_obj(o, pre, "source", OPT, &src, e));
+    if (!src)
+        goto done;
+    fpath(p, sizeof p, pre, "source");
+    KB_TRY(get_str(src, p, "path", REQ, r->source_path, sizeof r->source_path, e));
+    KB_TRY(get_str(src, p, "sha256", REQ, r->source_sha256, sizeof r->source_sha256, e));
+    if (strlen(r->source_sha256) != 64 ||
+        strspn(r->source_sha256, "0123456789abcdef") != 64) {
+        st = kb_fail(e, KB_EUSAGE, "field '%s.sha256' must be 64 lowercase hex digits, got '%s'",
+                     p, r->source_sha256);
+    }
+done:
+    return st;
+}
+
 /* The model object, the bound and the derived figures of a result. */
 static kb_status figures_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
 {
@@ -789,6 +816,7 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     KB_TRY(check_from(o, pre, r, e));
     KB_TRY(time_from(o, pre, r, e));
     KB_TRY(figures_from(o, pre, r, e));
+    KB_TRY(source_from(o, pre, r, e));
     KB_TRY(counters_from(o, pre, r, e));
     KB_TRY(resources_from(o, pre, r, e));
     KB_TRY(kernels_from(o, pre, r, e));

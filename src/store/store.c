@@ -17,6 +17,9 @@
  *               the metric set's order, kind 'stall' rows largest first (seq)
  * Version 3 adds results.bound ('memory' or 'compute': the ceiling pct_peak is
  * of) and results.extra_bytes (device memory beyond inputs and outputs).
+ * Version 4 adds results.source_path and results.source_sha256: the variant
+ * file of the user's own a result ran, and the SHA-256 of its source ('' for
+ * built-in variants).
  * Unknown doubles (NAN, infinities) are stored as NULL and read back as NAN;
  * unknown results.registers and results.local_bytes (-1) are NULL too.
  *
@@ -134,6 +137,13 @@ static const char *const migrations[] = {
     " CHECK(bound IN ('memory', 'compute'));"
     "ALTER TABLE results ADD COLUMN extra_bytes REAL DEFAULT 0;"
     "PRAGMA user_version = 3;",
+
+    /* 3 -> 4: variant files. A result of a file of the user's own keeps the
+     * file and the SHA-256 of the source it ran; results of version 3 read as
+     * built-in variants (''). */
+    "ALTER TABLE results ADD COLUMN source_path TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE results ADD COLUMN source_sha256 TEXT NOT NULL DEFAULT '';"
+    "PRAGMA user_version = 4;",
 };
 
 _Static_assert(KB_COUNT(migrations) == KB_STORE_VERSION,
@@ -823,6 +833,8 @@ static void bind_result(binder *b, const kb_result *r, const char *shape_text)
     b_text(b, r->top_stalls);
     b_text(b, r->bound);
     b_real(b, r->extra_bytes);
+    b_text(b, r->source_path);
+    b_text(b, r->source_sha256);
 }
 
 /* Inserts the kernels of result_id, r's, with their metrics and stalls. */
@@ -892,11 +904,11 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
                    " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
                    " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
                    " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
-                   " extra_bytes)"
+                   " extra_bytes, source_path, source_sha256)"
                    " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
                    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
                    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
+                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42)",
                    &q, &b, e));
     b_int(&b, run_id);
     bind_result(&b, r, shape_text);
@@ -1225,6 +1237,8 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
     c_text(&c, r->top_stalls, sizeof r->top_stalls);
     c_text(&c, r->bound, sizeof r->bound);
     r->extra_bytes = c_real(&c);
+    c_text(&c, r->source_path, sizeof r->source_path);
+    c_text(&c, r->source_sha256, sizeof r->source_sha256);
 done:
     cJSON_Delete(shape);
     return st;
@@ -1282,8 +1296,8 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " max_us, stdrel, samples_us, sm_clock_mhz, throttled, bytes, flops, gbps,"
                    " tflops, pct_peak, metric_set, passes, counters_reason, dram_bytes,"
                    " excess_traffic, achieved_occupancy, dram_gbps, theoretical_occupancy,"
-                   " registers, local_bytes, top_stalls, bound, extra_bytes"
-                   " FROM results WHERE run_id = ?1 ORDER BY seq",
+                   " registers, local_bytes, top_stalls, bound, extra_bytes, source_path,"
+                   " source_sha256 FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
     SQL_CHECK(stmt_prep(s,
                    "SELECT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"

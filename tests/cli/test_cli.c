@@ -20,7 +20,7 @@ static void every_command_answers_help(void **state)
 {
     (void)state;
     static const char *const cmds[] = {"list",   "devices", "calibrate", "run",
-                                       "report", "import",  "compare"};
+                                       "report", "import",  "compare",   "new"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char args[64];
         snprintf(args, sizeof args, "%s -h", cmds[i]);

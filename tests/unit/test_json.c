@@ -118,6 +118,9 @@ static void add_counters(kb_result *r)
 }
 
 /* A realistic run: several results, samples, NaN fields, kernels. */
+/* The SHA-256 of "abc", standing for a variant file's source. */
+#define SOURCE_SHA "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
 static void build_run(kb_run *run)
 {
     kb_run_init(run);
@@ -161,6 +164,9 @@ static void build_run(kb_run *run)
     snprintf(fused->bound, sizeof fused->bound, "compute");
     fused->extra_bytes = 4294967296.0 + 1.0 / 3.0;
     kb_result_derive(fused, d);
+    /* A result of a variant file of the user's own. */
+    snprintf(fused->source_path, sizeof fused->source_path, "./kernels/fused \"v2\".cu");
+    snprintf(fused->source_sha256, sizeof fused->source_sha256, "%s", SOURCE_SHA);
 }
 
 static char *print_run(const kb_run *run)
@@ -216,6 +222,8 @@ static void assert_same_result(const kb_result *a, const kb_result *b)
     assert_int_equal(a->local_bytes, b->local_bytes);
     assert_string_equal(a->top_stalls, b->top_stalls);
     assert_string_equal(a->bound, b->bound);
+    assert_string_equal(a->source_path, b->source_path);
+    assert_string_equal(a->source_sha256, b->source_sha256);
     assert_int_equal(a->throttled, b->throttled);
     assert_int_equal(a->nsamples, b->nsamples);
     for (size_t i = 0; i < a->nsamples; i++)
@@ -428,6 +436,25 @@ static void test_device_round_trip(void **state)
     assert_true(isnan(d.mma_tflops) && isnan(d.fp32_tflops));
     cJSON_Delete(o);
     kb_run_release(&run);
+}
+
+/* A result of a variant file carries "source" (path and SHA-256); built-in
+ * variants' results have none; a malformed hash is refused naming the field. */
+static void test_source_field(void **state)
+{
+    (void)state;
+    kb_run run;
+    char msg[1024];
+    build_run(&run);
+    char *text = print_run(&run);
+    kb_run_release(&run);
+    assert_int_equal(kbt_count(text, "\"source\""), 1);
+    assert_non_null(strstr(text, "\"sha256\":\t\"" SOURCE_SHA "\""));
+    char *bad = strstr(text, SOURCE_SHA);
+    bad[0] = 'B'; /* upper case: not a hash kbench writes */
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "field 'results[2].source.sha256' must be 64 lowercase hex"));
+    cJSON_free(text);
 }
 
 static void test_validation_names_field(void **state)
@@ -812,7 +839,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_round_trip),     cmocka_unit_test(test_result_pipe_exact),
         cmocka_unit_test(test_nan_is_null),        cmocka_unit_test(test_device_round_trip),
-        cmocka_unit_test(test_validation_names_field), cmocka_unit_test(test_schema_version),
+        cmocka_unit_test(test_validation_names_field),
+        cmocka_unit_test(test_source_field), cmocka_unit_test(test_schema_version),
         cmocka_unit_test(test_files),              cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_fixture_counters),
     };

@@ -177,6 +177,11 @@ static void build_run(kb_run *run, const char *tag)
     }
     n->extra_bytes = 4.0 * 1000 * 1000 * 2 + 0.5;
     run->results[2].extra_bytes = NAN; /* failed before it was known */
+    /* a result of a variant file of the user's own */
+    kb_result *u = &run->results[3];
+    snprintf(u->source_path, sizeof u->source_path, "/home/k/naive.cu");
+    snprintf(u->source_sha256, sizeof u->source_sha256,
+             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 static char *json_text(const kb_run *run)
@@ -323,6 +328,10 @@ static void test_run_lifecycle(void **state)
     assert_true(back.results[0].extra_bytes == 8000000.5);
     assert_true(isnan(back.results[2].extra_bytes));
     assert_true(back.results[3].extra_bytes == 0);
+    assert_string_equal(back.results[3].source_path, "/home/k/naive.cu");
+    assert_string_equal(back.results[3].source_sha256,
+                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_string_equal(back.results[0].source_sha256, "");
     assert_true(back.dev.mma_tflops == 781.0 + 1.0 / 3.0);
     assert_true(isnan(back.dev.fp32_tflops));
     assert_true(back.results[0].pct_peak == run.results[0].pct_peak);
