@@ -128,6 +128,8 @@ int cmd_report(int argc, char **argv)
                             "report holds every kernel's figures)",
                             o.o.format);
     writer = o.kernels ? formats[fi].kernels : formats[fi].write;
+    if ((st = kb_check_writable(o.o.out, "-o", &e)) != KB_OK)
+        goto done;
     if (run_arg && kb_report_arg_is_file(run_arg)) {
         /* a JSON report instead of a stored run: no store is opened */
         emit fe = {writer, &run, NULL};

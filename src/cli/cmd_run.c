@@ -23,6 +23,7 @@
 #include "results/result.h"
 #include "store/json.h"
 #include "store/store.h"
+#include "util/file.h"
 
 /* The largest seed: a JSON number holds integers up to 2^53 exactly. */
 #define MAX_SEED ((1ull << 53) - 1)
@@ -347,6 +348,9 @@ int cmd_run(int argc, char **argv)
         (st = kb_plan_init(&plan, o.op, o.variants, o.shapes, o.nshapes, o.dtypes, o.ndtypes,
                            &e)) != KB_OK)
         return kb_cli_fail(st, &e);
+    /* a report that cannot be written is known before any GPU work */
+    if (o.json && (st = kb_check_writable(o.json, "--json", &e)) != KB_OK)
+        goto done;
     if (!o.seed_given)
         o.seed = fresh_seed();
     kb_isolate_catch_signals();
