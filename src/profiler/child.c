@@ -220,12 +220,14 @@ typedef struct gpu_watch {
 } gpu_watch;
 
 /* Reads the processes on the GPU (other than this process and the case's
- * child) into w, and the throttle reasons. */
+ * child; a reading that shows another is taken again a few times, since a
+ * child that has just ended may still be listed) into w, and the throttle
+ * reasons. */
 static void watch_procs(gpu_watch *w)
 {
     kb_gpu_state s;
     const long ours[2] = {(long)getpid(), w->child};
-    kb_nvml_sample(w->gpu, &s);
+    kb_nvml_sample_settled(w->gpu, &s, ours, w->child ? 2 : 1);
     kb_gpu_watch_procs(&w->w, w->gpu ? &s : NULL, ours, w->child ? 2 : 1);
     kb_gpu_watch_reasons(&w->w, &s);
 }

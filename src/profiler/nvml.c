@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The library the driver installs (nvidia-smi loads it too). */
@@ -174,6 +175,19 @@ static int is_version(const char *t, size_t len)
            memchr(t, '.', len) && t[len - 1] != '.';
 }
 
+void kb_nvml_sample_settled(kb_nvml *n, kb_gpu_state *s, const long *ours, int nours)
+{
+    long first = 0;
+    kb_nvml_sample(n, s);
+    for (int i = 0; i < KB_GPU_SETTLE_TRIES && s->procs_known &&
+                    kb_gpu_others(s, ours, nours, &first) > 0;
+         i++) {
+        const struct timespec ts = {0, (long)(KB_GPU_SETTLE_S * 1e9)};
+        nanosleep(&ts, NULL);
+        kb_nvml_sample(n, s);
+    }
+}
+
 int kb_nvrm_version(const char *text, char *buf, size_t n)
 {
     const size_t line = strcspn(text, "\n");
@@ -339,7 +353,7 @@ kb_status kb_gpu_exclusive(kb_nvml *gpu, int ordinal, kb_err *e)
     kb_gpu_watch w;
     const long ours = (long)getpid();
     memset(&w, 0, sizeof w);
-    kb_nvml_sample(gpu, &s);
+    kb_nvml_sample_settled(gpu, &s, &ours, 1);
     kb_gpu_watch_procs(&w, gpu ? &s : NULL, &ours, 1);
     return exclusive_refusal(&w, ordinal, e);
 }

@@ -43,6 +43,16 @@ void kb_nvml_close(kb_nvml *n);
  * the driver does not answer is marked unknown. */
 void kb_nvml_sample(kb_nvml *n, kb_gpu_state *s);
 
+/* A process that has just exited may still be listed for a moment while the
+ * driver tears its context down: a reading that shows another process is
+ * taken again this many times, this far apart, before it counts. */
+#define KB_GPU_SETTLE_TRIES 5
+#define KB_GPU_SETTLE_S 0.1
+
+/* kb_nvml_sample, taken again (KB_GPU_SETTLE_TRIES) while it shows a compute
+ * process that is not one of ours[0 .. nours); the last reading in *s. */
+void kb_nvml_sample_settled(kb_nvml *n, kb_gpu_state *s, const long *ours, int nours);
+
 /* The driver's version ("580.159") into buf: NVML's answer, else the kernel
  * module's (/proc/driver/nvidia/version); "" when neither says. */
 void kb_driver_version(char *buf, size_t n);
