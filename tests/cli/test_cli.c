@@ -181,6 +181,13 @@ static void run_bad_timing_options(void **state)
     assert_int_equal(kb("run softmax --timing"), 2);
     assert_err("option '--timing' needs a value");
     assert_int_equal(kb("run softmax --exclusive=yes"), 2);
+    assert_int_equal(kb("report results/h200/softmax.json --timing hot"), 2);
+    assert_err("unknown timing 'hot' (cold, batch)");
+    /* the batch time heads the table; a report without one shows "-" */
+    assert_int_equal(kb("report results/h200/softmax.json --timing batch"), 0);
+    kbt_has(out_text, "variant        status  batch  spread");
+    assert_int_equal(kb("report results/h200/softmax.json"), 0);
+    kbt_has(out_text, "variant        status    median  spread");
 }
 
 static void run_and_calibrate_need_a_gpu(void **state)
