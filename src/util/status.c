@@ -111,3 +111,11 @@ int kb_edit_distance(const char *a, const char *b)
     }
     return row[lb];
 }
+
+void kb_iso_time(time_t t, char *buf, size_t n)
+{
+    struct tm tm;
+    buf[0] = '\0';
+    if (gmtime_r(&t, &tm))
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,9 @@ int kb_strlcpy(char *dst, const char *src, size_t dst_size);
 /* The shortest decimal text (15, 16 or 17 significant digits) that reads back
  * to exactly v, into buf; "" when v is not finite. */
 void kb_fmt_exact(double v, char *buf, size_t n);
+
+/* t as ISO 8601 UTC, "2026-12-01T05:53:00Z", into buf (n >= 21). */
+void kb_iso_time(time_t t, char *buf, size_t n);
 
 /* Levenshtein distance between two short strings (each at most 63 bytes are
  * compared); used for "did you mean" suggestions. */
