@@ -7,27 +7,48 @@
  * BK = 64. Each step's A (128 x 64) and B (256 x 64, B being N x K) tiles are
  * copied global -> shared by cp.async (16 bytes a thread a copy, no register
  * round trip) into one of STAGES = 3 slots, so two steps are in flight while
- * one is computed (cp.async.wait_group STAGES - 2). A 128-byte row of a tile
- * holds eight 16-byte chunks; chunk c of row r is stored at c ^ (r % 8), so
- * the eight rows an ldmatrix reads hit eight different bank groups (no
- * conflicts) and the copies stay 16-byte wide. Each warp owns a 64 x 64 tile
- * of C: per k16 it loads A's 4 m16 fragments and B's 8 n8 fragments with
- * ldmatrix.x4 and issues 32 mma.m16n8k16 into 128 fp32 accumulators a thread.
- * The epilogue (bias + GELU when epilogue=1) is applied to the accumulators
- * and C stored from registers: fused, as in the wgmma rung.
+ * one is computed. A 128-byte row of a tile holds eight 16-byte chunks; chunk
+ * c of row r is stored at c ^ (r % 8), so the eight rows an ldmatrix reads hit
+ * eight different bank groups (no conflicts) and the copies stay 16-byte
+ * wide. Each warp owns a 64 x 64 tile of C: per k16 slice it loads A's 4 m16
+ * fragments and B's 8 n8 fragments with ldmatrix.x4 and issues 32
+ * mma.m16n8k16 into 128 fp32 accumulators a thread. The next slice's
+ * fragments are loaded before the current slice's mmas are issued (two
+ * fragment sets), the next step's copies are spread over the slices, and the
+ * barrier sits at the last slice only. The epilogue (bias + GELU when
+ * epilogue=1) is applied to the accumulators, the tile written into the freed
+ * slots and stored as whole 16-byte pieces of rows: fused, as in the wgmma
+ * rung. Blocks are numbered in groups of 8 tile rows (L2 reuse).
  * Edges: rows past M or N and chunks past K are zero-filled by cp.async's
  * source size; k must be a multiple of 8 (16-byte aligned rows), other k are
  * skipped with that reason.
  *
- * Registers: 128 accumulators + 16 A + 16 B fragment registers + addresses:
- * one block (256 threads) per SM under __launch_bounds__(256, 1). Shared
- * memory: 3 x (16 + 32) KB = 144 KB.
+ * Registers: 128 accumulators + 2 x 32 fragment registers + addresses: 254,
+ * no spills; one block (256 threads) per SM. Shared memory: 3 x (16 + 32) KB
+ * = 144 KB.
  *
- * Prediction (bf16, 4096^3): mma.sync on Hopper runs at about two thirds of
- * wgmma's rate, and a single block of 8 warps hides ldmatrix and the
- * barrier behind the mmas only partly: 420-480 TFLOP/s, ~0.6x cuBLAS.
+ * Prediction (bf16, 4096^3): taking mma.sync on Hopper to issue one m16n8k16
+ * per 8 clocks per SM sub-partition (2048 flop/clk/SM, half of wgmma's 4096;
+ * published microbenchmarks put it at half to two thirds): about
+ * 500 TFLOP/s at the clocks this GPU holds under load; with ldmatrix and the
+ * barrier hidden, 420-480 TFLOP/s, ~0.6x cuBLAS.
  *
- * Measured: not yet. */
+ * Measured on the H200 (bf16, TFLOP/s, beside cublasGemmEx in one process,
+ * 2026-12-01): the first version (ldmatrix and mma of a slice back to back,
+ * every copy at the step's start, C stored from the accumulators) 335 at
+ * 4096^3 (0.46x); the inline asm was volatile, so nothing moved: the next
+ * slice's fragments loaded ahead and the copies spread over the slices made
+ * it 411-414 (0.55x); C through shared memory in whole rows 451 (0.60x), 433-
+ * 459 at 8192^3 (0.55-0.59x). 4 stages: the same within 2%; 256 x 128 blocks
+ * (4 x 2 warps): 401-449; 128 x 128 blocks of 4 warps, two blocks per SM:
+ * 347-357. KBENCH_TC_CONFIG=1..3 runs those. In kbench's runs: 454.4 vs
+ * cuBLASLt 756.6 (0.601x) at 4096^3 and 440.7 vs 707.3 (0.62x) at 8192^3 at
+ * 06:19 UTC; the committed report (results/h200/matmul.json, after five
+ * minutes of attention at the power cap): 420.3 vs 723.3 (0.58x) and 443.2 vs
+ * 744.7 (0.595x). At 443 TFLOP/s and the 1830 MHz it ran at, it issues an
+ * mma every 8.9 clocks per sub-partition: 90% of the rate assumed above, if
+ * that rate holds; the 3.9 waves of 512 tiles at 4096^3 (the last a 116-block
+ * wave) and each block's prologue account for most of the rest. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -19,30 +19,69 @@
  *              and step j - 1's waited for (wait_group 1), so the tensor cores
  *              always have the next step queued, and step j - 1's slot is
  *              released;
- *   epilogue   the accumulators (128 fp32 a thread) go to C straight from
- *              registers, with bias + GELU applied on the way when
- *              epilogue=1: C never makes a second trip through DRAM;
+ *   epilogue   the accumulators (128 fp32 a thread), with bias + GELU
+ *              applied when epilogue=1, are rounded and written into
+ *              shared memory in the 128-byte swizzle, half a consumer's 64 x
+ *              256 at a time, and one thread per consumer sends them to C
+ *              with TMA stores that run on while the consumers start the next
+ *              tile: C never makes a second trip through DRAM. The tile's
+ *              bias is copied into shared memory (cp.async) at the tile's
+ *              start, under its products;
  *   persistent one block per SM walks tiles t = blockIdx.x, + gridDim.x, ...;
  *              the producer runs ahead into the next tile while the consumers
  *              store, and tiles are numbered in groups of MW_GROUP_M tile rows
  *              so the blocks in flight share A's rows and B's columns in L2.
- * Edges: TMA zero-fills rows and columns past M, N and K, so partial tiles
- * need no other care than the store's bounds; the tensor maps need the rows
- * 16-byte aligned: k a multiple of 8 (other k are skipped with that reason).
+ * Edges: TMA zero-fills rows and columns past M, N and K on loads and clips
+ * stores at them; the tensor maps need 16-byte aligned rows: k a multiple of 8
+ * (other k are skipped with that reason), and n a multiple of 8 for the TMA
+ * store (other n store from registers, configuration 1).
  *
  * Registers: consumers 128 accumulators + addresses (232 available, launched
- * at 168 and moved by setmaxnreg). Shared memory: 4 x (16 + 32) KB = 192 KB
- * + barriers: one block per SM.
+ * at 168 and moved by setmaxnreg; ptxas: no spills). Shared memory: 4 x (16 +
+ * 32) KB ring + 2 x 16 KB of C + 1 KB of bias = 225 KB: one block per SM.
  *
- * Prediction (bf16, 4096^3, 137 GFLOP): a K step is 2 x 4 m64n256k16 = 1 M
- * flop/SM-step... 4096 dense flop/clk/SM gives 1024 clk per step for both
- * consumers; the ring needs 48 KB per step per SM from the L2: 6.2 KB/clk over
- * 132 SMs, near the L2's limit, so the tensor pipe should stay 80-90% busy:
- * 650-720 TFLOP/s beside cuBLAS's 700-775. The store of a tile (128 x 256 x 2
- * bytes) costs ~2-3% of its 64 K steps at K = 4096, the GELU (6 instructions
- * per element, 2 of them MUFU) about as much again.
+ * Prediction (bf16, 4096^3, 137 GFLOP): a K step is 2 x 4 m64n256k16, 1024
+ * clk for both consumers at 4096 dense flop/clk/SM; the ring needs 48 KB per
+ * step per SM from the L2 (6.2 KB/clk over 132 SMs, near the L2's limit), so
+ * the tensor pipe should stay 80-90% busy: 650-720 TFLOP/s beside cuBLAS's
+ * 700-775. The store of a tile should cost ~2-3% of its 64 K steps at K =
+ * 4096, the GELU about as much again.
  *
- * Measured: not yet. */
+ * Measured on the H200 (bf16, TFLOP/s, median of 20-30 launches; alternatives
+ * side by side in one process with cublasGemmEx, 2026-12-01):
+ *   first version (C stored from registers, 4 stages): 4096^3 692-709 (0.92-
+ *     0.94x cuBLAS), 8192^3 748-756 (0.95-0.96x); epilogue=1 8% slower. All
+ *     shapes checked at the first run.
+ *   the store left out (timing only): 803 at 4096^3, 171 vs 197 us: the store
+ *     from the accumulator layout (4-byte pieces of eight rows a warp
+ *     instruction) cost 13%, five times the prediction.
+ *   C through shared memory and TMA stores: 3 stages + all of C staged (64
+ *     KB): 746 (0.99x) at 4096^3 but 730 (0.925x) at 8192^3; 4 stages + half
+ *     of C staged (two passes): 756 (1.00x) and 743 (0.95x). Kept.
+ *   epilogue=1 with the bias read from global memory in the store: +8%, and
+ *     still +7% with GELU replaced by the identity: each bias load waited out
+ *     its latency behind the previous shared-memory store's memory clobber;
+ *     the bias copied to shared memory at the tile's start: +2-4%. tanh.approx
+ *     (one MUFU) instead of exp2 + reciprocal (two): 3% on epilogue=1.
+ *   clusters of 2 with B multicast (each block copies half of B's box into
+ *     both): 428 at 4096^3, 0.57x the plain kernel; the cluster launch without
+ *     multicast (each block copying its whole B box, the slots released across
+ *     the pair) ran as slow (420), so the cost is in the pairing, not the
+ *     multicast; not found yet, not kept (configuration 3 keeps it to measure).
+ * In kbench's runs (cuBLASLt beside it, the same harness):
+ *   06:19 UTC: 4096^3 721.1 vs 756.6 (0.953x), 8192^3 785.9 vs 707.3 (cuBLAS
+ *     throttled); epilogue=1 188.0 us against its own 190.6 at epilogue=0;
+ *   the committed report (results/h200/matmul.json, kbench d7d3a0e, after five
+ *     minutes of attention at the GPU's power cap): 684.0 vs 723.3 (0.946x) at
+ *     4096^3 and 687.0 vs 744.7 (0.92x) at 8192^3, epilogue=1 204.4 vs 200.9
+ *     us (+1.7%). The SM clock while each ran: 1590 vs cuBLAS's 1680 MHz and
+ *     1470 vs 1515 MHz; per clock the two are equal at 4096^3 and 0.95x at
+ *     8192^3. This kernel pulls the GPU harder into its power cap than
+ *     cuBLAS: the next step is less traffic per flop (the cluster pairing
+ *     made to pay: half of B's L2 reads), not more issue.
+ *   decode-like m=16, n=8192, k=8192: 79.6 us, 1694 GB/s, 0.44x cuBLAS (35.2
+ *     us): 32 tiles of 256 columns for 132 SMs and a 128-row tile for 16 rows;
+ *     a split of K across blocks would fill the GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
