@@ -362,6 +362,11 @@ static kb_status migrate(kb_store *s, int target, kb_err *e)
     int ver = 0;
     KB_TRY(tx_begin(s, e));
     KB_TRY(read_user_version(s, &ver, e)); /* another process may have migrated it */
+    if (ver < 0 || ver > target) {
+        st = kb_fail(e, KB_EENV, "'%s' is not a kbench store I can read (schema version %d)",
+                     s->path, ver);
+        goto done;
+    }
     for (int v = ver; v < target; v++)
         SQL_CHECK(sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL));
     KB_TRY(tx_commit(s, e));
@@ -398,6 +403,11 @@ static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
     sqlite3_stmt *q = NULL;
     int rc;
     KB_TRY(read_user_version(s, ver, e));
+    if (*ver < 0) {
+        st = kb_fail(e, KB_EENV, "'%s' is not a kbench store I can read (schema version %d)",
+                     s->path, *ver);
+        goto done;
+    }
     if (*ver == 0) {
         SQL_CHECK(stmt_prep(s, "SELECT count(*) FROM sqlite_master", &q));
         SQL_STEP(q, rc);
@@ -433,7 +443,9 @@ static kb_status make_parent(const char *path, kb_err *e)
         return S_ISDIR(sb.st_mode)
                    ? KB_OK
                    : kb_fail(e, KB_EENV, "cannot create a store in '%s': not a folder", dir);
-    if (errno != ENOENT || mkdir(dir, 0777) != 0)
+    /* Another process may make it first. */
+    if (errno != ENOENT || (mkdir(dir, 0777) != 0 && (errno != EEXIST || stat(dir, &sb) != 0 ||
+                                                      !S_ISDIR(sb.st_mode))))
         return kb_fail(e, KB_EENV, "cannot create folder '%s': %s", dir, strerror(errno));
     return KB_OK;
 }
@@ -493,11 +505,11 @@ done:
 /* Refuses, before SQLite opens it, a path that is no store: a directory,
  * something not a regular file, a file that is not an SQLite database, a
  * missing file when not creating. Creating, a missing file's folder is made and
- * *created set. */
-static kb_status check_path(const char *path, int create, int *created, kb_err *e)
+ * *missing set. */
+static kb_status check_path(const char *path, int create, int *missing, kb_err *e)
 {
     struct stat sb;
-    *created = 0;
+    *missing = 0;
     if (stat(path, &sb) == 0) {
         if (S_ISDIR(sb.st_mode))
             return kb_fail(e, KB_EENV, "'%s' is a directory, not a kbench store", path);
@@ -511,7 +523,46 @@ static kb_status check_path(const char *path, int create, int *created, kb_err *
         return kb_fail(e, KB_EENV,
                        "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
     kb_status st = make_parent(path, e);
-    *created = st == KB_OK;
+    *missing = st == KB_OK;
+    return st;
+}
+
+/* Makes a complete store of the current schema at path when nothing is there:
+ * built in a fresh temporary file beside it and hard-linked into place, so no
+ * process ever opens a half-made store, and when another process links its own
+ * first, that one is kept and ours discarded. Nothing at path is ever removed. */
+static kb_status create_file(const char *path, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_store tmp = {0}, *s = &tmp;
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (snprintf(s->path, sizeof s->path, "%s.new-XXXXXX", path) >= (int)sizeof s->path)
+        return kb_fail(e, KB_EUSAGE, "store path is too long: '%.60s...'", path);
+    const int fd = mkstemp(s->path);
+    if (fd < 0)
+        return kb_fail(e, KB_EENV, "cannot create kbench store '%s': %s", path, strerror(errno));
+    /* mkstemp makes it 0600; a store gets the mode SQLite would give it. */
+    const int mode_ok = fchmod(fd, 0666 & ~mask) == 0;
+    const int mode_errno = errno;
+    close(fd);
+    if (!mode_ok) {
+        st = kb_fail(e, KB_EENV, "cannot create kbench store '%s': %s", path,
+                     strerror(mode_errno));
+        goto done;
+    }
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        SQL_FAIL();
+    SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
+    KB_TRY(migrate(s, KB_STORE_VERSION, e));
+    if (sqlite3_close(s->db) != SQLITE_OK)
+        SQL_FAIL();
+    s->db = NULL;
+    if (link(s->path, path) != 0 && errno != EEXIST)
+        st = kb_fail(e, KB_EENV, "cannot create kbench store '%s': %s", path, strerror(errno));
+done:
+    (void)sqlite3_close(s->db);
+    unlink(s->path);
     return st;
 }
 
@@ -521,8 +572,9 @@ static kb_status check_path(const char *path, int create, int *created, kb_err *
 static kb_status open_db(kb_store *s, int create, int *ver, int *readonly, kb_err *e)
 {
     kb_status st = KB_OK;
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    const int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
+    /* The file exists (create_file made it when it was missing): SQLite never
+     * creates it, so a store that vanished meanwhile is not silently remade. */
+    const int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL);
     if (rc != SQLITE_OK)
         return kb_fail(e, KB_EENV, "cannot open kbench store '%s': %s", s->path,
                        s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -568,22 +620,11 @@ done:
     return st;
 }
 
-/* Removes a store file made by a failed open, with SQLite's side files. */
-static void remove_made(const char *path)
-{
-    char side[4200];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-}
-
 kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
 {
     kb_status st = KB_OK;
     kb_store *s = NULL;
-    int created = 0, ver = 0, readonly = 0;
+    int missing = 0, ver = 0, readonly = 0;
 
     *out = NULL;
     if (!path || !*path)
@@ -595,7 +636,9 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
         st = kb_fail(e, KB_EUSAGE, "store path is too long: '%.60s...'", path);
         goto done;
     }
-    KB_TRY(check_path(path, create, &created, e));
+    KB_TRY(check_path(path, create, &missing, e));
+    if (missing)
+        KB_TRY(create_file(path, e));
     KB_TRY(open_db(s, create, &ver, &readonly, e));
     KB_TRY(prepare_store(s, ver, readonly, e));
     if (create)
@@ -604,8 +647,6 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
     s = NULL;
 done:
     kb_store_close(s);
-    if (st != KB_OK && created)
-        remove_made(path);
     return st;
 }
 

@@ -29,9 +29,12 @@ typedef struct kb_store kb_store;
  * Applies forward migrations in one transaction; WAL journal, busy timeout,
  * foreign keys on. Refuses with KB_EENV and one line, without modifying the
  * file: a directory, a file that is not SQLite, an SQLite file without the
- * kbench marker, a store whose schema is newer than KB_STORE_VERSION, an
- * unwritable location when create != 0. On success the caller owns *out
- * (kb_store_close); on error *out is NULL. */
+ * kbench marker, a store whose schema is newer than KB_STORE_VERSION or
+ * negative, an unwritable location when create != 0. A missing store is built
+ * complete in a temporary file beside path and linked into place, so processes
+ * creating the same store at once all open the one that won; no file at path is
+ * ever removed. On success the caller owns *out (kb_store_close); on error *out
+ * is NULL. */
 kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e);
 
 /* Closes the store; NULL is a no-op. */
