@@ -72,6 +72,42 @@ static void fmt_decade(int k, char *b, size_t n)
     snprintf(b, n, "%g", pow(10.0, k));
 }
 
+/* The most ticks a linear axis gets, and the decades either side of 1 a log
+ * axis may show: a value beyond 1e-12 .. 1e12 (of µs, TFLOP/s, flop/byte or
+ * GB/s) is no figure a GPU produces, so it is left out of the chart with a note
+ * instead of stretching the axis (every axis loop is bounded by these). */
+enum { AXIS_MAX_TICKS = 8, AXIS_MAX_DECADE = 12 };
+
+/* The step of a linear axis from 0 to past vmax in at most AXIS_MAX_TICKS steps
+ * of 1, 2 or 5 times a power of ten; *nsteps the number of steps. Returns 0
+ * when vmax is no positive finite number such an axis can show. */
+static int linear_axis(double vmax, double *step, int *nsteps)
+{
+    if (!(vmax > 0) || !isfinite(vmax))
+        return 0;
+    const double raw = vmax / AXIS_MAX_TICKS;
+    const double mag = pow(10.0, floor(log10(raw)));
+    if (!(mag > 0) || !isfinite(mag))
+        return 0;
+    static const double mult[] = {1, 2, 5, 10};
+    for (size_t i = 0; i < KB_COUNT(mult); i++) {
+        *step = mult[i] * mag;
+        *nsteps = (int)ceil(vmax / *step - 1e-9);
+        if (*nsteps <= AXIS_MAX_TICKS)
+            break;
+    }
+    if (*nsteps < 1)
+        *nsteps = 1;
+    return isfinite(*step * *nsteps) && *nsteps <= AXIS_MAX_TICKS;
+}
+
+/* Whether v can be placed on a log axis: finite, positive, within the decades
+ * a chart may show. */
+static int log_placeable(double v)
+{
+    return v > 0 && isfinite(v) && fabs(log10(v)) <= AXIS_MAX_DECADE;
+}
+
 static const char page_css[] =
     ":root{--fg:#1d2430;--muted:#5b6576;--line:#d8dde6;--head:#f3f5f9}"
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
@@ -235,51 +271,45 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, k
 
 enum { BAR_W = 760, BAR_LABEL = 170, BAR_VALUE = 90, BAR_ROW = 22, BAR_TOP = 6, BAR_AXIS = 28 };
 
-/* The bar chart of the median time of each timed result of a case. */
+/* The bar chart of the median time of each timed result of a case: a linear
+ * axis from zero with 1-2-5 ticks, so bar lengths compare as the times do. */
 static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
 {
-    double vmin = INFINITY, vmax = 0;
-    size_t nb = 0;
+    double vmax = 0, step = 0;
+    size_t nb = 0, nout = 0;
+    int nsteps = 0;
     char b[64];
     for (size_t i = 0; i < n; i++) {
         double v = run->results[idx[i]].median_us;
-        if (!(v > 0) || !isfinite(v))
+        if (!log_placeable(v)) {
+            nout += isfinite(v) && v > 0;
             continue;
+        }
         nb++;
-        vmin = v < vmin ? v : vmin;
         vmax = v > vmax ? v : vmax;
     }
-    if (nb == 0) {
-        fputs("<p class=\"nochart\">no timed result to chart</p>\n", f);
+    if (nb == 0 || !linear_axis(vmax, &step, &nsteps)) {
+        fputs(nout ? "<p class=\"nochart\">no timed result to chart (times out of the chart's "
+                     "range)</p>\n"
+                   : "<p class=\"nochart\">no timed result to chart</p>\n",
+              f);
         return;
     }
-    int logscale = vmax / vmin > 20.0;
-    double pw = BAR_W - BAR_LABEL - BAR_VALUE, lo = 0, hi = vmax;
-    if (logscale) {
-        lo = floor(log10(vmin));
-        hi = ceil(log10(vmax));
-        if (hi <= lo)
-            hi = lo + 1;
-    }
+    const double pw = BAR_W - BAR_LABEL - BAR_VALUE, top = step * nsteps;
     int height = BAR_TOP + (int)nb * BAR_ROW + BAR_AXIS;
     fprintf(f,
             "<figure class=\"chart\"><svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
             BAR_W, height, BAR_W, height);
-    /* axis: decades (log) or quarters of the slowest (linear) */
     int axis_y = BAR_TOP + (int)nb * BAR_ROW;
     fputs("<g class=\"grid\">", f);
-    int nt = logscale ? (int)(hi - lo) : 4;
-    for (int t = 0; t <= nt; t++) {
-        double x = BAR_LABEL + pw * t / nt;
-        if (logscale)
-            kb_fmt_time(pow(10.0, lo + t), b, sizeof b);
-        else
-            kb_fmt_time(vmax * t / nt, b, sizeof b);
+    for (int t = 0; t <= nsteps; t++) {
+        double x = BAR_LABEL + pw * t / nsteps;
+        kb_fmt_time(step * t, b, sizeof b);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, BAR_TOP, x, axis_y);
         fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x,
                 axis_y + 16);
-        kb_html_escape(f, t == 0 && !logscale ? "0" : b);
+        kb_html_escape(f, t == 0 ? "0" : b);
         fputs("</text>", f);
     }
     fputs("</g>\n", f);
@@ -287,9 +317,9 @@ static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
         double v = r->median_us;
-        if (!(v > 0) || !isfinite(v))
+        if (!log_placeable(v))
             continue;
-        double len = logscale ? pw * (log10(v) - lo) / (hi - lo) : pw * v / vmax;
+        double len = pw * v / top;
         if (len < 1)
             len = 1;
         double y = BAR_TOP + (double)row++ * BAR_ROW;
@@ -306,9 +336,13 @@ static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
         kb_html_escape(f, b);
         fputs("</text>\n", f);
     }
-    fprintf(f, "</svg><figcaption>median time per variant, %s scale; shorter is faster"
-               "</figcaption></figure>\n",
-            logscale ? "log" : "linear");
+    fputs("</svg><figcaption>median time per variant, linear scale from zero; shorter is "
+          "faster",
+          f);
+    if (nout)
+        fprintf(f, " (%zu result%s with a time out of the chart's range not drawn)", nout,
+                nout == 1 ? "" : "s");
+    fputs("</figcaption></figure>\n", f);
 }
 
 /* The roofline chart's size and margins; LABEL_ROOM: the width a column of
@@ -337,6 +371,12 @@ static int roof_point(const kb_result *r)
            isfinite(r->bytes) && r->tflops > 0 && isfinite(r->tflops);
 }
 
+/* Whether a roofline point of r can be placed on the chart's log axes. */
+static int roof_placeable(const kb_result *r)
+{
+    return roof_point(r) && log_placeable(kb_result_intensity(r)) && log_placeable(r->tflops);
+}
+
 /* A point of the roofline: its position and result. */
 typedef struct roof_mark {
     double x, y;
@@ -359,6 +399,7 @@ typedef struct roof_frame {
     double top;     /* the highest of them, NAN when none */
     double xmin, xmax, ymin, ymax;
     size_t np;      /* points */
+    size_t nout;    /* points out of the chart's range, not drawn */
     roof_axes ax;
 } roof_frame;
 
@@ -369,14 +410,15 @@ static const char *const roof_peak_name[2] = {"bf16 mma", "fp32"};
 static roof_frame roof_extent(const kb_run *run)
 {
     const kb_device *d = &run->dev;
-    roof_frame fr = {.bw = d->copy_gbps > 0 && isfinite(d->copy_gbps) ? d->copy_gbps / 1000.0
-                                                                       : NAN,
+    roof_frame fr = {.bw = log_placeable(d->copy_gbps / 1000.0) ? d->copy_gbps / 1000.0 : NAN,
                      .peak = {NAN, NAN}, .top = NAN, .xmin = INFINITY, .xmax = 0,
                      .ymin = INFINITY, .ymax = 0};
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
-        if (!roof_point(r))
+        if (!roof_placeable(r)) {
+            fr.nout += roof_point(r);
             continue;
+        }
         double ai = kb_result_intensity(r);
         fr.np++;
         fr.xmin = fmin(fr.xmin, ai);
@@ -389,13 +431,13 @@ static roof_frame roof_extent(const kb_run *run)
             fr.peak[0] = d->mma_tflops;
     }
     for (int k = 0; k < 2; k++) {
-        if (!(fr.peak[k] > 0) || !isfinite(fr.peak[k])) {
+        if (!log_placeable(fr.peak[k])) {
             fr.peak[k] = NAN;
             continue;
         }
         fr.top = isfinite(fr.top) && fr.top > fr.peak[k] ? fr.top : fr.peak[k];
         fr.ymax = fmax(fr.ymax, fr.peak[k]);
-        if (isfinite(fr.bw)) {
+        if (isfinite(fr.bw) && log_placeable(fr.peak[k] / fr.bw)) {
             double ridge = fr.peak[k] / fr.bw;
             fr.xmax = fmax(fr.xmax, ridge);
             fr.xmin = fmin(fr.xmin, ridge);
@@ -484,7 +526,7 @@ static void roof_points(FILE *f, const kb_run *run, const size_t *caseno, const 
     size_t np = 0;
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
-        if (!roof_point(r))
+        if (!roof_placeable(r))
             continue;
         double ai = kb_result_intensity(r);
         roof_mark m = {rx(ax, ai), ry(ax, r->tflops), i};
@@ -546,8 +588,10 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
     fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", f);
     const roof_frame fr = roof_extent(run);
     if (fr.np == 0) {
-        fputs("<p class=\"nochart\">no point to draw: no ok result has a flop and a byte model "
-              "and a time</p>\n</section>\n",
+        fputs(fr.nout ? "<p class=\"nochart\">no point to draw: every result's figures are out "
+                        "of the chart's range</p>\n</section>\n"
+                      : "<p class=\"nochart\">no point to draw: no ok result has a flop and a "
+                        "byte model and a time</p>\n</section>\n",
               f);
         return 0;
     }
@@ -567,8 +611,12 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
           "dtype (",
           f);
     fprintf(f, "<span style=\"color:%s\">fp32</span>, <span style=\"color:%s\">bf16</span>, "
-               "<span style=\"color:%s\">fp16</span>)</figcaption></figure>\n</section>\n",
+               "<span style=\"color:%s\">fp16</span>)",
             dtype_colour("fp32"), dtype_colour("bf16"), dtype_colour("fp16"));
+    if (fr.nout)
+        fprintf(f, "; %zu result%s with figures out of the chart's range not drawn", fr.nout,
+                fr.nout == 1 ? "" : "s");
+    fputs("</figcaption></figure>\n</section>\n", f);
     return 0;
 }
 
