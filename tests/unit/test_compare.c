@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kbtest.h"
@@ -160,6 +161,40 @@ static void test_bootstrap(void **state)
     assert_true(isnan(lo) && isnan(hi));
     assert_int_equal(kb_cmp_bootstrap(c1, 5, NULL, 0, 1, 500, &lo, &hi, &e), KB_OK);
     assert_true(isnan(lo) && isnan(hi));
+}
+
+/* Cases of a million samples a side (what --max-samples allows) compare in
+ * bounded time: a case once cost 2000 resamples of the whole set (57 s). */
+static void test_large_cases_bounded(void **state)
+{
+    (void)state;
+    enum { N = 1000000 };
+    kb_run base, slower;
+    kb_compare c;
+    kb_err e = {{0}};
+    struct timespec t0, t1;
+    make_run(&base, "GPU-a", "NVIDIA H200", 4000.0);
+    make_run(&slower, "GPU-a", "NVIDIA H200", 4000.0);
+    add_case(&base, "naive", "fp32", 4096, 100.0, N, 0.02, 3);
+    add_case(&base, "fused", "fp32", 4096, 50.0, N, 0.02, 4);
+    add_case(&slower, "naive", "fp32", 4096, 110.0, N, 0.02, 5);
+    add_case(&slower, "fused", "fp32", 4096, 50.0, N, 0.02, 6);
+    alarm(60);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(kb_compare_runs(&base, "a", &slower, "b", 0.05, &c, &e), KB_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    alarm(0);
+    const double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (s > 2.0)
+        fail_msg("comparing two cases of %d samples took %.1f s", N, s);
+    assert_int_equal(c.ncases, 2);
+    assert_int_equal(c.cases[0].verdict, KB_V_SLOWER);
+    assert_int_equal(c.cases[1].verdict, KB_V_SAME);
+    assert_true(c.cases[0].lo < 1.1 && c.cases[0].hi > 1.1);
+    assert_true(c.cases[1].lo <= 1.0 && c.cases[1].hi >= 1.0);
+    kb_compare_release(&c);
+    kb_run_release(&base);
+    kb_run_release(&slower);
 }
 
 /* A run against itself, and against a copy with +-1% noise on every sample:
@@ -542,6 +577,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arg_is_file),
         cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_large_cases_bounded),
         cmocka_unit_test(test_same),
         cmocka_unit_test(test_slower_faster_uncertain),
         cmocka_unit_test(test_reasons_and_sides),
