@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/text.h"
 
 static const kb_cmd commands[] = {
     {"list", cmd_list, "operators, variants, dtypes and default shapes"},
@@ -37,13 +38,23 @@ const char *kb_cli_db_path(const char *opt)
     return env && *env ? env : KB_DEFAULT_DB;
 }
 
+/* "kbench: <prefix><message>" on one line of stderr: the message (which may
+ * quote values from the command line or a report) made safe for a terminal. */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fputs("kbench: ", stderr);
+    fputs(prefix, stderr);
+    kb_put_safe(stderr, KB_SAFE_TERM, msg);
+    fputc('\n', stderr);
+}
+
 int kb_cli_error(kb_status s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("kbench: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("", fmt, ap);
     va_end(ap);
     return (int)s;
 }
@@ -57,9 +68,7 @@ void kb_cli_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("kbench: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("warning: ", fmt, ap);
     va_end(ap);
 }
 

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "report/format.h"
+#include "util/text.h"
 
 /* The verdicts as JSON writes them (no spaces). */
 static const char *const verdict_keys[KB_V_COUNT] = {
@@ -70,7 +71,7 @@ typedef struct krow {
 static void fill_krow(const kb_compare *c, const kb_cmp_case *k, krow *w)
 {
     const kb_result *r = kb_cmp_case_result(k);
-    kb_strlcpy(w->c[K_VARIANT], r->variant, KCELL);
+    kb_safe(KB_SAFE_TERM, r->variant, w->c[K_VARIANT], KCELL);
     if (k->base)
         kb_fmt_time(k->base->median_us, w->c[K_BASE], KCELL);
     else
@@ -127,15 +128,15 @@ static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt
 static void side(FILE *f, const char *name, const kb_run *r, kfmt k)
 {
     if (k == KF_MD) {
-        fputs("`", f);
         kb_md_text(f, name);
-        fputs("` \xC2\xB7 ", f);
+        fputs(" \xC2\xB7 ", f);
         kb_md_text(f, r->dev.name);
-        fputs(" (`", f);
+        fputs(" (", f);
         kb_md_text(f, r->dev.uuid);
-        fputs("`) \xC2\xB7 git `", f);
+        fputs(") \xC2\xB7 git ", f);
         kb_md_text(f, r->git);
-        fprintf(f, "` \xC2\xB7 %s", r->started);
+        fputs(" \xC2\xB7 ", f);
+        kb_md_text(f, r->started);
         if (*r->tag) {
             fputs(" \xC2\xB7 tag ", f);
             kb_md_text(f, r->tag);
@@ -144,7 +145,7 @@ static void side(FILE *f, const char *name, const kb_run *r, kfmt k)
     }
     char b[1024];
     kb_compare_side_line(name, r, b, sizeof b);
-    fputs(b, f);
+    kb_text_line(f, b);
 }
 
 void kb_compare_side_line(const char *name, const kb_run *r, char *b, size_t n)
@@ -179,11 +180,14 @@ static void view_header(FILE *f, const kb_compare *c, kfmt k)
             kb_compare_cross_gpu_note(f, c, kb_md_text);
             fputc('\n', f);
         } else {
-            fprintf(f, "!! different GPUs: BASE ran on %s, NEW on %s !!\n"
-                       "!! verdicts compare the share of each GPU's own calibrated ceiling "
-                       "(%% peak), not raw time, so a change of GPU is not reported as a code "
-                       "regression !!\n",
-                    c->base->dev.name, c->cur->dev.name);
+            fputs("!! different GPUs: BASE ran on ", f);
+            kb_text_line(f, c->base->dev.name);
+            fputs(", NEW on ", f);
+            kb_text_line(f, c->cur->dev.name);
+            fputs(" !!\n!! verdicts compare the share of each GPU's own calibrated ceiling "
+                  "(% peak), not raw time, so a change of GPU is not reported as a code "
+                  "regression !!\n",
+                  f);
         }
     }
     if (k == KF_TEXT)
@@ -197,10 +201,9 @@ static void view_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m
 {
     char title[384];
     kb_fmt_case_title(kb_cmp_case_result(&c->cases[idx[0]]), title, sizeof title);
-    if (k == KF_TEXT)
-        fprintf(f, "\n%s\n", title);
-    else
-        fprintf(f, "\n### %s\n\n", title);
+    fputs(k == KF_TEXT ? "\n" : "\n### ", f);
+    (k == KF_TEXT ? kb_text_line : kb_md_text)(f, title);
+    fputs(k == KF_TEXT ? "\n" : "\n\n", f);
     for (size_t j = 0; j < m; j++)
         fill_krow(c, &c->cases[idx[j]], &rows[j]);
     table(f, c, rows, m, k);
@@ -216,7 +219,11 @@ static void view_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m
             kb_md_text(f, q->why);
             fputc('\n', f);
         } else {
-            fprintf(f, "  %s: UNCERTAIN: %s\n", kb_cmp_case_result(q)->variant, q->why);
+            fputs("  ", f);
+            kb_text_line(f, kb_cmp_case_result(q)->variant);
+            fputs(": UNCERTAIN: ", f);
+            kb_text_line(f, q->why);
+            fputc('\n', f);
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/status.h"
+#include "util/text.h"
 
 /* UTF-8 for the middle dot and the micro sign. */
 #define DOT "\xC2\xB7"
@@ -100,39 +101,34 @@ size_t kb_text_width(const char *s)
 
 void kb_text_shorten(const char *s, size_t max, char *b, size_t n)
 {
-    size_t len = strcspn(s, "\r\n");
+    char line[1024], safe[1024];
+    const size_t first = strcspn(s, "\r\n");
+    snprintf(line, sizeof line, "%.*s", (int)(first < sizeof line ? first : sizeof line - 1), s);
+    kb_safe(KB_SAFE_TERM, line, safe, sizeof safe);
+    size_t len = strlen(safe);
     int cut = 0;
     if (max + 1 > n)
         max = n - 1;
     if (len > max) {
         len = max - 3;
-        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+        while (len > 0 && ((unsigned char)safe[len] & 0xC0) == 0x80)
             len--;
         cut = 1;
     }
-    for (size_t i = 0; i < len; i++)
-        b[i] = (unsigned char)s[i] < 0x20 ? ' ' : s[i];
+    memcpy(b, safe, len);
     b[len] = '\0';
-    if (cut || s[strcspn(s, "\r\n")] != '\0')
+    if (cut || s[first] != '\0')
         kb_strlcpy(b + len, "...", n - len);
 }
 
 void kb_text_line(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    kb_put_safe(f, KB_SAFE_TERM, s);
 }
 
 void kb_md_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
+    kb_put_safe(f, KB_SAFE_MD, s);
 }
 
 /* A line written with its blanks held back until something follows them, so

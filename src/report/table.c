@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/format.h"
+#include "util/text.h"
 
 /* A reason in the note column is cut to this many bytes. */
 #define SHORT_REASON 40
@@ -49,7 +50,7 @@ static int is_compute(const kb_result *r)
 
 void kb_result_cells(const kb_result *r, int compute, kb_row *w)
 {
-    kb_strlcpy(w->c[KB_COL_VARIANT], r->variant, KB_CELL);
+    kb_safe(KB_SAFE_TERM, r->variant, w->c[KB_COL_VARIANT], KB_CELL);
     kb_strlcpy(w->c[KB_COL_STATUS], kb_rstatus_name(r->status), KB_CELL);
     kb_fmt_time(r->median_us, w->c[KB_COL_MEDIAN], KB_CELL);
     kb_fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[KB_COL_SPREAD], KB_CELL);

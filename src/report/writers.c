@@ -12,6 +12,7 @@
 
 #include "report/format.h"
 #include "report/table.h"
+#include "util/text.h"
 
 /* TEXT_WIDTH: the widest text table line, kept by cutting the stalls column
  * (never below MIN_STALLS) and the note column, or by moving the notes under
@@ -147,10 +148,32 @@ static void md_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t nro
     }
 }
 
+/* The run's strings, made safe for the output (text, or markdown). */
+typedef struct safe_meta {
+    char name[512], uuid[512], started[256], finished[256], state[128], tag[1024],
+        version[256], git[256], argv[4096];
+} safe_meta;
+
+static void safe_meta_of(const kb_run *run, fmt_kind k, safe_meta *m)
+{
+    const kb_safe_kind sk = k == FMT_MD ? KB_SAFE_MD : KB_SAFE_TERM;
+    kb_safe(sk, run->dev.name, m->name, sizeof m->name);
+    kb_safe(sk, run->dev.uuid, m->uuid, sizeof m->uuid);
+    kb_safe(sk, run->started, m->started, sizeof m->started);
+    kb_safe(sk, run->finished, m->finished, sizeof m->finished);
+    kb_safe(sk, *run->state ? run->state : "?", m->state, sizeof m->state);
+    kb_safe(sk, run->tag, m->tag, sizeof m->tag);
+    kb_safe(sk, run->version, m->version, sizeof m->version);
+    kb_safe(sk, run->git, m->git, sizeof m->git);
+    kb_safe(sk, run->argv, m->argv, sizeof m->argv);
+}
+
 static void header(FILE *f, const kb_run *run, fmt_kind k)
 {
     const kb_device *d = &run->dev;
     char id[32], copy[192];
+    static safe_meta m; /* large; writers run one at a time */
+    safe_meta_of(run, k, &m);
     if (run->id > 0)
         snprintf(id, sizeof id, "%lld", (long long)run->id);
     else
@@ -165,46 +188,40 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
                                    : NULL;
 
     if (k == FMT_TEXT) {
-        fprintf(f, "kbench run %s  [%s]\n", id, *run->state ? run->state : "?");
+        fprintf(f, "kbench run %s  [%s]\n", id, m.state);
         if (warn)
             fprintf(f, "!! %s !!\n", warn);
-        fprintf(f, "started   %s", run->started);
+        fprintf(f, "started   %s", m.started);
         if (*run->finished)
-            fprintf(f, "  (finished %s)", run->finished);
-        fprintf(f, "\ndevice    %s, cc %d.%d, %d SMs", d->name, d->cc_major, d->cc_minor, d->sms);
+            fprintf(f, "  (finished %s)", m.finished);
+        fprintf(f, "\ndevice    %s, cc %d.%d, %d SMs", m.name, d->cc_major, d->cc_minor, d->sms);
         if (*d->uuid)
-            fprintf(f, "  (%s)", d->uuid);
+            fprintf(f, "  (%s)", m.uuid);
         fprintf(f, "\nceilings  %s\n", copy);
-        fprintf(f, "state     %s\n", *run->state ? run->state : "?");
+        fprintf(f, "state     %s\n", m.state);
         if (*run->tag)
-            fprintf(f, "tag       %s\n", run->tag);
-        fprintf(f, "kbench    %s (git %s)\n", run->version, run->git);
+            fprintf(f, "tag       %s\n", m.tag);
+        fprintf(f, "kbench    %s (git %s)\n", m.version, m.git);
         if (*run->argv)
-            fprintf(f, "command   %s\n", run->argv);
+            fprintf(f, "command   %s\n", m.argv);
     } else {
         fprintf(f, "# kbench run %s\n\n", id);
         if (warn)
             fprintf(f, "> **%s**\n\n", warn);
-        fprintf(f, "- **started**: %s", run->started);
+        fprintf(f, "- **started**: %s", m.started);
         if (*run->finished)
-            fprintf(f, " (finished %s)", run->finished);
-        fprintf(f, "\n- **device**: %s, cc %d.%d, %d SMs", d->name, d->cc_major, d->cc_minor,
+            fprintf(f, " (finished %s)", m.finished);
+        fprintf(f, "\n- **device**: %s, cc %d.%d, %d SMs", m.name, d->cc_major, d->cc_minor,
                 d->sms);
         if (*d->uuid)
-            fprintf(f, " (`%s`)", d->uuid);
+            fprintf(f, " (%s)", m.uuid);
         fprintf(f, "\n- **ceilings**: %s\n", copy);
-        fprintf(f, "- **state**: %s\n", *run->state ? run->state : "?");
-        if (*run->tag) {
-            fputs("- **tag**: ", f);
-            kb_md_text(f, run->tag);
-            fputc('\n', f);
-        }
-        fprintf(f, "- **kbench**: %s (git %s)\n", run->version, run->git);
-        if (*run->argv) {
-            fputs("- **command**: `", f);
-            kb_md_text(f, run->argv);
-            fputs("`\n", f);
-        }
+        fprintf(f, "- **state**: %s\n", m.state);
+        if (*run->tag)
+            fprintf(f, "- **tag**: %s\n", m.tag);
+        fprintf(f, "- **kbench**: %s (git %s)\n", m.version, m.git);
+        if (*run->argv)
+            fprintf(f, "- **command**: %s\n", m.argv);
     }
 }
 
@@ -227,10 +244,7 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
             for (size_t j = i; j < n; j++)
                 if (strcmp(run->results[idx[j]].counters_reason, why) == 0) {
                     fputs(m++ ? ", " : "", f);
-                    if (k == FMT_MD)
-                        kb_md_text(f, run->results[idx[j]].variant);
-                    else
-                        fputs(run->results[idx[j]].variant, f);
+                    put_text(f, run->results[idx[j]].variant, k);
                 }
         }
         fputs(" (", f);
@@ -248,13 +262,12 @@ static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt
         const kb_result *r = &run->results[idx[i]];
         if (r->status == KB_R_OK) {
             if (!note_shown && rows[i].c[KB_COL_NOTE][0])
-                fprintf(f, "  %s (ok): %s\n", r->variant, rows[i].c[KB_COL_NOTE]);
+                fprintf(f, "  %s (ok): %s\n", rows[i].c[KB_COL_VARIANT], rows[i].c[KB_COL_NOTE]);
             continue;
         }
-        if (k == FMT_TEXT)
-            fprintf(f, "  %s (%s): ", r->variant, kb_rstatus_name(r->status));
-        else
-            fprintf(f, "- **%s** (%s): ", r->variant, kb_rstatus_name(r->status));
+        fputs(k == FMT_TEXT ? "  " : "- **", f);
+        put_text(f, r->variant, k);
+        fprintf(f, k == FMT_TEXT ? " (%s): " : "** (%s): ", kb_rstatus_name(r->status));
         if (r->status == KB_R_MISMATCH)
             fprintf(f, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g); ", r->max_abs_err,
                     r->rel_l2_err, r->atol, r->rtol);
@@ -274,10 +287,9 @@ static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m,
     char title[384];
     int vis[KB_NCOL];
     kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
-    if (k == FMT_TEXT)
-        fprintf(f, "\n%s\n", title);
-    else
-        fprintf(f, "\n## %s\n\n", title);
+    fputs(k == FMT_TEXT ? "\n" : "\n## ", f);
+    put_text(f, title, k);
+    fputs(k == FMT_TEXT ? "\n" : "\n\n", f);
     const int compute = kb_case_compute(run, idx, m);
     const kb_heads hd = kb_case_heads(compute);
     for (size_t j = 0; j < m; j++)
@@ -332,7 +344,8 @@ kb_status kb_write_markdown(FILE *f, const kb_run *run, kb_err *e)
 
 /* ---- CSV ------------------------------------------------------------------------ */
 
-static void csv_str(FILE *f, const char *s, int first)
+/* One cell of kbench's own text (a heading, a number), quoted when needed. */
+static void csv_cell(FILE *f, const char *s, int first)
 {
     if (!first)
         fputc(',', f);
@@ -349,11 +362,19 @@ static void csv_str(FILE *f, const char *s, int first)
     fputc('"', f);
 }
 
+/* One cell of untrusted text (from a report or store): made safe for CSV (no
+ * control characters, no formula) and quoted when needed. */
+static void csv_str(FILE *f, const char *s, int first)
+{
+    char b[4096 + 8];
+    csv_cell(f, kb_safe(KB_SAFE_CSV, s, b, sizeof b), first);
+}
+
 static void csv_num(FILE *f, double v)
 {
     char b[40];
     kb_fmt_exact(v, b, sizeof b);
-    csv_str(f, b, 0);
+    csv_cell(f, b, 0);
 }
 
 static void csv_int(FILE *f, long long v)
@@ -388,7 +409,7 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
 {
     char cc[24], shape[256], seed[32];
     for (size_t c = 0; c < KB_COUNT(csv_head); c++)
-        csv_str(f, csv_head[c], c == 0);
+        csv_cell(f, csv_head[c], c == 0);
     fputs("\r\n", f);
     snprintf(cc, sizeof cc, "%d.%d", run->dev.cc_major, run->dev.cc_minor);
     for (size_t i = 0; i < run->nresults; i++) {
@@ -401,15 +422,15 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         csv_str(f, run->tag, 0);
         csv_str(f, run->dev.name, 0);
         csv_str(f, run->dev.uuid, 0);
-        csv_str(f, cc, 0);
+        csv_cell(f, cc, 0);
         csv_num(f, run->dev.copy_gbps);
         csv_str(f, r->op, 0);
         csv_str(f, r->variant, 0);
         csv_str(f, r->dtype, 0);
         csv_str(f, shape, 0);
-        csv_str(f, kb_rstatus_name(r->status), 0);
+        csv_cell(f, kb_rstatus_name(r->status), 0);
         csv_str(f, r->reason, 0);
-        csv_str(f, seed, 0);
+        csv_cell(f, seed, 0);
         csv_int(f, r->checked);
         csv_num(f, r->max_abs_err);
         csv_num(f, r->rel_l2_err);
@@ -492,7 +513,10 @@ static void result_title(const kb_result *r, char *b, size_t n)
 static void counters_line(FILE *f, const kb_result *r, fmt_kind k)
 {
     if (kb_result_has_counters(r))
-        fprintf(f, "%s, %d pass%s", r->metric_set, r->passes, r->passes == 1 ? "" : "es");
+    {
+        put_text(f, r->metric_set, k);
+        fprintf(f, ", %d pass%s", r->passes, r->passes == 1 ? "" : "es");
+    }
     else
         fputs("none", f);
     if (*r->counters_reason) {
@@ -517,10 +541,12 @@ static void no_kernels(FILE *f, const kb_result *r, fmt_kind k)
 
 static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
 {
-    char g[48], bl[48], v[40];
+    char g[48], bl[48], v[40], name[256];
     fmt_dim3(k->grid, g, sizeof g);
     fmt_dim3(k->block, bl, sizeof bl);
-    fprintf(f, "  kernel %d of %d: %s\n", i + 1, n, k->name);
+    fprintf(f, "  kernel %d of %d: ", i + 1, n);
+    kb_text_line(f, k->name);
+    fputc('\n', f);
     fprintf(f, "    launch      grid %s, block %s\n", g, bl);
     fprintf(f, "    registers   %d per thread\n", k->registers);
     fprintf(f, "    shared mem  %lld B static + %lld B dynamic per block\n",
@@ -529,8 +555,10 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
             k->local_bytes > 0 ? " (spills, stack)" : "");
     kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", v, sizeof v);
     fprintf(f, "    occupancy   %s theoretical, %d blocks per SM", v, k->blocks_per_sm);
-    if (*k->occ_limiter)
-        fprintf(f, ", limited by %s", k->occ_limiter);
+    if (*k->occ_limiter) {
+        fputs(", limited by ", f);
+        kb_text_line(f, k->occ_limiter);
+    }
     fputc('\n', f);
     int nm = kb_kernel_nmetrics(k), ns = kb_kernel_nstalls(k);
     if (nm > 0) {
@@ -538,7 +566,8 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
         fputs("    metrics\n", f);
         for (int j = 0; j < nm; j++) {
             fmt_value(k->metrics[j].value, v, sizeof v);
-            fprintf(f, "      %-*s  %s\n", w, k->metrics[j].name, v);
+            kb_safe(KB_SAFE_TERM, k->metrics[j].name, name, sizeof name);
+            fprintf(f, "      %-*s  %s\n", w, name, v);
         }
     }
     if (ns > 0) {
@@ -546,7 +575,8 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
         fputs("    stalls (share of stalled warp cycles, largest first)\n", f);
         for (int j = 0; j < ns; j++) {
             kb_fmt_fixed(100.0 * k->stalls[j].value, 1, "", "%", v, sizeof v);
-            fprintf(f, "      %-*s  %6s\n", w, k->stalls[j].name, v);
+            kb_safe(KB_SAFE_TERM, k->stalls[j].name, name, sizeof name);
+            fprintf(f, "      %-*s  %6s\n", w, name, v);
         }
     }
 }
@@ -560,7 +590,9 @@ kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         result_title(r, title, sizeof title);
-        fprintf(f, "\n%s  [%s]\n  counters    ", title, kb_rstatus_name(r->status));
+        fputc('\n', f);
+        kb_text_line(f, title);
+        fprintf(f, "  [%s]\n  counters    ", kb_rstatus_name(r->status));
         counters_line(f, r, FMT_TEXT);
         if (r->nkernels <= 0)
             no_kernels(f, r, FMT_TEXT);
@@ -614,9 +646,9 @@ kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
             fmt_dim3(k->grid, g, sizeof g);
             fmt_dim3(k->block, bl, sizeof bl);
             kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
-            fprintf(f, "| %d | `", j + 1);
+            fprintf(f, "| %d | ", j + 1);
             kb_md_text(f, k->name);
-            fprintf(f, "` | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
+            fprintf(f, " | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
                     (long long)k->static_smem, (long long)k->dynamic_smem,
                     (long long)k->local_bytes, occ);
             kb_md_text(f, *k->occ_limiter ? k->occ_limiter : "-");

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "store/json.h"
+#include "util/text.h"
 
 #define KB_STORE_BUSY_MS 10000
 
@@ -1289,13 +1290,17 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
                    " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
                    " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps, dev_mma_tflops,"
-                   " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0 ORDER BY id DESC LIMIT 1",
+                   " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0"
+                   " ORDER BY started DESC, id DESC LIMIT 1",
                    &q, &b, e));
     b_int(&b, id);
     KB_TRY(run_bound(s, &b, &row, e));
     if (!row) {
         if (id == 0)
-            st = kb_fail(e, KB_EUSAGE, "no runs in '%s'", s->path);
+            st = kb_fail(e, KB_EUSAGE,
+                         "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench "
+                         "import FILE.json')",
+                         s->path);
         else
             st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)id, s->path);
         goto done;
@@ -1381,21 +1386,26 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
                    &q));
     while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         if (n++ == 0)
-            fprintf(f, "%5s  %-20s  %-11s  %-24s  %7s  %-24s  %s\n", "id", "started", "state",
+            fprintf(f, "%5s  %-20s  %-11s  %-20s  %7s  %-16s  %s\n", "id", "started", "state",
                     "device", "results", "operators", "tag");
-        const unsigned char *started = sqlite3_column_text(q, 1), *state = sqlite3_column_text(q, 2),
-                            *dev = sqlite3_column_text(q, 3), *ops = sqlite3_column_text(q, 5),
-                            *tag = sqlite3_column_text(q, 6);
-        fprintf(f, "%5lld  %-20.20s  %-11.11s  %-24.24s  %7lld  %-24s  %s\n",
-                (long long)sqlite3_column_int64(q, 0), started ? (const char *)started : "",
-                state ? (const char *)state : "", dev ? (const char *)dev : "",
-                (long long)sqlite3_column_int64(q, 4), ops ? (const char *)ops : "-",
-                tag ? (const char *)tag : "");
+        /* Every string is the store's: shown safe for a terminal. */
+        char col[5][1024];
+        for (int c = 0; c < 5; c++) {
+            static const int at[5] = {1, 2, 3, 5, 6};
+            const unsigned char *t = sqlite3_column_text(q, at[c]);
+            kb_safe(KB_SAFE_TERM, t ? (const char *)t : (c == 3 ? "-" : ""), col[c],
+                    sizeof col[c]);
+        }
+        fprintf(f, "%5lld  %-20.20s  %-11.11s  %-20.20s  %7lld  %-16s  %s\n",
+                (long long)sqlite3_column_int64(q, 0), col[0], col[1], col[2],
+                (long long)sqlite3_column_int64(q, 4), col[3], col[4]);
     }
     if (st != KB_OK)
         goto done;
     if (n == 0)
-        fprintf(f, "no runs in '%s'\n", s->path);
+        fprintf(f, "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench import "
+                   "FILE.json')\n",
+                s->path);
     if (ferror(f))
         st = kb_fail(e, KB_EENV, "cannot write the list of runs: %s", strerror(errno));
 done:

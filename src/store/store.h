@@ -58,7 +58,7 @@ kb_status kb_store_add_result(kb_store *s, int64_t run_id, const kb_result *r, k
 kb_status kb_store_finish_run(kb_store *s, int64_t run_id, const char *state,
                               const char *finished, kb_err *e);
 
-/* Loads run id (0: the latest) with its results and kernels, in the order they
+/* Loads run id (0: the latest, the run that started last; ids break ties) with its results and kernels, in the order they
  * were added. Initialises *out; on success the caller owns it (kb_run_release),
  * on error it holds nothing. KB_EUSAGE "no run N in 'STORE'" (or "no runs in
  * 'STORE'"); KB_EENV on SQLite errors or a damaged row. */

@@ -286,11 +286,11 @@ static void committed_reports_round_trip(void **state)
         snprintf(args, sizeof args, "report %s", reports[i]);
         assert_int_equal(kb(args), 0);
         assert_non_null(strstr(out_text, "NVIDIA H200"));
-        snprintf(args, sizeof args, "import %s --db %s/rt.db", reports[i], dir);
+        snprintf(args, sizeof args, "import %s --db %s/rt%zu.db", reports[i], dir, i);
         assert_int_equal(kb(args), 0);
         snprintf(path, sizeof path, "%s/rt.json", dir);
-        snprintf(args, sizeof args, "report latest --format json -o %s --db %s/rt.db", path,
-                 dir);
+        snprintf(args, sizeof args, "report latest --format json -o %s --db %s/rt%zu.db", path,
+                 dir, i);
         assert_int_equal(kb(args), 0);
         char *back = kbt_slurp(path);
         assert_non_null(back);

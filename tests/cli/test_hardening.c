@@ -72,10 +72,57 @@ static void output_paths(void **state)
     assert_err(args);
 }
 
+/* Strings from a report reach every output made safe: no escape sequence or
+ * line break on a terminal (text, --runs, --kernels, error messages), no raw
+ * HTML, split cell or broken list in markdown, no formula in CSV. */
+static void hostile_strings_made_safe(void **state)
+{
+    (void)state;
+    char args[512], evil[256];
+    snprintf(evil, sizeof evil, "%s/evil.json", dir);
+    /* the tag clears the screen, the device name is a formula with a line
+     * break, a variant holds markup and a pipe */
+    assert_int_equal(kbt_sh("sed -e 's/\"tag\":\\t\"h200\"/\"tag\":\\t\"\\\\u001b[2Jgotcha\"/' "
+                            "-e 's/\"name\":\\t\"NVIDIA H200\"/\"name\":\\t\"=cmd|calc\\\\nH200\"/' "
+                            "-e 's/\"variant\":\\t\"naive\"/\"variant\":\\t\"<b>na|ive<\\/b>\"/' "
+                            "%s > %s",
+                            softmax_json, evil),
+                     0);
+    static const char *const forms[] = {"", "--format md", "--format csv", "--kernels",
+                                        "--kernels --format md"};
+    for (size_t i = 0; i < KB_COUNT(forms); i++) {
+        snprintf(args, sizeof args, "report %s %s", evil, forms[i]);
+        assert_int_equal(kb(args), 0);
+        assert_null(strchr(out_text, '\x1b'));
+        assert_null(strstr(out_text, "cmd|calc\nH200"));
+        if (i == 1 || i == 4) {
+            assert_null(strstr(out_text, "<b>"));
+            kbt_has(out_text, "=cmd\\|calc\\nH200");
+        }
+    }
+    snprintf(args, sizeof args, "report %s --format csv", evil);
+    assert_int_equal(kb(args), 0);
+    kbt_has(out_text, ",'=cmd|calc\\nH200,");
+    snprintf(args, sizeof args, "report %s", evil);
+    assert_int_equal(kb(args), 0);
+    kbt_has(out_text, "tag       \\e[2Jgotcha\n");
+    /* --runs of a store holding it */
+    snprintf(args, sizeof args, "import %s", evil);
+    assert_int_equal(kb(args), 0);
+    assert_int_equal(kb("report --runs"), 0);
+    assert_null(strchr(out_text, '\x1b'));
+    kbt_has(out_text, "\\e[2Jgotcha");
+    /* an error message quoting a bad value stays one line */
+    assert_int_equal(kb("run softmax --variants $'fu\\x1b[2Jsed\\nx'"), 2);
+    assert_null(strchr(err_text, '\x1b'));
+    assert_int_equal(kbt_count(err_text, "\n"), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(output_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(hostile_strings_made_safe, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

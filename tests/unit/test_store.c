@@ -404,14 +404,20 @@ static void test_empty_store(void **state)
     path_in(path, sizeof path, "empty.db");
     kb_store *s = open_store(path, 1);
     assert_int_equal(kb_store_load_run(s, 0, &back, &e), KB_EUSAGE);
-    snprintf(want, sizeof want, "no runs in '%s'", path);
+    snprintf(want, sizeof want,
+             "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench import "
+             "FILE.json')",
+             path);
     assert_string_equal(e.msg, want);
     char *list = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&list, &len);
     assert_int_equal(kb_store_list_runs(s, f, &e), KB_OK);
     fclose(f);
-    snprintf(want, sizeof want, "no runs in '%s'\n", path);
+    snprintf(want, sizeof want,
+             "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench import "
+             "FILE.json')\n",
+             path);
     assert_string_equal(list, want);
     free(list);
     kb_store_close(s);
