@@ -73,9 +73,16 @@ $(B)/libkb.a: $(LIB_O)
 $(B)/kbench: $(CLI_O) $(B)/libkb.a
 	$(CC) $(SAN) $(CLI_O) $(B)/libkb.a -o $@ $(LDFLAGS) $(LDLIBS)
 
+# Tests of the commands themselves (tests/cli/test_*_inproc.c) call them in
+# their own process: they link the command objects, all but main's.
+CMD_O    := $(filter-out $(B)/src/cli/main.o,$(CLI_O))
+INPROC_TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/cli/*_inproc.c))
+$(INPROC_TEST_BIN): $(CMD_O)
+$(INPROC_TEST_BIN): TEST_O = $(CMD_O)
+
 $(HOST_TEST_BIN): $(B)/tests/%: tests/%.c tests/kbtest.h $(B)/libkb.a $(B)/shim/string
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(B)/libkb.a -o $@ $(LDFLAGS) -lcmocka $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(TEST_O) $(B)/libkb.a -o $@ $(LDFLAGS) -lcmocka $(LDLIBS)
 
 $(GPU_TEST_BIN): $(B)/tests/gpu/%: tests/gpu/%.c tests/kbtest.h $(B)/libkb.a $(GPU_TEST_O) $(B)/shim/string
 	@mkdir -p $(@D)

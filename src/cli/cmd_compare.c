@@ -116,10 +116,9 @@ static int compare_option(void *ctx, int c, const char *arg)
  * I/O failures. Never creates a store. */
 int cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const kb_cli_opt opts[] = {
         KB_CLI_OUTPUT_OPTIONS,
-        {"threshold", required_argument, NULL, 'T'},
-        {NULL, 0, NULL, 0},
+        {"threshold", 'T', KB_ARG_VALUE},
     };
     compare_opts o = {{"text", "-", NULL}, 100.0 * KB_CMP_THRESHOLD};
     const char *args[2] = {NULL, NULL};
@@ -134,7 +133,7 @@ int cmd_compare(int argc, char **argv)
     kb_run_init(&base);
     kb_run_init(&cur);
     memset(&cmp, 0, sizeof cmp);
-    int rc = kb_cli_options(argc, argv, "compare", compare_usage, ":o:h", longopts,
+    int rc = kb_cli_options(argc, argv, "compare", compare_usage, ":o:h", opts, KB_COUNT(opts),
                             compare_option, &o);
     if (rc >= 0)
         return rc;

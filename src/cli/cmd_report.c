@@ -86,11 +86,10 @@ static int report_option(void *ctx, int c, const char *arg)
  * failures. Never creates a store. */
 int cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const kb_cli_opt opts[] = {
         KB_CLI_OUTPUT_OPTIONS,
-        {"runs", no_argument, NULL, 'R'},
-        {"kernels", no_argument, NULL, 'K'},
-        {NULL, 0, NULL, 0},
+        {"runs", 'R', KB_ARG_NONE},
+        {"kernels", 'K', KB_ARG_NONE},
     };
     report_opts o = {{"text", "-", NULL}, 0, 0};
     const char *run_arg = NULL;
@@ -103,8 +102,8 @@ int cmd_report(int argc, char **argv)
     kb_status st = KB_OK;
 
     kb_run_init(&run);
-    int rc = kb_cli_options(argc, argv, "report", report_usage, ":o:h", longopts, report_option,
-                            &o);
+    int rc = kb_cli_options(argc, argv, "report", report_usage, ":o:h", opts, KB_COUNT(opts),
+                            report_option, &o);
     if (rc >= 0)
         return rc;
     for (int i = optind; i < argc; i++) {

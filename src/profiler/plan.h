@@ -44,7 +44,8 @@ typedef struct kb_plan_iter {
  * lists, parsed per operator) and dtypes[0 .. ndtypes). KB_EUSAGE, checked in
  * this order: "unknown operator 'x' (did you mean 'y'?)", "unknown variant 'x'
  * for OP (did you mean 'y'?)", "unsupported dtype 'x' for OP", the shape's own
- * errors (kb_shape_parse); KB_EENV when out of memory. On success the caller
+ * errors (kb_shape_parse); KB_EENV when out of memory. Shapes that give the
+ * same case (the same text twice, or one naming only defaults) run once. On success the caller
  * owns *p (kb_plan_release); the strings stay the caller's and must outlive it. */
 kb_status kb_plan_init(kb_plan *p, const char *op, const char *variants,
                        const char *const *shapes, int nshapes, const kb_dtype *dtypes,

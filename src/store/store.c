@@ -1044,6 +1044,28 @@ done:
     return st;
 }
 
+kb_status kb_store_find_run(kb_store *s, const kb_run *run, int64_t *id, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int row = 0;
+    binder b;
+    *id = 0;
+    KB_TRY(prepare(s,
+                   "SELECT id FROM runs WHERE device_uuid = ?1 AND started = ?2 AND argv = ?3"
+                   " ORDER BY id LIMIT 1",
+                   &q, &b, e));
+    b_text(&b, run->dev.uuid);
+    b_text(&b, run->started);
+    b_text(&b, run->argv);
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (row)
+        *id = (int64_t)sqlite3_column_int64(q, 0);
+done:
+    fin(q);
+    return st;
+}
+
 kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name, double value,
                                kb_err *e)
 {

@@ -74,6 +74,11 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e);
  * KB_EENV on SQLite errors. */
 kb_status kb_store_import_run(kb_store *s, kb_run *run, kb_err *e);
 
+/* *id = the first stored run with run's device uuid, start time and command
+ * line (the same run, imported or recorded before), 0 when there is none.
+ * KB_EENV on SQLite errors. */
+kb_status kb_store_find_run(kb_store *s, const kb_run *run, int64_t *id, kb_err *e);
+
 /* Stores a calibrated ceiling of device d (upserted by uuid): "copy_gbps",
  * "mma_tflops" or "fp32_tflops" (any name is kept), with the time it was
  * measured, replacing an older value of that name. NAN is stored as unknown.

@@ -75,7 +75,7 @@ static void run_bad_operator_and_variant(void **state)
     assert_int_equal(kb("run softmax --bogus"), 2);
     assert_err("unknown option '--bogus' for run");
     assert_int_equal(kb("run softmax --shape"), 2);
-    assert_err("option '--shape' needs a value");
+    assert_err("option '--shape' of run needs a value");
 }
 
 static void run_bad_shapes(void **state)

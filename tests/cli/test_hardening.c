@@ -23,9 +23,9 @@ static void output_paths(void **state)
     kbt_has(out_text, "| variant |");
     /* an empty path is a usage error, named so */
     assert_int_equal(kb("report results/h200/softmax.json -o ''"), 2);
-    assert_err("empty output path (name a file, or '-' for standard output)");
+    assert_err("empty path for option '-o'");
     assert_int_equal(kb("compare results/h200/softmax.json results/h200/softmax.json -o ''"), 2);
-    assert_err("empty output path (name a file, or '-' for standard output)");
+    assert_err("empty path for option '-o'");
     /* a 0600 file stays 0600; an existing PATH.tmp is left alone */
     snprintf(p, sizeof p, "%s/private.md", dir);
     snprintf(t, sizeof t, "%s.tmp", p);
@@ -113,9 +113,90 @@ static void hostile_strings_made_safe(void **state)
     assert_null(strchr(out_text, '\x1b'));
     kbt_has(out_text, "\\e[2Jgotcha");
     /* an error message quoting a bad value stays one line */
-    assert_int_equal(kb("run softmax --variants $'fu\\x1b[2Jsed\\nx'"), 2);
+    assert_int_equal(kb("run softmax --variants \"$(printf 'fu\\033[2Jsed\\nx')\""), 2);
+    kbt_has(err_text, "'fu\\e[2Jsed\\nx'");
     assert_null(strchr(err_text, '\x1b'));
     assert_int_equal(kbt_count(err_text, "\n"), 1);
+}
+
+/* Options: empty lists and paths are usage errors naming the option as typed,
+ * an unknown short option is named (not the operand beside it), a value with
+ * a line break is shown escaped on one line. */
+static void option_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args, *msg;
+    } cases[] = {
+        {"run softmax --variants ''", "empty list for option '--variants'"},
+        {"run softmax --variants ,", "empty item in the list of option '--variants': ','"},
+        {"run softmax --shape ,", "empty item in the list of option '--shape': ','"},
+        {"run softmax --shape=rows=4,,cols=8",
+         "empty item in the list of option '--shape': 'rows=4,,cols=8'"},
+        {"run softmax --dtype=", "empty list for option '--dtype'"},
+        {"run softmax --json ''", "empty path for option '--json'"},
+        {"run softmax --db ''", "empty path for option '--db'"},
+        {"report --db ''", "empty path for option '--db'"},
+        {"report results/h200/softmax.json --format ''", "empty value for option '--format'"},
+        {"run softmax -abc", "unknown option '-a' for run"},
+        {"run softmax --metrics \"$(printf 'co\\nre')\"", "unknown metric set 'co\\nre' (none, core, sol, "
+                                             "stalls, full)"},
+    };
+    for (size_t i = 0; i < KB_COUNT(cases); i++) {
+        assert_int_equal(kb(cases[i].args), 2);
+        assert_err(cases[i].msg);
+    }
+    /* nothing was created by any of them */
+    assert_int_equal(kbt_sh("[ ! -e '%s/default.db' ]", dir), 0);
+}
+
+/* Importing a run already in the store says so and stores nothing; --force
+ * stores it again; a failed stdout after storing is a warning, not a failure. */
+static void import_once(void **state)
+{
+    (void)state;
+    assert_int_equal(kb("import results/h200/softmax.json"), 0);
+    assert_string_equal(out_text, "imported results/h200/softmax.json as run 1 (30 results)\n");
+    assert_int_equal(kb("import results/h200/softmax.json"), 0);
+    assert_string_equal(out_text, "already stored: results/h200/softmax.json is run 1 (nothing "
+                                  "imported; --force stores it again)\n");
+    assert_int_equal(kb("import --force results/h200/softmax.json"), 0);
+    kbt_has(out_text, "as run 2 (30 results)");
+    assert_int_equal(kbt_sh("KBENCH_DB=%s/default.db %s import results/h200/layernorm.json "
+                            ">/dev/full 2>%s",
+                            dir, bin(), err_path),
+                     0);
+    free(err_text);
+    err_text = kbt_slurp(err_path);
+    assert_err("warning: writing to standard output failed (the reports were stored)");
+    assert_int_equal(kb("report --runs"), 0);
+    assert_int_equal(kbt_count(out_text, "\n"), 4); /* the heading and three runs */
+}
+
+/* latest is the run that started last, whatever the order of import. */
+static void latest_started_last(void **state)
+{
+    (void)state;
+    /* attention started 2026-12-01, softmax 2026-11-29: import the newer first */
+    assert_int_equal(kb("import results/h200/attention.json results/h200/softmax.json"), 0);
+    assert_int_equal(kb("report latest"), 0);
+    kbt_has(out_text, "attention");
+    assert_int_equal(kb("report -h"), 0);
+    kbt_has(out_text, "that started last");
+}
+
+/* The messages and help a new user meets first. */
+static void first_messages(void **state)
+{
+    (void)state;
+    assert_int_equal(kb("help run"), 0);
+    kbt_has(out_text, "usage: kbench run OP|all");
+    assert_int_equal(kb("run -h"), 0);
+    assert_null(strstr(out_text, "%%"));
+    assert_int_equal(kb("help"), 0);
+    kbt_has(out_text, "json, csv, html)");
+    assert_int_equal(kb("help nosuch"), 2);
+    assert_err("unknown command 'nosuch' (see 'kbench help')");
 }
 
 int main(void)
@@ -123,6 +204,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(output_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(hostile_strings_made_safe, setup, teardown),
+        cmocka_unit_test_setup_teardown(option_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(import_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(latest_started_last, setup, teardown),
+        cmocka_unit_test_setup_teardown(first_messages, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
