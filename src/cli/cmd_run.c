@@ -245,15 +245,12 @@ static void progress(int i, int n, const kb_result *r)
     fprintf(stderr, "\n");
 }
 
-/* The device of the run with its ceilings: those stored, or measured now (and
+/* The ceilings of the run's device: those stored, or measured now (and
  * stored) when one is missing. */
-static kb_status device_and_ceilings(const run_opts *o, const kb_plan *plan, kb_store *store,
-                                     kb_device *dev, kb_err *e)
+static kb_status ceilings(const run_opts *o, kb_store *store, kb_device *dev, kb_err *e)
 {
     kb_status st = KB_OK;
     int measured = 0;
-    KB_TRY(kb_child_device(o->device, dev, e));
-    KB_TRY(kb_plan_fits(plan, dev, e));
     KB_TRY(kb_store_get_ceilings(store, dev, e));
     if (kb_ceilings_missing(dev))
         fprintf(stderr, "kbench: no calibrated ceilings stored for %s; calibrating first\n",
@@ -356,8 +353,12 @@ int cmd_run(int argc, char **argv)
     if (!o.seed_given)
         o.seed = fresh_seed();
     kb_isolate_catch_signals();
+    /* The GPU first: without one (or when the cases do not fit it) nothing is
+     * created, the store included. */
+    KB_TRY(kb_child_device(o.device, &run.dev, &e));
+    KB_TRY(kb_plan_fits(&plan, &run.dev, &e));
     KB_TRY(kb_store_open(kb_cli_db_path(o.db), 1, &store, &e));
-    KB_TRY(device_and_ceilings(&o, &plan, store, &run.dev, &e));
+    KB_TRY(ceilings(&o, store, &run.dev, &e));
     KB_TRY(begin_run(argc, argv, &o, store, &run, &e));
     if (o.bench.metrics != KB_METRICS_NONE && kb_counters_foreign_profiler(why, sizeof why)) {
         kb_cli_warn("%s; running with --metrics none", why);
