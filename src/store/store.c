@@ -556,6 +556,8 @@ static kb_status create_file(const char *path, kb_err *e)
         SQL_FAIL();
     SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
     KB_TRY(migrate(s, KB_STORE_VERSION, e));
+    /* WAL from the start: no process ever has to switch a shared store */
+    SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
     if (sqlite3_close(s->db) != SQLITE_OK)
         SQL_FAIL();
     s->db = NULL;
@@ -603,12 +605,42 @@ done:
     return st;
 }
 
+/* Puts the store in WAL mode unless it is already (kbench's stores are made
+ * so; the mode lasts). Changing the mode may be refused as busy at once, with
+ * no wait in SQLite's busy handler, while another process opens the store: it
+ * is retried for as long as the busy timeout. */
+static kb_status use_wal(kb_store *s, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    SQL_CHECK(stmt_prep(s, "PRAGMA journal_mode", &q));
+    SQL_STEP(q, rc);
+    const unsigned char *mode = rc == SQLITE_ROW ? sqlite3_column_text(q, 0) : NULL;
+    const int wal = mode && strcmp((const char *)mode, "wal") == 0;
+    fin(q); /* an open statement would hold the change back */
+    q = NULL;
+    if (wal)
+        goto done;
+    const struct timespec pause = {0, 10 * 1000 * 1000};
+    for (int waited = 0;; waited += 10) {
+        rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if (rc != SQLITE_BUSY || waited >= KB_STORE_BUSY_MS)
+            break;
+        nanosleep(&pause, NULL);
+    }
+    SQL_CHECK(rc);
+done:
+    fin(q);
+    return st;
+}
+
 /* The file is ours: WAL, foreign keys, and the schema migrated forward. */
 static kb_status prepare_store(kb_store *s, int ver, int readonly, kb_err *e)
 {
     kb_status st = KB_OK;
     if (!readonly)
-        SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
+        KB_TRY(use_wal(s, e));
     SQL_CHECK(sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL));
     if (ver < KB_STORE_VERSION && readonly)
         return kb_fail(e, KB_EENV,
