@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/format.h"
 #include "util/text.h"
 
 const char *kb_cli_db_path(const char *opt)
@@ -57,6 +60,19 @@ int kb_cli_finish_stdout(int status)
     if (fflush(stdout) != 0 || ferror(stdout))
         return kb_cli_error(KB_EENV, "writing to standard output failed");
     return status;
+}
+
+kb_text_layout kb_cli_text_layout(const char *out, int wide)
+{
+    /* A terminal narrower than this still gets MIN_WIDTH: tables cannot shrink
+     * below their numbers. */
+    enum { MIN_WIDTH = 60 };
+    kb_text_layout l = {KB_TEXT_WIDTH, wide};
+    struct winsize ws;
+    if (!wide && strcmp(out, "-") == 0 && isatty(STDOUT_FILENO) &&
+        ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        l.width = ws.ws_col > MIN_WIDTH ? ws.ws_col : MIN_WIDTH;
+    return l;
 }
 
 void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n)

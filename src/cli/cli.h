@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "report/writers.h"
 #include "util/status.h"
 
 #define KB_DEFAULT_DB "results/kbench.db"
@@ -55,6 +56,11 @@ void kb_cli_warn(const char *fmt, ...) KB_PRINTF(1, 2);
 
 /* Flushes and checks stdout; KB_EENV with a message when the write failed. */
 int kb_cli_finish_stdout(int status);
+
+/* The layout of a text report written to out ("-": stdout): every column and
+ * no width limit with wide; else the terminal's width when stdout is one (and
+ * out is "-"), else KB_TEXT_WIDTH. */
+kb_text_layout kb_cli_text_layout(const char *out, int wide);
 
 /* The whole command line as one string, for the run's record. */
 void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n);

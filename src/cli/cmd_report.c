@@ -17,6 +17,7 @@
 static const char report_usage[] =
     "usage: kbench report [RUN] [--format text|md|json|csv|html] [-o FILE] [--db PATH]\n"
     "       kbench report [RUN] --kernels [--format text|md] [-o FILE] [--db PATH]\n"
+    "       kbench report [RUN] --wide [-o FILE] [--db PATH]\n"
     "       kbench report --runs [--db PATH]\n"
     "\n"
     "Prints a stored run: RUN is its id, or 'latest' (the default: the stored run\n"
@@ -34,6 +35,9 @@ static const char report_usage[] =
     "                   limiter, and the metrics and stall reasons when collected\n"
     "                   (text or md; the JSON report holds all of it)\n"
     "  --runs           list the stored runs instead\n"
+    "  --wide           text: every column (kernels, spill, extra mem, DRAM GB/s\n"
+    "                   too) and lines as long as they need; without it a table\n"
+    "                   fits 100 columns, or the terminal's width\n"
     KB_CLI_HELP_HELP;
 
 typedef kb_status (*report_writer)(FILE *f, const kb_run *run, kb_err *e);
@@ -56,18 +60,21 @@ typedef struct emit {
     report_writer write;
     const kb_run *run;
     kb_store *store;
+    kb_text_layout layout; /* of the text report */
 } emit;
 
 static kb_status emit_to(FILE *f, const void *ctx, kb_err *e)
 {
     const emit *em = ctx;
+    if (em->write == kb_write_text)
+        return kb_write_text_laid_out(f, em->run, &em->layout, e);
     return em->write ? em->write(f, em->run, e) : kb_store_list_runs(em->store, f, e);
 }
 
 /* The options of report. */
 typedef struct report_opts {
     kb_cli_output o;
-    int list, kernels;
+    int list, kernels, wide;
 } report_opts;
 
 static int report_option(void *ctx, int c, const char *arg)
@@ -76,6 +83,7 @@ static int report_option(void *ctx, int c, const char *arg)
     if (!kb_cli_output_option(&o->o, c, arg)) {
         o->list |= c == 'R';
         o->kernels |= c == 'K';
+        o->wide |= c == 'W';
     }
     return -1;
 }
@@ -90,8 +98,9 @@ int cmd_report(int argc, char **argv)
         KB_CLI_OUTPUT_OPTIONS,
         {"runs", 'R', KB_ARG_NONE},
         {"kernels", 'K', KB_ARG_NONE},
+        {"wide", 'W', KB_ARG_NONE},
     };
-    report_opts o = {{"text", "-", NULL}, 0, 0};
+    report_opts o = {{"text", "-", NULL}, 0, 0, 0};
     const char *run_arg = NULL;
     int fi = -1;
     report_writer writer;
@@ -130,7 +139,7 @@ int cmd_report(int argc, char **argv)
     writer = o.kernels ? formats[fi].kernels : formats[fi].write;
     if (run_arg && kb_report_arg_is_file(run_arg)) {
         /* a JSON report instead of a stored run: no store is opened */
-        emit fe = {writer, &run, NULL};
+        emit fe = {writer, &run, NULL, kb_cli_text_layout(o.o.out, o.wide)};
         st = kb_json_load_run(run_arg, &run, &e);
         if (st == KB_OK)
             st = kb_write_atomic(o.o.out, emit_to, &fe, &e);
@@ -144,7 +153,7 @@ int cmd_report(int argc, char **argv)
     st = kb_store_open(kb_cli_db_path(o.o.db), 0, &s, &e);
     if (st != KB_OK)
         goto done;
-    emit em = {NULL, &run, s};
+    emit em = {NULL, &run, s, kb_cli_text_layout(o.o.out, o.wide)};
     if (!o.list) {
         st = kb_store_load_run(s, id, &run, &e);
         if (st != KB_OK)

@@ -43,6 +43,7 @@ typedef struct run_opts {
     int device;
     uint64_t seed;
     int seed_given;
+    int wide; /* --wide: every column of the table */
 } run_opts;
 
 static const char usage_text[] =
@@ -66,6 +67,8 @@ static const char usage_text[] =
     "  --tag TEXT             label stored with the run\n"
     "  --json PATH            also write the run's JSON report to PATH\n"
     "  --db PATH              store (default $KBENCH_DB or " KB_DEFAULT_DB ")\n"
+    "  --wide                 print every column of the table (default: what fits\n"
+    "                         100 columns, or the terminal's width)\n"
     "  -h, --help             this help\n\n"
     "exit: 0 all ok or skipped, 1 a variant mismatched or failed, 2 usage, 3 environment\n";
 
@@ -170,6 +173,9 @@ static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
     case 'b':
         o->db = arg;
         return KB_OK;
+    case 'W':
+        o->wide = 1;
+        return KB_OK;
     default: /* 'x' */
         if (kb_metric_set_parse(arg, &o->bench.metrics) != 0)
             return kb_fail(e, KB_EUSAGE,
@@ -195,7 +201,7 @@ static const kb_cli_opt run_options[] = {
     {"seed", 'S', KB_ARG_VALUE},        {"device", 'D', KB_ARG_VALUE},
     {"tag", 'T', KB_ARG_TEXT},          {"json", 'j', KB_ARG_PATH},
     {"db", 'b', KB_ARG_PATH},           {"metrics", 'x', KB_ARG_VALUE},
-    {"help", 'h', KB_ARG_NONE},
+    {"wide", 'W', KB_ARG_NONE},         {"help", 'h', KB_ARG_NONE},
 };
 
 /* Parses run's command line into o. Returns -1 when it is complete, else the
@@ -323,7 +329,9 @@ static kb_status finish_run(const run_opts *o, kb_store *store, kb_run *run, kb_
         st = KB_EENV;
         *e = fe;
     }
-    if (run->nresults && kb_write_text(stdout, run, &fe) != KB_OK && st == KB_OK) {
+    const kb_text_layout layout = kb_cli_text_layout("-", o->wide);
+    if (run->nresults && kb_write_text_laid_out(stdout, run, &layout, &fe) != KB_OK &&
+        st == KB_OK) {
         st = KB_EENV;
         *e = fe;
     }

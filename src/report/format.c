@@ -131,6 +131,62 @@ void kb_md_text(FILE *f, const char *s)
     kb_put_safe(f, KB_SAFE_MD, s);
 }
 
+/* The bytes of the first n display columns of s (whole UTF-8 characters). */
+static size_t cols_to_bytes(const char *s, size_t n)
+{
+    size_t i = 0, w = 0;
+    while (s[i] && w < n) {
+        i++;
+        while (((unsigned char)s[i] & 0xC0) == 0x80)
+            i++;
+        w++;
+    }
+    return i;
+}
+
+void kb_text_wrap(FILE *f, const char *lead, const char *text, size_t width)
+{
+    const size_t indent = kb_text_width(lead);
+    size_t col = indent;
+    int fresh = 1; /* nothing on this line after the lead or indent yet */
+    fputs(lead, f);
+    for (const char *s = text; *s;) {
+        const size_t gap = strspn(s, " "); /* the blanks before the word, kept on a line */
+        s += gap;
+        const size_t len = strcspn(s, " ");
+        if (len == 0)
+            break;
+        char word[1024];
+        size_t take = len < sizeof word ? len : sizeof word - 1;
+        memcpy(word, s, take);
+        word[take] = '\0';
+        size_t w = kb_text_width(word);
+        if (width && !fresh && col + gap + w > width) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+            fresh = 1;
+        }
+        if (!fresh) {
+            fprintf(f, "%*s", (int)gap, "");
+            col += gap;
+        }
+        /* a word wider than a whole line is cut across lines */
+        while (width && w > 0 && col + w > width && width > indent + 1) {
+            const size_t fit = width - col, b = cols_to_bytes(word, fit);
+            fwrite(word, 1, b, f);
+            memmove(word, word + b, strlen(word + b) + 1);
+            w = kb_text_width(word);
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        }
+        fputs(word, f);
+        col += w;
+        fresh = 0;
+        s += len;
+    }
+    fputc('\n', f);
+}
+
 /* A line written with its blanks held back until something follows them, so
  * that trailing blanks are never written. */
 typedef struct line_out {

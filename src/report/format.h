@@ -37,6 +37,16 @@ size_t kb_text_width(const char *s);
  * marking the cut), made safe for a terminal (kb_safe), into b[n]. */
 void kb_text_shorten(const char *s, size_t max, char *b, size_t n);
 
+/* The widest text line by default, in columns: what a 100-column terminal
+ * shows without wrapping. */
+#define KB_TEXT_WIDTH 100
+
+/* Writes lead then text, wrapped at spaces so that no line is wider than
+ * width columns (0: no limit; a word longer than a line is cut), continuation
+ * lines indented by lead's width; then a newline. Both are written as they are
+ * (make untrusted text safe first). */
+void kb_text_wrap(FILE *f, const char *lead, const char *text, size_t width);
+
 /* Writes untrusted s for a terminal or text file (kb_put_safe KB_SAFE_TERM:
  * control characters escaped, so it stays on its line). */
 void kb_text_line(FILE *f, const char *s);

@@ -245,7 +245,7 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, k
     int vis[KB_NCOL];
     for (size_t i = 0; i < n; i++)
         kb_result_cells(&run->results[idx[i]], compute, &rows[i]);
-    kb_case_columns(run, idx, n, rows, 1, vis);
+    kb_case_columns(run, idx, n, rows, 1, 0, vis);
     fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
     for (int c = 0; c < KB_NCOL; c++)
         if (vis[c])

@@ -14,12 +14,21 @@
 #include "report/table.h"
 #include "util/text.h"
 
-/* TEXT_WIDTH: the widest text table line, kept by cutting the stalls column
- * (never below MIN_STALLS) and the note column, or by moving the notes under
- * the table when the note would get fewer than MIN_NOTE columns. */
-enum { TEXT_WIDTH = 140, MIN_STALLS = 12, MIN_NOTE = 20 };
+/* The text table stays within the layout's width by cutting the stalls column
+ * (never below MIN_STALLS, else leaving it to --wide and --kernels) and the
+ * note column, or by moving the notes under the table when the note would get
+ * fewer than MIN_NOTE columns. */
+enum { MIN_STALLS = 12, MIN_NOTE = 20 };
 
 typedef enum fmt_kind { FMT_TEXT, FMT_MD } fmt_kind;
+
+/* A run as one writer shows it. */
+typedef struct run_view {
+    const kb_run *run;
+    fmt_kind k;
+    size_t width; /* text: the widest line (0: no limit) */
+    int wide;     /* text: every column, cells whole, lines as long as they need */
+} run_view;
 
 /* Untrusted text (a reason, from a store or report) in the format: escaped
  * for markdown, one clean line for text. */
@@ -60,8 +69,7 @@ static void cut_stalls(const char *s, size_t max, char *b, size_t n)
  * less) it is hidden (vis[KB_COL_NOTE] = 0) and the caller prints the notes under
  * the table instead. */
 static void text_widths(const kb_heads *hd, const kb_row *rows, size_t nrows,
-                        int vis[KB_NCOL],
-                        size_t width[KB_NCOL])
+                        int vis[KB_NCOL], size_t limit, size_t width[KB_NCOL])
 {
     size_t used = 0;
     int first = 1;
@@ -75,12 +83,17 @@ static void text_widths(const kb_heads *hd, const kb_row *rows, size_t nrows,
         used += width[c] + (first ? 0 : 2);
         first = 0;
     }
-    size_t avail = TEXT_WIDTH > used ? TEXT_WIDTH - used : 0;
+    if (limit == 0)
+        return; /* every cell whole */
+    size_t avail = limit > used ? limit - used : 0;
     if (vis[KB_COL_STALLS]) {
         size_t room = avail > 2 ? avail - 2 : 0;
-        if (width[KB_COL_STALLS] > room)
-            width[KB_COL_STALLS] = room > MIN_STALLS ? room : MIN_STALLS;
-        avail = avail > 2 + width[KB_COL_STALLS] ? avail - 2 - width[KB_COL_STALLS] : 0;
+        if (room < MIN_STALLS)
+            vis[KB_COL_STALLS] = 0;
+        else if (width[KB_COL_STALLS] > room)
+            width[KB_COL_STALLS] = room;
+        if (vis[KB_COL_STALLS])
+            avail = avail > 2 + width[KB_COL_STALLS] ? avail - 2 - width[KB_COL_STALLS] : 0;
     }
     if (vis[KB_COL_NOTE]) {
         size_t room = avail > 2 ? avail - 2 : 0;
@@ -119,14 +132,14 @@ static void row_cells(const kb_heads *hd, const kb_row *rows, size_t i,
 
 /* The table; may hide the note column (see text_widths). */
 static void text_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t nrows,
-                       int vis[KB_NCOL])
+                       int vis[KB_NCOL], size_t limit)
 {
     size_t width[KB_NCOL];
     char cut[KB_NCOL][KB_CELL];
     const char *cell[KB_NCOL];
     int right[KB_NCOL];
     right_cols(right);
-    text_widths(hd, rows, nrows, vis, width);
+    text_widths(hd, rows, nrows, vis, limit, width);
     for (size_t i = 0; i <= nrows; i++) {
         row_cells(hd, rows, i, width, cut, cell);
         kb_table_text_row(f, cell, width, right, vis, KB_NCOL);
@@ -168,16 +181,24 @@ static void safe_meta_of(const kb_run *run, fmt_kind k, safe_meta *m)
     kb_safe(sk, run->argv, m->argv, sizeof m->argv);
 }
 
-static void header(FILE *f, const kb_run *run, fmt_kind k)
+/* One "name      value" line of the text header, wrapped at width. */
+static void field(FILE *f, const char *name, const char *value, size_t width)
+{
+    char lead[16];
+    snprintf(lead, sizeof lead, "%-10s", name);
+    kb_text_wrap(f, lead, value, width);
+}
+
+static void header(FILE *f, const kb_run *run, fmt_kind k, size_t width)
 {
     const kb_device *d = &run->dev;
     char id[32], copy[192];
     static safe_meta m; /* large; writers run one at a time */
     safe_meta_of(run, k, &m);
     if (run->id > 0)
-        snprintf(id, sizeof id, "%lld", (long long)run->id);
+        snprintf(id, sizeof id, " %lld", (long long)run->id);
     else
-        snprintf(id, sizeof id, "(not stored)");
+        id[0] = '\0'; /* a report file's run: no id */
     kb_fmt_ceilings(d, copy, sizeof copy);
     int interrupted = strcmp(run->state, "interrupted") == 0;
     int running = strcmp(run->state, "running") == 0;
@@ -188,24 +209,26 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
                                    : NULL;
 
     if (k == FMT_TEXT) {
-        fprintf(f, "kbench run %s  [%s]\n", id, m.state);
+        char line[2048];
+        fprintf(f, "kbench run%s  [%s]\n", id, m.state);
         if (warn)
             fprintf(f, "!! %s !!\n", warn);
-        fprintf(f, "started   %s", m.started);
-        if (*run->finished)
-            fprintf(f, "  (finished %s)", m.finished);
-        fprintf(f, "\ndevice    %s, cc %d.%d, %d SMs", m.name, d->cc_major, d->cc_minor, d->sms);
-        if (*d->uuid)
-            fprintf(f, "  (%s)", m.uuid);
-        fprintf(f, "\nceilings  %s\n", copy);
-        fprintf(f, "state     %s\n", m.state);
+        snprintf(line, sizeof line, "%s%s%s%s", m.started, *run->finished ? "  (finished " : "",
+                 m.finished, *run->finished ? ")" : "");
+        field(f, "started", line, width);
+        snprintf(line, sizeof line, "%s, cc %d.%d, %d SMs%s%s%s", m.name, d->cc_major,
+                 d->cc_minor, d->sms, *d->uuid ? "  (" : "", m.uuid, *d->uuid ? ")" : "");
+        field(f, "device", line, width);
+        field(f, "ceilings", copy, width);
+        field(f, "state", m.state, width);
         if (*run->tag)
-            fprintf(f, "tag       %s\n", m.tag);
-        fprintf(f, "kbench    %s (git %s)\n", m.version, m.git);
+            field(f, "tag", m.tag, width);
+        snprintf(line, sizeof line, "%s (git %s)", m.version, m.git);
+        field(f, "kbench", line, width);
         if (*run->argv)
-            fprintf(f, "command   %s\n", m.argv);
+            field(f, "command", m.argv, width);
     } else {
-        fprintf(f, "# kbench run %s\n\n", id);
+        fprintf(f, "# kbench run%s\n\n", id);
         if (warn)
             fprintf(f, "> **%s**\n\n", warn);
         fprintf(f, "- **started**: %s", m.started);
@@ -225,11 +248,41 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
     }
 }
 
+/* A note line under a table: written to a buffer (*lf) for text, so that it
+ * can be wrapped at width, or straight to f for markdown. */
+typedef struct note_line {
+    FILE *f, *lf;
+    char *buf;
+    size_t len, width;
+    fmt_kind k;
+} note_line;
+
+static void note_begin(note_line *l, FILE *f, fmt_kind k, size_t width)
+{
+    *l = (note_line){f, f, NULL, 0, width, k};
+    if (k == FMT_TEXT) {
+        l->lf = open_memstream(&l->buf, &l->len);
+        if (!l->lf)
+            l->lf = f; /* out of memory: the line unwrapped */
+    }
+}
+
+static void note_end(note_line *l)
+{
+    if (l->lf != l->f && fclose(l->lf) == 0 && l->buf)
+        kb_text_wrap(l->f, "  ", l->buf, l->width);
+    else
+        fputc('\n', l->f);
+    free(l->buf);
+}
+
 /* Why counters are missing, each distinct reason once: "counters: none
  * (REASON)" when no result of the group has counters, else naming the results
  * that lack them. */
-static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k)
+static void counters_note(FILE *out, const run_view *v, const size_t *idx, size_t n)
 {
+    const kb_run *run = v->run;
+    const fmt_kind k = v->k;
     int any = 0;
     for (size_t i = 0; i < n; i++)
         any |= kb_result_has_counters(&run->results[idx[i]]);
@@ -237,7 +290,10 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
         if (!kb_counters_reason_is_new(run, idx, i))
             continue;
         const char *why = run->results[idx[i]].counters_reason;
-        fputs(k == FMT_TEXT ? "  counters: none" : "- **counters**: none", f);
+        note_line l;
+        note_begin(&l, out, k, v->width);
+        FILE *f = l.lf;
+        fputs(k == FMT_TEXT ? "counters: none" : "- **counters**: none", f);
         if (any) {
             int m = 0;
             fputs(" for ", f);
@@ -249,23 +305,31 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
         }
         fputs(" (", f);
         put_text(f, why, k);
-        fputs(")\n", f);
+        fputs(")", f);
+        note_end(&l);
     }
 }
 
 /* The full reason of each non-ok result of a group, one line each, and, when
  * the table hid its note column (note_shown 0), the notes of ok results. */
-static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k,
+static void reasons(FILE *out, const run_view *v, const size_t *idx, size_t n,
                     const kb_row *rows, int note_shown)
 {
+    const fmt_kind k = v->k;
     for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
+        const kb_result *r = &v->run->results[idx[i]];
+        note_line l;
         if (r->status == KB_R_OK) {
-            if (!note_shown && rows[i].c[KB_COL_NOTE][0])
-                fprintf(f, "  %s (ok): %s\n", rows[i].c[KB_COL_VARIANT], rows[i].c[KB_COL_NOTE]);
+            if (note_shown || !rows[i].c[KB_COL_NOTE][0])
+                continue;
+            note_begin(&l, out, k, v->width);
+            fprintf(l.lf, "%s (ok): %s", rows[i].c[KB_COL_VARIANT], rows[i].c[KB_COL_NOTE]);
+            note_end(&l);
             continue;
         }
-        fputs(k == FMT_TEXT ? "  " : "- **", f);
+        note_begin(&l, out, k, v->width);
+        FILE *f = l.lf;
+        fputs(k == FMT_TEXT ? "" : "- **", f);
         put_text(f, r->variant, k);
         fprintf(f, k == FMT_TEXT ? " (%s): " : "** (%s): ", kb_rstatus_name(r->status));
         if (r->status == KB_R_MISMATCH)
@@ -275,15 +339,16 @@ static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt
             put_text(f, r->reason, k);
         else
             fputs("no reason recorded", f);
-        fputc('\n', f);
+        note_end(&l);
     }
 }
 
 /* One case group: its heading, its table, why counters are missing, and the
  * reasons of its results that are not ok. rows holds m rows. */
-static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m, fmt_kind k,
-                        kb_row *rows)
+static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m, kb_row *rows)
 {
+    const kb_run *run = v->run;
+    const fmt_kind k = v->k;
     char title[384];
     int vis[KB_NCOL];
     kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
@@ -294,23 +359,35 @@ static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m,
     const kb_heads hd = kb_case_heads(compute);
     for (size_t j = 0; j < m; j++)
         kb_result_cells(&run->results[idx[j]], compute, &rows[j]);
-    kb_case_columns(run, idx, m, rows, k == FMT_MD, vis);
+    kb_case_columns(run, idx, m, rows, k == FMT_MD, k == FMT_TEXT && !v->wide, vis);
+    const int stalls = vis[KB_COL_STALLS];
     if (k == FMT_TEXT)
-        text_table(f, &hd, rows, m, vis);
+        text_table(f, &hd, rows, m, vis, v->wide ? 0 : v->width);
     else
         md_table(f, &hd, rows, m, vis);
+    for (size_t j = 0; j < m && stalls && !vis[KB_COL_STALLS]; j++) {
+        /* no room for the column: each result's top stalls on a line of its own */
+        if (strcmp(rows[j].c[KB_COL_STALLS], "-") == 0)
+            continue;
+        note_line l;
+        note_begin(&l, f, k, v->width);
+        fprintf(l.lf, "%s: top stalls %s", rows[j].c[KB_COL_VARIANT], rows[j].c[KB_COL_STALLS]);
+        note_end(&l);
+    }
     int any_bad = 0;
     for (size_t j = 0; j < m; j++)
         any_bad |= run->results[idx[j]].status != KB_R_OK ||
                    run->results[idx[j]].counters_reason[0] != '\0';
     if (any_bad && k == FMT_MD)
         fputc('\n', f);
-    counters_note(f, run, idx, m, k);
-    reasons(f, run, idx, m, k, rows, vis[KB_COL_NOTE]);
+    counters_note(f, v, idx, m);
+    reasons(f, v, idx, m, rows, vis[KB_COL_NOTE]);
 }
 
-static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
+static kb_status write_tables(FILE *f, const run_view *v, kb_err *e)
 {
+    const kb_run *run = v->run;
+    const fmt_kind k = v->k;
     kb_groups g;
     kb_status st = kb_run_groups(run, &g, e);
     if (st != KB_OK)
@@ -320,11 +397,11 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
         kb_groups_release(&g);
         return kb_fail(e, KB_EENV, "out of memory writing the report");
     }
-    header(f, run, k);
+    header(f, run, k, v->wide ? 0 : v->width);
     if (run->nresults == 0)
         fputs(k == FMT_TEXT ? "\nno results\n" : "\n_no results_\n", f);
     for (size_t i = 0; i < g.n; i++)
-        write_group(f, run, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows);
+        write_group(f, v, g.idx + g.first[i], g.first[i + 1] - g.first[i], rows);
     free(rows);
     kb_groups_release(&g);
     if (ferror(f))
@@ -332,14 +409,24 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
     return KB_OK;
 }
 
+kb_status kb_write_text_laid_out(FILE *f, const kb_run *run, const kb_text_layout *l,
+                                 kb_err *e)
+{
+    const run_view v = {run, FMT_TEXT, l->wide ? 0 : l->width ? l->width : KB_TEXT_WIDTH,
+                        l->wide};
+    return write_tables(f, &v, e);
+}
+
 kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e)
 {
-    return write_tables(f, run, FMT_TEXT, e);
+    const kb_text_layout l = {KB_TEXT_WIDTH, 0};
+    return kb_write_text_laid_out(f, run, &l, e);
 }
 
 kb_status kb_write_markdown(FILE *f, const kb_run *run, kb_err *e)
 {
-    return write_tables(f, run, FMT_MD, e);
+    const run_view v = {run, FMT_MD, 0, 1};
+    return write_tables(f, &v, e);
 }
 
 /* ---- CSV ------------------------------------------------------------------------ */
@@ -584,7 +671,7 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
 kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
 {
     char title[512];
-    header(f, run, FMT_TEXT);
+    header(f, run, FMT_TEXT, KB_TEXT_WIDTH);
     if (run->nresults == 0)
         fputs("\nno results\n", f);
     for (size_t i = 0; i < run->nresults; i++) {
@@ -624,7 +711,7 @@ static void md_values(FILE *f, const char *caption, const char *head, const kb_n
 kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
 {
     char title[512], g[48], bl[48], occ[40], cap[96];
-    header(f, run, FMT_MD);
+    header(f, run, FMT_MD, 0);
     if (run->nresults == 0)
         fputs("\n_no results_\n", f);
     for (size_t i = 0; i < run->nresults; i++) {

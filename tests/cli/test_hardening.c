@@ -199,6 +199,46 @@ static void first_messages(void **state)
     assert_err("unknown command 'nosuch' (see 'kbench help')");
 }
 
+/* The widest line of text, in display columns (one per UTF-8 character). */
+static size_t widest(const char *t)
+{
+    size_t w = 0, most = 0;
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+        if (*p == '\n') {
+            most = w > most ? w : most;
+            w = 0;
+        } else if ((*p & 0xC0) != 0x80) {
+            w++;
+        }
+    }
+    return w > most ? w : most;
+}
+
+/* The committed reports and their comparisons fit a 100-column terminal;
+ * --wide gives every column back. */
+static void text_fits_100_columns(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = {
+        "report results/h200/attention.json",
+        "report results/h200/softmax.json",
+        "report results/h200/layernorm.json",
+        "compare results/h200/softmax.json results/h200/softmax.json",
+        "compare results/h200/attention.json results/h200/attention.json",
+        "compare results/h200/layernorm.json results/h200/layernorm.json",
+    };
+    for (size_t i = 0; i < KB_COUNT(cmds); i++) {
+        assert_int_equal(kb(cmds[i]), 0);
+        if (widest(out_text) > 100)
+            fail_msg("'kbench %s' is %zu columns wide", cmds[i], widest(out_text));
+    }
+    assert_int_equal(kb("report results/h200/attention.json --wide"), 0);
+    kbt_has(out_text, "kernels  regs  spill  extra mem  DRAM GB/s");
+    kbt_has(out_text, "command   build/kbench run --variants all --dtype bf16 --shape "
+                      "batch=4,heads=16,seq=4096,dim=128 --shape");
+    assert_true(widest(out_text) > 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +248,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(import_once, setup, teardown),
         cmocka_unit_test_setup_teardown(latest_started_last, setup, teardown),
         cmocka_unit_test_setup_teardown(first_messages, setup, teardown),
+        cmocka_unit_test_setup_teardown(text_fits_100_columns, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -375,7 +375,7 @@ static void test_cross_gpu(void **state)
     assert_true(fabs(c.cases[0].ratio - 1.0) < 1e-9);
     char *t = render(kb_compare_write_text, &c);
     kbt_has(t, "!! different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA H100 !!\n");
-    kbt_has(t, "not raw time, so a change of GPU is not reported as a code regression");
+    kbt_has(t, "not raw time, so a\n   change of GPU is not reported as a code regression !!\n");
     kbt_has(t, "BASE % peak  NEW % peak  peak ratio");
     kbt_has(t, "rule  ratio = % peak BASE / % peak NEW");
     free(t);
@@ -468,7 +468,7 @@ static void test_views(void **state)
     kbt_has(t, "kbench compare\nBASE  base.json \xC2\xB7 NVIDIA H200 (GPU-aaaa) \xC2\xB7 git abc123");
     kbt_has(t, "\nNEW   run 3 \xC2\xB7 NVIDIA H200");
     kbt_has(t, "rule  ratio = median time NEW / BASE; 95% bootstrap interval (2000 resamples of the "
-           "samples); FASTER when it lies below 0.95, SLOWER above 1.05");
+           "samples); FASTER\n      when it lies below 0.95, SLOWER above 1.05");
     kbt_has(t, "5 cases: 0 faster, 3 slower, 0 same, 0 uncertain, 1 only in BASE, 1 only in NEW\n");
     kbt_has(t, "\nsoftmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n"
            "variant      BASE       NEW  NEW/BASE  95% interval    verdict\n"
