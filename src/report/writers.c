@@ -12,6 +12,7 @@
 
 #include "report/format.h"
 #include "report/table.h"
+#include "results/metrics.h"
 #include "util/text.h"
 
 /* The text table stays within the layout's width by cutting the stalls column
@@ -19,6 +20,10 @@
  * note column, or by moving the notes under the table when the note would get
  * fewer than MIN_NOTE columns. */
 enum { MIN_STALLS = 12, MIN_NOTE = 20 };
+/* --kernels: metric labels wider than this do not widen the label column. */
+enum { MAX_LABEL = 24 };
+/* --kernels: the column of metric values ("1000.0 µs"). */
+enum { VALUE_W = 9 };
 
 typedef enum fmt_kind { FMT_TEXT, FMT_MD } fmt_kind;
 
@@ -573,6 +578,32 @@ static void fmt_value(double v, char *b, size_t n)
         snprintf(b, n, "%.6g", v);
 }
 
+/* A metric's value in its unit: "61.44 µs", "16.5 MB", "0 B", "71.8%", or the
+ * number. */
+static void fmt_metric(const kb_metric_info *m, double v, char *b, size_t n)
+{
+    if (!isfinite(v)) {
+        snprintf(b, n, "-");
+        return;
+    }
+    switch (m->unit) {
+    case KB_UNIT_NS:
+        kb_fmt_time(v / 1000.0, b, n);
+        break;
+    case KB_UNIT_BYTES:
+        if (v == 0)
+            snprintf(b, n, "0 B");
+        else
+            kb_fmt_bytes(v, b, n);
+        break;
+    case KB_UNIT_PCT:
+        kb_fmt_fixed(v, 1, "", "%", b, n);
+        break;
+    default:
+        fmt_value(v, b, n);
+    }
+}
+
 /* "4096x1x1" */
 static void fmt_dim3(const unsigned v[3], char *b, size_t n)
 {
@@ -631,9 +662,10 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
     char g[48], bl[48], v[40], name[256];
     fmt_dim3(k->grid, g, sizeof g);
     fmt_dim3(k->block, bl, sizeof bl);
-    fprintf(f, "  kernel %d of %d: ", i + 1, n);
-    kb_text_line(f, k->name);
-    fputc('\n', f);
+    char lead[48], safe_name[1024];
+    snprintf(lead, sizeof lead, "  kernel %d of %d: ", i + 1, n);
+    kb_text_wrap(f, lead, kb_safe(KB_SAFE_TERM, k->name, safe_name, sizeof safe_name),
+                 KB_TEXT_WIDTH);
     fprintf(f, "    launch      grid %s, block %s\n", g, bl);
     fprintf(f, "    registers   %d per thread\n", k->registers);
     fprintf(f, "    shared mem  %lld B static + %lld B dynamic per block\n",
@@ -649,12 +681,25 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
     fputc('\n', f);
     int nm = kb_kernel_nmetrics(k), ns = kb_kernel_nstalls(k);
     if (nm > 0) {
-        int w = longest_name(k->metrics, nm);
+        /* label, value in its unit, and the CUPTI name */
+        int w = 0;
+        for (int j = 0; j < nm; j++) {
+            const int lw = (int)kb_text_width(kb_metric_info_of(k->metrics[j].name).label);
+            w = lw > w && lw <= MAX_LABEL ? lw : w;
+        }
         fputs("    metrics\n", f);
         for (int j = 0; j < nm; j++) {
-            fmt_value(k->metrics[j].value, v, sizeof v);
+            const kb_metric_info m = kb_metric_info_of(k->metrics[j].name);
+            char label[256];
+            fmt_metric(&m, k->metrics[j].value, v, sizeof v);
             kb_safe(KB_SAFE_TERM, k->metrics[j].name, name, sizeof name);
-            fprintf(f, "      %-*s  %s\n", w, name, v);
+            kb_safe(KB_SAFE_TERM, m.label, label, sizeof label);
+            const size_t vw = kb_text_width(v);
+            fprintf(f, "      %-*s  %*s%s", w, label, vw < VALUE_W ? (int)(VALUE_W - vw) : 0, "",
+                    v);
+            if (m.label != k->metrics[j].name) /* a known metric: the CUPTI name beside */
+                fprintf(f, "  %s", name);
+            fputc('\n', f);
         }
     }
     if (ns > 0) {
@@ -696,15 +741,25 @@ static void md_values(FILE *f, const char *caption, const char *head, const kb_n
                       int n, int pct)
 {
     char b[40];
-    fprintf(f, "\n%s\n\n| %s | %s |\n|---|---:|\n", caption, head, pct ? "share" : "value");
+    if (pct)
+        fprintf(f, "\n%s\n\n| %s | share |\n|---|---:|\n", caption, head);
+    else
+        fprintf(f, "\n%s\n\n| %s | value | CUPTI name |\n|---|---:|---|\n", caption, head);
     for (int j = 0; j < n; j++) {
+        const kb_metric_info m = kb_metric_info_of(v[j].name);
         if (pct)
             kb_fmt_fixed(100.0 * v[j].value, 1, "", "%", b, sizeof b);
         else
-            fmt_value(v[j].value, b, sizeof b);
+            fmt_metric(&m, v[j].value, b, sizeof b);
         fputs("| ", f);
-        kb_md_text(f, v[j].name);
-        fprintf(f, " | %s |\n", b);
+        kb_md_text(f, pct ? v[j].name : m.label);
+        fprintf(f, " | %s |", b);
+        if (!pct) {
+            fputc(' ', f);
+            kb_md_text(f, v[j].name);
+            fputs(" |", f);
+        }
+        fputc('\n', f);
     }
 }
 

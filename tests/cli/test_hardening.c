@@ -72,6 +72,21 @@ static void output_paths(void **state)
     assert_err(args);
 }
 
+/* The widest line of text, in display columns (one per UTF-8 character). */
+static size_t widest(const char *t)
+{
+    size_t w = 0, most = 0;
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+        if (*p == '\n') {
+            most = w > most ? w : most;
+            w = 0;
+        } else if ((*p & 0xC0) != 0x80) {
+            w++;
+        }
+    }
+    return w > most ? w : most;
+}
+
 /* Strings from a report reach every output made safe: no escape sequence or
  * line break on a terminal (text, --runs, --kernels, error messages), no raw
  * HTML, split cell or broken list in markdown, no formula in CSV. */
@@ -197,21 +212,11 @@ static void first_messages(void **state)
     kbt_has(out_text, "json, csv, html)");
     assert_int_equal(kb("help nosuch"), 2);
     assert_err("unknown command 'nosuch' (see 'kbench help')");
-}
-
-/* The widest line of text, in display columns (one per UTF-8 character). */
-static size_t widest(const char *t)
-{
-    size_t w = 0, most = 0;
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
-        if (*p == '\n') {
-            most = w > most ? w : most;
-            w = 0;
-        } else if ((*p & 0xC0) != 0x80) {
-            w++;
-        }
-    }
-    return w > most ? w : most;
+    /* list: every variant's dtypes in one column, one-pass-variance too */
+    assert_int_equal(kb("list layernorm"), 0);
+    kbt_has(out_text, "\n  naive             fp32,fp16,bf16  ");
+    kbt_has(out_text, "\n  one-pass-variance fp32,fp16,bf16  ");
+    assert_true(widest(out_text) <= 100);
 }
 
 /* The committed reports and their comparisons fit a 100-column terminal;

@@ -745,10 +745,10 @@ static void test_kernels_detail(void **state)
            "    shared mem  4096 B static + 0 B dynamic per block\n"
            "    local mem   0 B per thread\n"
            "    occupancy   75.0% theoretical, 6 blocks per SM, limited by registers\n"
-           "    metrics\n"
-           "      dram__bytes_read.sum                               536870912\n"
-           "      dram__bytes_write.sum                              536870912\n"
-           "      sm__warps_active.avg.pct_of_peak_sustained_active  61.3\n"
+           "    metrics\n" /* label, value in its unit, the CUPTI name */
+           "      DRAM read              537 MB  dram__bytes_read.sum\n"
+           "      DRAM written           537 MB  dram__bytes_write.sum\n"
+           "      achieved occupancy      61.3%  sm__warps_active.avg.pct_of_peak_sustained_active\n"
            "    stalls (share of stalled warp cycles, largest first)\n"
            "      long_scoreboard   52.0%\n"
            "      barrier           18.0%\n"
@@ -768,8 +768,8 @@ static void test_kernels_detail(void **state)
            "| limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n"
            "| 1 | softmax_fused_kernel&lt;float> | 4096x1x1 | 256x1x1 | 40 | 4096 B | 0 B | 0 B "
            "| 75.0% | registers |\n"
-           "\n**kernel 1 metrics**\n\n| metric | value |\n|---|---:|\n"
-           "| dram__bytes_read.sum | 536870912 |\n");
+           "\n**kernel 1 metrics**\n\n| metric | value | CUPTI name |\n|---|---:|---|\n"
+           "| DRAM read | 537 MB | dram__bytes_read.sum |\n");
     kbt_has(t, "\n**kernel 1 stalls** (share of stalled warp cycles, largest first)\n\n"
            "| reason | share |\n|---|---:|\n| long_scoreboard | 52.0% |\n| barrier | 18.0% |\n");
     kbt_has(t, "- no kernels recorded (cudnn has no fp32 softmax");
