@@ -1,6 +1,7 @@
 # kbench build. `make` builds build/kbench; `make run` runs the main job;
 # `make test` builds and runs every test (GPU tests skip, saying so, when there is
-# no GPU); `make check` runs the static checks (cppcheck, banned functions, the
+# no GPU); both install what they need first when it is missing (.ci/deps) and
+# build in parallel; `make check` runs the static checks (cppcheck, banned functions, the
 # include layers); `make asan` builds the host code and host tests under
 # AddressSanitizer and UBSan in build-asan/ and runs them; `make memcheck` runs
 # the GPU tests under compute-sanitizer. Host code is C17 (gcc), kernels are CUDA
@@ -100,7 +101,15 @@ tests: $(TEST_BIN) $(B)/kbench shiplibs
 
 host-tests: $(HOST_TEST_BIN) $(B)/kbench shiplibs
 
-test: tests
+# As many jobs as the machine has cores, for the commands a new user types.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
+# What the build, the tests and the checks need, installed when missing.
+deps-build deps-test deps-check:
+	@bash .ci/deps $(@:deps-%=%) $(CUDA)
+
+test: deps-test
+	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	bash tests/run.sh $(B)
 
 # Host code and host tests under AddressSanitizer and UBSan, in a build folder
@@ -131,7 +140,8 @@ memcheck: tests
 
 # The main job: the softmax ladder on this machine's GPU, or, without one, the
 # committed H200 report.
-run: all
+run: deps-build
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@if $(B)/kbench devices >/dev/null 2>&1; then \
 	  $(B)/kbench run softmax --variants all; \
 	else \
@@ -141,7 +151,7 @@ run: all
 	  $(B)/kbench report results/h200/softmax.json; \
 	fi
 
-check:
+check: deps-check
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 --suppress=missingIncludeSystem --inline-suppr -Isrc src tests
 	bash tests/banned.sh
@@ -154,7 +164,8 @@ tidy: $(B)/shim/string
 clean:
 	rm -rf $(B) $(ASAN_B)
 
-.PHONY: all run test tests host-tests asan memcheck check tidy clean shiplibs
+.PHONY: all run test tests host-tests asan memcheck check tidy clean shiplibs deps-build \
+        deps-test deps-check
 .SECONDARY:
 
 -include $(LIB_O:.o=.d) $(CLI_O:.o=.d)

@@ -244,6 +244,31 @@ static void text_fits_100_columns(void **state)
     assert_true(widest(out_text) > 100);
 }
 
+/* make run and make test install what is missing (.ci/deps): as a user who
+ * is not root, and with a compiler that finds no header, it names the
+ * packages and the one command to run, and fails. */
+static void deps_say_what_to_install(void **state)
+{
+    (void)state;
+    assert_int_equal(kbt_sh("mkdir -p %s/bin && printf '#!/bin/sh\\nexit 1\\n' > %s/bin/cc && "
+                            "printf '#!/bin/sh\\necho 1000\\n' > %s/bin/id && chmod +x %s/bin/*",
+                            dir, dir, dir, dir),
+                     0);
+    assert_int_equal(kbt_sh("PATH=%s/bin:$PATH bash .ci/deps check /usr/local/cuda >%s 2>%s", dir,
+                            out_path, err_path),
+                     1);
+    free(err_text);
+    err_text = kbt_slurp(err_path);
+    kbt_has(err_text, "kbench: missing libc6-dev libcjson-dev libsqlite3-dev libcmocka-dev");
+    kbt_has(err_text, "install them with:\n  sudo apt-get update && sudo apt-get install -y "
+                      "libc6-dev libcjson-dev libsqlite3-dev libcmocka-dev");
+    /* nothing missing: silent */
+    assert_int_equal(kbt_sh("bash .ci/deps build /usr/local/cuda >%s 2>&1", out_path), 0);
+    free(out_text);
+    out_text = kbt_slurp(out_path);
+    assert_string_equal(out_text, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +279,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(latest_started_last, setup, teardown),
         cmocka_unit_test_setup_teardown(first_messages, setup, teardown),
         cmocka_unit_test_setup_teardown(text_fits_100_columns, setup, teardown),
+        cmocka_unit_test_setup_teardown(deps_say_what_to_install, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
