@@ -170,21 +170,39 @@ static void test_run_structure(void **state)
     assert_null(strstr(t, "log scale"));
     kbt_has(t, ">3.500 ms</text>"); /* the fp32 case's axis: 0, 500 µs, .. 3.5 ms */
     kbt_has(t, ">500.0 µs</text>");
-    /* the roofline: a point per ok result, the copy roof and both compute
-     * roofs (the run has fp32 and bf16 points) */
-    assert_int_equal(kbt_count(t, "<circle class=\"roof-point\""), 5);
-    assert_int_equal(kbt_count(t, "<text class=\"roof-label\""), 5 + 3);
-    assert_int_equal(kbt_count(t, "<line class=\"roof-mem\""), 1);
-    assert_int_equal(kbt_count(t, "<line class=\"roof-compute\""), 2);
-    kbt_has(t, ">copy bw 4200 GB/s</text>");
-    kbt_has(t, ">bf16 mma 780 TFLOP/s</text>");
-    kbt_has(t, ">fp32 51 TFLOP/s</text>");
+    /* every result memory-bound: a bar of its share of the copy bandwidth per
+     * ok result in place of the roofline, and a legend of the dtype colours */
+    assert_null(strstr(t, "id=\"roofline\""));
+    kbt_has(t, "<section id=\"copy-share\">");
+    assert_int_equal(kbt_count(t, "<rect class=\"copy-bar\""), 5);
     kbt_has(t, ">fused [1]</text>");
     kbt_has(t, ">fused [2]</text>");
+    kbt_has(t, ">100%</text>");
+    kbt_has(t, "<li class=\"dtype\"><span class=\"swatch\" style=\"background:#4c78a8\"></span>"
+               "fp32</li>");
+    assert_null(strstr(t, ">fp16</li>")); /* no fp16 result */
     /* the stalls of the longer kernel only */
     assert_int_equal(kbt_count(t, "<rect class=\"stall-bar\""), 3);
     kbt_has(t, "(softmax_main&lt;float&gt;)");
     assert_null(strstr(t, "softmax_pre"));
+    free(t);
+
+    /* compute-bound results: the roofline, a point per ok result, the copy
+     * roof and both compute roofs (fp32 and bf16 points) named in its legend,
+     * a label per point */
+    for (size_t i = 0; i < run.nresults; i++)
+        snprintf(run.results[i].bound, sizeof run.results[i].bound, "compute");
+    t = render_run(&run);
+    assert_null(strstr(t, "id=\"copy-share\""));
+    assert_int_equal(kbt_count(t, "<circle class=\"roof-point\""), 5);
+    assert_int_equal(kbt_count(t, "<text class=\"roof-label\""), 5);
+    assert_int_equal(kbt_count(t, "<line class=\"roof-mem\""), 1);
+    assert_int_equal(kbt_count(t, "<line class=\"roof-compute\""), 2);
+    kbt_has(t, "<li class=\"roof-label\"><span class=\"key-mem\"></span>copy bw 4200 GB/s</li>");
+    kbt_has(t, "</span>bf16 mma 780 TFLOP/s</li>");
+    kbt_has(t, "</span>fp32 51 TFLOP/s</li>");
+    kbt_has(t, ">fused [1]</text>");
+    kbt_has(t, ">fused [2]</text>");
     free(t);
 
     /* no ceilings: no roofs, still the points; no stalls: no section */
