@@ -198,7 +198,7 @@ static void header(FILE *f, const kb_run *run, fmt_kind k, size_t width)
 {
     const kb_device *d = &run->dev;
     char id[32], copy[192];
-    static safe_meta m; /* large; writers run one at a time */
+    safe_meta m;
     safe_meta_of(run, k, &m);
     if (run->id > 0)
         snprintf(id, sizeof id, " %lld", (long long)run->id);

@@ -32,9 +32,15 @@ static void put(sink *o, const char *p, size_t len)
  * start one. */
 static size_t utf8_len(const unsigned char *s)
 {
-    size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-                                                             : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
-                                                                                            : 0;
+    size_t len = 0;
+    if (s[0] < 0x80)
+        len = 1;
+    else if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4;
     for (size_t i = 1; i < len; i++)
         if ((s[i] & 0xC0) != 0x80)
             return 0;
