@@ -44,7 +44,17 @@ int kb_cli_error(kb_status s, const char *fmt, ...)
 
 int kb_cli_fail(kb_status s, const kb_err *e)
 {
-    return kb_cli_error(s, "%s", e->msg[0] ? e->msg : "failed");
+    kb_cli_error(s, "%s", e->msg[0] ? e->msg : "failed");
+    for (const char *p = kb_err_more(e); *p;) { /* each line under it, indented, made safe */
+        char line[sizeof e->msg];
+        const size_t len = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        fputs("  ", stderr);
+        kb_put_safe(stderr, KB_SAFE_TERM, line);
+        fputc('\n', stderr);
+        p += len + (p[len] == '\n');
+    }
+    return (int)s;
 }
 
 void kb_cli_warn(const char *fmt, ...)

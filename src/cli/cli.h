@@ -42,13 +42,15 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_new(int argc, char **argv);
 
 /* The store path: the --db value if given, else $KBENCH_DB, else KB_DEFAULT_DB. */
 const char *kb_cli_db_path(const char *opt);
 
 /* Prints "kbench: <msg>" on stderr and returns s (so `return kb_cli_error(...)`). */
 int kb_cli_error(kb_status s, const char *fmt, ...) KB_PRINTF(2, 3);
-/* Prints e->msg the same way and returns s. */
+/* Prints e->msg the same way, then each of its more lines (kb_err_more) under
+ * it, indented by two spaces and made safe, and returns s. */
 int kb_cli_fail(kb_status s, const kb_err *e);
 
 /* Prints "kbench: warning: <msg>" on stderr. */

@@ -163,6 +163,8 @@ int cmd_compare(int argc, char **argv)
             fi = (int)i;
     if (fi < 0)
         return kb_cli_error(KB_EUSAGE, "unknown format '%s' (text, md, json, html)", o.o.format);
+    if ((st = kb_check_writable(o.o.out, "-o", &e)) != KB_OK)
+        goto done;
 
     if ((st = load_side(args[0], o.o.db, &s, &base, base_name, sizeof base_name, &e)) != KB_OK ||
         (st = load_side(args[1], o.o.db, &s, &cur, new_name, sizeof new_name, &e)) != KB_OK)

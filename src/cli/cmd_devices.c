@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "profiler/device.h"
+#include "profiler/policy.h"
 #include "store/store.h"
 
 static void print_device(const kb_device *d, kb_store *store)
@@ -25,10 +27,17 @@ static void print_device(const kb_device *d, kb_store *store)
     kb_err e = {{0}};
     if (store && kb_store_get_ceilings(store, &c, &e) == KB_OK && isfinite(c.copy_gbps)) {
         printf("  copy bandwidth      %.0f GB/s (calibrated, read + write)\n", c.copy_gbps);
+        if (isfinite(c.copy_batch_gbps))
+            printf("  copy, batch         %.0f GB/s (calibrated, copies back to back)\n",
+                   c.copy_batch_gbps);
         if (isfinite(c.mma_tflops))
             printf("  bf16 matrix units   %.1f TFLOP/s (calibrated)\n", c.mma_tflops);
         if (isfinite(c.fp32_tflops))
             printf("  fp32                %.1f TFLOP/s (calibrated)\n", c.fp32_tflops);
+        const double age = kb_ceilings_age_days(&c, time(NULL));
+        if (isfinite(age))
+            printf("  calibrated          %s, %.1f days ago, driver %s\n", c.ceilings_at, age,
+                   *c.ceilings_driver ? c.ceilings_driver : "unknown");
     } else {
         printf("  ceilings            not calibrated (run 'kbench calibrate')\n");
     }

@@ -17,12 +17,15 @@
 #include "profiler/child.h"
 #include "profiler/counters.h"
 #include "profiler/isolate.h"
+#include "profiler/nvml.h"
 #include "profiler/plan.h"
 #include "profiler/policy.h"
 #include "report/writers.h"
+#include "run_user.h"
 #include "results/result.h"
 #include "store/json.h"
 #include "store/store.h"
+#include "util/file.h"
 
 /* The largest seed: a JSON number holds integers up to 2^53 exactly. */
 #define MAX_SEED ((1ull << 53) - 1)
@@ -40,10 +43,13 @@ typedef struct run_opts {
     int ndtypes;                     /* 0: each operator's own default_dtype */
     kb_bench_opts bench;
     const char *db, *json, *tag;
+    kb_timing timing; /* the table's headline time */
+    int recalibrate;  /* measure the ceilings first, stale or not */
     int device;
     uint64_t seed;
     int seed_given;
-    int wide; /* --wide: every column of the table */
+    int watch; /* --watch: rerun the variant files' cases on every save */
+    int wide;  /* --wide: every column of the table */
 } run_opts;
 
 static const char usage_text[] =
@@ -51,7 +57,11 @@ static const char usage_text[] =
     "Checks every chosen variant against the fp64 reference, times it, stores the\n"
     "results and prints a comparison. Each case runs in its own child process.\n\n"
     "options:\n"
-    "  --variants all|A,B     variants to run (default all)\n"
+    "  --variants all|A,B     variants to run (default all); an entry ending in .cu is\n"
+    "                         a variant file of your own (kbench/variant.h,\n"
+    "                         'kbench new'), compiled with nvcc and run like the rest\n"
+    "  --watch                after the run, rerun the .cu files' cases on every save,\n"
+    "                         with each result's verdict against the file's last run\n"
     "  --shape AXIS=N,...     shape (repeatable); axes not named keep their defaults\n"
     "  --dtype fp32|fp16|bf16 element type; a comma list runs several (default: the\n"
     "                         operator's own, shown by 'kbench list')\n"
@@ -61,6 +71,13 @@ static const char usage_text[] =
     "  --timeout S            stop sampling after S seconds per case (default 5)\n"
     "  --metrics SET          hardware counters per kernel, in a pass of their own:\n"
     "                         none, core (1 replay pass, default), sol, stalls, full\n"
+    "  --timing cold|batch    the table's headline time: the median of cold samples\n"
+    "                         (L2 flushed before each; default) or of batches of\n"
+    "                         back-to-back launches (both are measured and stored)\n"
+    "  --exclusive            refuse (exit 3) to measure while another process\n"
+    "                         uses the GPU (otherwise such results are flagged)\n"
+    "  --recalibrate          measure the GPU's ceilings first (otherwise only when\n"
+    "                         missing, older than 30 days or from another driver)\n"
     "  --no-check             skip the reference check (recorded in the result)\n"
     "  --seed N               input seed (default: fresh from /dev/urandom)\n"
     "  --device N             GPU ordinal (default 0)\n"
@@ -164,6 +181,19 @@ static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
     case 'C':
         o->bench.no_check = 1;
         return KB_OK;
+    case 'W':
+        o->watch = 1;
+        return KB_OK;
+    case 'X':
+        o->bench.exclusive = 1;
+        return KB_OK;
+    case 'R':
+        o->recalibrate = 1;
+        return KB_OK;
+    case 'I':
+        if (kb_timing_parse(arg, &o->timing) != 0)
+            return kb_fail(e, KB_EUSAGE, "unknown timing '%s' (cold, batch)", arg);
+        return KB_OK;
     case 'T':
         o->tag = arg;
         return KB_OK;
@@ -173,7 +203,7 @@ static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
     case 'b':
         o->db = arg;
         return KB_OK;
-    case 'W':
+    case 'w':
         o->wide = 1;
         return KB_OK;
     default: /* 'x' */
@@ -201,7 +231,9 @@ static const kb_cli_opt run_options[] = {
     {"seed", 'S', KB_ARG_VALUE},        {"device", 'D', KB_ARG_VALUE},
     {"tag", 'T', KB_ARG_TEXT},          {"json", 'j', KB_ARG_PATH},
     {"db", 'b', KB_ARG_PATH},           {"metrics", 'x', KB_ARG_VALUE},
-    {"wide", 'W', KB_ARG_NONE},         {"help", 'h', KB_ARG_NONE},
+    {"watch", 'W', KB_ARG_NONE},        {"timing", 'I', KB_ARG_VALUE},
+    {"exclusive", 'X', KB_ARG_NONE},    {"recalibrate", 'R', KB_ARG_NONE},
+    {"wide", 'w', KB_ARG_NONE},         {"help", 'h', KB_ARG_NONE},
 };
 
 /* Parses run's command line into o. Returns -1 when it is complete, else the
@@ -251,19 +283,50 @@ static void progress(int i, int n, const kb_result *r)
     fprintf(stderr, "\n");
 }
 
-/* The ceilings of the run's device: those stored, or measured now (and
- * stored) when one is missing. */
-static kb_status ceilings(const run_opts *o, kb_store *store, kb_device *dev, kb_err *e)
+/* The driver's management library for the run's GPU, or NULL (saying once
+ * that the checks it makes are unavailable). With --exclusive that is an
+ * error: the GPU cannot be known idle. */
+static kb_status open_gpu_checks(const run_opts *o, const kb_device *dev, kb_nvml **gpu,
+                                 kb_err *e)
+{
+    char why[256] = "";
+    *gpu = kb_nvml_open(dev->uuid, why, sizeof why);
+    if (*gpu)
+        return KB_OK;
+    if (o->bench.exclusive)
+        return kb_fail(e, KB_EENV, "--exclusive cannot check GPU %d for other processes: %s",
+                       o->device, why);
+    kb_cli_warn("other processes and throttling on the GPU are not checked (%s); results "
+                "are flagged gpu_unchecked", why);
+    return KB_OK;
+}
+
+/* The device of the run, the driver's management library for it (*gpu,
+ * open_gpu_checks), and its ceilings: those stored, or measured now (and
+ * stored) when asked, or when they are missing or stale (saying why). With
+ * --exclusive, nothing runs on a GPU another process uses. The device is
+ * queried unless it already was (queried). */
+static kb_status device_and_ceilings(const run_opts *o, const kb_plan *plan, kb_store *store,
+                                     int queried, kb_device *dev, kb_nvml **gpu, kb_err *e)
 {
     kb_status st = KB_OK;
     int measured = 0;
+    char why[256] = "";
+    if (!queried)
+        KB_TRY(kb_child_device(o->device, dev, e));
+    KB_TRY(kb_plan_fits(plan, dev, e));
+    KB_TRY(open_gpu_checks(o, dev, gpu, e));
+    if (o->bench.exclusive)
+        KB_TRY(kb_gpu_exclusive(*gpu, o->device, e));
     KB_TRY(kb_store_get_ceilings(store, dev, e));
-    if (kb_ceilings_missing(dev))
-        fprintf(stderr, "kbench: no calibrated ceilings stored for %s; calibrating first\n",
-                dev->name);
-    KB_TRY(kb_ceilings_ensure(o->device, dev, KB_CALIBRATE_IF_MISSING, &measured, e));
-    if (measured)
+    KB_TRY(kb_ceilings_ensure(o->device, dev,
+                              o->recalibrate ? KB_CALIBRATE_ALWAYS : KB_CALIBRATE_IF_STALE,
+                              &measured, why, sizeof why, e));
+    if (measured) {
+        fprintf(stderr, "kbench: calibrated %s first (%s)\n", dev->name,
+                o->recalibrate ? "--recalibrate" : why);
         KB_TRY(kb_store_set_ceilings(store, dev, e));
+    }
 done:
     return st;
 }
@@ -286,23 +349,29 @@ static kb_status begin_run(int argc, char **argv, const run_opts *o, kb_store *s
  * counts the mismatched and failed ones. Stops at the first store error or an
  * interrupt. */
 static kb_status run_cases(const run_opts *o, const kb_plan *plan, kb_store *store,
-                           kb_run *run, int *failures, kb_err *e)
+                           kb_nvml *gpu, kb_run *run, int *failures, kb_err *e)
 {
     kb_status st = KB_OK;
     kb_plan_iter it = {0, 0, 0, 0};
     kb_plan_case c;
     char warned[256] = "";
-    int done = 0;
+    int done = 0, shared_warned = 0, unchecked_warned = 0;
     const int total = kb_plan_count(plan);
     while (st == KB_OK && kb_plan_next(plan, &it, &c)) {
         if (kb_isolate_interrupted())
             return kb_fail(e, KB_EENV, "interrupted");
         kb_result r;
         kb_bench_name_case(&r, c.op, c.v, c.dtype, c.shape, o->seed);
-        if ((st = kb_case_run(c.op, c.v, &run->dev, &o->bench, &r, e)) != KB_OK) {
+        if ((st = kb_case_run(c.op, c.v, &run->dev, &o->bench, gpu, &r, e)) != KB_OK) {
             kb_result_release(&r);
             break;
         }
+        if ((r.flags & KB_FLAG_GPU_SHARED) && !shared_warned++)
+            kb_cli_warn("another process used the GPU during %s %s: its results are flagged "
+                        "gpu_shared (--exclusive refuses instead)", r.op, r.variant);
+        if (gpu && (r.flags & KB_FLAG_GPU_UNCHECKED) && !unchecked_warned++)
+            kb_cli_warn("the driver did not list the GPU's processes during %s %s: its results "
+                        "are flagged gpu_unchecked", r.op, r.variant);
         if (r.counters_reason[0] && strcmp(r.counters_reason, warned) != 0) {
             kb_cli_warn("no counters: %s", r.counters_reason);
             kb_strlcpy(warned, r.counters_reason, sizeof warned);
@@ -340,16 +409,88 @@ static kb_status finish_run(const run_opts *o, kb_store *store, kb_run *run, kb_
     return st;
 }
 
+/* Variant files are built for the run's GPU before anything is stored: the
+ * device is asked first. Without a GPU they are built for
+ * KB_USER_DEFAULT_ARCH and loaded all the same, and then the missing GPU is
+ * the run's error. *queried = 1 when dev holds the device. */
+static kb_status build_files(const run_opts *o, kb_plan *plan, kb_user_file *files,
+                             kb_device *dev, int *queried, kb_err *e)
+{
+    kb_err de = {{0}};
+    *queried = 0;
+    if (!plan->nuser)
+        return KB_OK;
+    const kb_status ds = kb_child_device(o->device, dev, &de);
+    if (ds == KB_EUSAGE) {
+        *e = de;
+        return ds;
+    }
+    kb_status st = kb_run_build_files(plan, ds == KB_OK ? dev : NULL, files, e);
+    if (st == KB_OK && ds != KB_OK) {
+        *e = de;
+        st = ds;
+    }
+    *queried = st == KB_OK;
+    return st;
+}
+
+/* --watch: after the run, each save of a variant file reruns that file's
+ * cases as a run of its own (stored, its table printed) and prints each
+ * result's verdict against the file's previous results; until interrupted.
+ * first's results of the files are moved out of it. */
+static kb_status watch(int argc, char **argv, const run_opts *o, kb_plan *plan, kb_store *store,
+                       kb_nvml *gpu, kb_run *first, kb_user_file *files, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_run last[KB_USER_MAX];
+    run_opts wo = *o;
+    wo.json = NULL; /* the report of the first run stays as it is */
+    for (int i = 0; i < plan->nuser; i++) {
+        kb_run_init(&last[i]);
+        last[i].dev = first->dev;
+        for (size_t k = 0; k < first->nresults && st == KB_OK; k++)
+            if (!strcmp(first->results[k].variant, plan->user[i]->name) &&
+                kb_run_add(&last[i], &first->results[k]) != 0)
+                st = kb_fail(e, KB_EENV, "out of memory");
+    }
+    int i;
+    while (st == KB_OK && (i = kb_run_watch_wait(plan, &first->dev, files)) >= 0) {
+        kb_run cur;
+        int failures = 0;
+        kb_run_init(&cur);
+        cur.dev = first->dev;
+        cur.timing = first->timing;
+        plan->user_only = 1u << i;
+        st = begin_run(argc, argv, &wo, store, &cur, e);
+        if (st == KB_OK)
+            st = run_cases(&wo, plan, store, gpu, &cur, &failures, e);
+        st = finish_run(&wo, store, &cur, st, e);
+        if (st == KB_OK) {
+            kb_run_watch_verdicts(stdout, &last[i], &cur);
+            fflush(stdout);
+            kb_run_release(&last[i]);
+            last[i] = cur;
+        } else {
+            kb_run_release(&cur);
+        }
+    }
+    for (int k = 0; k < plan->nuser; k++)
+        kb_run_release(&last[k]);
+    return st;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_opts o;
     kb_plan plan;
     kb_err e = {{0}};
     kb_store *store = NULL;
+    kb_nvml *gpu = NULL;
     kb_run run;
     kb_status st;
-    int failures = 0;
+    int failures = 0, queried = 0;
     char why[256];
+    static kb_user_file files[KB_USER_MAX];
     kb_run_init(&run);
     memset(&plan, 0, sizeof plan);
     const int rc = parse_args(argc, argv, &o);
@@ -358,23 +499,37 @@ int cmd_run(int argc, char **argv)
     if ((st = kb_plan_init(&plan, o.op, o.variants, o.shapes, o.nshapes, o.dtypes, o.ndtypes,
                            &e)) != KB_OK)
         return kb_cli_fail(st, &e);
+    /* a report that cannot be written is known before any GPU work */
+    if (o.json && (st = kb_check_writable(o.json, "--json", &e)) != KB_OK)
+        goto done;
     if (!o.seed_given)
         o.seed = fresh_seed();
+    run.timing = o.timing;
     kb_isolate_catch_signals();
+    if (o.watch && !plan.nuser) {
+        st = kb_fail(&e, KB_EUSAGE, "--watch needs a variant file in --variants (a .cu path)");
+        goto done;
+    }
+    KB_TRY(build_files(&o, &plan, files, &run.dev, &queried, &e));
     /* The GPU first: without one (or when the cases do not fit it) nothing is
      * created, the store included. */
-    KB_TRY(kb_child_device(o.device, &run.dev, &e));
+    if (!queried)
+        KB_TRY(kb_child_device(o.device, &run.dev, &e));
+    queried = 1;
     KB_TRY(kb_plan_fits(&plan, &run.dev, &e));
     KB_TRY(kb_store_open(kb_cli_db_path(o.db), 1, &store, &e));
-    KB_TRY(ceilings(&o, store, &run.dev, &e));
+    KB_TRY(device_and_ceilings(&o, &plan, store, queried, &run.dev, &gpu, &e));
     KB_TRY(begin_run(argc, argv, &o, store, &run, &e));
     if (o.bench.metrics != KB_METRICS_NONE && kb_counters_foreign_profiler(why, sizeof why)) {
         kb_cli_warn("%s; running with --metrics none", why);
         o.bench.metrics = KB_METRICS_NONE;
     }
-    st = run_cases(&o, &plan, store, &run, &failures, &e);
+    st = run_cases(&o, &plan, store, gpu, &run, &failures, &e);
     st = finish_run(&o, store, &run, st, &e);
+    if (st == KB_OK && o.watch)
+        st = watch(argc, argv, &o, &plan, store, gpu, &run, files, &e);
 done:
+    kb_nvml_close(gpu);
     kb_plan_release(&plan);
     kb_store_close(store);
     kb_run_release(&run);

@@ -13,6 +13,7 @@ static const kb_cmd commands[] = {
     {"report", cmd_report, "print a stored run or a JSON report (text, md, json, csv, html)"},
     {"import", cmd_import, "load JSON reports into the store"},
     {"compare", cmd_compare, "compare two runs or reports case by case (exit 1 on a regression)"},
+    {"new", cmd_new, "write NAME.cu: a starting variant of your own for an operator"},
 };
 
 static void usage(FILE *f)

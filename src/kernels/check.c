@@ -14,32 +14,38 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int64_t kb_sample_rows(int64_t rows, uint64_t seed, int64_t *out)
+int64_t kb_sample_indices(int64_t n, int64_t want, uint64_t seed, int64_t *out)
 {
-    if (rows <= KB_CHECK_ALL_ROWS) {
-        for (int64_t i = 0; i < rows; i++)
+    if (n <= want) {
+        for (int64_t i = 0; i < n; i++)
             out[i] = i;
-        return rows;
+        return n;
     }
-    int64_t n = 0;
-    out[n++] = 0;
-    out[n++] = rows - 1;
+    int64_t got = 0;
+    out[got++] = 0;
+    out[got++] = n - 1;
     uint64_t k = 0;
-    while (n < KB_CHECK_SAMPLE_ROWS) {
+    while (got < want) {
         float u = kb_uniform_host(seed ^ 0x243f6a8885a308d3ull, k++); /* [-1, 1) */
-        int64_t r = (int64_t)((double)(u + 1.0f) * 0.5 * (double)rows);
+        int64_t r = (int64_t)((double)(u + 1.0f) * 0.5 * (double)n);
         if (r < 0)
             r = 0;
-        if (r >= rows)
-            r = rows - 1;
+        if (r >= n)
+            r = n - 1;
         int dup = 0;
-        for (int64_t j = 0; j < n && !dup; j++)
+        for (int64_t j = 0; j < got && !dup; j++)
             dup = out[j] == r;
         if (!dup)
-            out[n++] = r;
+            out[got++] = r;
     }
-    qsort(out, (size_t)n, sizeof *out, cmp_i64);
-    return n;
+    qsort(out, (size_t)got, sizeof *out, cmp_i64);
+    return got;
+}
+
+int64_t kb_sample_rows(int64_t rows, uint64_t seed, int64_t *out)
+{
+    return kb_sample_indices(rows, rows <= KB_CHECK_ALL_ROWS ? rows : KB_CHECK_SAMPLE_ROWS,
+                             seed, out);
 }
 
 kb_status kb_fetch_doubles(const void *dev, kb_dtype d, size_t first, size_t count,

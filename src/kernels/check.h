@@ -23,6 +23,13 @@ extern "C" {
  * then hold rows entries). */
 int64_t kb_sample_rows(int64_t rows, uint64_t seed, int64_t *out);
 
+/* Chooses indices of an axis of length n: all of them (0..n-1) when
+ * n <= want, else want distinct indices in increasing order including 0 and
+ * n-1, drawn from seed (want >= 2). out must hold min(n, want) entries;
+ * returns how many it wrote. kb_sample_rows is this with want =
+ * KB_CHECK_SAMPLE_ROWS past KB_CHECK_ALL_ROWS rows. */
+int64_t kb_sample_indices(int64_t n, int64_t want, uint64_t seed, int64_t *out);
+
 /* Copies count elements of dtype d starting at element `first` of device buffer
  * dev into host doubles. KB_EENV with the CUDA error on failure. */
 kb_status kb_fetch_doubles(const void *dev, kb_dtype d, size_t first, size_t count,

@@ -6,7 +6,8 @@
  *   TMA            cp.async.bulk.tensor: the copy engine moves a box of a
  *                  tensor (described by a CUtensorMap made on the host, see
  *                  tma.h) from global into shared memory, swizzling rows in
- *                  16-byte units and zero-filling past the tensor's edges;
+ *                  16-byte units and zero-filling past the tensor's edges,
+ *                  or back from shared into global memory, clipped at them;
  *   wgmma          wgmma.mma_async: a warpgroup (4 consecutive warps) multiplies
  *                  an m64 x k16 A (shared memory, or registers) by a k16 x N B
  *                  from shared memory into fp32 accumulators in registers,
@@ -105,6 +106,85 @@ KB_HDEV void kb_tma_load_3d(uint32_t dst, const CUtensorMap *map, uint32_t bar, 
                  : "memory");
 }
 
+/* The same copy multicast: the box lands at the same shared-memory offset in
+ * every block of the cluster named in cta_mask, and completes bytes on the
+ * barrier at bar's offset in each of them. */
+KB_HDEV void kb_tma_load_3d_multicast(uint32_t dst, const CUtensorMap *map, uint32_t bar, int c0,
+                                      int c1, int c2, uint16_t cta_mask)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+                 "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(cta_mask)
+                 : "memory");
+}
+
+/* Copies the box at smem src into the 3-D tensor map's box at (c0, c1, c2);
+ * parts past the tensor's edges are not written. Joins the thread's current
+ * bulk group (kb_bulk_commit). Shared-memory writes by ordinary stores must be
+ * made visible to the copy engine first (kb_fence_proxy_async). */
+KB_HDEV void kb_tma_store_3d(const CUtensorMap *map, uint32_t src, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group"
+                 " [%0, {%2, %3, %4}], [%1];\n" ::"l"(map),
+                 "r"(src), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+/* Closes this thread's bulk copies issued since the last commit into a group. */
+KB_HDEV void kb_bulk_commit(void)
+{
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* Waits until at most N of this thread's bulk groups still read shared memory. */
+template <int N> KB_HDEV void kb_bulk_wait_read(void)
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+/* Waits until at most N of this thread's bulk groups are still in flight. */
+template <int N> KB_HDEV void kb_bulk_wait(void)
+{
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* Orders this thread's ordinary shared-memory writes before later copies by
+ * the copy engine (the async proxy). */
+KB_HDEV void kb_fence_proxy_async(void)
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* ---- thread-block clusters ------------------------------------------------------------ */
+
+/* This block's rank in its cluster. */
+KB_HDEV unsigned kb_cluster_rank(void)
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+
+/* One arrival on the barrier at shared address bar of cluster block `rank`
+ * (this block's own included), released at cluster scope. */
+KB_HDEV void kb_mbar_arrive_cluster(uint32_t bar, unsigned rank)
+{
+    asm volatile("{\n.reg .b32 remote;\n"
+                 "mapa.shared::cluster.u32 remote, %0, %1;\n"
+                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "r"(rank)
+                 : "memory");
+}
+
+/* Every thread of every block of the cluster meets here (what each wrote to
+ * shared memory before is visible to the others after). Not .aligned: the
+ * threads of a warp may arrive from different branches. */
+KB_HDEV void kb_cluster_sync(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\n"
+                 "barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 /* ---- named barriers and register reallocation -------------------------------------- */
 
 /* Waits at barrier id until `threads` threads have arrived (this one included). */
@@ -178,12 +258,26 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
             asm volatile("" : "+r"(r[i][j])::"memory");
 }
 
-/* The accumulator operand lists: 64 or 32 fp32 registers of d, read and written. */
+/* The accumulator operand lists: 128, 64 or 32 fp32 registers of d, read and written. */
 #define KB_ACC8(d, i)                                                                          \
     "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]),  \
         "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
 #define KB_ACC32(d) KB_ACC8(d, 0), KB_ACC8(d, 8), KB_ACC8(d, 16), KB_ACC8(d, 24)
 #define KB_ACC64(d) KB_ACC32(d), KB_ACC8(d, 32), KB_ACC8(d, 40), KB_ACC8(d, 48), KB_ACC8(d, 56)
+#define KB_ACC128(d)                                                                           \
+    KB_ACC64(d), KB_ACC8(d, 64), KB_ACC8(d, 72), KB_ACC8(d, 80), KB_ACC8(d, 88), KB_ACC8(d, 96),  \
+        KB_ACC8(d, 104), KB_ACC8(d, 112), KB_ACC8(d, 120)
+#define KB_REGS128 \
+    "{" \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+    "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+    "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+    "}"
 #define KB_REGS32                                                                              \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
@@ -192,6 +286,25 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "     \
     "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "     \
     "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+
+/* d (64 x 256 fp32, 128 registers a thread) = [d +] A B: A 64 x 16 and B 16 x
+ * 256 both from shared memory, both K-major (the matrix product's widest tile). */
+template <typename T>
+KB_HDEV void kb_wgmma_m64n256k16_ss(float (&d)[128], uint64_t da, uint64_t db, int scale_d)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " KB_REGS128
+                     ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC128(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " KB_REGS128
+                     ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC128(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+}
 
 /* d (64 x 128 fp32, 64 registers a thread) = [d +] A B: A 64 x 16 and B 16 x
  * 128 both from shared memory, both K-major (rows of k contiguous). scale_d 0

@@ -97,6 +97,10 @@ typedef struct kb_variant {
      * library's message, which a cudaError_t cannot carry), "" when it has
      * none; the harness adds it to the case's reason. Static storage. */
     const char *(*last_error)(void);
+    /* A variant from a file of the user's own (profiler/userkernel.h): the
+     * file as given and the SHA-256 of its bytes; NULL for built-in ones. */
+    const char *source_path;
+    const char *source_sha256;
 } kb_variant;
 
 typedef struct kb_axis {

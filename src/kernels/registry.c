@@ -8,12 +8,14 @@
 extern const kb_op kb_op_softmax;
 extern const kb_op kb_op_layernorm;
 extern const kb_op kb_op_attention;
+extern const kb_op kb_op_matmul;
 
 /* Adding an operator: declare it above and add it here. */
 static const kb_op *const ops[] = {
     &kb_op_softmax,
     &kb_op_layernorm,
     &kb_op_attention,
+    &kb_op_matmul,
 };
 
 const kb_op *const *kb_ops(int *n)

@@ -2,6 +2,7 @@
 #include "tma.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 /* The driver version whose cuTensorMapEncodeTiled signature is used here. */
 #define KB_TMA_DRIVER_API 12000
@@ -46,4 +47,26 @@ cudaError_t kb_tma_map_3d(CUtensorMap *map, const void *base, kb_dtype d, const 
                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+int kb_require_sm90a(const char *variant, char *why, size_t why_size)
+{
+    int dev, major = 0, minor = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (e != cudaSuccess) {
+        snprintf(why, why_size, "asking the GPU's compute capability for %s failed: %s", variant,
+                 cudaGetErrorString(e));
+        return -1;
+    }
+    if (major == 9 && minor == 0)
+        return 0;
+    snprintf(why, why_size,
+             "%s is built for Hopper (sm_90a: wgmma, setmaxnreg), this GPU is compute "
+             "capability %d.%d",
+             variant, major, minor);
+    return 1;
 }

@@ -9,6 +9,7 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -27,6 +28,12 @@ extern "C" {
  * and cudaErrorInvalidValue when the driver refuses the map. */
 cudaError_t kb_tma_map_3d(CUtensorMap *map, const void *base, kb_dtype d, const uint64_t dims[3],
                           const uint64_t strides[2], const uint32_t box[3]);
+
+/* Whether the current GPU runs the sm_90a rungs (wgmma, setmaxnreg): 0 when it
+ * is a Hopper GPU (compute capability 9.0); 1 when it is another, with the
+ * reason naming `variant` in why (the case is skipped); -1 when asking the
+ * runtime failed, with its error in why. */
+int kb_require_sm90a(const char *variant, char *why, size_t why_size);
 
 #ifdef __cplusplus
 }

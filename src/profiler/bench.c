@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "device.h"
+#include "isolate.h"
 #include "kernels/check.h"
 #include "kernels/fill.h"
 #include "trace.h"
@@ -37,6 +38,12 @@ _Static_assert(KB_MAX_AXES == KB_RES_MAX_AXES, "a result holds exactly an operat
 
 /* Room for this many samples at first; doubled as needed. */
 #define SAMPLES_FIRST 256
+
+/* A batch sample lasts at least this long, us (at the cold median), so that
+ * the two events' resolution and the launch gaps are small beside it; and
+ * holds at most this many launches. */
+#define KB_BATCH_MIN_US 1000.0
+#define KB_BATCH_MAX_LAUNCHES 100000
 
 static double now_s(void)
 {
@@ -63,6 +70,10 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
         r->shape[i] = shape[i];
     }
     r->seed = seed;
+    if (v->source_path)
+        kb_strlcpy(r->source_path, v->source_path, sizeof r->source_path);
+    if (v->source_sha256)
+        kb_strlcpy(r->source_sha256, v->source_sha256, sizeof r->source_sha256);
     op->model(shape, d, &r->bytes, &r->flops);
     kb_strlcpy(r->bound, op->bound, sizeof r->bound);
     r->extra_bytes = (double)scratch_of(v, shape, d);
@@ -367,21 +378,22 @@ static int warm_up(const kb_variant *v, bench_case *c, kb_result *r)
     return STEP_OK;
 }
 
-static int push_sample(kb_result *r, size_t *cap, double us)
+/* Appends us to s[0 .. *n), growing it (*cap its room). -1 when out of memory. */
+static int push_sample(double **s, size_t *n, size_t *cap, double us)
 {
-    if (r->nsamples == *cap) {
+    if (*n == *cap) {
         size_t ncap = *cap ? *cap * 2 : SAMPLES_FIRST;
-        double *p = realloc(r->samples_us, ncap * sizeof *p);
+        double *p = realloc(*s, ncap * sizeof *p);
         if (!p)
             return -1;
-        r->samples_us = p;
+        *s = p;
         *cap = ncap;
     }
-    r->samples_us[r->nsamples++] = us;
+    (*s)[(*n)++] = us;
     return 0;
 }
 
-/* One timed sample: flush the L2, then the variant's launches between two
+/* One cold sample: flush the L2, then the variant's launches between two
  * events; *us is the time. */
 static int time_once(const kb_variant *v, bench_case *c, kb_result *r, double *us)
 {
@@ -397,26 +409,54 @@ static int time_once(const kb_variant *v, bench_case *c, kb_result *r, double *u
     return STEP_OK;
 }
 
-/* Samples until the relative spread is under o->max_noise after o->min_samples,
- * or the time limit, or o->max_samples. *st is KB_EENV when the samples do not
- * fit in host memory. */
-static int sample(const kb_variant *v, const kb_bench_opts *o, bench_case *c, kb_result *r,
-                  kb_status *st, kb_err *e)
+/* One batch sample: n launches back to back, no flush, between two events;
+ * *us is the time of one (the total over n). */
+static int time_batch(const kb_variant *v, bench_case *c, kb_result *r, int n, double *us)
 {
-    size_t cap = 0;
+    float ms = 0;
+    CASE_CUDA(cudaEventRecord(c->t0, c->s));
+    for (int i = 0; i < n; i++)
+        CASE_LAUNCH(v->launch(&c->a, c->s));
+    CASE_CUDA(cudaEventRecord(c->t1, c->s));
+    CASE_CUDA(cudaEventSynchronize(c->t1));
+    CASE_CUDA(cudaEventElapsedTime(&ms, c->t0, c->t1));
+    *us = (double)ms * 1e3 / n;
+    return STEP_OK;
+}
+
+/* The case's child stops when the kbench that started it is gone (it was
+ * killed before it could end the child): its result would be lost anyway. */
+static int parent_gone(kb_result *r)
+{
+    r->status = KB_R_FAILED;
+    kb_strlcpy(r->reason, "the kbench process that started this case is gone", sizeof r->reason);
+    return STEP_OVER;
+}
+
+/* A series of samples (cold, or batch of n launches) into s[0 .. *ns) (grown
+ * as needed, *cap its room): until the relative spread is under o->max_noise
+ * after o->min_samples, or the time limit, or o->max_samples. *st is KB_EENV
+ * when the samples do not fit in host memory. */
+static int sample_series(const kb_variant *v, const kb_bench_opts *o, bench_case *c,
+                         kb_result *r, int batch_n, double **s, size_t *ns, size_t *cap,
+                         kb_status *st, kb_err *e)
+{
     double t_start = now_s(), mean = 0, m2 = 0; /* running stdev/mean (Welford) */
     for (int i = 0; i < o->max_samples; i++) {
         double us = 0;
-        if (time_once(v, c, r, &us) != STEP_OK)
+        if (!kb_isolate_parent_alive())
+            return parent_gone(r);
+        if ((batch_n > 0 ? time_batch(v, c, r, batch_n, &us) : time_once(v, c, r, &us)) !=
+            STEP_OK)
             return STEP_OVER;
-        if (push_sample(r, &cap, us) != 0) {
+        if (push_sample(s, ns, cap, us) != 0) {
             *st = kb_fail(e, KB_EENV, "out of host memory for samples");
             return STEP_OVER;
         }
-        double n = (double)r->nsamples, dev_us = us - mean;
+        double n = (double)*ns, dev_us = us - mean;
         mean += dev_us / n;
         m2 += dev_us * (us - mean);
-        if ((int)r->nsamples >= o->min_samples) {
+        if ((int)*ns >= o->min_samples) {
             double stdrel = n > 1 && mean > 0 ? sqrt(m2 / (n - 1)) / mean : 0.0;
             if (stdrel <= o->max_noise || now_s() - t_start >= o->time_limit_s)
                 break;
@@ -425,11 +465,53 @@ static int sample(const kb_variant *v, const kb_bench_opts *o, bench_case *c, kb
     return STEP_OK;
 }
 
+/* The cold samples into r->samples_us (see sample_series). */
+static int sample(const kb_variant *v, const kb_bench_opts *o, bench_case *c, kb_result *r,
+                  kb_status *st, kb_err *e)
+{
+    size_t cap = 0;
+    return sample_series(v, o, c, r, 0, &r->samples_us, &r->nsamples, &cap, st, e);
+}
+
+/* Launches in a batch sample: enough that one lasts KB_BATCH_MIN_US at the
+ * cold median, at least 1, at most KB_BATCH_MAX_LAUNCHES. */
+static int batch_launches(double median_us)
+{
+    if (!(median_us > 0) || !isfinite(median_us))
+        return 1;
+    const double n = ceil(KB_BATCH_MIN_US / median_us);
+    return n < 1 ? 1 : n > KB_BATCH_MAX_LAUNCHES ? KB_BATCH_MAX_LAUNCHES : (int)n;
+}
+
+/* The batch samples (after the cold ones: their median sizes the batch), one
+ * untimed batch first so that each timed one starts from the state the
+ * previous batch left; their median and spread into r. */
+static int sample_batch(const kb_variant *v, const kb_bench_opts *o, bench_case *c,
+                        kb_result *r, kb_status *st, kb_err *e)
+{
+    double *s = NULL, warm_us = 0, lo = 0, hi = 0;
+    size_t ns = 0, cap = 0;
+    kb_result_summarise(r);
+    const int n = batch_launches(r->median_us);
+    int step = time_batch(v, c, r, n, &warm_us);
+    if (step == STEP_OK)
+        step = sample_series(v, o, c, r, n, &s, &ns, &cap, st, e);
+    if (step == STEP_OK && ns > 0) {
+        if (kb_samples_summary(s, ns, &r->batch_us, &lo, &hi, &r->batch_stdrel) != 0) {
+            *st = kb_fail(e, KB_EENV, "out of host memory for samples");
+            step = STEP_OVER;
+        }
+        r->batch_launches = n;
+    }
+    free(s);
+    return step;
+}
+
 /* The counters of the variant's kernels into r's kernels (in launch order),
- * and the result's counter figures. */
+ * and the result's DRAM bytes (the occupancies are the result model's:
+ * kb_result_summarise_kernels). */
 static void counters_into(const kb_counter_values *cv, int nk, kb_result *r)
 {
-    double time_sum = 0, occ_sum = 0;
     for (int i = 0; i < nk; i++) {
         kb_kernel *k = &r->kernels[i];
         char names[KB_RES_MAX_STALLS][KB_STALL_NAME_MAX];
@@ -446,16 +528,9 @@ static void counters_into(const kb_counter_values *cv, int nk, kb_result *r)
             kb_strlcpy(k->stalls[m].name, names[m], sizeof k->stalls[m].name);
             k->stalls[m].value = frac[m];
         }
-        double t = kb_counter_get(&cv[i], KB_METRIC_DURATION);
-        double occ = kb_counter_get(&cv[i], KB_METRIC_OCCUPANCY);
-        if (isfinite(t) && isfinite(occ)) {
-            time_sum += t;
-            occ_sum += t * occ;
-        }
     }
     r->dram_bytes = kb_counter_sum(cv, nk, KB_METRIC_DRAM_READ) +
                     kb_counter_sum(cv, nk, KB_METRIC_DRAM_WRITE);
-    r->achieved_occupancy = time_sum > 0 ? occ_sum / time_sum : NAN;
 }
 
 /* The counter pass: the variant runs under the Range Profiler once per replay
@@ -515,6 +590,8 @@ static int finish(const kb_variant *v, const kb_device *dev, const kb_bench_opts
 {
     r->sm_clock_mhz = kb_measure_sm_clock(c->s);
     r->throttled = r->sm_clock_mhz < THROTTLE_SHARE * dev->sm_clock_mhz;
+    if (r->throttled)
+        kb_strlcpy(r->throttle_reason, "sm clock under 90% of peak", sizeof r->throttle_reason);
     kb_result_summarise(r);
     kb_strlcpy(r->metric_set, kb_metric_set_name(o->metrics), sizeof r->metric_set);
     if (o->metrics != KB_METRICS_NONE && r->status != KB_R_FAILED)
@@ -539,6 +616,8 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
         r->status = KB_R_SKIPPED;
         return KB_OK;
     }
+    if (kb_case_l2_resident(op, c.a.dtype, r->shape, dev->l2_bytes))
+        r->flags |= KB_FLAG_L2_RESIDENT;
     snprintf(range, sizeof range, "kbench/%s/%s", op->name, v->name);
     nvtxRangePushA(range);
     /* the counters' host setup overlaps the context creation below */
@@ -547,7 +626,8 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     if (setup(op, v, dev, &c, r) == STEP_OK && first_launch(op, v, o, &c, r, e) == STEP_OK) {
         kb_counters_prepare_wait(); /* no host work of its own during the samples */
         if ((c.log.n > 0 || library_kernel_facts(v, &c, r, e) == STEP_OK) &&
-            warm_up(v, &c, r) == STEP_OK && sample(v, o, &c, r, &st, e) == STEP_OK)
+            warm_up(v, &c, r) == STEP_OK && sample(v, o, &c, r, &st, e) == STEP_OK &&
+            sample_batch(v, o, &c, r, &st, e) == STEP_OK)
             finish(v, dev, o, &c, r, e);
     }
     kb_result_derive(r, dev);

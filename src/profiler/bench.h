@@ -17,6 +17,7 @@ typedef struct kb_bench_opts {
     double time_limit_s; /* ... or once sampling has taken this long */
     int no_check;        /* skip the reference check (recorded) */
     kb_metric_set metrics; /* counters to collect after the samples */
+    int exclusive;       /* refuse a case while another process uses the GPU */
 } kb_bench_opts;
 
 /* Initialises r and names the case in it: operator, variant, dtype, axes and
@@ -28,7 +29,10 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
 /* Runs the case on GPU dev->ordinal in this process; r must already name the
  * case (kb_bench_name_case). A case the policy skips (kb_case_skip, or the
  * variant's prepare hook) is recorded as skipped with the reason; otherwise
- * fills status, check figures, samples, SM clock, kernels and, when o->metrics
+ * flags it l2_resident where the policy says so (kb_case_l2_resident) and
+ * fills status, check figures, the cold samples, the batch time (after
+ * them: batches of back-to-back launches lasting at least a millisecond at
+ * the cold median), SM clock, kernels and, when o->metrics
  * asks for them, the counters (or the reason there are none), then every
  * figure (kb_result_summarise, kb_result_summarise_kernels, kb_result_derive
  * against dev's ceilings). A wrong output or a CUDA failure is recorded in r

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "profiler/calibrate_mma.h"
@@ -24,7 +25,8 @@ typedef struct answer_head {
 
 /* The calibration's answer. */
 typedef struct ceilings {
-    double copy_gbps, mma_tflops, fp32_tflops;
+    double copy_gbps, mma_tflops, fp32_tflops, copy_batch_gbps;
+    double sm_clock_mhz; /* measured after the copies */
 } ceilings;
 
 /* ---- the child's side ----------------------------------------------------------- */
@@ -87,13 +89,15 @@ static int calibrate_main(void *ctx, int fd)
 {
     const int ordinal = *(const int *)ctx;
     kb_err e = {{0}};
-    ceilings c = {NAN, NAN, NAN};
+    ceilings c = {NAN, NAN, NAN, NAN, NAN};
     kb_status st = KB_OK;
     cudaError_t ce = cudaSetDevice(ordinal);
     if (ce != cudaSuccess)
         st = kb_fail(&e, KB_EENV, "cudaSetDevice(%d) failed: %s", ordinal, cudaGetErrorString(ce));
     if (st == KB_OK)
-        st = kb_calibrate_copy(&c.copy_gbps, &e);
+        st = kb_calibrate_copy(&c.copy_gbps, &c.copy_batch_gbps, &e);
+    if (st == KB_OK)
+        c.sm_clock_mhz = kb_measure_sm_clock(0);
     if (st == KB_OK)
         st = kb_calibrate_mma(&c.mma_tflops, &c.fp32_tflops, &e);
     const void *part[] = {&c};
@@ -125,18 +129,19 @@ static int case_main(void *ctx, int fd)
 
 /* ---- the parent's side ---------------------------------------------------------- */
 
-/* Runs fn in a child with the time limit and reads its answer: on KB_OK *buf
+/* Runs fn in a child with the time limit (tick, when not NULL, called while
+ * it runs) and reads its answer: on KB_OK *buf
  * is the whole answer (malloc'd, the caller frees it) and its body starts at
  * *buf + sizeof(answer_head), *body_len bytes. Otherwise the child's own status
  * and message, or KB_EENV "child process <how it ended> without an answer". */
-static kb_status ask(kb_child_fn fn, void *ctx, double timeout_s, char **buf, size_t *body_len,
-                     kb_child_end *end, kb_err *e)
+static kb_status ask(kb_child_fn fn, void *ctx, double timeout_s, kb_child_tick tick,
+                     void *tick_ctx, char **buf, size_t *body_len, kb_child_end *end, kb_err *e)
 {
     size_t len = 0;
     answer_head h;
     *buf = NULL;
     *body_len = 0;
-    kb_status st = kb_isolate(fn, ctx, timeout_s, buf, &len, end, e);
+    kb_status st = kb_isolate_watched(fn, ctx, timeout_s, tick, tick_ctx, buf, &len, end, e);
     if (st != KB_OK)
         return st;
     if (len < sizeof h) {
@@ -170,7 +175,7 @@ kb_status kb_child_device(int ordinal, kb_device *d, kb_err *e)
     char *buf = NULL;
     size_t n = 0;
     kb_child_end end;
-    kb_status st = ask(device_main, &ordinal, KB_CHILD_QUERY_S, &buf, &n, &end, e);
+    kb_status st = ask(device_main, &ordinal, KB_CHILD_QUERY_S, NULL, NULL, &buf, &n, &end, e);
     if (st != KB_OK)
         return st;
     if (n == sizeof *d)
@@ -181,8 +186,8 @@ kb_status kb_child_device(int ordinal, kb_device *d, kb_err *e)
     return st;
 }
 
-/* Measures GPU `ordinal`'s copy bandwidth and matrix-unit and fp32 peaks into
- * d's ceilings (kb_calibrate_copy and kb_calibrate_mma in a child). KB_EENV
+/* Measures GPU `ordinal`'s copy bandwidth (cold and batch) and matrix-unit
+ * and fp32 peaks into d's ceilings, and the SM clock then, (kb_calibrate_copy and kb_calibrate_mma in a child). KB_EENV
  * with the CUDA or cuBLAS error, or when the child fails. */
 static kb_status child_calibrate(int ordinal, kb_device *d, kb_err *e)
 {
@@ -190,7 +195,7 @@ static kb_status child_calibrate(int ordinal, kb_device *d, kb_err *e)
     size_t n = 0;
     kb_child_end end;
     ceilings c;
-    kb_status st = ask(calibrate_main, &ordinal, KB_CHILD_CALIBRATE_S, &buf, &n, &end, e);
+    kb_status st = ask(calibrate_main, &ordinal, KB_CHILD_CALIBRATE_S, NULL, NULL, &buf, &n, &end, e);
     if (st != KB_OK)
         return st;
     if (n == sizeof c) {
@@ -198,11 +203,45 @@ static kb_status child_calibrate(int ordinal, kb_device *d, kb_err *e)
         d->copy_gbps = c.copy_gbps;
         d->mma_tflops = c.mma_tflops;
         d->fp32_tflops = c.fp32_tflops;
+        d->copy_batch_gbps = c.copy_batch_gbps;
+        d->ceilings_sm_clock_mhz = c.sm_clock_mhz;
     } else {
         st = bad_answer("calibration", n, e);
     }
     free(buf);
     return st;
+}
+
+/* The GPU as the parent sees it around one case. */
+typedef struct gpu_watch {
+    kb_nvml *gpu;   /* NULL: unavailable */
+    long child;     /* the case's child, once started */
+    kb_gpu_watch w; /* what was seen */
+} gpu_watch;
+
+/* Reads the processes on the GPU (other than this process and the case's
+ * child; a reading that shows another is taken again a few times, since a
+ * child that has just ended may still be listed) into w, and the throttle
+ * reasons. */
+static void watch_procs(gpu_watch *w)
+{
+    kb_gpu_state s;
+    const long ours[2] = {(long)getpid(), w->child};
+    kb_nvml_sample_settled(w->gpu, &s, ours, w->child ? 2 : 1);
+    kb_gpu_watch_procs(&w->w, w->gpu ? &s : NULL, ours, w->child ? 2 : 1);
+    kb_gpu_watch_reasons(&w->w, &s);
+}
+
+/* While the child runs: the throttle reasons only. Its own pid as the driver
+ * lists it may not be the one fork gave (a PID namespace), so processes are
+ * read only while no child of ours runs. */
+static void watch_tick(void *ctx, long child_pid)
+{
+    gpu_watch *w = ctx;
+    kb_gpu_state s;
+    w->child = child_pid;
+    kb_nvml_sample(w->gpu, &s);
+    kb_gpu_watch_reasons(&w->w, &s);
 }
 
 /* Rebuilds the child's result from body[0 .. n) into *out (its own copies of
@@ -236,14 +275,17 @@ static kb_status result_from(const char *body, size_t n, kb_result *out, kb_err 
     return KB_OK;
 }
 
-/* Runs kb_bench_case(op, v, dev, o, r) in a child, allowed the sampling time
- * limit plus KB_CHILD_HANG_MARGIN_S, and replaces *r by the child's result.
+/* Runs kb_bench_case(op, v, dev, o, r) in a child, allowed twice the sampling
+ * time limit plus KB_CHILD_HANG_MARGIN_S, reading the GPU's throttle reasons
+ * into w while it runs (w->child: its pid), and replaces *r by the child's
+ * result.
  * When the child fails (a crash, a hang, an error of its own, no answer), *r
  * is left as it was, the message (what failed, or how the child ended) is in
  * e, *interrupted is 1 when the user interrupted the run, and KB_EENV is
  * returned. */
 static kb_status child_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
-                            const kb_bench_opts *o, kb_result *r, int *interrupted, kb_err *e)
+                            const kb_bench_opts *o, kb_result *r, gpu_watch *w, int *interrupted,
+                            kb_err *e)
 {
     case_ctx ctx = {op, v, dev, o, r};
     kb_child_end end;
@@ -251,8 +293,9 @@ static kb_status child_case(const kb_op *op, const kb_variant *v, const kb_devic
     size_t n = 0;
     kb_result got;
     *interrupted = 0;
-    kb_status st = ask(case_main, &ctx, o->time_limit_s + KB_CHILD_HANG_MARGIN_S, &buf, &n,
-                       &end, e);
+    kb_status st = ask(case_main, &ctx, 2 * o->time_limit_s + KB_CHILD_HANG_MARGIN_S,
+                       w->gpu ? watch_tick : NULL, w, &buf, &n, &end, e);
+    w->child = end.pid;
     if (st == KB_OK)
         st = result_from(buf + sizeof(answer_head), n, &got, e);
     free(buf);
@@ -268,32 +311,43 @@ static kb_status child_case(const kb_op *op, const kb_variant *v, const kb_devic
 /* ---- the policy's runs ------------------------------------------------------------ */
 
 kb_status kb_case_run(const kb_op *op, const kb_variant *v, const kb_device *dev,
-                      const kb_bench_opts *o, kb_result *r, kb_err *e)
+                      const kb_bench_opts *o, kb_nvml *gpu, kb_result *r, kb_err *e)
 {
     kb_dtype d;
     int interrupted = 0;
+    gpu_watch w;
+    memset(&w, 0, sizeof w);
+    w.gpu = gpu;
     if (kb_dtype_parse(r->dtype, &d) != 0)
         return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", r->dtype);
     if (kb_case_skip(op, v, d, r->shape, dev, r->reason, sizeof r->reason)) {
         r->status = KB_R_SKIPPED;
         return KB_OK;
     }
-    if (child_case(op, v, dev, o, r, &interrupted, e) == KB_OK)
-        return KB_OK;
-    if (interrupted)
+    if (o->exclusive && kb_gpu_exclusive(gpu, dev->ordinal, e) != KB_OK)
+        return KB_EENV;
+    watch_procs(&w);
+    kb_status st = child_case(op, v, dev, o, r, &w, &interrupted, e);
+    if (st != KB_OK && interrupted)
         return kb_fail(e, KB_EENV, "interrupted");
-    /* the child crashed, hung or answered nonsense: that is this case's failure */
-    r->status = KB_R_FAILED;
-    kb_strlcpy(r->reason, e->msg, sizeof r->reason);
-    e->msg[0] = '\0';
+    if (st != KB_OK) {
+        /* the child crashed, hung or answered nonsense: that is this case's failure */
+        r->status = KB_R_FAILED;
+        kb_strlcpy(r->reason, e->msg, sizeof r->reason);
+        e->msg[0] = '\0';
+    }
+    watch_procs(&w);
+    kb_gpu_watch_apply(&w.w, r);
     return KB_OK;
 }
 
 kb_status kb_ceilings_ensure(int ordinal, kb_device *d, kb_calibrate_when when, int *measured,
-                             kb_err *e)
+                             char *why, size_t why_size, kb_err *e)
 {
+    char driver[sizeof d->ceilings_driver];
     *measured = 0;
-    if (!kb_calibration_due(d, when))
+    kb_driver_version(driver, sizeof driver);
+    if (!kb_calibration_due(d, when, driver, time(NULL), why, why_size))
         return KB_OK;
     kb_status st = child_calibrate(ordinal, d, e);
     if (st != KB_OK)
@@ -301,6 +355,9 @@ kb_status kb_ceilings_ensure(int ordinal, kb_device *d, kb_calibrate_when when, 
     for (int i = 0; i < KB_NCEILINGS; i++)
         if (!isfinite(kb_device_ceiling_of(d, i)))
             return kb_fail(e, KB_EENV, "calibration gave no %s", kb_ceiling_name(i));
+    kb_iso_time(time(NULL), d->ceilings_at, sizeof d->ceilings_at);
+    kb_strlcpy(d->ceilings_driver, driver, sizeof d->ceilings_driver);
+    d->ceilings_mem_clock_mhz = d->mem_clock_mhz;
     *measured = 1;
     return KB_OK;
 }

@@ -33,11 +33,11 @@ extern "C" {
 #define KB_METRIC_NAME_MAX 96 /* longest CUPTI metric name plus its terminator */
 #define KB_STALL_NAME_MAX 48  /* longest stall reason ("long_scoreboard") plus slack */
 
-/* CUPTI names that callers read by name (KB_METRIC_DURATION: results/metrics.h). */
+/* CUPTI names that callers read by name (KB_METRIC_DURATION and
+ * KB_METRIC_OCCUPANCY: results/metrics.h). */
 #define KB_METRIC_DRAM_READ "dram__bytes_read.sum"
 #define KB_METRIC_DRAM_WRITE "dram__bytes_write.sum"
 #define KB_METRIC_DRAM_PCT "dram__throughput.avg.pct_of_peak_sustained_elapsed"
-#define KB_METRIC_OCCUPANCY "sm__warps_active.avg.pct_of_peak_sustained_active"
 #define KB_METRIC_ISSUE "sm__inst_issued.avg.pct_of_peak_sustained_active"
 #define KB_METRIC_TENSOR "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
 #define KB_METRIC_LOCAL_LD "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum"

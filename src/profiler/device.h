@@ -33,9 +33,11 @@ kb_status kb_device_count(int *n, kb_err *e);
 kb_status kb_device_query(int ordinal, kb_device *d, kb_err *e);
 
 /* Measures the device-to-device copy bandwidth (bytes read + bytes written per
- * second, in GB/s) on the current GPU: the best median of a 16-byte-vector copy
- * kernel and cudaMemcpyAsync over 2 x 1 GiB buffers. */
-kb_status kb_calibrate_copy(double *gbps, kb_err *e);
+ * second, in GB/s) on the current GPU, the best median of a 16-byte-vector copy
+ * kernel and cudaMemcpyAsync over 2 x 1 GiB buffers, both ways a case is
+ * timed: *cold_gbps of copies each timed alone after an L2 flush,
+ * *batch_gbps of copies back to back (a sample of several, divided). */
+kb_status kb_calibrate_copy(double *cold_gbps, double *batch_gbps, kb_err *e);
 
 /* Evicts the L2 by reading a buffer of `bytes` (several times the L2 size,
  * zero-filled once by the caller) on stream s; leaves only clean lines. */

@@ -8,11 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t got_signal;
+
+/* In a child of spawn(): the process id of the parent that forked it; 0 in a
+ * process that is not such a child. */
+static pid_t parent_pid;
+
+int kb_isolate_parent_alive(void)
+{
+    return parent_pid == 0 || getppid() == parent_pid;
+}
 
 static void on_signal(int sig)
 {
@@ -67,6 +77,7 @@ static kb_status spawn(kb_child_fn fn, void *ctx, child *c, kb_err *e)
         return kb_fail(e, KB_EENV, "pipe failed: %s", strerror(errno));
     fflush(stdout);
     fflush(stderr);
+    const pid_t parent = getpid();
     c->pid = fork();
     if (c->pid < 0) {
         close(fds[0]);
@@ -74,6 +85,11 @@ static kb_status spawn(kb_child_fn fn, void *ctx, child *c, kb_err *e)
         return kb_fail(e, KB_EENV, "fork failed: %s", strerror(errno));
     }
     if (c->pid == 0) {
+        /* die with the parent; it may have died before this line (then the
+         * child was already handed to another parent) */
+        parent_pid = parent;
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(KB_EENV);
         close(fds[0]);
         /* the child dies of its own faults, whatever handlers the parent had */
         static const int sigs[] = {SIGINT, SIGTERM, SIGPIPE, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
@@ -117,12 +133,18 @@ static kb_status read_some(child *c, int *open, kb_err *e)
 }
 
 /* Collects the child's answer until its pipe closes, killing it at the
- * deadline or on an interrupt. */
-static kb_status collect(child *c, double timeout_s, kb_child_end *end, kb_err *e)
+ * deadline or on an interrupt; calls tick while it runs. */
+static kb_status collect(child *c, double timeout_s, kb_child_tick tick, void *tick_ctx,
+                         kb_child_end *end, kb_err *e)
 {
     const double deadline = now_s() + timeout_s;
+    double next_tick = now_s() + KB_ISOLATE_TICK_S;
     int open = 1;
     while (open) {
+        if (tick && !c->killed && now_s() >= next_tick) {
+            tick(tick_ctx, (long)c->pid);
+            next_tick = now_s() + KB_ISOLATE_TICK_S;
+        }
         if (!c->killed && got_signal) {
             end->interrupted = 1;
             kill_child(c);
@@ -174,6 +196,13 @@ static kb_status reap(child *c, kb_child_end *end, kb_err *e)
 kb_status kb_isolate(kb_child_fn fn, void *ctx, double timeout_s, char **out, size_t *len,
                      kb_child_end *end, kb_err *e)
 {
+    return kb_isolate_watched(fn, ctx, timeout_s, NULL, NULL, out, len, end, e);
+}
+
+kb_status kb_isolate_watched(kb_child_fn fn, void *ctx, double timeout_s, kb_child_tick tick,
+                             void *tick_ctx, char **out, size_t *len, kb_child_end *end,
+                             kb_err *e)
+{
     child c = {.pid = -1, .fd = -1};
     memset(end, 0, sizeof *end);
     *out = NULL;
@@ -181,7 +210,8 @@ kb_status kb_isolate(kb_child_fn fn, void *ctx, double timeout_s, char **out, si
     kb_status st = spawn(fn, ctx, &c, e);
     if (st != KB_OK)
         return st;
-    st = collect(&c, timeout_s, end, e);
+    end->pid = (long)c.pid;
+    st = collect(&c, timeout_s, tick, tick_ctx, end, e);
     if (st != KB_OK)
         kill_child(&c);
     kb_err re = {{0}};

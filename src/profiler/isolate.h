@@ -10,6 +10,7 @@
 
 /* How a child ended. */
 typedef struct kb_child_end {
+    long pid;        /* the child's process id */
     int exited;      /* exited normally with `code` */
     int code;
     int signaled;    /* killed by signal `sig` */
@@ -29,6 +30,24 @@ typedef int (*kb_child_fn)(void *ctx, int fd);
  * with *end saying what happened. */
 kb_status kb_isolate(kb_child_fn fn, void *ctx, double timeout_s, char **out, size_t *len,
                      kb_child_end *end, kb_err *e);
+
+/* Called by the parent while it waits for a child, about every
+ * KB_ISOLATE_TICK_S seconds, with the child's process id. */
+typedef void (*kb_child_tick)(void *ctx, long child_pid);
+#define KB_ISOLATE_TICK_S 0.2
+
+/* kb_isolate, calling tick(tick_ctx, pid) while the child runs (tick may be
+ * NULL). */
+kb_status kb_isolate_watched(kb_child_fn fn, void *ctx, double timeout_s, kb_child_tick tick,
+                             void *tick_ctx, char **out, size_t *len, kb_child_end *end,
+                             kb_err *e);
+
+/* A child never outlives the process that started it: right after the fork it
+ * asks the kernel for SIGKILL when its parent dies, and exits at once when the
+ * parent died before it could ask. Work that runs long checks this between
+ * steps: 1 in a process that is not such a child, or while its parent lives;
+ * 0 once the parent is gone. */
+int kb_isolate_parent_alive(void);
 
 /* Installs SIGINT/SIGTERM handlers that make running and later kb_isolate calls
  * kill their child and report interrupted. */

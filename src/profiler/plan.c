@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kernels/shape.h"
 #include "profiler/policy.h"
@@ -41,17 +42,55 @@ static kb_status find_ops(kb_plan *p, const char *name, kb_err *e)
     return KB_OK;
 }
 
-/* Every name of the variant list must name a variant of some chosen operator. */
-static kb_status check_variants(const kb_plan *p, kb_err *e)
+/* Takes variant file t (a --variants entry ending in ".cu") into the plan. */
+static kb_status add_file(kb_plan *p, const char *t, kb_err *e)
+{
+    char name[48], other[48];
+    struct stat sb;
+    if (p->nops != 1)
+        return kb_fail(e, KB_EUSAGE, "variant file '%s' needs one operator, not 'all'", t);
+    if (stat(t, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return kb_fail(e, KB_EUSAGE, "no variant file '%s'", t);
+    kb_status st = kb_user_name(t, name, sizeof name, e);
+    if (st != KB_OK)
+        return st;
+    if (kb_variant_find(p->ops[0], name))
+        return kb_fail(e, KB_EUSAGE, "variant file '%s' is named like the built-in variant '%s' "
+                                     "of %s; rename the file",
+                       t, name, p->ops[0]->name);
+    for (int i = 0; i < p->nuser; i++)
+        if (kb_user_name(p->user_path[i], other, sizeof other, e) == KB_OK &&
+            !strcmp(other, name))
+            return kb_fail(e, KB_EUSAGE, "two variant files named '%s': '%s' and '%s'", name,
+                           p->user_path[i], t);
+    if (p->nuser == KB_USER_MAX)
+        return kb_fail(e, KB_EUSAGE, "at most %d variant files", KB_USER_MAX);
+    p->user_path[p->nuser++] = t;
+    return KB_OK;
+}
+
+/* Every name of the variant list must name a variant of some chosen operator,
+ * or a variant file (kept in p->files). */
+static kb_status check_variants(kb_plan *p, kb_err *e)
 {
     if (!p->variants || !strcmp(p->variants, "all"))
         return KB_OK;
     char buf[512];
     if (kb_strlcpy(buf, p->variants, sizeof buf))
         return kb_fail(e, KB_EUSAGE, "--variants is too long");
+    if (!(p->files = strdup(p->variants)))
+        return kb_fail(e, KB_EENV, "out of memory planning the run");
     const char *whose = p->nops == 1 ? p->ops[0]->name : "any operator";
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    char *save = NULL, *fsave = NULL;
+    char *f = strtok_r(p->files, ",", &fsave);
+    for (char *t = strtok_r(buf, ",", &save); t;
+         t = strtok_r(NULL, ",", &save), f = strtok_r(NULL, ",", &fsave)) {
+        if (kb_user_is_file(t)) {
+            kb_status st = add_file(p, f, e);
+            if (st != KB_OK)
+                return st;
+            continue;
+        }
         int found = 0;
         for (int i = 0; i < p->nops && !found; i++)
             found = kb_variant_find(p->ops[i], t) != NULL;
@@ -117,9 +156,16 @@ done:
     return st;
 }
 
+void kb_plan_set_user(kb_plan *p, int i, const kb_variant *v)
+{
+    if (i >= 0 && i < p->nuser)
+        p->user[i] = v;
+}
+
 void kb_plan_release(kb_plan *p)
 {
     free(p->shape);
+    free(p->files);
     memset(p, 0, sizeof *p);
 }
 
@@ -169,9 +215,12 @@ int kb_plan_next(const kb_plan *p, kb_plan_iter *it, kb_plan_case *c)
             if (repeated_shape(p, it->op, it->shape))
                 continue;
             for (; it->dtype < nd; it->dtype++, it->variant = 0)
-                while (it->variant < op->nvariants) {
-                    const kb_variant *v = &op->variants[it->variant++];
-                    if (!selected(p, v))
+                while (it->variant < op->nvariants + p->nuser) {
+                    const int k = it->variant++;
+                    const int u = k - op->nvariants; /* a variant file when >= 0 */
+                    const kb_variant *v = u < 0 ? &op->variants[k] : p->user[u];
+                    if (u < 0 ? p->user_only || !selected(p, v)
+                              : !v || (p->user_only && !(p->user_only & (1u << u))))
                         continue;
                     *c = (kb_plan_case){op, v, dts[it->dtype], p->shape[it->op][it->shape]};
                     return 1;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "kernels/op.h"
+#include "profiler/userkernel.h"
 #include "results/result.h"
 #include "util/status.h"
 
@@ -24,6 +25,14 @@ typedef struct kb_plan {
     int64_t (*shape)[KB_PLAN_MAX_SHAPES][KB_MAX_AXES]; /* [op][k]: shape k for op; owned */
     kb_dtype dtypes[KB_DTYPE_COUNT];
     int ndtypes;             /* 0: each operator's default_dtype */
+    /* Variant files: the --variants entries that end in ".cu" (one operator
+     * only), run after the built-in variants; each row is set by
+     * kb_plan_set_user once the file is built and loaded. */
+    char *files;             /* owned: the copy of --variants the paths point into */
+    const char *user_path[KB_USER_MAX];
+    int nuser;
+    const kb_variant *user[KB_USER_MAX]; /* NULL until set */
+    unsigned user_only;      /* nonzero: only the files whose bit is set run (--watch) */
 } kb_plan;
 
 /* One case of the plan. */
@@ -44,12 +53,20 @@ typedef struct kb_plan_iter {
  * lists, parsed per operator) and dtypes[0 .. ndtypes). KB_EUSAGE, checked in
  * this order: "unknown operator 'x' (did you mean 'y'?)", "unknown variant 'x'
  * for OP (did you mean 'y'?)", "unsupported dtype 'x' for OP", the shape's own
- * errors (kb_shape_parse); KB_EENV when out of memory. Shapes that give the
- * same case (the same text twice, or one naming only defaults) run once. On success the caller
+ * errors (kb_shape_parse); for variant files (entries ending in ".cu"):
+ * "variant file 'x.cu' needs one operator, not 'all'", "no variant file
+ * 'x.cu'", a bad file name (kb_user_name), "variant file 'x.cu' is named like
+ * the built-in variant 'fused' of softmax", "two variant files named 'x'",
+ * "at most 8 variant files"; KB_EENV when out of memory. Shapes that give the
+ * same case (the same text twice, or one naming only defaults) run once. On
+ * success the caller
  * owns *p (kb_plan_release); the strings stay the caller's and must outlive it. */
 kb_status kb_plan_init(kb_plan *p, const char *op, const char *variants,
                        const char *const *shapes, int nshapes, const kb_dtype *dtypes,
                        int ndtypes, kb_err *e);
+
+/* Sets the row of variant file i (user_path[i]) to v (borrowed). */
+void kb_plan_set_user(kb_plan *p, int i, const kb_variant *v);
 
 /* Frees what the plan owns; safe on a zeroed plan. */
 void kb_plan_release(kb_plan *p);

@@ -70,7 +70,66 @@ int kb_ceilings_missing(const kb_device *d)
     return 0;
 }
 
-int kb_calibration_due(const kb_device *d, kb_calibrate_when when)
+int kb_case_l2_resident(const kb_op *op, kb_dtype d, const int64_t *shape, int64_t l2_bytes)
 {
-    return when == KB_CALIBRATE_ALWAYS || kb_ceilings_missing(d);
+    if (l2_bytes <= 0)
+        return 0;
+    double io = 0;
+    for (int i = 0; i < op->nin; i++)
+        io += (double)op->in_bytes(shape, d, i);
+    for (int i = 0; i < op->nout; i++)
+        io += (double)op->out_bytes(shape, d, i);
+    return io <= KB_L2_RESIDENT_FACTOR * (double)l2_bytes;
+}
+
+/* Seconds in a day. */
+#define DAY_S 86400.0
+
+double kb_ceilings_age_days(const kb_device *d, time_t now)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    const char *end = strptime(d->ceilings_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end)
+        return NAN;
+    const time_t at = timegm(&tm);
+    if (at == (time_t)-1)
+        return NAN;
+    return difftime(now, at) / DAY_S;
+}
+
+int kb_calibration_due(const kb_device *d, kb_calibrate_when when, const char *driver,
+                       time_t now, char *why, size_t why_size)
+{
+    if (when == KB_CALIBRATE_ALWAYS) {
+        snprintf(why, why_size, "asked for");
+        return 1;
+    }
+    if (kb_ceilings_missing(d)) {
+        snprintf(why, why_size, "no calibrated ceilings stored for %s", d->name);
+        return 1;
+    }
+    const double age = kb_ceilings_age_days(d, now);
+    if (!isfinite(age)) {
+        snprintf(why, why_size, "the stored ceilings of %s have no date", d->name);
+        return 1;
+    }
+    if (age > KB_CEILINGS_MAX_AGE_DAYS) {
+        snprintf(why, why_size, "the ceilings of %s are %.0f days old (more than %d)", d->name,
+                 floor(age), KB_CEILINGS_MAX_AGE_DAYS);
+        return 1;
+    }
+    if (driver && *driver && strcmp(driver, d->ceilings_driver) != 0) {
+        if (*d->ceilings_driver)
+            snprintf(why, why_size, "the ceilings of %s were measured under driver %s, this is %s",
+                     d->name, d->ceilings_driver, driver);
+        else
+            snprintf(why, why_size,
+                     "the stored ceilings of %s do not say which driver they were measured under",
+                     d->name);
+        return 1;
+    }
+    if (why_size)
+        why[0] = '\0';
+    return 0;
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "kernels/op.h"
 #include "results/result.h"
@@ -28,8 +29,13 @@
 
 /* Beyond this many elements (product of the axes) a shape's byte count is not
  * computed (the operators' size_t products could wrap): it is estimated at 8
- * bytes an element, which is far beyond any GPU's memory anyway. */
-#define KB_HUGE_SHAPE_ELEMS 1e15
+ * bytes an element, which is far beyond any GPU's memory anyway. Below it no
+ * buffer (a product of some of the axes, a few bytes an element) comes near
+ * size_t's 1.8e19. The product of the axes is not the element count of every
+ * operator: a matmul's m x n x k counts products, and shapes up to about 2e16
+ * of them (m = n = k = 2^17 in bf16, 103 GB) fit in an H200, so the bytes must
+ * be computed for them. */
+#define KB_HUGE_SHAPE_ELEMS 1e17
 
 /* Bytes of device memory a case needs: inputs, outputs, the variant's scratch
  * (none when v is NULL) and the L2 flush buffer. */
@@ -50,17 +56,39 @@ int kb_case_skip(const kb_op *op, const kb_variant *v, kb_dtype d, const int64_t
 kb_status kb_case_fits(const kb_op *op, kb_dtype d, const int64_t *shape,
                        const kb_device *dev, kb_err *e);
 
-/* 1 when a ceiling that % of peak needs (copy bandwidth, matrix-unit and fp32
- * peaks) is unknown (NAN) in d. */
+/* 1 when the inputs and outputs of op at shape in dtype d fit in
+ * KB_L2_RESIDENT_FACTOR times the L2 (l2_bytes > 0): back-to-back launches may
+ * then find them in the L2, and the case's DRAM figures are not a bandwidth
+ * measurement (the result is flagged l2_resident). */
+#define KB_L2_RESIDENT_FACTOR 2
+int kb_case_l2_resident(const kb_op *op, kb_dtype d, const int64_t *shape, int64_t l2_bytes);
+
+/* 1 when a ceiling that % of peak needs (copy bandwidth cold and batch,
+ * matrix-unit and fp32 peaks) is unknown (NAN) in d. */
 int kb_ceilings_missing(const kb_device *d);
+
+/* Stored ceilings older than this are measured again by `run`: clocks, power
+ * policy and firmware change under a driver version too. */
+#define KB_CEILINGS_MAX_AGE_DAYS 30
+
+/* The age of d's ceilings in days at time now (ceilings_at), or NAN when they
+ * have no date that reads (ISO 8601 UTC, "2026-12-01T05:53:00Z"). */
+double kb_ceilings_age_days(const kb_device *d, time_t now);
 
 /* When to measure the ceilings. */
 typedef enum kb_calibrate_when {
-    KB_CALIBRATE_IF_MISSING, /* `run`: only when one is unknown */
-    KB_CALIBRATE_ALWAYS,     /* `calibrate` */
+    KB_CALIBRATE_IF_STALE, /* `run`: when one is missing or they are stale */
+    KB_CALIBRATE_ALWAYS,   /* `calibrate`, `run --recalibrate` */
 } kb_calibrate_when;
 
-/* 1 when d's ceilings must be measured now: always, or when one is missing. */
-int kb_calibration_due(const kb_device *d, kb_calibrate_when when);
+/* 1 when d's ceilings must be measured now, with why in why ("no calibrated
+ * ceilings stored", "the ceilings were measured under driver 570.86, this is
+ * 580.159", "the ceilings are 41 days old", "the stored ceilings have no
+ * date", "asked for"): always; when one is missing; when they have no date or
+ * are older than KB_CEILINGS_MAX_AGE_DAYS at time now; when driver (the
+ * driver's version now, "" when unknown) is known and differs from the one
+ * they were measured under (or that one is unknown). 0 otherwise. */
+int kb_calibration_due(const kb_device *d, kb_calibrate_when when, const char *driver,
+                       time_t now, char *why, size_t why_size);
 
 #endif

@@ -70,10 +70,33 @@ typedef struct krow {
     char c[NK][KCELL];
 } krow;
 
+/* Hex digits of a source's SHA-256 the variant cell shows. */
+#define SHORT_SHA 8
+
+/* The variant cell: its name, and for a variant file the source each side
+ * ran, by short hash: "mine · src 1a2b3c4d→5e6f7a8b" ("-" for a side without
+ * it), one hash when both ran the same source. */
+static void variant_cell(const kb_cmp_case *k, const kb_result *r, char *b, size_t n)
+{
+    const char *bs = k->base ? k->base->source_sha256 : "";
+    const char *ns = k->cur ? k->cur->source_sha256 : "";
+    char v[256], sb[80], sn[80]; /* from the reports: made safe for a terminal */
+    kb_safe(KB_SAFE_TERM, r->variant, v, sizeof v);
+    kb_safe(KB_SAFE_TERM, bs, sb, sizeof sb);
+    kb_safe(KB_SAFE_TERM, ns, sn, sizeof sn);
+    if (!bs[0] && !ns[0])
+        snprintf(b, n, "%s", v);
+    else if (!strcmp(bs, ns) || !k->base || !k->cur)
+        snprintf(b, n, "%s · src %.*s", v, SHORT_SHA, sb[0] ? sb : sn);
+    else
+        snprintf(b, n, "%s · src %.*s→%.*s", v, SHORT_SHA, sb[0] ? sb : "-", SHORT_SHA,
+                 sn[0] ? sn : "-");
+}
+
 static void fill_krow(const kb_compare *c, const kb_cmp_case *k, krow *w)
 {
     const kb_result *r = kb_cmp_case_result(k);
-    kb_safe(KB_SAFE_TERM, r->variant, w->c[K_VARIANT], KCELL);
+    variant_cell(k, r, w->c[K_VARIANT], KCELL);
     if (k->base)
         kb_fmt_time(k->base->median_us, w->c[K_BASE], KCELL);
     else

@@ -62,9 +62,9 @@ static void fmt_ceiling(double v, char *b, size_t n)
 
 void kb_fmt_ceilings(const kb_device *d, char *b, size_t n)
 {
-    const char *const name[] = {"copy bw", "bf16 mma", "fp32"};
-    const char *const unit[] = {"GB/s", "TFLOP/s", "TFLOP/s"};
-    const double value[] = {d->copy_gbps, d->mma_tflops, d->fp32_tflops};
+    const char *const name[] = {"copy bw", "batch", "bf16 mma", "fp32"};
+    const char *const unit[] = {"GB/s", "GB/s", "TFLOP/s", "TFLOP/s"};
+    const double value[] = {d->copy_gbps, d->copy_batch_gbps, d->mma_tflops, d->fp32_tflops};
     size_t used = 0;
     char v[32];
     b[0] = '\0';
@@ -80,6 +80,8 @@ void kb_fmt_ceilings(const kb_device *d, char *b, size_t n)
     }
     if (used == 0)
         snprintf(b, n, "not calibrated (run 'kbench calibrate')");
+    else if (used < n && *d->ceilings_at)
+        snprintf(b + used, n - used, " (calibrated %.10s)", d->ceilings_at);
     else if (used < n)
         snprintf(b + used, n - used, " (calibrated)");
 }

@@ -265,10 +265,10 @@ static void run_table_row(FILE *f, const kb_result *r, const kb_row *w, const in
 static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, kb_row *rows)
 {
     const int compute = kb_case_compute(run, idx, n);
-    const kb_heads hd = kb_case_heads(compute);
+    const kb_heads hd = kb_case_heads(compute, run->timing);
     int vis[KB_NCOL];
     for (size_t i = 0; i < n; i++)
-        kb_result_cells(&run->results[idx[i]], compute, &rows[i]);
+        kb_result_cells(&run->results[idx[i]], compute, run->timing, &rows[i]);
     kb_case_columns(run, idx, n, rows, 1, 0, vis);
     fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
     for (int c = 0; c < KB_NCOL; c++)

@@ -17,7 +17,10 @@
  * one has stall reasons too; in text the note shows only when one is set and it
  * fits. Occupancy is "achieved/theoretical" in percent. A compute-bound case
  * shows TFLOP/s and % peak (of the matrix-unit or fp32 peak) where a
- * memory-bound one shows GB/s and % copy (of the copy bandwidth). */
+ * memory-bound one shows GB/s and % copy (of the copy bandwidth). The time
+ * column is the cold median, or with --timing batch the batch time ("batch"),
+ * and every figure beside it is of that time, each % against the ceiling
+ * measured the same way. */
 static const struct column {
     const char *head;
     int right;    /* right-aligned (numbers) */
@@ -50,15 +53,24 @@ static int is_compute(const kb_result *r)
     return strcmp(r->bound, "compute") == 0;
 }
 
-void kb_result_cells(const kb_result *r, int compute, kb_row *w)
+/* Appends ", what" (or what, to an empty note) to the note n. */
+static void note_add(char *n, const char *what)
 {
+    const size_t used = strlen(n);
+    if (used < KB_CELL)
+        snprintf(n + used, KB_CELL - used, "%s%s", used ? ", " : "", what);
+}
+
+void kb_result_cells(const kb_result *r, int compute, kb_timing timing, kb_row *w)
+{
+    const kb_timed t = kb_result_timed(r, timing);
     kb_safe(KB_SAFE_TERM, r->variant, w->c[KB_COL_VARIANT], KB_CELL);
     kb_strlcpy(w->c[KB_COL_STATUS], kb_rstatus_name(r->status), KB_CELL);
-    kb_fmt_time(r->median_us, w->c[KB_COL_MEDIAN], KB_CELL);
-    kb_fmt_fixed(100.0 * r->stdrel, 1, "\xC2\xB1", "%", w->c[KB_COL_SPREAD], KB_CELL);
-    kb_fmt_fixed(compute ? r->tflops : r->gbps, 1, "", "", w->c[KB_COL_GBPS], KB_CELL);
-    kb_fmt_fixed(r->pct_peak, 1, "", "%", w->c[KB_COL_PCT], KB_CELL);
-    kb_fmt_fixed(r->speedup, 2, "", "x", w->c[KB_COL_SPEEDUP], KB_CELL);
+    kb_fmt_time(t.us, w->c[KB_COL_MEDIAN], KB_CELL);
+    kb_fmt_fixed(100.0 * t.stdrel, 1, "\xC2\xB1", "%", w->c[KB_COL_SPREAD], KB_CELL);
+    kb_fmt_fixed(compute ? t.tflops : t.gbps, 1, "", "", w->c[KB_COL_GBPS], KB_CELL);
+    kb_fmt_fixed(t.pct_peak, 1, "", "%", w->c[KB_COL_PCT], KB_CELL);
+    kb_fmt_fixed(t.speedup, 2, "", "x", w->c[KB_COL_SPEEDUP], KB_CELL);
     snprintf(w->c[KB_COL_KERNELS], KB_CELL, "%d", r->nkernels);
     if (r->registers >= 0)
         snprintf(w->c[KB_COL_REGS], KB_CELL, "%d", r->registers);
@@ -84,8 +96,15 @@ void kb_result_cells(const kb_result *r, int compute, kb_row *w)
         kb_text_shorten(r->reason, SHORT_REASON, w->c[KB_COL_NOTE], KB_CELL);
         break;
     default:
-        snprintf(w->c[KB_COL_NOTE], KB_CELL, "%s%s%s", r->checked ? "" : "not checked",
-                 !r->checked && r->throttled ? ", " : "", r->throttled ? "throttled" : "");
+        w->c[KB_COL_NOTE][0] = '\0';
+        if (!r->checked)
+            note_add(w->c[KB_COL_NOTE], "not checked");
+        if (r->throttled)
+            note_add(w->c[KB_COL_NOTE], "throttled");
+        if (r->flags & KB_FLAG_GPU_SHARED)
+            note_add(w->c[KB_COL_NOTE], "gpu shared");
+        if (r->flags & KB_FLAG_L2_RESIDENT)
+            note_add(w->c[KB_COL_NOTE], "l2 resident");
         break;
     }
 }
@@ -98,11 +117,13 @@ int kb_case_compute(const kb_run *run, const size_t *idx, size_t n)
     return 0;
 }
 
-kb_heads kb_case_heads(int compute)
+kb_heads kb_case_heads(int compute, kb_timing timing)
 {
     kb_heads h;
     for (int c = 0; c < KB_NCOL; c++)
         h.h[c] = cols[c].head;
+    if (timing == KB_TIMING_BATCH)
+        h.h[KB_COL_MEDIAN] = "batch";
     if (compute) {
         h.h[KB_COL_GBPS] = "TFLOP/s";
         h.h[KB_COL_PCT] = "% peak";

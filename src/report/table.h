@@ -30,8 +30,8 @@ typedef struct kb_row {
 } kb_row;
 
 /* The headings; compute: the case is compute-bound (TFLOP/s and % peak in
- * place of GB/s and % copy). */
-kb_heads kb_case_heads(int compute);
+ * place of GB/s and % copy); timing: which time heads the table. */
+kb_heads kb_case_heads(int compute, kb_timing timing);
 
 /* Whether column c is right-aligned (numbers). */
 int kb_col_right(int c);
@@ -40,8 +40,9 @@ int kb_col_right(int c);
 int kb_case_compute(const kb_run *run, const size_t *idx, size_t n);
 
 /* Fills the cells of r (the note: a mismatch's errors, a short reason, or
- * "not checked" / "throttled"); compute as kb_case_heads. */
-void kb_result_cells(const kb_result *r, int compute, kb_row *w);
+ * "not checked" / "throttled" / "gpu shared" / "l2 resident"); compute as
+ * kb_case_heads; the time and its figures in timing (kb_result_timed). */
+void kb_result_cells(const kb_result *r, int compute, kb_timing timing, kb_row *w);
 
 /* Sets vis[c] for the columns the case idx[0..n) shows, rows[0..n) filled:
  * the counter columns when a result has counters, top stalls when one has

@@ -361,9 +361,9 @@ static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m,
     put_text(f, title, k);
     fputs(k == FMT_TEXT ? "\n" : "\n\n", f);
     const int compute = kb_case_compute(run, idx, m);
-    const kb_heads hd = kb_case_heads(compute);
+    const kb_heads hd = kb_case_heads(compute, run->timing);
     for (size_t j = 0; j < m; j++)
-        kb_result_cells(&run->results[idx[j]], compute, &rows[j]);
+        kb_result_cells(&run->results[idx[j]], compute, run->timing, &rows[j]);
     kb_case_columns(run, idx, m, rows, k == FMT_MD, k == FMT_TEXT && !v->wide, vis);
     const int stalls = vis[KB_COL_STALLS];
     if (k == FMT_TEXT)
@@ -494,12 +494,14 @@ static const char *const csv_head[] = {
     "metric_set",   "passes",       "counters_reason", "dram_bytes", "dram_gbps",
     "excess_traffic", "achieved_occupancy", "theoretical_occupancy", "registers",
     "local_bytes",  "top_stalls",   "mma_tflops", "fp32_tflops",  "bound",
-    "extra_bytes",
+    "extra_bytes",  "batch_us",     "batch_stdrel", "batch_launches", "gbps_batch",
+    "tflops_batch", "pct_peak_batch", "speedup_batch_vs_naive", "flags", "throttle_reason",
+    "copy_batch_gbps",
 };
 
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
 {
-    char cc[24], shape[256], seed[32];
+    char cc[24], shape[256], seed[32], flags[96];
     for (size_t c = 0; c < KB_COUNT(csv_head); c++)
         csv_cell(f, csv_head[c], c == 0);
     fputs("\r\n", f);
@@ -558,6 +560,17 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         csv_num(f, run->dev.fp32_tflops);
         csv_str(f, r->bound, 0);
         csv_num(f, r->extra_bytes);
+        csv_num(f, r->batch_us);
+        csv_num(f, r->batch_stdrel);
+        csv_int(f, r->batch_launches);
+        csv_num(f, r->gbps_batch);
+        csv_num(f, r->tflops_batch);
+        csv_num(f, r->pct_peak_batch);
+        csv_num(f, r->speedup_batch);
+        kb_flags_str(r->flags, flags, sizeof flags);
+        csv_str(f, flags, 0);
+        csv_str(f, r->throttle_reason, 0);
+        csv_num(f, run->dev.copy_batch_gbps);
         fputs("\r\n", f);
     }
     if (ferror(f))

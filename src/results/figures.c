@@ -25,56 +25,73 @@ double kb_excess_traffic(double dram_read, double dram_write, double model_bytes
     return (dram_read + dram_write) / model_bytes;
 }
 
-/* The ceiling r's pct_peak is of: the copy bandwidth (GB/s) for a memory-bound
- * operator, the matrix-unit (fp16, bf16) or fp32 peak (TFLOP/s) for a
- * compute-bound one. */
-static double ceiling_of(const kb_result *r, const kb_device *dev)
+/* The ceiling r's % of peak in timing t is of: the copy bandwidth (GB/s)
+ * measured the same way (cold or batch) for a memory-bound operator, the
+ * matrix-unit (fp16, bf16) or fp32 peak (TFLOP/s) for a compute-bound one. */
+static double ceiling_of(const kb_result *r, const kb_device *dev, kb_timing t)
 {
     if (strcmp(r->bound, "compute") != 0)
-        return dev->copy_gbps;
+        return t == KB_TIMING_BATCH ? dev->copy_batch_gbps : dev->copy_gbps;
     return strcmp(r->dtype, "fp32") == 0 ? dev->fp32_tflops : dev->mma_tflops;
+}
+
+/* GB/s, TFLOP/s and % of r's ceiling in timing t at time us. */
+static void rates(const kb_result *r, const kb_device *dev, kb_timing t, double us,
+                  double *gbps, double *tflops, double *pct)
+{
+    *gbps = *tflops = *pct = NAN;
+    if (!(us > 0) || !isfinite(us))
+        return;
+    if (isfinite(r->bytes))
+        *gbps = r->bytes / (us * US_PER_GB_S);
+    if (isfinite(r->flops))
+        *tflops = r->flops / (us * US_PER_TFLOP_S);
+    const double achieved = strcmp(r->bound, "compute") == 0 ? *tflops : *gbps;
+    const double peak = ceiling_of(r, dev, t);
+    if (isfinite(achieved) && peak > 0)
+        *pct = 100.0 * achieved / peak;
 }
 
 void kb_result_derive(kb_result *r, const kb_device *dev)
 {
-    r->gbps = r->tflops = r->pct_peak = r->dram_gbps = NAN;
+    r->dram_gbps = NAN;
     r->excess_traffic = kb_excess_traffic(r->dram_bytes, 0.0, r->bytes);
-    if (!(r->median_us > 0))
-        return;
-    if (isfinite(r->dram_bytes))
+    rates(r, dev, KB_TIMING_COLD, r->median_us, &r->gbps, &r->tflops, &r->pct_peak);
+    rates(r, dev, KB_TIMING_BATCH, r->batch_us, &r->gbps_batch, &r->tflops_batch,
+          &r->pct_peak_batch);
+    if (r->median_us > 0 && isfinite(r->dram_bytes))
         r->dram_gbps = r->dram_bytes / (r->median_us * US_PER_GB_S);
-    if (isfinite(r->bytes))
-        r->gbps = r->bytes / (r->median_us * US_PER_GB_S);
-    if (isfinite(r->flops))
-        r->tflops = r->flops / (r->median_us * US_PER_TFLOP_S);
-    const double achieved = strcmp(r->bound, "compute") == 0 ? r->tflops : r->gbps;
-    const double peak = ceiling_of(r, dev);
-    if (isfinite(achieved) && peak > 0)
-        r->pct_peak = 100.0 * achieved / peak;
 }
 
-void kb_result_summarise(kb_result *r)
+int kb_samples_summary(const double *samples, size_t n, double *median, double *min,
+                       double *max, double *stdrel)
 {
-    r->median_us = r->min_us = r->max_us = r->stdrel = NAN;
-    size_t n = r->nsamples;
+    *median = *min = *max = *stdrel = NAN;
     if (n == 0)
-        return;
+        return 0;
     double *s = malloc(n * sizeof *s);
     if (!s)
-        return;
-    memcpy(s, r->samples_us, n * sizeof *s);
+        return -1;
+    memcpy(s, samples, n * sizeof *s);
     qsort(s, n, sizeof *s, kb_cmp_double);
-    r->min_us = s[0];
-    r->max_us = s[n - 1];
-    r->median_us = kb_median_sorted(s, n);
+    *min = s[0];
+    *max = s[n - 1];
+    *median = kb_median_sorted(s, n);
     double mean = 0, var = 0;
     for (size_t i = 0; i < n; i++)
         mean += s[i];
     mean /= (double)n;
     for (size_t i = 0; i < n; i++)
         var += (s[i] - mean) * (s[i] - mean);
-    r->stdrel = n > 1 && mean > 0 ? sqrt(var / (double)(n - 1)) / mean : 0.0;
+    *stdrel = n > 1 && mean > 0 ? sqrt(var / (double)(n - 1)) / mean : 0.0;
     free(s);
+    return 0;
+}
+
+void kb_result_summarise(kb_result *r)
+{
+    (void)kb_samples_summary(r->samples_us, r->nsamples, &r->median_us, &r->min_us, &r->max_us,
+                             &r->stdrel);
 }
 
 int kb_result_has_counters(const kb_result *r)
@@ -91,14 +108,19 @@ double kb_result_intensity(const kb_result *r)
 
 /* ---- the kernels' summaries --------------------------------------------------- */
 
-/* The kernel's duration in the counter pass, or NAN when it has none. */
-static double duration_of(const kb_kernel *k)
+/* The kernel's counter `name` in the counter pass, or NAN when it has none. */
+static double metric_of(const kb_kernel *k, const char *name)
 {
     const int n = kb_kernel_nmetrics(k);
     for (int m = 0; m < n; m++)
-        if (strcmp(k->metrics[m].name, KB_METRIC_DURATION) == 0 && isfinite(k->metrics[m].value))
+        if (strcmp(k->metrics[m].name, name) == 0 && isfinite(k->metrics[m].value))
             return k->metrics[m].value;
     return NAN;
+}
+
+static double duration_of(const kb_kernel *k)
+{
+    return metric_of(k, KB_METRIC_DURATION);
 }
 
 int kb_result_longest_kernel(const kb_result *r, int with_stalls)
@@ -164,6 +186,9 @@ void kb_result_summarise_kernels(kb_result *r)
     const int longest = kb_result_longest_kernel(r, 0);
     if (longest < 0)
         return;
+    /* achieved and theoretical of one kernel: never a time-weighted achieved
+     * figure over another kernel's theoretical one */
     r->theoretical_occupancy = 100.0 * r->kernels[longest].occupancy;
+    r->achieved_occupancy = metric_of(&r->kernels[longest], KB_METRIC_OCCUPANCY);
     fill_top_stalls(&r->kernels[longest], r);
 }

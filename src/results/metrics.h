@@ -48,6 +48,9 @@ kb_metric_info kb_metric_info_of(const char *name);
 /* A kernel's duration in the counter pass, ns: what "the longest kernel" of a
  * result is measured by. */
 #define KB_METRIC_DURATION "gpu__time_duration.sum"
+/* A kernel's achieved occupancy in the counter pass, % of the warps an SM can
+ * hold: what the result's achieved_occupancy is read from. */
+#define KB_METRIC_OCCUPANCY "sm__warps_active.avg.pct_of_peak_sustained_active"
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,8 @@ void kb_result_init(kb_result *r)
     r->sm_clock_mhz = NAN;
     r->bytes = r->flops = NAN;
     r->gbps = r->tflops = r->pct_peak = r->speedup = NAN;
+    r->batch_us = r->batch_stdrel = NAN;
+    r->gbps_batch = r->tflops_batch = r->pct_peak_batch = r->speedup_batch = NAN;
     r->dram_bytes = r->excess_traffic = r->achieved_occupancy = r->dram_gbps = NAN;
     kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);
     kb_strlcpy(r->bound, "memory", sizeof r->bound);
@@ -49,12 +51,14 @@ void kb_result_init(kb_result *r)
 void kb_device_init(kb_device *d)
 {
     memset(d, 0, sizeof *d);
-    d->copy_gbps = d->mma_tflops = d->fp32_tflops = NAN;
+    d->copy_gbps = d->mma_tflops = d->fp32_tflops = d->copy_batch_gbps = NAN;
+    d->ceilings_sm_clock_mhz = NAN;
 }
 
 const char *kb_ceiling_name(int i)
 {
-    static const char *const names[KB_NCEILINGS] = {"copy_gbps", "mma_tflops", "fp32_tflops"};
+    static const char *const names[KB_NCEILINGS] = {"copy_gbps", "mma_tflops", "fp32_tflops",
+                                                    "copy_batch_gbps"};
     return i >= 0 && i < KB_NCEILINGS ? names[i] : "?";
 }
 
@@ -65,9 +69,87 @@ double kb_device_ceiling_of(const kb_device *d, int i)
 
 double *kb_device_ceiling(kb_device *d, int i)
 {
-    return i == KB_CEILING_COPY ? &d->copy_gbps
-           : i == KB_CEILING_MMA ? &d->mma_tflops
-                                 : &d->fp32_tflops;
+    return i == KB_CEILING_COPY         ? &d->copy_gbps
+           : i == KB_CEILING_MMA        ? &d->mma_tflops
+           : i == KB_CEILING_COPY_BATCH ? &d->copy_batch_gbps
+                                        : &d->fp32_tflops;
+}
+
+/* ---- flags and timings ------------------------------------------------------------ */
+
+static const char *const flag_names[KB_NFLAGS] = {"gpu_shared", "l2_resident", "gpu_unchecked"};
+
+const char *kb_flag_name(int i)
+{
+    return i >= 0 && i < KB_NFLAGS ? flag_names[i] : NULL;
+}
+
+int kb_flag_parse(const char *s, unsigned *bit)
+{
+    for (int i = 0; i < KB_NFLAGS; i++)
+        if (strcmp(s, flag_names[i]) == 0) {
+            *bit = 1u << i;
+            return 0;
+        }
+    return -1;
+}
+
+void kb_flags_str(unsigned flags, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < KB_NFLAGS && used < n; i++) {
+        if (!(flags & (1u << i)))
+            continue;
+        int w = snprintf(buf + used, n - used, "%s%s", used ? "," : "", flag_names[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+int kb_flags_parse(const char *s, unsigned *flags)
+{
+    char name[32];
+    *flags = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        unsigned bit = 0;
+        if (len >= sizeof name)
+            return -1;
+        memcpy(name, s, len);
+        name[len] = '\0';
+        if (kb_flag_parse(name, &bit) != 0)
+            return -1;
+        *flags |= bit;
+        s += len + (s[len] == ',');
+    }
+    return 0;
+}
+
+static const char *const timing_names[] = {"cold", "batch"};
+
+const char *kb_timing_name(kb_timing t)
+{
+    return (int)t >= 0 && (int)t < (int)KB_COUNT(timing_names) ? timing_names[t] : "?";
+}
+
+int kb_timing_parse(const char *s, kb_timing *out)
+{
+    for (size_t i = 0; i < KB_COUNT(timing_names); i++)
+        if (strcmp(s, timing_names[i]) == 0) {
+            *out = (kb_timing)i;
+            return 0;
+        }
+    return -1;
+}
+
+kb_timed kb_result_timed(const kb_result *r, kb_timing t)
+{
+    if (t == KB_TIMING_BATCH)
+        return (kb_timed){r->batch_us, r->batch_stdrel, r->gbps_batch, r->tflops_batch,
+                          r->pct_peak_batch, r->speedup_batch};
+    return (kb_timed){r->median_us, r->stdrel, r->gbps, r->tflops, r->pct_peak, r->speedup};
 }
 
 void kb_run_init(kb_run *run)
@@ -214,28 +296,36 @@ int kb_kernel_nstalls(const kb_kernel *k)
 /* The variant every speed-up is taken against. */
 #define BASELINE_VARIANT "naive"
 
-/* The median of the first ok baseline result of r's case in the run, or NAN. */
-static double baseline_median(const kb_run *run, const kb_result *r)
+/* The time (cold median, or batch) of the first ok baseline result of r's
+ * case in the run that has one, or NAN. */
+static double baseline_time(const kb_run *run, const kb_result *r, kb_timing t)
 {
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *b = &run->results[i];
-        if (strcmp(b->variant, BASELINE_VARIANT) == 0 && b->status == KB_R_OK &&
-            b->median_us > 0 && isfinite(b->median_us) && kb_result_same_group(b, r))
-            return b->median_us;
+        const double us = kb_result_timed(b, t).us;
+        if (strcmp(b->variant, BASELINE_VARIANT) == 0 && b->status == KB_R_OK && us > 0 &&
+            isfinite(us) && kb_result_same_group(b, r))
+            return us;
     }
     return NAN;
+}
+
+/* base over x's time, when x is ok and both are known. */
+static double speedup_of(const kb_result *x, double base, double us)
+{
+    return x->status == KB_R_OK && us > 0 && isfinite(us) && isfinite(base) ? base / us : NAN;
 }
 
 void kb_run_case_speedups(kb_run *run, const kb_result *r)
 {
     const kb_result key = *r; /* r may point into run->results */
-    const double base = baseline_median(run, &key);
+    const double base = baseline_time(run, &key, KB_TIMING_COLD);
+    const double base_batch = baseline_time(run, &key, KB_TIMING_BATCH);
     for (size_t i = 0; i < run->nresults; i++) {
         kb_result *x = &run->results[i];
         if (!kb_result_same_group(x, &key))
             continue;
-        x->speedup = x->status == KB_R_OK && x->median_us > 0 && isfinite(base)
-                         ? base / x->median_us
-                         : NAN;
+        x->speedup = speedup_of(x, base, x->median_us);
+        x->speedup_batch = speedup_of(x, base_batch, x->batch_us);
     }
 }

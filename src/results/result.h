@@ -76,6 +76,8 @@ typedef struct kb_result {
     kb_rstatus status;
     char reason[512]; /* why not ok, or "" */
     uint64_t seed;    /* input seed */
+    char source_path[512]; /* a variant from the user's own file: the file, */
+    char source_sha256[65]; /* and the SHA-256 of the source it ran; "" otherwise */
 
     int checked;        /* 0 when run with --no-check */
     double max_abs_err; /* check figures (NAN when not checked) */
@@ -88,18 +90,35 @@ typedef struct kb_result {
     double *samples_us;               /* every timed sample; owned (malloc) */
     size_t nsamples;
     double sm_clock_mhz; /* SM clock measured around the samples */
-    int throttled;       /* SM clock under 90% of the device's peak */
+    int throttled;       /* SM clock under 90% of the device's peak, or the driver
+                            reported thermal or power throttling during the case */
+    char throttle_reason[64]; /* why throttled: "sm clock under 90% of peak",
+                                 "sw power cap", ...; "" when not throttled */
+
+    /* The batch time: the median of samples of batch_launches back-to-back
+     * launches (no L2 flush between them) divided by batch_launches, so that
+     * the write-back of what a launch leaves dirty in the L2 is charged to the
+     * next one. NAN when not measured. */
+    double batch_us;
+    double batch_stdrel; /* sample standard deviation / mean of the batch samples */
+    int batch_launches;  /* launches per batch sample; 0 when not measured */
+
+    unsigned flags; /* KB_FLAG_* bits */
 
     double bytes, flops; /* the operator's model */
     char bound[8];       /* "memory" or "compute": which ceiling pct_peak is of */
     double extra_bytes;  /* device memory the variant needs beyond inputs and outputs */
 
     double gbps, tflops; /* derived from model and median */
-    double pct_peak;     /* % of the device's calibrated ceiling */
+    double pct_peak;     /* % of the device's calibrated ceiling (cold: the copy
+                            ceiling measured cold) */
+    double gbps_batch, tflops_batch; /* derived from model and batch_us */
+    double pct_peak_batch; /* % of the ceiling measured back to back */
     double speedup;      /* median of the ok `naive` result of its case (same op,
                             dtype and shape) over this median; NAN when this
                             result is not ok or the case has no such naive
                             result. Kept current by kb_run_add. */
+    double speedup_batch; /* the same, of the batch times */
 
     kb_kernel *kernels; /* owned (malloc) */
     int nkernels;
@@ -110,7 +129,8 @@ typedef struct kb_result {
     char counters_reason[256]; /* why there are no counters (cause and fix), or "" */
     double dram_bytes;         /* DRAM bytes read + written, all kernels; NAN if none */
     double excess_traffic;     /* dram_bytes / bytes (the model); ~1 means no waste */
-    double achieved_occupancy; /* sm__warps_active % of peak, weighted by kernel time */
+    double achieved_occupancy; /* sm__warps_active % of peak of the longest kernel
+                                  (the one theoretical_occupancy is of) */
     double dram_gbps;          /* dram_bytes / median time (derived) */
 
     /* One figure per result taken from its kernels, filled by the producer (the
@@ -139,19 +159,63 @@ typedef struct kb_device {
     int mem_bus_bits;
     char driver[16];  /* "13.0" */
     char runtime[16]; /* "13.0" */
-    double copy_gbps;   /* calibrated device copy bandwidth, read+write; NAN if unknown */
+    double copy_gbps;   /* calibrated device copy bandwidth, read+write, each copy
+                           timed alone after an L2 flush (cold); NAN if unknown */
     double mma_tflops;  /* calibrated matrix-unit peak: a large bf16 GEMM through cuBLAS */
     double fp32_tflops; /* calibrated fp32 peak: a large SGEMM, no tensor cores */
+    double copy_batch_gbps; /* the copy bandwidth of back-to-back copies (batch) */
+    /* When and how the ceilings were measured: "" / 0 / NAN when unknown. */
+    char ceilings_at[32];         /* ISO 8601 UTC */
+    char ceilings_driver[32];     /* the driver's version then, "580.159" */
+    double ceilings_sm_clock_mhz; /* SM clock measured during the calibration */
+    int ceilings_mem_clock_mhz;   /* the memory clock then */
 } kb_device;
 
 /* The calibrated ceilings of a device, in this order, by the names the store's
- * ceilings table keeps them under: copy_gbps, mma_tflops, fp32_tflops. */
-enum { KB_CEILING_COPY, KB_CEILING_MMA, KB_CEILING_FP32, KB_NCEILINGS };
+ * ceilings table keeps them under: copy_gbps, mma_tflops, fp32_tflops,
+ * copy_batch_gbps. */
+enum { KB_CEILING_COPY, KB_CEILING_MMA, KB_CEILING_FP32, KB_CEILING_COPY_BATCH, KB_NCEILINGS };
 const char *kb_ceiling_name(int i);
 /* The field of d holding ceiling i. */
 double *kb_device_ceiling(kb_device *d, int i);
 /* Its value, for a device the caller may not change. */
 double kb_device_ceiling_of(const kb_device *d, int i);
+
+/* Flags of a result (kb_result.flags), by the names the JSON report's
+ * `flags` list and the store use. */
+enum {
+    KB_FLAG_GPU_SHARED = 1 << 0,    /* another process used the GPU during the case */
+    KB_FLAG_L2_RESIDENT = 1 << 1,   /* inputs and outputs fit in twice the L2: its DRAM
+                                       figures are not a bandwidth measurement */
+    KB_FLAG_GPU_UNCHECKED = 1 << 2, /* the driver could not say whether another process
+                                       used the GPU (its management library is absent) */
+};
+#define KB_NFLAGS 3
+/* The name of flag bit i (0 .. KB_NFLAGS), or NULL. */
+const char *kb_flag_name(int i);
+/* Sets *bit to the flag named s. 0, or -1 for an unknown name. */
+int kb_flag_parse(const char *s, unsigned *bit);
+/* The flags as "gpu_shared,l2_resident" into buf ("" for none). */
+void kb_flags_str(unsigned flags, char *buf, size_t n);
+/* Parses kb_flags_str's text; -1 (and *flags as far as read) at an unknown name. */
+int kb_flags_parse(const char *s, unsigned *flags);
+
+/* Which time is the headline of a table: the cold median (every sample after an
+ * L2 flush) or the batch one (back-to-back launches). */
+typedef enum kb_timing { KB_TIMING_COLD = 0, KB_TIMING_BATCH = 1 } kb_timing;
+/* "cold" / "batch"; parse: 0, or -1 for another name. */
+const char *kb_timing_name(kb_timing t);
+int kb_timing_parse(const char *s, kb_timing *out);
+
+/* The figures of a result in one timing: the time and what is derived from it,
+ * each % against the ceiling measured the same way. */
+typedef struct kb_timed {
+    double us;       /* median (cold) or batch time */
+    double stdrel;   /* its spread */
+    double gbps, tflops, pct_peak, speedup;
+} kb_timed;
+/* r's figures in timing t. */
+kb_timed kb_result_timed(const kb_result *r, kb_timing t);
 
 typedef struct kb_run {
     int64_t id; /* store id; 0 when not stored */
@@ -163,6 +227,7 @@ typedef struct kb_run {
     char state[16];    /* "running", "complete", "interrupted" */
     char tag[128];
     kb_device dev;
+    kb_timing timing;   /* which time the tables show as the headline (not stored) */
     kb_result *results; /* owned */
     size_t nresults, cap;
 } kb_run;
@@ -222,15 +287,25 @@ int kb_kernel_nstalls(const kb_kernel *k);
 /* Computes gbps, tflops, dram_gbps, pct_peak and excess_traffic from the model,
  * the median, the counters and the device's ceilings: pct_peak is gbps over
  * copy_gbps for memory-bound operators, tflops over mma_tflops (fp16/bf16) or
- * fp32_tflops (fp32) for compute-bound ones; NAN when that ceiling is unknown. */
+ * fp32_tflops (fp32) for compute-bound ones; NAN when that ceiling is unknown.
+ * The batch figures likewise from batch_us, a memory-bound one's % against
+ * copy_batch_gbps (like with like: cold against cold, batch against batch; the
+ * GEMM peaks are one figure for both, a GEMM's L2 state changing nothing). */
 void kb_result_derive(kb_result *r, const kb_device *dev);
 
-/* Fills median, min, max and stdrel from samples_us. */
+/* The median, least, greatest and relative spread (sample standard deviation
+ * over the mean; 0 for one sample) of samples[0 .. n); NAN for n == 0. 0, or
+ * -1 when out of memory (then all NAN). */
+int kb_samples_summary(const double *samples, size_t n, double *median, double *min,
+                       double *max, double *stdrel);
+
+/* Fills median, min, max and stdrel from samples_us (kb_samples_summary). */
 void kb_result_summarise(kb_result *r);
 
 /* Fills the per-result figures taken from its kernels: registers and
- * local_bytes (the most of any kernel), and theoretical_occupancy and
- * top_stalls of the longest kernel (kb_result_longest_kernel). */
+ * local_bytes (the most of any kernel), and the achieved and theoretical
+ * occupancy and top_stalls of the longest kernel (kb_result_longest_kernel):
+ * both occupancies are of one kernel, NAN where that kernel lacks one. */
 void kb_result_summarise_kernels(kb_result *r);
 
 /* The index of r's longest kernel by KB_METRIC_DURATION in the counter pass,

@@ -140,6 +140,18 @@ static cJSON *seed_item(uint64_t seed)
     return cJSON_CreateString(buf);
 }
 
+/* The flags of a result as an array of their names. */
+static cJSON *flags_item(unsigned flags)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; a && i < KB_NFLAGS; i++)
+        if ((flags & (1u << i)) && !push(a, cJSON_CreateString(kb_flag_name(i)))) {
+            cJSON_Delete(a);
+            return NULL;
+        }
+    return a;
+}
+
 cJSON *kb_json_from_result(const kb_result *r)
 {
     cJSON *o = cJSON_CreateObject(), *chk, *tol, *tm, *smp, *mdl, *der, *cnt, *res, *ks;
@@ -165,16 +177,29 @@ cJSON *kb_json_from_result(const kb_result *r)
     for (size_t i = 0; i < r->nsamples; i++)
         if (!push(smp, num_item(r->samples_us[i])))
             goto fail;
-    if (!put_num(tm, "sm_clock_mhz", r->sm_clock_mhz) || !put_bool(tm, "throttled", r->throttled))
+    if (!put_num(tm, "batch_us", r->batch_us) || !put_num(tm, "batch_stdrel", r->batch_stdrel) ||
+        !put_int(tm, "batch_launches", r->batch_launches) ||
+        !put_num(tm, "sm_clock_mhz", r->sm_clock_mhz) ||
+        !put_str(tm, "throttle_reason", r->throttle_reason) ||
+        !put_bool(tm, "throttled", r->throttled) || !put(o, "flags", flags_item(r->flags)))
         goto fail;
 
     if (!(mdl = cJSON_AddObjectToObject(o, "model")) || !put_num(mdl, "bytes", r->bytes) ||
         !put_num(mdl, "flops", r->flops) || !put_num(mdl, "extra_bytes", r->extra_bytes) ||
         !put_str(o, "bound", r->bound))
         goto fail;
+    cJSON *src;
+    if (r->source_sha256[0] &&
+        (!(src = cJSON_AddObjectToObject(o, "source")) || !put_str(src, "path", r->source_path) ||
+         !put_str(src, "sha256", r->source_sha256)))
+        goto fail;
     if (!(der = cJSON_AddObjectToObject(o, "derived")) || !put_num(der, "gbps", r->gbps) ||
         !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak) ||
-        !put_num(der, "speedup", r->speedup) || !put_num(der, "dram_gbps", r->dram_gbps) ||
+        !put_num(der, "speedup", r->speedup) || !put_num(der, "gbps_batch", r->gbps_batch) ||
+        !put_num(der, "tflops_batch", r->tflops_batch) ||
+        !put_num(der, "pct_peak_batch", r->pct_peak_batch) ||
+        !put_num(der, "speedup_batch", r->speedup_batch) ||
+        !put_num(der, "dram_gbps", r->dram_gbps) ||
         !put_num(der, "excess_traffic", r->excess_traffic))
         goto fail;
 
@@ -216,6 +241,11 @@ cJSON *kb_json_from_device(const kb_device *d)
         !put_int(o, "mem_bus_bits", d->mem_bus_bits) || !put_str(o, "driver", d->driver) ||
         !put_str(o, "runtime", d->runtime) || !(ceil = cJSON_AddObjectToObject(o, "ceilings")) ||
         !put_num(ceil, "copy_gbps", d->copy_gbps) ||
+        !put_num(ceil, "copy_batch_gbps", d->copy_batch_gbps) ||
+        !put_str(ceil, "calibrated_at", d->ceilings_at) ||
+        !put_str(ceil, "calibrated_driver", d->ceilings_driver) ||
+        !put_num(ceil, "calibrated_sm_clock_mhz", d->ceilings_sm_clock_mhz) ||
+        !put_int(ceil, "calibrated_mem_clock_mhz", d->ceilings_mem_clock_mhz) ||
         !put_num(ceil, "mma_tflops", d->mma_tflops) ||
         !put_num(ceil, "fp32_tflops", d->fp32_tflops)) {
         cJSON_Delete(o);
@@ -717,6 +747,57 @@ static kb_status time_from(const cJSON *o, const char *pre, kb_result *r, kb_err
     KB_TRY(samples_from(smp, q, r, e));
     KB_TRY(get_num(tm, p, "sm_clock_mhz", OPT, &r->sm_clock_mhz, e));
     KB_TRY(get_bool(tm, p, "throttled", OPT, &r->throttled, e));
+    KB_TRY(get_str(tm, p, "throttle_reason", OPT, r->throttle_reason, sizeof r->throttle_reason,
+                   e));
+    KB_TRY(get_num(tm, p, "batch_us", OPT, &r->batch_us, e));
+    KB_TRY(get_num(tm, p, "batch_stdrel", OPT, &r->batch_stdrel, e));
+    KB_TRY(get_int32(tm, p, "batch_launches", OPT, 0, INT32_MAX, &r->batch_launches, e));
+done:
+    return st;
+}
+
+/* The flags array of a result: names kb_flag_parse knows. */
+static kb_status flags_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *arr, *it;
+    char p[256];
+    KB_TRY(get_arr(o, pre, "flags", OPT, &arr, e));
+    if (!arr)
+        goto done;
+    fpath(p, sizeof p, pre, "flags");
+    cJSON_ArrayForEach(it, arr)
+    {
+        unsigned bit = 0;
+        if (!cJSON_IsString(it) || !it->valuestring)
+            return kb_fail(e, KB_EUSAGE, "field '%s' must hold strings, got %s", p, jtype(it));
+        if (kb_flag_parse(it->valuestring, &bit) != 0)
+            return kb_fail(e, KB_EUSAGE, "field '%s' holds unknown flag '%.40s'", p,
+                           it->valuestring);
+        r->flags |= bit;
+    }
+done:
+    return st;
+}
+
+/* The optional source object of a result of a variant file: its path and the
+ * SHA-256 of its bytes, 64 lowercase hex digits. */
+static kb_status source_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    const cJSON *src;
+    char p[256];
+    KB_TRY(get_obj(o, pre, "source", OPT, &src, e));
+    if (!src)
+        goto done;
+    fpath(p, sizeof p, pre, "source");
+    KB_TRY(get_str(src, p, "path", REQ, r->source_path, sizeof r->source_path, e));
+    KB_TRY(get_str(src, p, "sha256", REQ, r->source_sha256, sizeof r->source_sha256, e));
+    if (strlen(r->source_sha256) != 64 ||
+        strspn(r->source_sha256, "0123456789abcdef") != 64) {
+        st = kb_fail(e, KB_EUSAGE, "field '%s.sha256' must be 64 lowercase hex digits, got '%s'",
+                     p, r->source_sha256);
+    }
 done:
     return st;
 }
@@ -748,6 +829,10 @@ static kb_status figures_from(const cJSON *o, const char *pre, kb_result *r, kb_
     KB_TRY(get_num(der, p, "speedup", OPT, &r->speedup, e));
     KB_TRY(get_num(der, p, "dram_gbps", OPT, &r->dram_gbps, e));
     KB_TRY(get_num(der, p, "excess_traffic", OPT, &r->excess_traffic, e));
+    KB_TRY(get_num(der, p, "gbps_batch", OPT, &r->gbps_batch, e));
+    KB_TRY(get_num(der, p, "tflops_batch", OPT, &r->tflops_batch, e));
+    KB_TRY(get_num(der, p, "pct_peak_batch", OPT, &r->pct_peak_batch, e));
+    KB_TRY(get_num(der, p, "speedup_batch", OPT, &r->speedup_batch, e));
 done:
     return st;
 }
@@ -788,7 +873,9 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
     KB_TRY(case_from(o, pre, r, e));
     KB_TRY(check_from(o, pre, r, e));
     KB_TRY(time_from(o, pre, r, e));
+    KB_TRY(flags_from(o, pre, r, e));
     KB_TRY(figures_from(o, pre, r, e));
+    KB_TRY(source_from(o, pre, r, e));
     KB_TRY(counters_from(o, pre, r, e));
     KB_TRY(resources_from(o, pre, r, e));
     KB_TRY(kernels_from(o, pre, r, e));
@@ -856,6 +943,13 @@ static kb_status device_from(const cJSON *o, const char *pre, kb_device *d, kb_e
     KB_TRY(get_num(ceil, p, "copy_gbps", REQ, &d->copy_gbps, e));
     KB_TRY(get_num(ceil, p, "mma_tflops", OPT, &d->mma_tflops, e));
     KB_TRY(get_num(ceil, p, "fp32_tflops", OPT, &d->fp32_tflops, e));
+    KB_TRY(get_num(ceil, p, "copy_batch_gbps", OPT, &d->copy_batch_gbps, e));
+    KB_TRY(get_str(ceil, p, "calibrated_at", OPT, d->ceilings_at, sizeof d->ceilings_at, e));
+    KB_TRY(get_str(ceil, p, "calibrated_driver", OPT, d->ceilings_driver,
+                   sizeof d->ceilings_driver, e));
+    KB_TRY(get_num(ceil, p, "calibrated_sm_clock_mhz", OPT, &d->ceilings_sm_clock_mhz, e));
+    KB_TRY(get_int32(ceil, p, "calibrated_mem_clock_mhz", OPT, 0, INT32_MAX,
+                     &d->ceilings_mem_clock_mhz, e));
 done:
     return st;
 }

@@ -17,6 +17,14 @@
  *               the metric set's order, kind 'stall' rows largest first (seq)
  * Version 3 adds results.bound ('memory' or 'compute': the ceiling pct_peak is
  * of) and results.extra_bytes (device memory beyond inputs and outputs).
+ * Version 4 adds the batch time and its figures, flags and throttle reason to
+ * results (written and read apart from the columns above: put_timing,
+ * read_timing), the driver and clocks to ceilings, and the batch copy ceiling
+ * and the ceilings' date, driver and clocks to runs (put_run_ceilings,
+ * read_run_ceilings).
+ * Version 5 adds results.source_path and results.source_sha256: the variant
+ * file of the user's own a result ran, and the SHA-256 of its source ('' for
+ * built-in variants).
  * Unknown doubles (NAN, infinities) are stored as NULL and read back as NAN;
  * unknown results.registers and results.local_bytes (-1) are NULL too.
  *
@@ -135,6 +143,39 @@ static const char *const migrations[] = {
     " CHECK(bound IN ('memory', 'compute'));"
     "ALTER TABLE results ADD COLUMN extra_bytes REAL DEFAULT 0;"
     "PRAGMA user_version = 3;",
+
+    /* 3 -> 4: two timings and what the GPU was doing. Results gain the batch
+     * time (back-to-back launches) with its spread, launches per sample and
+     * figures, their flags (comma list: gpu_shared, l2_resident,
+     * gpu_unchecked) and why they count as throttled; ceilings gain the
+     * driver and clocks they were measured at; runs keep the batch copy
+     * ceiling and when, under which driver and at which clocks the ceilings
+     * were measured. Results of version 3 read with no batch time and no
+     * flags; ceilings of version 3 with no driver, which makes them stale. */
+    "ALTER TABLE results ADD COLUMN batch_us REAL;"
+    "ALTER TABLE results ADD COLUMN batch_stdrel REAL;"
+    "ALTER TABLE results ADD COLUMN batch_launches INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE results ADD COLUMN gbps_batch REAL;"
+    "ALTER TABLE results ADD COLUMN tflops_batch REAL;"
+    "ALTER TABLE results ADD COLUMN pct_peak_batch REAL;"
+    "ALTER TABLE results ADD COLUMN flags TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE results ADD COLUMN throttle_reason TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE ceilings ADD COLUMN driver TEXT;"
+    "ALTER TABLE ceilings ADD COLUMN sm_clock_mhz REAL;"
+    "ALTER TABLE ceilings ADD COLUMN mem_clock_mhz INTEGER;"
+    "ALTER TABLE runs ADD COLUMN dev_copy_batch_gbps REAL;"
+    "ALTER TABLE runs ADD COLUMN dev_ceilings_at TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN dev_ceilings_driver TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE runs ADD COLUMN dev_ceilings_sm_clock_mhz REAL;"
+    "ALTER TABLE runs ADD COLUMN dev_ceilings_mem_clock_mhz INTEGER;"
+    "PRAGMA user_version = 4;",
+
+    /* 4 -> 5: variant files. A result of a file of the user's own keeps the
+     * file and the SHA-256 of the source it ran; results of version 4 read as
+     * built-in variants (''). */
+    "ALTER TABLE results ADD COLUMN source_path TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE results ADD COLUMN source_sha256 TEXT NOT NULL DEFAULT '';"
+    "PRAGMA user_version = 5;",
 };
 
 _Static_assert(KB_COUNT(migrations) == KB_STORE_VERSION,
@@ -787,6 +828,31 @@ done:
     return st;
 }
 
+/* The batch copy ceiling and the date, driver and clocks of the ceilings of
+ * run_id's device snapshot d (schema version 4). */
+static kb_status put_run_ceilings(kb_store *s, int64_t run_id, const kb_device *d, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int row = 0;
+    binder b;
+    KB_TRY(prepare(s,
+                   "UPDATE runs SET dev_copy_batch_gbps = ?1, dev_ceilings_at = ?2,"
+                   " dev_ceilings_driver = ?3, dev_ceilings_sm_clock_mhz = ?4,"
+                   " dev_ceilings_mem_clock_mhz = ?5 WHERE id = ?6",
+                   &q, &b, e));
+    b_real(&b, d->copy_batch_gbps);
+    b_text(&b, d->ceilings_at);
+    b_text(&b, d->ceilings_driver);
+    b_real(&b, d->ceilings_sm_clock_mhz);
+    b_int(&b, d->ceilings_mem_clock_mhz);
+    b_int(&b, run_id);
+    KB_TRY(run_bound(s, &b, &row, e));
+done:
+    fin(q);
+    return st;
+}
+
 /* Inserts the run row (device snapshot included) and sets run->id. pid 0 and
  * host NULL for an imported run. */
 static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pid,
@@ -825,6 +891,7 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
     b_real(&b, d->fp32_tflops);
     KB_TRY(run_bound(s, &b, &row, e));
     run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
+    KB_TRY(put_run_ceilings(s, run->id, d, e));
 done:
     fin(q);
     return st;
@@ -897,6 +964,8 @@ static void bind_result(binder *b, const kb_result *r, const char *shape_text)
     b_text(b, r->top_stalls);
     b_text(b, r->bound);
     b_real(b, r->extra_bytes);
+    b_text(b, r->source_path);
+    b_text(b, r->source_sha256);
 }
 
 /* Inserts the kernels of result_id, r's, with their metrics and stalls. */
@@ -945,6 +1014,36 @@ done:
     return st;
 }
 
+/* The batch time, its figures, the flags and the throttle reason of
+ * result_id, r's (schema version 4). */
+static kb_status put_timing(kb_store *s, int64_t result_id, const kb_result *r, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    char flags[96];
+    int row = 0;
+    binder b;
+    kb_flags_str(r->flags, flags, sizeof flags);
+    KB_TRY(prepare(s,
+                   "UPDATE results SET batch_us = ?1, batch_stdrel = ?2, batch_launches = ?3,"
+                   " gbps_batch = ?4, tflops_batch = ?5, pct_peak_batch = ?6, flags = ?7,"
+                   " throttle_reason = ?8 WHERE id = ?9",
+                   &q, &b, e));
+    b_real(&b, r->batch_us);
+    b_real(&b, r->batch_stdrel);
+    b_int(&b, r->batch_launches);
+    b_real(&b, r->gbps_batch);
+    b_real(&b, r->tflops_batch);
+    b_real(&b, r->pct_peak_batch);
+    b_text(&b, flags);
+    b_text(&b, r->throttle_reason);
+    b_int(&b, result_id);
+    KB_TRY(run_bound(s, &b, &row, e));
+done:
+    fin(q);
+    return st;
+}
+
 /* Inserts one result after the run's last one, and its kernels. */
 static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
 {
@@ -966,16 +1065,17 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
                    " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
                    " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
                    " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
-                   " extra_bytes)"
+                   " extra_bytes, source_path, source_sha256)"
                    " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
                    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
                    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)",
+                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42)",
                    &q, &b, e));
     b_int(&b, run_id);
     bind_result(&b, r, shape_text);
     KB_TRY(run_bound(s, &b, &row, e));
     const int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
+    KB_TRY(put_timing(s, result_id, r, e));
     if (r->nkernels > 0)
         KB_TRY(put_kernels(s, result_id, r, e));
 done:
@@ -1110,14 +1210,19 @@ kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name
     KB_TRY(put_device(s, d, now, e));
     binder b;
     KB_TRY(prepare(s,
-                   "INSERT INTO ceilings(device_uuid, name, value, measured_at)"
-                   " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(device_uuid, name) DO UPDATE SET"
-                   " value = excluded.value, measured_at = excluded.measured_at",
+                   "INSERT INTO ceilings(device_uuid, name, value, measured_at, driver,"
+                   " sm_clock_mhz, mem_clock_mhz) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                   " ON CONFLICT(device_uuid, name) DO UPDATE SET value = excluded.value,"
+                   " measured_at = excluded.measured_at, driver = excluded.driver,"
+                   " sm_clock_mhz = excluded.sm_clock_mhz, mem_clock_mhz = excluded.mem_clock_mhz",
                    &q, &b, e));
     b_text(&b, d->uuid);
     b_text(&b, name);
     b_real(&b, value);
-    b_text(&b, now);
+    b_text(&b, *d->ceilings_at ? d->ceilings_at : now);
+    b_text(&b, d->ceilings_driver);
+    b_real(&b, d->ceilings_sm_clock_mhz);
+    b_int(&b, d->ceilings_mem_clock_mhz);
     KB_TRY(run_bound(s, &b, &row, e));
     fin(q);
     q = NULL;
@@ -1162,9 +1267,30 @@ done:
 kb_status kb_store_get_ceilings(kb_store *s, kb_device *d, kb_err *e)
 {
     kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int row = 0;
+    binder b;
     for (int i = 0; i < KB_NCEILINGS; i++)
         KB_TRY(kb_store_get_ceiling(s, d->uuid, kb_ceiling_name(i), kb_device_ceiling(d, i), e));
+    /* the oldest of them says when, under which driver and at which clocks */
+    d->ceilings_at[0] = d->ceilings_driver[0] = '\0';
+    d->ceilings_sm_clock_mhz = NAN;
+    d->ceilings_mem_clock_mhz = 0;
+    KB_TRY(prepare(s,
+                   "SELECT measured_at, driver, sm_clock_mhz, mem_clock_mhz FROM ceilings"
+                   " WHERE device_uuid = ?1 ORDER BY measured_at LIMIT 1",
+                   &q, &b, e));
+    b_text(&b, d->uuid);
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (row) {
+        reader c = {q, 0};
+        c_text(&c, d->ceilings_at, sizeof d->ceilings_at);
+        c_text(&c, d->ceilings_driver, sizeof d->ceilings_driver);
+        d->ceilings_sm_clock_mhz = c_real(&c);
+        d->ceilings_mem_clock_mhz = (int)c_int(&c);
+    }
 done:
+    fin(q);
     return st;
 }
 
@@ -1247,6 +1373,60 @@ done:
     return st;
 }
 
+/* Reads the batch time, its figures, the flags and the throttle reason of
+ * result_id into r with the prepared statement tq (schema version 4). */
+static kb_status read_timing(kb_store *s, sqlite3_stmt *tq, int64_t result_id, kb_result *r,
+                             kb_err *e)
+{
+    kb_status st = KB_OK;
+    int row = 0;
+    char flags[128];
+    KB_TRY(query_id(s, tq, result_id, e));
+    KB_TRY(next_row(s, tq, &row, e));
+    if (!row)
+        goto done;
+    reader c = {tq, 0};
+    r->batch_us = c_real(&c);
+    r->batch_stdrel = c_real(&c);
+    r->batch_launches = (int)c_int(&c);
+    r->gbps_batch = c_real(&c);
+    r->tflops_batch = c_real(&c);
+    r->pct_peak_batch = c_real(&c);
+    c_text(&c, flags, sizeof flags);
+    c_text(&c, r->throttle_reason, sizeof r->throttle_reason);
+    if (kb_flags_parse(flags, &r->flags) != 0)
+        st = damaged(s, result_id, "unknown flags", e);
+done:
+    return st;
+}
+
+/* Reads the batch copy ceiling and the date, driver and clocks of the
+ * ceilings of run id's device snapshot into d (schema version 4). */
+static kb_status read_run_ceilings(kb_store *s, int64_t id, kb_device *d, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int row = 0;
+    binder b;
+    KB_TRY(prepare(s,
+                   "SELECT dev_copy_batch_gbps, dev_ceilings_at, dev_ceilings_driver,"
+                   " dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz FROM runs WHERE id = ?1",
+                   &q, &b, e));
+    b_int(&b, id);
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (row) {
+        reader c = {q, 0};
+        d->copy_batch_gbps = c_real(&c);
+        c_text(&c, d->ceilings_at, sizeof d->ceilings_at);
+        c_text(&c, d->ceilings_driver, sizeof d->ceilings_driver);
+        d->ceilings_sm_clock_mhz = c_real(&c);
+        d->ceilings_mem_clock_mhz = (int)c_int(&c);
+    }
+done:
+    fin(q);
+    return st;
+}
+
 /* Fills r from the current row of the results query; *result_id is its id. */
 static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t *result_id,
                              kb_err *e)
@@ -1321,6 +1501,8 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
     c_text(&c, r->top_stalls, sizeof r->top_stalls);
     c_text(&c, r->bound, sizeof r->bound);
     r->extra_bytes = c_real(&c);
+    c_text(&c, r->source_path, sizeof r->source_path);
+    c_text(&c, r->source_sha256, sizeof r->source_sha256);
 done:
     cJSON_Delete(shape);
     return st;
@@ -1329,7 +1511,7 @@ done:
 kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
 {
     kb_status st = KB_OK;
-    sqlite3_stmt *q = NULL, *kq = NULL, *vq = NULL;
+    sqlite3_stmt *q = NULL, *kq = NULL, *vq = NULL, *tq = NULL;
     kb_result r;
     binder b;
     int row = 0, in_tx = 0;
@@ -1375,6 +1557,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     d->fp32_tflops = c_real(&c);
     fin(q);
     q = NULL;
+    KB_TRY(read_run_ceilings(s, out->id, d, e));
 
     SQL_CHECK(stmt_prep(s,
                    "SELECT id, op, variant, dtype, shape, status, reason, seed, checked,"
@@ -1382,8 +1565,8 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " max_us, stdrel, samples_us, sm_clock_mhz, throttled, bytes, flops, gbps,"
                    " tflops, pct_peak, metric_set, passes, counters_reason, dram_bytes,"
                    " excess_traffic, achieved_occupancy, dram_gbps, theoretical_occupancy,"
-                   " registers, local_bytes, top_stalls, bound, extra_bytes"
-                   " FROM results WHERE run_id = ?1 ORDER BY seq",
+                   " registers, local_bytes, top_stalls, bound, extra_bytes, source_path,"
+                   " source_sha256 FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
     SQL_CHECK(stmt_prep(s,
                    "SELECT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
@@ -1394,10 +1577,15 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    "SELECT kernel_idx, kind, name, value FROM kernel_values"
                    " WHERE result_id = ?1 ORDER BY kernel_idx, kind, seq",
                    &vq));
+    SQL_CHECK(stmt_prep(s,
+                   "SELECT batch_us, batch_stdrel, batch_launches, gbps_batch, tflops_batch,"
+                   " pct_peak_batch, flags, throttle_reason FROM results WHERE id = ?1",
+                   &tq));
     KB_TRY(query_id(s, q, out->id, e));
     while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         int64_t result_id;
         KB_TRY(read_result(s, q, &r, &result_id, e));
+        KB_TRY(read_timing(s, tq, result_id, &r, e));
         KB_TRY(load_kernels(s, kq, result_id, &r, e));
         KB_TRY(load_values(s, vq, result_id, &r, e));
         if (kb_run_add(out, &r) != 0) {
@@ -1416,6 +1604,7 @@ done:
     fin(q);
     fin(kq);
     fin(vq);
+    fin(tq);
     if (in_tx)
         tx_rollback(s);
     kb_result_release(&r);

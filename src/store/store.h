@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* The store schema this build reads and writes (the number of migration steps). */
-#define KB_STORE_VERSION 3
+#define KB_STORE_VERSION 5
 
 typedef struct kb_store kb_store;
 
@@ -80,8 +80,10 @@ kb_status kb_store_import_run(kb_store *s, kb_run *run, kb_err *e);
 kb_status kb_store_find_run(kb_store *s, const kb_run *run, int64_t *id, kb_err *e);
 
 /* Stores a calibrated ceiling of device d (upserted by uuid): "copy_gbps",
- * "mma_tflops" or "fp32_tflops" (any name is kept), with the time it was
- * measured, replacing an older value of that name. NAN is stored as unknown.
+ * "mma_tflops", "fp32_tflops" or "copy_batch_gbps" (any name is kept), with
+ * the time it was measured (d->ceilings_at, or now when that is ""), the
+ * driver and the clocks (d->ceilings_*), replacing an older value of that
+ * name. NAN is stored as unknown.
  * KB_EENV on SQLite errors. */
 kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name, double value,
                                kb_err *e);
@@ -91,13 +93,15 @@ kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name
 kb_status kb_store_get_ceiling(kb_store *s, const char *uuid, const char *name, double *value,
                                kb_err *e);
 
-/* Stores the three calibrated ceilings of d (kb_ceiling_name) as
+/* Stores the calibrated ceilings of d (kb_ceiling_name) as
  * kb_store_set_ceiling does, each in its own transaction. KB_EENV on SQLite
  * errors. */
 kb_status kb_store_set_ceilings(kb_store *s, const kb_device *d, kb_err *e);
 
 /* Reads the stored ceilings of the device with d's uuid into d's ceiling fields
- * (NAN for those not stored). KB_EENV on SQLite errors. */
+ * (NAN for those not stored), and into d->ceilings_* when, under which driver
+ * and at which clocks the oldest of them was measured ("" / NAN / 0 when not
+ * stored). KB_EENV on SQLite errors. */
 kb_status kb_store_get_ceilings(kb_store *s, kb_device *d, kb_err *e);
 
 /* For migration tests: creates a new store at path holding only the first

@@ -99,3 +99,35 @@ kb_status kb_write_atomic(const char *path, kb_emit_fn emit, const void *ctx, kb
         return kb_fail(e, KB_EENV, "cannot write '%s': %s", path, strerror(errno));
     return write_replace(path, target, &sb, emit, ctx, e);
 }
+
+kb_status kb_check_writable(const char *path, const char *option, kb_err *e)
+{
+    char folder[4096];
+    struct stat sb;
+    if (strcmp(path, "-") == 0)
+        return KB_OK;
+    if (!*path)
+        return kb_fail(e, KB_EUSAGE, "cannot write %s '': the path is empty", option);
+    if (kb_strlcpy(folder, path, sizeof folder))
+        return kb_fail(e, KB_EUSAGE, "cannot write %s '%.60s...': the path is too long", option,
+                       path);
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return kb_fail(e, KB_EUSAGE, "cannot write %s '%s': it is a folder", option, path);
+    char *slash = strrchr(folder, '/');
+    if (!slash)
+        kb_strlcpy(folder, ".", sizeof folder);
+    else if (slash == folder)
+        folder[1] = '\0'; /* "/name": the root */
+    else
+        *slash = '\0';
+    if (stat(folder, &sb) != 0)
+        return kb_fail(e, KB_EUSAGE, "cannot write %s '%s': folder '%s' does not exist", option,
+                       path, folder);
+    if (!S_ISDIR(sb.st_mode))
+        return kb_fail(e, KB_EUSAGE, "cannot write %s '%s': '%s' is not a folder", option, path,
+                       folder);
+    if (access(folder, W_OK | X_OK) != 0)
+        return kb_fail(e, KB_EUSAGE, "cannot write %s '%s': folder '%s' is not writable (%s)",
+                       option, path, folder, strerror(errno));
+    return KB_OK;
+}

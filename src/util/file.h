@@ -27,6 +27,13 @@ typedef kb_status (*kb_emit_fn)(FILE *f, const void *ctx, kb_err *e);
  * otherwise. */
 kb_status kb_write_atomic(const char *path, kb_emit_fn emit, const void *ctx, kb_err *e);
 
+/* KB_OK when a file can be written at path ("-": stdout, always): its folder
+ * exists, is a folder, and may be written, and path itself is not a folder.
+ * Otherwise KB_EUSAGE naming the option: "cannot write --json 'x/r.json':
+ * folder 'x' does not exist". A command checks its output paths with this
+ * before any long work, so that a typo costs nothing. */
+kb_status kb_check_writable(const char *path, const char *option, kb_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -42,6 +42,16 @@ for op in "${ops[@]}"; do
         dtypes=bf16
         extra=(--min-samples 5)
     fi
+    if [ "$op" = matmul ]; then
+        # the report's shapes: the 4096 and 8192 cubes, the epilogue, no tile
+        # dividing, and the decode-like (memory-bound) m=16; fp32 and bf16
+        # cross every shape (one JSON). At least 5 samples: naive takes about
+        # 2 s a launch at 8192^3, so the run stays within a few minutes.
+        shapes=(--shape m=4096,n=4096,k=4096 --shape m=8192,n=8192,k=8192
+                --shape m=4096,n=4096,k=4096,epilogue=1 --shape m=4095,n=4097,k=1000
+                --shape m=16,n=8192,k=8192)
+        extra=(--min-samples 5)
+    fi
     start=$(date +%s%N)
     build/kbench run "$op" --variants all --dtype "$dtypes" "${shapes[@]}" "${extra[@]}" \
         --db "$db" --json "$out/$op.json" --tag h200

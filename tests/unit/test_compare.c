@@ -453,6 +453,41 @@ static void test_what_moved(void **state)
     kb_run_release(&b);
 }
 
+/* A variant file edited between the runs: the case matches by its name (the
+ * file's stem), and the variant cell shows the source each side ran. */
+static void test_variant_file_sources(void **state)
+{
+    (void)state;
+    kb_run base, edited;
+    kb_compare c;
+    kb_err e = {{0}};
+    make_run(&base, "GPU-aaaa", "NVIDIA H200", 4200.0);
+    kb_result *r = add_case(&base, "mine", "fp32", 4096, 100.0, 50, 0.01, 7);
+    snprintf(r->source_path, sizeof r->source_path, "./mine.cu");
+    snprintf(r->source_sha256, sizeof r->source_sha256, "%s",
+             "1a2b3c4d00000000000000000000000000000000000000000000000000000000");
+    add_case(&base, "fused", "fp32", 4096, 95.0, 50, 0.01, 8);
+    copy_run(&edited, &base, 0.5, 0.01, 9);
+    snprintf(edited.results[0].source_sha256, sizeof edited.results[0].source_sha256, "%s",
+             "5e6f7a8b00000000000000000000000000000000000000000000000000000000");
+    assert_int_equal(kb_compare_runs(&base, "a", &edited, "b", 0.05, &c, &e), KB_OK);
+    assert_int_equal(c.ncases, 2);
+    assert_int_equal(c.cases[0].verdict, KB_V_FASTER);
+    char *t = render(kb_compare_write_text, &c);
+    assert_non_null(strstr(t, "mine · src 1a2b3c4d→5e6f7a8b"));
+    assert_null(strstr(t, "fused · src"));
+    free(t);
+    kb_compare_release(&c);
+    /* the same source on both sides: one hash */
+    assert_int_equal(kb_compare_runs(&base, "a", &base, "a", 0.05, &c, &e), KB_OK);
+    t = render(kb_compare_write_markdown, &c);
+    assert_non_null(strstr(t, "mine · src 1a2b3c4d |"));
+    free(t);
+    kb_compare_release(&c);
+    kb_run_release(&edited);
+    kb_run_release(&base);
+}
+
 static void test_views(void **state)
 {
     (void)state;
@@ -585,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_cross_gpu),
         cmocka_unit_test(test_what_moved),
         cmocka_unit_test(test_views),
+        cmocka_unit_test(test_variant_file_sources),
         cmocka_unit_test(test_committed_reports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,8 @@
  * model's summaries (results/result), with no GPU. */
 #include <math.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kbtest.h"
@@ -49,6 +51,105 @@ static int child_exits_3(void *ctx, int fd)
     (void)ctx;
     (void)fd;
     return 3;
+}
+
+/* Writes its pid to the test's pipe (ctx), then hangs. */
+static int child_reports_and_hangs(void *ctx, int fd)
+{
+    (void)fd;
+    const pid_t me = getpid();
+    if (write(*(const int *)ctx, &me, sizeof me) != (ssize_t)sizeof me)
+        return 9;
+    for (;;)
+        pause();
+    return 0;
+}
+
+/* Answers whether it sees its parent alive. */
+static int child_checks_parent(void *ctx, int fd)
+{
+    (void)ctx;
+    const char c = kb_isolate_parent_alive() ? 'y' : 'n';
+    return write(fd, &c, 1) == 1 ? 0 : 9;
+}
+
+/* Sleeps 0.7 s. */
+static int child_sleeps(void *ctx, int fd)
+{
+    (void)ctx;
+    (void)fd;
+    struct timespec ts = {0, 700000000};
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+static void count_ticks(void *ctx, long pid)
+{
+    long *seen = ctx;
+    seen[0]++;
+    seen[1] = pid;
+}
+
+/* A kbench killed with SIGKILL takes its case's child with it: the test is
+ * the subreaper of its descendants, so the orphan comes back to it, and it
+ * must have died of SIGKILL within 2 s. */
+static void child_dies_with_parent(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+    assert_int_equal(pipe(fds), 0);
+    const pid_t middle = fork();
+    assert_true(middle >= 0);
+    if (middle == 0) {
+        char *out = NULL;
+        size_t len = 0;
+        kb_child_end end;
+        kb_err e = {{0}};
+        close(fds[0]);
+        (void)kb_isolate(child_reports_and_hangs, &fds[1], 60, &out, &len, &end, &e);
+        _exit(0);
+    }
+    close(fds[1]);
+    pid_t grandchild = 0;
+    assert_int_equal(read(fds[0], &grandchild, sizeof grandchild), (ssize_t)sizeof grandchild);
+    close(fds[0]);
+    assert_int_equal(kill(middle, SIGKILL), 0);
+    assert_int_equal(waitpid(middle, NULL, 0), middle);
+    int status = 0, reaped = 0;
+    for (int i = 0; i < 200 && !reaped; i++) {
+        reaped = waitpid(grandchild, &status, WNOHANG) == grandchild;
+        if (!reaped)
+            nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    if (!reaped) {
+        kill(grandchild, SIGKILL);
+        waitpid(grandchild, NULL, 0);
+        fail_msg("the case's child outlived its parent by 2 s");
+    }
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
+static void parent_alive_and_ticks(void **state)
+{
+    (void)state;
+    char *out = NULL;
+    size_t len = 0;
+    kb_child_end end;
+    kb_err e = {{0}};
+    long seen[2] = {0, 0};
+    assert_true(kb_isolate_parent_alive()); /* not a child of kb_isolate */
+    assert_int_equal(kb_isolate(child_checks_parent, NULL, 10, &out, &len, &end, &e), KB_OK);
+    assert_string_equal(out, "y");
+    assert_true(end.pid > 0);
+    free(out);
+    assert_int_equal(kb_isolate_watched(child_sleeps, NULL, 10, count_ticks, seen, &out, &len,
+                                        &end, &e),
+                     KB_OK);
+    assert_true(seen[0] >= 2);
+    assert_int_equal(seen[1], end.pid);
+    free(out);
 }
 
 static void answer_is_collected(void **state)
@@ -165,6 +266,7 @@ int main(void)
         cmocka_unit_test(answer_is_collected), cmocka_unit_test(crash_is_reported),
         cmocka_unit_test(hang_is_killed),      cmocka_unit_test(exit_code_is_kept),
         cmocka_unit_test(summary_of_samples),  cmocka_unit_test(run_takes_ownership),
+        cmocka_unit_test(child_dies_with_parent), cmocka_unit_test(parent_alive_and_ticks),
     };
     return cmocka_run_group_tests_name("isolate and result", tests, NULL, NULL);
 }

@@ -118,6 +118,9 @@ static void add_counters(kb_result *r)
 }
 
 /* A realistic run: several results, samples, NaN fields, kernels. */
+/* The SHA-256 of "abc", standing for a variant file's source. */
+#define SOURCE_SHA "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
 static void build_run(kb_run *run)
 {
     kb_run_init(run);
@@ -161,6 +164,23 @@ static void build_run(kb_run *run)
     snprintf(fused->bound, sizeof fused->bound, "compute");
     fused->extra_bytes = 4294967296.0 + 1.0 / 3.0;
     kb_result_derive(fused, d);
+    /* A result of a variant file of the user's own. */
+    snprintf(fused->source_path, sizeof fused->source_path, "./kernels/fused \"v2\".cu");
+    snprintf(fused->source_sha256, sizeof fused->source_sha256, "%s", SOURCE_SHA);
+    /* the batch time, flags and dated ceilings */
+    d->copy_batch_gbps = 4100.0 + 1.0 / 7.0;
+    snprintf(d->ceilings_at, sizeof d->ceilings_at, "2025-05-30T08:00:00Z");
+    snprintf(d->ceilings_driver, sizeof d->ceilings_driver, "580.159");
+    d->ceilings_sm_clock_mhz = 1980.25;
+    d->ceilings_mem_clock_mhz = 3201;
+    kb_result *co = &run->results[1];
+    co->batch_us = 90.0 + 1.0 / 3.0;
+    co->batch_stdrel = 0.001;
+    co->batch_launches = 12;
+    co->flags = KB_FLAG_GPU_SHARED | KB_FLAG_L2_RESIDENT;
+    co->throttled = 1;
+    snprintf(co->throttle_reason, sizeof co->throttle_reason, "sw power cap, hw slowdown");
+    kb_result_derive(co, d);
 }
 
 static char *print_run(const kb_run *run)
@@ -216,7 +236,17 @@ static void assert_same_result(const kb_result *a, const kb_result *b)
     assert_int_equal(a->local_bytes, b->local_bytes);
     assert_string_equal(a->top_stalls, b->top_stalls);
     assert_string_equal(a->bound, b->bound);
+    assert_string_equal(a->source_path, b->source_path);
+    assert_string_equal(a->source_sha256, b->source_sha256);
     assert_int_equal(a->throttled, b->throttled);
+    assert_string_equal(a->throttle_reason, b->throttle_reason);
+    assert_int_equal(a->flags, b->flags);
+    assert_int_equal(a->batch_launches, b->batch_launches);
+    assert_true(same_double(a->batch_us, b->batch_us));
+    assert_true(same_double(a->batch_stdrel, b->batch_stdrel));
+    assert_true(same_double(a->gbps_batch, b->gbps_batch));
+    assert_true(same_double(a->tflops_batch, b->tflops_batch));
+    assert_true(same_double(a->pct_peak_batch, b->pct_peak_batch));
     assert_int_equal(a->nsamples, b->nsamples);
     for (size_t i = 0; i < a->nsamples; i++)
         assert_true(same_double(a->samples_us[i], b->samples_us[i]));
@@ -296,6 +326,12 @@ static void test_run_round_trip(void **state)
     assert_true(back.dev.copy_gbps == run.dev.copy_gbps);
     assert_true(back.dev.mma_tflops == run.dev.mma_tflops);
     assert_true(isnan(back.dev.fp32_tflops));
+    assert_true(back.dev.copy_batch_gbps == run.dev.copy_batch_gbps);
+    assert_string_equal(back.dev.ceilings_at, "2025-05-30T08:00:00Z");
+    assert_string_equal(back.dev.ceilings_driver, "580.159");
+    assert_true(back.dev.ceilings_sm_clock_mhz == 1980.25);
+    assert_int_equal(back.dev.ceilings_mem_clock_mhz, 3201);
+    assert_non_null(strstr(a, "\"flags\":\t[\"gpu_shared\", \"l2_resident\"]"));
     assert_int_equal(back.dev.memory_bytes, run.dev.memory_bytes);
     /* The compute-bound result's % peak is of the matrix-unit peak (fp32 here
      * has no fp32 peak: unknown), and stays as stored. */
@@ -320,6 +356,11 @@ static void test_run_round_trip(void **state)
     assert_non_null(strstr(a, "\"resources\":\t{\n\t\t\t\t\"registers\":\t32,"));
     assert_non_null(strstr(a, "\"registers\":\tnull,")); /* the skipped result */
     assert_non_null(strstr(a, "\"ceilings\":\t{\n\t\t\t\"copy_gbps\":\t4012.345678901234,\n"
+                              "\t\t\t\"copy_batch_gbps\":\t4100.142857142857,\n"
+                              "\t\t\t\"calibrated_at\":\t\"2025-05-30T08:00:00Z\",\n"
+                              "\t\t\t\"calibrated_driver\":\t\"580.159\",\n"
+                              "\t\t\t\"calibrated_sm_clock_mhz\":\t1980.25,\n"
+                              "\t\t\t\"calibrated_mem_clock_mhz\":\t3201,\n"
                               "\t\t\t\"mma_tflops\":\t329.8333333333333,\n"
                               "\t\t\t\"fp32_tflops\":\tnull\n"));
     assert_non_null(strstr(a, "\"flops\":\t20951040,\n\t\t\t\t\"extra_bytes\":\t0\n\t\t\t},\n"
@@ -430,6 +471,25 @@ static void test_device_round_trip(void **state)
     kb_run_release(&run);
 }
 
+/* A result of a variant file carries "source" (path and SHA-256); built-in
+ * variants' results have none; a malformed hash is refused naming the field. */
+static void test_source_field(void **state)
+{
+    (void)state;
+    kb_run run;
+    char msg[1024];
+    build_run(&run);
+    char *text = print_run(&run);
+    kb_run_release(&run);
+    assert_int_equal(kbt_count(text, "\"source\""), 1);
+    assert_non_null(strstr(text, "\"sha256\":\t\"" SOURCE_SHA "\""));
+    char *bad = strstr(text, SOURCE_SHA);
+    bad[0] = 'B'; /* upper case: not a hash kbench writes */
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_non_null(strstr(msg, "field 'results[2].source.sha256' must be 64 lowercase hex"));
+    cJSON_free(text);
+}
+
 static void test_validation_names_field(void **state)
 {
     (void)state;
@@ -453,6 +513,8 @@ static void test_validation_names_field(void **state)
         {{"device", "ceilings", "mma_tflops"}, "\"fast\"",
          "field 'device.ceilings.mma_tflops' must be a number or null, got a string"},
         {{"results"}, "{}", "field 'results' must be an array, got an object"},
+        {{"device", "ceilings", "calibrated_driver"}, "7",
+         "field 'device.ceilings.calibrated_driver' must be a string, got a number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *doc = cJSON_Parse(good), *parent = doc;
@@ -482,6 +544,14 @@ static void test_validation_names_field(void **state)
     assert_string_equal(msg, "invalid report: field 'results[2].time.median_us' must be a number "
                              "or null, got a string");
     cJSON_free(text);
+    /* a flag this kbench does not know */
+    cJSON_ReplaceItemInObjectCaseSensitive(tm, "median_us", cJSON_CreateNumber(1.5));
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "flags", cJSON_Parse("[\"noisy\"]"));
+    text = cJSON_PrintUnformatted(doc);
+    assert_int_equal(run_from_text(text, msg, sizeof msg), KB_EUSAGE);
+    assert_string_equal(msg, "invalid report: field 'results[2].flags' holds unknown flag 'noisy'");
+    cJSON_free(text);
+    cJSON_ReplaceItemInObjectCaseSensitive(r2, "flags", cJSON_CreateArray());
     cJSON_ReplaceItemInObjectCaseSensitive(tm, "median_us", cJSON_CreateNumber(1.5));
     cJSON_ReplaceItemInObjectCaseSensitive(r2, "status", cJSON_CreateString("okay"));
     text = cJSON_PrintUnformatted(doc);
@@ -812,7 +882,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_round_trip),     cmocka_unit_test(test_result_pipe_exact),
         cmocka_unit_test(test_nan_is_null),        cmocka_unit_test(test_device_round_trip),
-        cmocka_unit_test(test_validation_names_field), cmocka_unit_test(test_schema_version),
+        cmocka_unit_test(test_validation_names_field),
+        cmocka_unit_test(test_source_field), cmocka_unit_test(test_schema_version),
         cmocka_unit_test(test_files),              cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_fixture_counters),
     };

@@ -11,6 +11,7 @@
 #include "profiler/child.h"
 #include "profiler/plan.h"
 #include "profiler/policy.h"
+#include "profiler/nvml.h"
 
 /* An H200 as the device query describes it, calibrated. */
 static kb_device h200(void)
@@ -23,6 +24,9 @@ static kb_device h200(void)
     d.copy_gbps = 4192;
     d.mma_tflops = 774;
     d.fp32_tflops = 51;
+    d.copy_batch_gbps = 4230;
+    kb_iso_time(time(NULL), d.ceilings_at, sizeof d.ceilings_at);
+    kb_driver_version(d.ceilings_driver, sizeof d.ceilings_driver);
     return d;
 }
 
@@ -90,6 +94,18 @@ static void shapes_too_large_are_refused(void **state)
     assert_non_null(strstr(e.msg, "(bf16) is too large"));
     shape_of(sm, "", shape);
     assert_int_equal(kb_case_fits(sm, KB_FP32, shape, &dev, &e), KB_OK);
+    /* matmul: the product of the axes counts products, not elements; a cube
+     * of 2^17 holds 3 x 2^34 bf16 elements (103 GB) and fits */
+    const kb_op *mm = kb_op_find("matmul");
+    shape_of(mm, "m=131072,n=131072,k=131072", shape);
+    assert_int_equal(kb_case_fits(mm, KB_BF16, shape, &dev, &e), KB_OK);
+    assert_int_equal(kb_case_fits(mm, KB_FP32, shape, &dev, &e), KB_EUSAGE);
+    assert_non_null(strstr(e.msg, "(fp32) is too large: it needs 206410612736 bytes"));
+    /* m too large for the memory, refused by its bytes: A and C of 2^36 each */
+    shape_of(mm, "m=16777216", shape);
+    assert_int_equal(kb_case_fits(mm, KB_BF16, shape, &dev, &e), KB_EUSAGE);
+    assert_non_null(strstr(e.msg, "shape m=16777216,n=4096,k=4096,epilogue=0 (bf16) is too "
+                                  "large: it needs 275163127808 bytes"));
 }
 
 static void ceilings_missing(void **state)
@@ -100,14 +116,72 @@ static void ceilings_missing(void **state)
     kb_err e = {{0}};
     assert_false(kb_ceilings_missing(&d));
     /* nothing to measure: no child, no GPU needed */
-    assert_int_equal(kb_ceilings_ensure(0, &d, KB_CALIBRATE_IF_MISSING, &measured, &e), KB_OK);
+    char why[256];
+    assert_int_equal(kb_ceilings_ensure(0, &d, KB_CALIBRATE_IF_STALE, &measured, why, sizeof why,
+                                        &e),
+                     KB_OK);
     assert_int_equal(measured, 0);
+    assert_string_equal(why, "");
     for (int i = 0; i < KB_NCEILINGS; i++) {
         kb_device x = h200();
         *kb_device_ceiling(&x, i) = NAN;
         assert_true(kb_ceilings_missing(&x));
     }
     assert_string_equal(kb_ceiling_name(KB_CEILING_MMA), "mma_tflops");
+}
+
+/* Stale ceilings are measured again, saying why; fresh ones from this
+ * driver are kept. */
+static void ceilings_go_stale(void **state)
+{
+    (void)state;
+    char why[256];
+    const time_t now = 1796000000; /* 2026-11-30T00:53:20Z */
+    kb_device d = h200();
+    snprintf(d.ceilings_at, sizeof d.ceilings_at, "2026-11-20T10:00:00Z");
+    snprintf(d.ceilings_driver, sizeof d.ceilings_driver, "580.159");
+    assert_true(fabs(kb_ceilings_age_days(&d, now) - 9.62) < 0.01);
+    assert_false(kb_calibration_due(&d, KB_CALIBRATE_IF_STALE, "580.159", now, why, sizeof why));
+    assert_string_equal(why, "");
+    /* the driver now unknown: nothing to compare */
+    assert_false(kb_calibration_due(&d, KB_CALIBRATE_IF_STALE, "", now, why, sizeof why));
+    assert_true(kb_calibration_due(&d, KB_CALIBRATE_ALWAYS, "580.159", now, why, sizeof why));
+    assert_string_equal(why, "asked for");
+    assert_true(kb_calibration_due(&d, KB_CALIBRATE_IF_STALE, "590.12", now, why, sizeof why));
+    assert_string_equal(why, "the ceilings of NVIDIA H200 were measured under driver 580.159, "
+                             "this is 590.12");
+    snprintf(d.ceilings_at, sizeof d.ceilings_at, "2026-10-01T00:00:00Z");
+    assert_true(kb_calibration_due(&d, KB_CALIBRATE_IF_STALE, "580.159", now, why, sizeof why));
+    assert_string_equal(why, "the ceilings of NVIDIA H200 are 60 days old (more than 30)");
+    /* stored before they had a date or a driver */
+    d.ceilings_at[0] = '\0';
+    assert_true(isnan(kb_ceilings_age_days(&d, now)));
+    assert_true(kb_calibration_due(&d, KB_CALIBRATE_IF_STALE, "580.159", now, why, sizeof why));
+    assert_string_equal(why, "the stored ceilings of NVIDIA H200 have no date");
+    snprintf(d.ceilings_at, sizeof d.ceilings_at, "2026-11-20T10:00:00Z");
+    d.ceilings_driver[0] = '\0';
+    assert_true(kb_calibration_due(&d, KB_CALIBRATE_IF_STALE, "580.159", now, why, sizeof why));
+    assert_string_equal(why, "the stored ceilings of NVIDIA H200 do not say which driver they "
+                             "were measured under");
+    d = h200();
+    d.copy_batch_gbps = NAN;
+    assert_true(kb_calibration_due(&d, KB_CALIBRATE_IF_STALE, "", now, why, sizeof why));
+    assert_string_equal(why, "no calibrated ceilings stored for NVIDIA H200");
+}
+
+/* Inputs and outputs within twice the L2: flagged l2_resident. */
+static void l2_resident_cases(void **state)
+{
+    (void)state;
+    const kb_op *sm = kb_op_find("softmax");
+    const int64_t l2 = 62914560; /* 60 MiB */
+    int64_t shape[KB_MAX_AXES];
+    shape_of(sm, "rows=2048,cols=4096", shape); /* 32 + 32 MiB */
+    assert_true(kb_case_l2_resident(sm, KB_FP32, shape, l2));
+    shape_of(sm, "rows=4096,cols=4096", shape); /* 64 + 64 MiB */
+    assert_false(kb_case_l2_resident(sm, KB_FP32, shape, l2));
+    assert_true(kb_case_l2_resident(sm, KB_BF16, shape, l2));
+    assert_false(kb_case_l2_resident(sm, KB_FP32, shape, 0)); /* L2 unknown */
 }
 
 /* The cases of a plan, one line each: "op variant dtype shape". */
@@ -266,7 +340,7 @@ static void case_comes_back_from_its_child(void **state)
     kb_result r;
     kb_err e = {{0}};
     kb_bench_name_case(&r, &op, &variants[0], KB_FP32, shape, 42);
-    assert_int_equal(kb_case_run(&op, &variants[0], &dev, &o, &r, &e), KB_OK);
+    assert_int_equal(kb_case_run(&op, &variants[0], &dev, &o, NULL, &r, &e), KB_OK);
     assert_string_equal(r.op, "nop");
     assert_string_equal(r.variant, "empty");
     assert_int_equal(r.seed, 42);
@@ -290,6 +364,8 @@ int main(void)
         cmocka_unit_test(skip_rules),
         cmocka_unit_test(shapes_too_large_are_refused),
         cmocka_unit_test(ceilings_missing),
+        cmocka_unit_test(ceilings_go_stale),
+        cmocka_unit_test(l2_resident_cases),
         cmocka_unit_test(plan_orders_cases),
         cmocka_unit_test(plan_runs_identical_cases_once),
         cmocka_unit_test(plan_all_uses_each_default_dtype),

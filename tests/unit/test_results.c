@@ -1,7 +1,9 @@
 /* test_results.c - the figures of the result model (results/figures.c): the
  * speed-up over naive kept current as results join a run, whatever their
  * order; the per-result summaries of the kernels; the longest kernel; the
- * arithmetic intensity; derived figures; the metric-set names. */
+ * arithmetic intensity; derived figures; the metric-set names; occupancy of
+ * one kernel; cold and batch figures each against their own ceiling; flag and
+ * timing names. */
 #include <math.h>
 
 #include "kbtest.h"
@@ -138,6 +140,116 @@ static void derived_figures(void **state)
     assert_false(kb_result_has_counters(&r));
 }
 
+/* Sets kernel k's achieved occupancy counter (%), after its duration. */
+static void set_achieved(kb_kernel *k, double pct)
+{
+    const int m = k->nmetrics++;
+    snprintf(k->metrics[m].name, sizeof k->metrics[m].name, "%s", KB_METRIC_OCCUPANCY);
+    k->metrics[m].value = pct;
+}
+
+/* Achieved and theoretical occupancy are of one kernel, the longest: a
+ * short kernel of high achieved occupancy never pairs with the long one's
+ * theoretical figure (naive attention once showed 83/75%). */
+static void occupancy_pairs_one_kernel(void **state)
+{
+    (void)state;
+    kb_result r;
+    kb_result_init(&r);
+    r.kernels = calloc(3, sizeof *r.kernels);
+    r.nkernels = 3;
+    set_kernel(&r.kernels[0], 32, 0, 1.00, 200.0, 0);
+    set_achieved(&r.kernels[0], 95.0);
+    set_kernel(&r.kernels[1], 40, 0, 0.75, 900.0, 0);
+    set_achieved(&r.kernels[1], 70.0);
+    set_kernel(&r.kernels[2], 32, 0, 1.00, 300.0, 0);
+    set_achieved(&r.kernels[2], 98.0);
+    kb_result_summarise_kernels(&r);
+    const int longest = kb_result_longest_kernel(&r, 0);
+    assert_int_equal(longest, 1);
+    assert_true(r.theoretical_occupancy == 100.0 * r.kernels[longest].occupancy);
+    assert_true(r.achieved_occupancy == 70.0);
+    assert_true(r.achieved_occupancy <= r.theoretical_occupancy);
+    /* the longest kernel without an achieved figure: none, never another's */
+    r.kernels[1].nmetrics = 1;
+    r.achieved_occupancy = NAN;
+    kb_result_summarise_kernels(&r);
+    assert_true(isnan(r.achieved_occupancy));
+    assert_true(r.theoretical_occupancy == 75.0);
+    kb_result_release(&r);
+}
+
+/* Cold figures against the cold copy ceiling, batch against batch; the speed
+ * over naive of each timing from that timing; the headline picks one. */
+static void timings_compare_like_with_like(void **state)
+{
+    (void)state;
+    kb_device d;
+    kb_device_init(&d);
+    d.copy_gbps = 4000;
+    d.copy_batch_gbps = 5000;
+    d.mma_tflops = 800;
+    kb_run run;
+    kb_run_init(&run);
+    kb_result r;
+    kbt_case(&r, "softmax", "naive", "fp32", 8, 1024);
+    r.status = KB_R_OK;
+    r.bytes = 4e8;
+    r.median_us = 200;
+    r.batch_us = 160;
+    kb_result_derive(&r, &d);
+    assert_true(r.gbps == 2000 && r.gbps_batch == 2500);
+    assert_true(r.pct_peak == 50.0 && r.pct_peak_batch == 50.0);
+    assert_int_equal(kb_run_add(&run, &r), 0);
+    kbt_case(&r, "softmax", "fused", "fp32", 8, 1024);
+    r.status = KB_R_OK;
+    r.bytes = 4e8;
+    r.median_us = 100;
+    r.batch_us = 40;
+    kb_result_derive(&r, &d);
+    assert_int_equal(kb_run_add(&run, &r), 0);
+    const kb_result *f = &run.results[1];
+    assert_true(f->speedup == 2.0 && f->speedup_batch == 4.0);
+    kb_timed cold = kb_result_timed(f, KB_TIMING_COLD), batch = kb_result_timed(f, KB_TIMING_BATCH);
+    assert_true(cold.us == 100 && cold.pct_peak == 100.0 && cold.speedup == 2.0);
+    assert_true(batch.us == 40 && batch.gbps == 1e4 && batch.pct_peak == 200.0 &&
+                batch.speedup == 4.0);
+    /* no batch time, or no batch ceiling: no batch figures */
+    r = run.results[1];
+    r.batch_us = NAN;
+    kb_result_derive(&r, &d);
+    assert_true(isnan(r.gbps_batch) && isnan(r.pct_peak_batch) && r.pct_peak == 100.0);
+    r.batch_us = 40;
+    d.copy_batch_gbps = NAN;
+    kb_result_derive(&r, &d);
+    assert_true(r.gbps_batch == 1e4 && isnan(r.pct_peak_batch));
+    kb_run_release(&run);
+}
+
+static void flag_and_timing_names(void **state)
+{
+    (void)state;
+    char buf[96];
+    unsigned f = 0, bit = 0;
+    kb_flags_str(0, buf, sizeof buf);
+    assert_string_equal(buf, "");
+    kb_flags_str(KB_FLAG_GPU_SHARED | KB_FLAG_L2_RESIDENT, buf, sizeof buf);
+    assert_string_equal(buf, "gpu_shared,l2_resident");
+    assert_int_equal(kb_flags_parse(buf, &f), 0);
+    assert_int_equal(f, KB_FLAG_GPU_SHARED | KB_FLAG_L2_RESIDENT);
+    assert_int_equal(kb_flags_parse("", &f), 0);
+    assert_int_equal(f, 0);
+    assert_int_equal(kb_flags_parse("gpu_shared,noisy", &f), -1);
+    assert_int_equal(kb_flag_parse("gpu_unchecked", &bit), 0);
+    assert_int_equal(bit, KB_FLAG_GPU_UNCHECKED);
+    assert_null(kb_flag_name(KB_NFLAGS));
+    kb_timing t = KB_TIMING_COLD;
+    assert_int_equal(kb_timing_parse("batch", &t), 0);
+    assert_int_equal(t, KB_TIMING_BATCH);
+    assert_int_equal(kb_timing_parse("warm", &t), -1);
+    assert_string_equal(kb_timing_name(KB_TIMING_COLD), "cold");
+}
+
 static void metric_set_names(void **state)
 {
     (void)state;
@@ -181,6 +293,9 @@ int main(void)
         cmocka_unit_test(metric_labels_and_units),
         cmocka_unit_test(derived_figures),
         cmocka_unit_test(metric_set_names),
+        cmocka_unit_test(occupancy_pairs_one_kernel),
+        cmocka_unit_test(timings_compare_like_with_like),
+        cmocka_unit_test(flag_and_timing_names),
     };
     return cmocka_run_group_tests_name("results", tests, NULL, NULL);
 }

@@ -157,10 +157,28 @@ static void build_run(kb_run *run, const char *tag)
     d->copy_gbps = 4100.25;
     d->mma_tflops = 781.0 + 1.0 / 3.0;
     d->fp32_tflops = NAN;
+    d->copy_batch_gbps = 4230.5;
+    snprintf(d->ceilings_at, sizeof d->ceilings_at, "2025-07-01T12:00:00Z");
+    snprintf(d->ceilings_driver, sizeof d->ceilings_driver, "580.159");
+    d->ceilings_sm_clock_mhz = 1755.25;
+    d->ceilings_mem_clock_mhz = 3201;
     add_result(run, "attention", "naive", KB_R_OK, 1500.5, 41, 3);
     add_result(run, "attention", "flash-tiled", KB_R_OK, 97.25, 200, 1);
     add_result(run, "attention", "fused", KB_R_FAILED, NAN, 0, 0);
     add_result(run, "layernorm", "naive", KB_R_OK, 50.0, 10, 2);
+    /* the batch time, flags and a throttle reason (schema version 4) */
+    kb_result *ft = &run->results[1];
+    ft->batch_us = 90.125;
+    ft->batch_stdrel = 0.0025;
+    ft->batch_launches = 11;
+    ft->flags = KB_FLAG_GPU_SHARED | KB_FLAG_L2_RESIDENT;
+    ft->throttled = 1;
+    snprintf(ft->throttle_reason, sizeof ft->throttle_reason, "sw power cap");
+    run->results[3].flags = KB_FLAG_GPU_UNCHECKED;
+    run->results[3].batch_us = 48.5;
+    run->results[3].batch_launches = 21;
+    kb_result_derive(&run->results[3], d);
+    kb_run_case_speedups(run, &run->results[3]);
     add_counters(&run->results[1]);
     add_counters(&run->results[3]);
     kb_result *n = &run->results[0];
@@ -177,6 +195,11 @@ static void build_run(kb_run *run, const char *tag)
     }
     n->extra_bytes = 4.0 * 1000 * 1000 * 2 + 0.5;
     run->results[2].extra_bytes = NAN; /* failed before it was known */
+    /* a result of a variant file of the user's own */
+    kb_result *u = &run->results[3];
+    snprintf(u->source_path, sizeof u->source_path, "/home/k/naive.cu");
+    snprintf(u->source_sha256, sizeof u->source_sha256,
+             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 static char *json_text(const kb_run *run)
@@ -323,6 +346,10 @@ static void test_run_lifecycle(void **state)
     assert_true(back.results[0].extra_bytes == 8000000.5);
     assert_true(isnan(back.results[2].extra_bytes));
     assert_true(back.results[3].extra_bytes == 0);
+    assert_string_equal(back.results[3].source_path, "/home/k/naive.cu");
+    assert_string_equal(back.results[3].source_sha256,
+                        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_string_equal(back.results[0].source_sha256, "");
     assert_true(back.dev.mma_tflops == 781.0 + 1.0 / 3.0);
     assert_true(isnan(back.dev.fp32_tflops));
     assert_true(back.results[0].pct_peak == run.results[0].pct_peak);
@@ -714,6 +741,45 @@ static void test_migrations(void **state)
     kb_run_release(&back);
     kb_store_close(s);
     assert_int_equal(user_version(path), KB_STORE_VERSION);
+
+    /* A version-3 store's ceilings: their date kept, no driver, no batch copy
+     * ceiling (so `run` measures them again). */
+    path_in(path, sizeof path, "v3-ceilings.db");
+    assert_int_equal(kb_store_create_at_version(path, 3, &e), KB_OK);
+    exec_sql(path,
+             "INSERT INTO devices VALUES('GPU-3', 0, 'NVIDIA H200', 9, 0, 132, 150754820096,"
+             " 62914560, 1980, 3201, 6144, '13.0', '13.0', '2026-11-01T00:00:00Z',"
+             " '2026-11-01T00:00:00Z');"
+             "INSERT INTO ceilings VALUES('GPU-3', 'copy_gbps', 4200.5, '2026-11-02T00:00:00Z');"
+             "INSERT INTO ceilings VALUES('GPU-3', 'mma_tflops', 700.5, '2026-11-01T00:00:00Z');");
+    s = open_store(path, 1);
+    kb_device d3;
+    kb_device_init(&d3);
+    snprintf(d3.uuid, sizeof d3.uuid, "GPU-3");
+    assert_int_equal(kb_store_get_ceilings(s, &d3, &e), KB_OK);
+    assert_true(d3.copy_gbps == 4200.5 && d3.mma_tflops == 700.5);
+    assert_true(isnan(d3.copy_batch_gbps) && isnan(d3.fp32_tflops));
+    assert_string_equal(d3.ceilings_at, "2026-11-01T00:00:00Z"); /* the oldest */
+    assert_string_equal(d3.ceilings_driver, "");
+    assert_true(isnan(d3.ceilings_sm_clock_mhz));
+    /* measured again, they carry their driver and clocks */
+    d3.copy_batch_gbps = 4210.25;
+    d3.fp32_tflops = 51.5;
+    snprintf(d3.ceilings_at, sizeof d3.ceilings_at, "2026-11-30T09:00:00Z");
+    snprintf(d3.ceilings_driver, sizeof d3.ceilings_driver, "580.159");
+    d3.ceilings_sm_clock_mhz = 1980.5;
+    d3.ceilings_mem_clock_mhz = 3201;
+    assert_int_equal(kb_store_set_ceilings(s, &d3, &e), KB_OK);
+    kb_device d4;
+    kb_device_init(&d4);
+    snprintf(d4.uuid, sizeof d4.uuid, "GPU-3");
+    assert_int_equal(kb_store_get_ceilings(s, &d4, &e), KB_OK);
+    assert_true(d4.copy_batch_gbps == 4210.25 && d4.fp32_tflops == 51.5);
+    assert_string_equal(d4.ceilings_at, "2026-11-30T09:00:00Z");
+    assert_string_equal(d4.ceilings_driver, "580.159");
+    assert_true(d4.ceilings_sm_clock_mhz == 1980.5);
+    assert_int_equal(d4.ceilings_mem_clock_mhz, 3201);
+    kb_store_close(s);
 
     /* A version-2 store with a result, as version 2 laid it out: reads as
      * memory-bound, no extra memory, compute peaks unknown. */

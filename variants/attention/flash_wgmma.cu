@@ -668,20 +668,11 @@ extern "C" size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtyp
  * plan, so that the first timed launch does no more than the others. */
 extern "C" int kb_attention_flash_wgmma_prepare(const kb_args *a, char *why, size_t why_size)
 {
-    int dev, major = 0, minor = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (e == cudaSuccess && !(major == 9 && minor == 0)) {
-        snprintf(why, why_size,
-                 "flash-wgmma is built for Hopper (sm_90a: wgmma, setmaxnreg), this GPU is "
-                 "compute capability %d.%d",
-                 major, minor);
-        return 1;
-    }
-    if (e == cudaSuccess && a->scratch)
+    int r = kb_require_sm90a("flash-wgmma", why, why_size);
+    if (r != 0)
+        return r;
+    cudaError_t e = cudaSuccess;
+    if (a->scratch)
         e = cudaMemset(a->scratch, 0, a->scratch_bytes);
     if (e == cudaSuccess) /* the dtype is fp16 or bf16: the variant's mask */
         e = a->dtype == KB_BF16 ? fw_plan_for<__nv_bfloat16>(a) : fw_plan_for<__half>(a);

@@ -1,0 +1,402 @@
+/* tensor_core.cu - the matrix product on the tensor cores the way Ampere
+ * taught it: mma.sync fed by ldmatrix from swizzled shared memory, and a
+ * multi-stage cp.async pipeline bringing the next tiles in while the current
+ * one is multiplied.
+ *
+ * Idea. A block of 8 warps owns a 128 x 256 tile of C and walks K in steps of
+ * BK = 64. Each step's A (128 x 64) and B (256 x 64, B being N x K) tiles are
+ * copied global -> shared by cp.async (16 bytes a thread a copy, no register
+ * round trip) into one of STAGES = 3 slots, so two steps are in flight while
+ * one is computed (cp.async.wait_group STAGES - 2). A 128-byte row of a tile
+ * holds eight 16-byte chunks; chunk c of row r is stored at c ^ (r % 8), so
+ * the eight rows an ldmatrix reads hit eight different bank groups (no
+ * conflicts) and the copies stay 16-byte wide. Each warp owns a 64 x 64 tile
+ * of C: per k16 it loads A's 4 m16 fragments and B's 8 n8 fragments with
+ * ldmatrix.x4 and issues 32 mma.m16n8k16 into 128 fp32 accumulators a thread.
+ * The epilogue (bias + GELU when epilogue=1) is applied to the accumulators
+ * and C stored from registers: fused, as in the wgmma rung.
+ * Edges: rows past M or N and chunks past K are zero-filled by cp.async's
+ * source size; k must be a multiple of 8 (16-byte aligned rows), other k are
+ * skipped with that reason.
+ *
+ * Registers: 128 accumulators + 16 A + 16 B fragment registers + addresses:
+ * one block (256 threads) per SM under __launch_bounds__(256, 1). Shared
+ * memory: 3 x (16 + 32) KB = 144 KB.
+ *
+ * Prediction (bf16, 4096^3): mma.sync on Hopper runs at about two thirds of
+ * wgmma's rate, and a single block of 8 warps hides ldmatrix and the
+ * barrier behind the mmas only partly: 420-480 TFLOP/s, ~0.6x cuBLAS.
+ *
+ * Measured: not yet. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <type_traits>
+
+#include "matmul.cuh"
+
+#define TC_BK 64
+#define TC_ROW_BYTES (TC_BK * 2) /* 128: eight 16-byte chunks */
+
+/* BM x BN block tile, WM_ x WN_ warps (64 x 64 each), STAGES slots, MINB
+ * blocks per SM asked of the register allocator. */
+template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int MINB_> struct tc_cfg {
+    static constexpr int BM = BM_, BN = BN_, WARPS_M = WM_, WARPS_N = WN_;
+    static constexpr int STAGES = STAGES_, MINB = MINB_;
+    static constexpr int THREADS = 32 * WM_ * WN_;
+    static constexpr int WM = BM / WM_, WN = BN / WN_; /* a warp's tile */
+    static constexpr int MI = WM / 16, NI = WN / 8;    /* its m16 and n8 fragments */
+    static constexpr int A_BYTES = BM * TC_ROW_BYTES, B_BYTES = BN * TC_ROW_BYTES;
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int SMEM = STAGES * STAGE_BYTES;
+    static_assert(A_BYTES % (16 * THREADS) == 0 && B_BYTES % (16 * THREADS) == 0,
+                  "whole chunks per thread");
+};
+
+/* The byte offset of 16-byte chunk ch of row r in a swizzled tile. */
+static __device__ __forceinline__ uint32_t tc_swz(int r, int ch)
+{
+    return (uint32_t)(r * TC_ROW_BYTES + ((ch ^ (r & 7)) << 4));
+}
+
+/* cp.async of 16 bytes from src to shared dst, reading `bytes` of them (0 or
+ * 16) and zero-filling the rest. */
+static __device__ __forceinline__ void tc_cp16(uint32_t dst, const void *src, int bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(bytes)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void tc_commit(void)
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int N> static __device__ __forceinline__ void tc_wait(void)
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+static __device__ __forceinline__ void tc_ldsm4(uint32_t (&r)[4], uint32_t addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+template <typename T>
+static __device__ __forceinline__ void tc_mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                              uint32_t b1)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* A thread's share of the copies: chunk ch = tid % 8 of rows tid / 8 + i
+ * THREADS / 8 of A's and B's tiles (the chunk, and so its swizzle, is the same
+ * for every i). The source pointers advance by BK along k each step. */
+template <typename T, typename C> struct tc_copier {
+    static constexpr int AN = C::A_BYTES / 16 / C::THREADS, BN = C::B_BYTES / 16 / C::THREADS;
+    static constexpr int RSTEP = C::THREADS / 8; /* rows between a thread's copies */
+    const T *pa, *pb;   /* this thread's first A and B chunk of the current step */
+    int64_t k, kcol;    /* the chunk's first column in the current step */
+    uint32_t dst;       /* its offset in a slot (row tid / 8, swizzled chunk) */
+    unsigned amask, bmask; /* which of the thread's A and B rows exist */
+
+    __device__ __forceinline__ tc_copier(const T *a, const T *b, int64_t m0, int64_t n0,
+                                         int64_t m, int64_t n, int64_t k_)
+    {
+        const int tid = threadIdx.x, r = tid / 8, ch = tid % 8;
+        k = k_;
+        kcol = ch * 8;
+        dst = tc_swz(r, ch);
+        amask = bmask = 0;
+        for (int i = 0; i < AN; i++)
+            amask |= (unsigned)(m0 + r + i * RSTEP < m) << i;
+        for (int i = 0; i < BN; i++)
+            bmask |= (unsigned)(n0 + r + i * RSTEP < n) << i;
+        /* rows past the edge are never read: their pointers are clamped to row 0 */
+        pa = a + (m0 + r < m ? m0 + r : 0) * k + kcol;
+        pb = b + (n0 + r < n ? n0 + r : 0) * k + kcol;
+    }
+
+    static constexpr int PARTS = TC_BK / 16 - 1; /* the copies spread over a step's slices */
+    static constexpr int PER_PART = (AN + BN + PARTS - 1) / PARTS;
+
+    /* Part `part` of copying the current step into the slot at sa: copies
+     * PER_PART of the thread's AN + BN chunks; the last part moves to the
+     * next step. */
+    __device__ __forceinline__ void copy(uint32_t sa, int part)
+    {
+        const bool kin = kcol < k;
+#pragma unroll
+        for (int q = 0; q < AN + BN; q++) {
+            if (q / PER_PART != part)
+                continue;
+            if (q < AN) {
+                const bool in = kin && (amask >> q & 1u);
+                tc_cp16(sa + dst + q * RSTEP * TC_ROW_BYTES, in ? pa + q * RSTEP * k : pa,
+                        in ? 16 : 0);
+            } else {
+                const int i = q - AN;
+                const bool in = kin && (bmask >> i & 1u);
+                tc_cp16(sa + C::A_BYTES + dst + i * RSTEP * TC_ROW_BYTES,
+                        in ? pb + i * RSTEP * k : pb, in ? 16 : 0);
+            }
+        }
+        if (part == PARTS - 1) {
+            pa += TC_BK;
+            pb += TC_BK;
+            kcol += TC_BK;
+        }
+    }
+
+    __device__ __forceinline__ void copy_all(uint32_t sa)
+    {
+#pragma unroll
+        for (int part = 0; part < PARTS; part++)
+            copy(sa, part);
+    }
+};
+
+/* The fragments of one k16 slice: A's MI m16 fragments and B's NI n8
+ * fragments (two per ldmatrix.x4). */
+template <typename C> struct tc_frags {
+    uint32_t a[C::MI][4], b[C::NI / 2][4];
+};
+
+/* Loads slice kk of the slot at sa into f: A rows lane % 16 of each m16 at
+ * chunk 2 kk + lane / 16; B rows lane % 8 (+ 8 for lanes 16..31) of each pair
+ * of n8 at chunk 2 kk + (lane / 8) % 2 (the mma fragment orders). */
+template <typename C>
+static __device__ __forceinline__ void tc_ldfrags(tc_frags<C> &f, uint32_t sa, int kk, int wm,
+                                                  int wn, int lane)
+{
+    const int arow = wm * C::WM + (lane & 15), achunk = 2 * kk + (lane >> 4);
+    const int brow = wn * C::WN + ((lane >> 4) << 3) + (lane & 7);
+    const int bchunk = 2 * kk + ((lane >> 3) & 1);
+#pragma unroll
+    for (int mi = 0; mi < C::MI; mi++)
+        tc_ldsm4(f.a[mi], sa + tc_swz(arow + 16 * mi, achunk));
+#pragma unroll
+    for (int nj = 0; nj < C::NI / 2; nj++)
+        tc_ldsm4(f.b[nj], sa + C::A_BYTES + tc_swz(brow + 16 * nj, bchunk));
+}
+
+template <typename T, typename C>
+static __device__ __forceinline__ void tc_mmas(float (&acc)[C::MI][C::NI][4], const tc_frags<C> &f)
+{
+#pragma unroll
+    for (int mi = 0; mi < C::MI; mi++)
+#pragma unroll
+        for (int ni = 0; ni < C::NI; ni++)
+            tc_mma<T>(acc[mi][ni], f.a[mi], f.b[ni / 2][2 * (ni & 1)], f.b[ni / 2][2 * (ni & 1) + 1]);
+}
+
+/* C through shared memory: the accumulators (bias and GELU applied when EPI),
+ * rounded to T, are written into the freed pipeline slots as the block's BM x
+ * BN tile, 16-byte chunk ch of row r at ch ^ (r % 8) (the eight rows a warp
+ * writes at once fall in different bank groups), then read back a row of
+ * chunks per warp and stored 16 bytes a thread: whole, contiguous rows of C
+ * instead of the accumulator layout's 4-byte pieces of eight rows. */
+template <typename T, typename C, bool EPI>
+static __device__ __forceinline__ void tc_store(const float (&acc)[C::MI][C::NI][4], uint32_t sbase,
+                                                T *__restrict__ c, const T *__restrict__ bias,
+                                                int64_t m0, int64_t n0, int64_t m, int64_t n,
+                                                int wm, int wn, int lane)
+{
+    constexpr int RB = C::BN * 2, CH = C::BN / 8; /* row bytes, chunks a row */
+    static_assert(C::BM * RB <= C::SMEM, "the tile fits in the slots");
+    tc_wait<0>();
+    __syncthreads(); /* every warp is done with the slots */
+#pragma unroll
+    for (int ni = 0; ni < C::NI; ni++) {
+        float2 bv = make_float2(0.0f, 0.0f);
+        if (EPI)
+            bv = mm_bias2(bias, n0 + wn * C::WN + ni * 8 + 2 * (lane % 4), n);
+        const int ch = (wn * C::WN + ni * 8) / 8;
+#pragma unroll
+        for (int mi = 0; mi < C::MI; mi++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int r = wm * C::WM + mi * 16 + lane / 4 + 8 * h;
+                float v0 = acc[mi][ni][2 * h], v1 = acc[mi][ni][2 * h + 1];
+                if (EPI) {
+                    v0 = mm_gelu(v0 + bv.x);
+                    v1 = mm_gelu(v1 + bv.y);
+                }
+                const uint32_t addr =
+                    sbase + r * RB + ((ch ^ (r & 7)) << 4) + 4 * (lane % 4);
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(kb_pack2<T>(v0, v1))
+                             : "memory");
+            }
+    }
+    __syncthreads();
+    const bool vec = !(n & 7); /* rows of C 16-byte aligned */
+    for (int idx = threadIdx.x; idx < C::BM * CH; idx += C::THREADS) {
+        const int r = idx / CH, ch = idx % CH;
+        const int64_t row = m0 + r, col = n0 + ch * 8;
+        if (row >= m || col >= n)
+            continue;
+        uint4 v;
+        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "r"(sbase + r * RB + ((ch ^ (r & 7)) << 4)));
+        T *dst = c + row * n + col;
+        if (vec && col + 8 <= n) {
+            kb_st128(dst, v);
+        } else {
+            const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                if (col + i < n)
+                    ((unsigned short *)dst)[i] = (unsigned short)(w[i / 2] >> (16 * (i % 2)));
+        }
+    }
+}
+
+/* Tile rows per group of the block order: the blocks in flight share 8 tile
+ * rows of A and the columns of B they read in the L2. */
+#define TC_GROUP_M 8
+
+/* Block b's tile (bm, bn): groups of TC_GROUP_M tile rows, down the rows
+ * first inside a group. */
+static __device__ __forceinline__ void tc_block_tile(int64_t b, int64_t tiles_m, int64_t tiles_n,
+                                                     int64_t *bm, int64_t *bn)
+{
+    const int64_t per_group = TC_GROUP_M * tiles_n, g = b / per_group, first = g * TC_GROUP_M;
+    const int64_t rows = tiles_m - first < TC_GROUP_M ? tiles_m - first : TC_GROUP_M;
+    const int64_t r = b - g * per_group;
+    *bm = first + r % rows;
+    *bn = r / rows;
+}
+
+template <typename T, typename C, bool EPI>
+__global__ void __launch_bounds__(C::THREADS, C::MINB)
+    mm_tensor_core(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
+                   const T *__restrict__ bias, int64_t m, int64_t n, int64_t k)
+{
+    extern __shared__ __align__(128) uint8_t tc_smem[];
+    const uint32_t sbase = (uint32_t)__cvta_generic_to_shared(tc_smem);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / C::WARPS_N, wn = warp % C::WARPS_N;
+    int64_t bm, bn;
+    tc_block_tile(blockIdx.x, (m + C::BM - 1) / C::BM, (n + C::BN - 1) / C::BN, &bm, &bn);
+    const int64_t m0 = bm * C::BM, n0 = bn * C::BN;
+    const int ktiles = (int)((k + TC_BK - 1) / TC_BK);
+    constexpr int KK = TC_BK / 16;
+
+    float acc[C::MI][C::NI][4];
+#pragma unroll
+    for (int mi = 0; mi < C::MI; mi++)
+#pragma unroll
+        for (int ni = 0; ni < C::NI; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                acc[mi][ni][e] = 0.0f;
+
+    tc_copier<T, C> cp(a, b, m0, n0, m, n, k);
+#pragma unroll
+    for (int s = 0; s < C::STAGES - 1; s++) {
+        if (s < ktiles)
+            cp.copy_all(sbase + s * C::STAGE_BYTES);
+        tc_commit();
+    }
+    tc_wait<C::STAGES - 2>();
+    __syncthreads();
+    /* the pipeline: slice kk + 1's fragments are read while slice kk's mmas
+     * run; at a step's last slice the next step's slot is waited for first,
+     * and at its first the copy of step kt + STAGES - 1 is issued into the
+     * slot step kt - 1 has freed */
+    tc_frags<C> f[2];
+    int rd = 0, wr = C::STAGES - 1; /* the slots read and written */
+    tc_ldfrags<C>(f[0], sbase, 0, wm, wn, lane);
+    for (int kt = 0; kt < ktiles; kt++) {
+#pragma unroll
+        for (int kk = 0; kk < KK; kk++) {
+            if (kk == KK - 1) {
+                tc_wait<C::STAGES - 2>(); /* step kt + 1 has landed */
+                __syncthreads();
+                rd = rd + 1 == C::STAGES ? 0 : rd + 1;
+            }
+            tc_ldfrags<C>(f[(kk + 1) % 2], sbase + rd * C::STAGE_BYTES, (kk + 1) % KK, wm, wn,
+                          lane);
+            if (kk < KK - 1 && kt + C::STAGES - 1 < ktiles)
+                cp.copy(sbase + wr * C::STAGE_BYTES, kk);
+            if (kk == KK - 2) {
+                tc_commit();
+                wr = wr + 1 == C::STAGES ? 0 : wr + 1;
+            }
+            tc_mmas<T, C>(acc, f[kk % 2]);
+        }
+    }
+
+    tc_store<T, C, EPI>(acc, sbase, c, bias, m0, n0, m, n, wm, wn, lane);
+}
+
+template <typename T, typename C, bool EPI>
+static cudaError_t tc_launch(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const mm_shape sh = mm_shape_of(a);
+    const int64_t blocks = ((sh.n + C::BN - 1) / C::BN) * ((sh.m + C::BM - 1) / C::BM);
+    if (blocks > 0x7fffffff)
+        return cudaErrorInvalidConfiguration;
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {C::THREADS, 1, 1};
+    cudaError_t e = kb_allow_smem(mm_tensor_core<T, C, EPI>, C::SMEM);
+    return e != cudaSuccess
+               ? e
+               : kb_launch(a, s, mm_tensor_core<T, C, EPI>, name, grid, block, C::SMEM,
+                           (const T *)a->in[0], (const T *)a->in[1], (T *)a->out[0],
+                           (const T *)a->in[2], sh.m, sh.n, sh.k);
+}
+
+typedef tc_cfg<128, 256, 2, 4, 3, 1> tc_c0; /* 8 warps, one block per SM */
+typedef tc_cfg<128, 256, 2, 4, 4, 1> tc_c1;
+typedef tc_cfg<256, 128, 4, 2, 3, 1> tc_c2;
+typedef tc_cfg<128, 128, 2, 2, 4, 2> tc_c3; /* 4 warps, two blocks per SM */
+
+template <typename T, bool EPI> static cudaError_t launch_tc_epi(const kb_args *a, cudaStream_t s)
+{
+    const char *env = getenv("KBENCH_TC_CONFIG");
+    switch (env ? env[0] : '0') {
+    case '1': return tc_launch<T, tc_c1, EPI>(a, s, EPI ? "mm_tc_128x256x64_s4_gelu" : "mm_tc_128x256x64_s4");
+    case '2': return tc_launch<T, tc_c2, EPI>(a, s, EPI ? "mm_tc_256x128x64_s3_gelu" : "mm_tc_256x128x64_s3");
+    case '3': return tc_launch<T, tc_c3, EPI>(a, s, EPI ? "mm_tc_128x128x64_s4_gelu" : "mm_tc_128x128x64_s4");
+    default: return tc_launch<T, tc_c0, EPI>(a, s, EPI ? "mm_tc_128x256x64_s3_gelu" : "mm_tc_128x256x64_s3");
+    }
+}
+
+template <typename T> static cudaError_t launch_tc(const kb_args *a, cudaStream_t s)
+{
+    return mm_shape_of(a).epilogue ? launch_tc_epi<T, true>(a, s) : launch_tc_epi<T, false>(a, s);
+}
+
+/* Launches the mma.sync product of a->in[0], a->in[1] (and the bias epilogue)
+ * into a->out[0] on stream s (fp16 and bf16). */
+extern "C" cudaError_t kb_matmul_tensor_core(const kb_args *a, cudaStream_t s)
+{
+    KB_LAUNCH_BY_DTYPE16(launch_tc, a, s) /* fp32 is not in the variant's dtype mask */
+}
+
+/* cp.async copies 16-byte chunks of A's and B's rows: k a multiple of 8. */
+extern "C" int kb_matmul_tensor_core_unsupported(const int64_t *shape, kb_dtype d, char *why,
+                                                 size_t why_size)
+{
+    (void)d;
+    if (shape[MM_K] % 8 == 0)
+        return 0;
+    snprintf(why, why_size,
+             "tensor-core copies rows of A and B in 16-byte chunks: k=%lld is not a multiple "
+             "of 8",
+             (long long)shape[MM_K]);
+    return 1;
+}
