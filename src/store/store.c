@@ -637,7 +637,8 @@ static kb_status open_db(kb_store *s, int create, int *ver, int *readonly, kb_er
         return st;
     if (*ver > KB_STORE_VERSION)
         return kb_fail(e, KB_EENV,
-                       "'%s' is a kbench store of schema version %d, newer than this kbench (%d)",
+                       "'%s' is not a kbench store I can read (schema version %d, newer than this "
+                       "kbench's %d)",
                        s->path, *ver, KB_STORE_VERSION);
     if (*ver == 0 && !create)
         return kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty SQLite database)",

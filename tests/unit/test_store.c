@@ -552,7 +552,8 @@ static void test_refuse_newer_schema(void **state)
                    "CREATE TABLE runs_v99(id INTEGER PRIMARY KEY);"
                    "PRAGMA user_version = 99;");
     snprintf(want, sizeof want,
-             "'%s' is a kbench store of schema version 99, newer than this kbench (%d)", path,
+             "'%s' is not a kbench store I can read (schema version 99, newer than this kbench's %d)",
+             path,
              KB_STORE_VERSION);
     assert_refused(path, 1, want);
     assert_refused(path, 0, want);
