@@ -1,6 +1,7 @@
 # kbench build. `make` builds build/kbench; `make run` runs the main job;
 # `make test` builds and runs every test (GPU tests skip, saying so, when there is
-# no GPU); `make check` runs the static checks (cppcheck, banned functions, the
+# no GPU); both install what they need first when it is missing (.ci/deps) and
+# build in parallel; `make check` runs the static checks (cppcheck, banned functions, the
 # include layers); `make asan` builds the host code and host tests under
 # AddressSanitizer and UBSan in build-asan/ and runs them; `make memcheck` runs
 # the GPU tests under compute-sanitizer. Host code is C17 (gcc), kernels are CUDA
@@ -91,9 +92,16 @@ $(B)/libkb.a: $(LIB_O)
 $(B)/kbench: $(CLI_O) $(B)/libkb.a
 	$(CC) $(SAN) $(CLI_O) $(B)/libkb.a -o $@ $(LDFLAGS) $(LDLIBS)
 
+# Tests of the commands themselves (tests/cli/test_*_inproc.c) call them in
+# their own process: they link the command objects, all but main's.
+CMD_O    := $(filter-out $(B)/src/cli/main.o,$(CLI_O))
+INPROC_TEST_BIN := $(patsubst tests/%.c,$(B)/tests/%,$(wildcard tests/cli/*_inproc.c))
+$(INPROC_TEST_BIN): $(CMD_O)
+$(INPROC_TEST_BIN): TEST_O = $(CMD_O)
+
 $(HOST_TEST_BIN): $(B)/tests/%: tests/%.c tests/kbtest.h $(B)/libkb.a $(B)/shim/string
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(B)/libkb.a -o $@ $(LDFLAGS) -lcmocka $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(TEST_O) $(B)/libkb.a -o $@ $(LDFLAGS) -lcmocka $(LDLIBS)
 
 $(GPU_TEST_BIN): $(B)/tests/gpu/%: tests/gpu/%.c tests/kbtest.h $(B)/libkb.a $(GPU_TEST_O) $(B)/shim/string
 	@mkdir -p $(@D)
@@ -111,7 +119,15 @@ tests: $(TEST_BIN) $(B)/kbench shiplibs
 
 host-tests: $(HOST_TEST_BIN) $(B)/kbench shiplibs
 
-test: tests
+# As many jobs as the machine has cores, for the commands a new user types.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
+# What the build, the tests and the checks need, installed when missing.
+deps-build deps-test deps-check:
+	@bash .ci/deps $(@:deps-%=%) $(CUDA)
+
+test: deps-test
+	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	bash tests/run.sh $(B)
 
 # Host code and host tests under AddressSanitizer and UBSan, in a build folder
@@ -142,7 +158,8 @@ memcheck: tests
 
 # The main job: the softmax ladder on this machine's GPU, or, without one, the
 # committed H200 report.
-run: all
+run: deps-build
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@if $(B)/kbench devices >/dev/null 2>&1; then \
 	  $(B)/kbench run softmax --variants all; \
 	else \
@@ -152,7 +169,7 @@ run: all
 	  $(B)/kbench report results/h200/softmax.json; \
 	fi
 
-check:
+check: deps-check
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 	  --std=c11 --suppress=missingIncludeSystem --inline-suppr -Isrc src tests
 	bash tests/banned.sh
@@ -165,7 +182,8 @@ tidy: $(B)/shim/string
 clean:
 	rm -rf $(B) $(ASAN_B)
 
-.PHONY: all run test tests host-tests asan memcheck check tidy clean shiplibs
+.PHONY: all run test tests host-tests asan memcheck check tidy clean shiplibs deps-build \
+        deps-test deps-check
 .SECONDARY:
 
 -include $(LIB_O:.o=.d) $(CLI_O:.o=.d)

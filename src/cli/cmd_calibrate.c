@@ -57,10 +57,9 @@ int cmd_calibrate(int argc, char **argv)
             return kb_cli_error(KB_EUSAGE, "unknown option '%s' for calibrate", argv[i]);
         }
     }
-    kb_status st = kb_store_open(kb_cli_db_path(db), 1, &store, &e);
-    if (st != KB_OK)
-        return kb_cli_fail(st, &e);
-    KB_TRY(kb_child_device((int)ordinal, &d, &e));
+    kb_status st = KB_OK;
+    KB_TRY(kb_child_device((int)ordinal, &d, &e)); /* no GPU: nothing is created */
+    KB_TRY(kb_store_open(kb_cli_db_path(db), 1, &store, &e));
     KB_TRY(kb_store_get_ceilings(store, &d, &e));
     print_previous(&d);
     KB_TRY(kb_ceilings_ensure((int)ordinal, &d, KB_CALIBRATE_ALWAYS, &measured, why, sizeof why,

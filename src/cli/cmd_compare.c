@@ -18,11 +18,11 @@
 
 static const char compare_usage[] =
     "usage: kbench compare BASE NEW [--threshold PCT] [--format text|md|json|html]\n"
-    "                      [-o FILE] [--db PATH]\n"
+    "                      [--wide] [-o FILE] [--db PATH]\n"
     "\n"
     "Compares two runs case by case (operator, variant, dtype, shape). BASE and NEW\n"
-    "are each a stored run id, 'latest', or a JSON report file (a path with '/' or\n"
-    "ending in .json). Per case: the ratio of median times NEW/BASE with a 95%\n"
+    "are each a stored run id, 'latest' (the stored run that started last), or a\n"
+    "JSON report file (a path with '/' or ending in .json). Per case: the ratio of median times NEW/BASE with a 95%\n"
     "bootstrap interval from the stored samples, and a verdict:\n"
     "  FASTER     the interval lies below 1 - threshold\n"
     "  SLOWER     the interval lies above 1 + threshold\n"
@@ -33,6 +33,8 @@ static const char compare_usage[] =
     "that a GPU change is not reported as a regression.\n"
     "\n"
     "  --threshold PCT  the change in percent that counts (default 5)\n"
+    "  --wide           text: lines as long as they need (\"what moved\" whole);\n"
+    "                   without it they fit 100 columns, or the terminal's width\n"
     "  --format FMT     text (default), md (a CI job summary), json, or html (one\n"
     "                   self-contained page)\n"
     KB_CLI_HELP_OUTPUT
@@ -58,11 +60,14 @@ static const struct {
 typedef struct compare_emit {
     compare_writer write;
     const kb_compare *cmp;
+    kb_text_layout layout; /* of the text view */
 } compare_emit;
 
 static kb_status emit_compare(FILE *f, const void *ctx, kb_err *e)
 {
     const compare_emit *ce = ctx;
+    if (ce->write == kb_compare_write_text)
+        return kb_compare_write_text_laid_out(f, ce->cmp, &ce->layout, e);
     return ce->write(f, ce->cmp, e);
 }
 
@@ -95,6 +100,7 @@ static kb_status load_side(const char *arg, const char *db, kb_store **s, kb_run
 typedef struct compare_opts {
     kb_cli_output o;
     double pct; /* --threshold, percent */
+    int wide;   /* --wide */
 } compare_opts;
 
 static int compare_option(void *ctx, int c, const char *arg)
@@ -103,6 +109,10 @@ static int compare_option(void *ctx, int c, const char *arg)
     kb_err e = {{0}};
     if (kb_cli_output_option(&o->o, c, arg))
         return -1;
+    if (c == 'W') {
+        o->wide = 1;
+        return -1;
+    }
     /* 'T' */
     if (kb_parse_double(arg, 0, 100, "--threshold", &o->pct, &e) != KB_OK)
         return kb_cli_fail(KB_EUSAGE, &e);
@@ -116,12 +126,12 @@ static int compare_option(void *ctx, int c, const char *arg)
  * I/O failures. Never creates a store. */
 int cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const kb_cli_opt opts[] = {
         KB_CLI_OUTPUT_OPTIONS,
-        {"threshold", required_argument, NULL, 'T'},
-        {NULL, 0, NULL, 0},
+        {"threshold", 'T', KB_ARG_VALUE},
+        {"wide", 'W', KB_ARG_NONE},
     };
-    compare_opts o = {{"text", "-", NULL}, 100.0 * KB_CMP_THRESHOLD};
+    compare_opts o = {{"text", "-", NULL}, 100.0 * KB_CMP_THRESHOLD, 0};
     const char *args[2] = {NULL, NULL};
     char base_name[512], new_name[512];
     int fi = -1, nargs = 0, regressed = 0;
@@ -134,7 +144,7 @@ int cmd_compare(int argc, char **argv)
     kb_run_init(&base);
     kb_run_init(&cur);
     memset(&cmp, 0, sizeof cmp);
-    int rc = kb_cli_options(argc, argv, "compare", compare_usage, ":o:h", longopts,
+    int rc = kb_cli_options(argc, argv, "compare", compare_usage, ":o:h", opts, KB_COUNT(opts),
                             compare_option, &o);
     if (rc >= 0)
         return rc;
@@ -162,7 +172,7 @@ int cmd_compare(int argc, char **argv)
     st = kb_compare_runs(&base, base_name, &cur, new_name, o.pct / 100.0, &cmp, &e);
     if (st != KB_OK)
         goto done;
-    compare_emit ce = {formats[fi].write, &cmp};
+    compare_emit ce = {formats[fi].write, &cmp, kb_cli_text_layout(o.o.out, o.wide)};
     st = kb_write_atomic(o.o.out, emit_compare, &ce, &e);
     regressed = kb_compare_regressed(&cmp);
 done:

@@ -6,6 +6,10 @@
 #include "cli.h"
 #include "kernels/op.h"
 #include "kernels/shape.h"
+#include "report/format.h"
+
+/* The variant-name column is at least this wide. */
+enum { MIN_NAME = 16 };
 
 static void dtypes_str(unsigned mask, char *buf, size_t n)
 {
@@ -30,15 +34,24 @@ static void print_op(const kb_op *op, int detail)
     dtypes_str(op->dtypes, dts, sizeof dts);
     printf("%s - %s\n  dtypes: %s (default %s)   default shape: %s\n", op->name, op->summary,
            dts, kb_dtype_name(op->default_dtype), shape);
+    char lead[96], text[512];
     if (detail)
-        for (int i = 0; i < op->naxes; i++)
-            printf("  axis %-8s %s (default %lld, %lld..%lld)\n", op->axes[i].name,
-                   op->axes[i].help, (long long)op->axes[i].dflt, (long long)op->axes[i].min,
-                   (long long)op->axes[i].max);
+        for (int i = 0; i < op->naxes; i++) {
+            snprintf(lead, sizeof lead, "  axis %-8s ", op->axes[i].name);
+            snprintf(text, sizeof text, "%s (default %lld, %lld..%lld)", op->axes[i].help,
+                     (long long)op->axes[i].dflt, (long long)op->axes[i].min,
+                     (long long)op->axes[i].max);
+            kb_text_wrap(stdout, lead, text, KB_TEXT_WIDTH);
+        }
+    /* the names in one column, as wide as the longest (16 at least) */
+    int w = MIN_NAME;
+    for (int i = 0; i < op->nvariants; i++)
+        w = (int)strlen(op->variants[i].name) > w ? (int)strlen(op->variants[i].name) : w;
     for (int i = 0; i < op->nvariants; i++) {
         const kb_variant *v = &op->variants[i];
         dtypes_str(v->dtypes, dts, sizeof dts);
-        printf("  %-16s %-15s %s\n", v->name, dts, v->summary);
+        snprintf(lead, sizeof lead, "  %-*s %-15s ", w, v->name, dts);
+        kb_text_wrap(stdout, lead, v->summary, KB_TEXT_WIDTH);
     }
 }
 

@@ -17,10 +17,12 @@
 static const char report_usage[] =
     "usage: kbench report [RUN] [--format text|md|json|csv|html] [-o FILE] [--db PATH]\n"
     "       kbench report [RUN] --kernels [--format text|md] [-o FILE] [--db PATH]\n"
+    "       kbench report [RUN] --wide [-o FILE] [--db PATH]\n"
     "       kbench report --runs [--db PATH]\n"
     "\n"
-    "Prints a stored run: RUN is its id, or 'latest' (the default), or a JSON\n"
-    "report file (a path with '/' or ending in .json), read without a store.\n"
+    "Prints a stored run: RUN is its id, or 'latest' (the default: the stored run\n"
+    "that started last, imported ones included), or a JSON report file (a path\n"
+    "with '/' or ending in .json), read without a store.\n"
     "\n"
     "  --format FMT     text (default), md (markdown), json (the report schema of\n"
     "                   docs/json.md), csv (one row per result) or html (one\n"
@@ -35,6 +37,9 @@ static const char report_usage[] =
     "  --runs           list the stored runs instead\n"
     "  --timing T       the tables' headline time: cold (the median of samples\n"
     "                   after an L2 flush; default) or batch (back-to-back calls)\n"
+    "  --wide           text: every column (kernels, spill, extra mem, DRAM GB/s\n"
+    "                   too) and lines as long as they need; without it a table\n"
+    "                   fits 100 columns, or the terminal's width\n"
     KB_CLI_HELP_HELP;
 
 typedef kb_status (*report_writer)(FILE *f, const kb_run *run, kb_err *e);
@@ -57,18 +62,21 @@ typedef struct emit {
     report_writer write;
     const kb_run *run;
     kb_store *store;
+    kb_text_layout layout; /* of the text report */
 } emit;
 
 static kb_status emit_to(FILE *f, const void *ctx, kb_err *e)
 {
     const emit *em = ctx;
+    if (em->write == kb_write_text)
+        return kb_write_text_laid_out(f, em->run, &em->layout, e);
     return em->write ? em->write(f, em->run, e) : kb_store_list_runs(em->store, f, e);
 }
 
 /* The options of report. */
 typedef struct report_opts {
     kb_cli_output o;
-    int list, kernels;
+    int list, kernels, wide;
     kb_timing timing;
 } report_opts;
 
@@ -80,6 +88,7 @@ static int report_option(void *ctx, int c, const char *arg)
     if (!kb_cli_output_option(&o->o, c, arg)) {
         o->list |= c == 'R';
         o->kernels |= c == 'K';
+        o->wide |= c == 'W';
     }
     return -1;
 }
@@ -90,14 +99,14 @@ static int report_option(void *ctx, int c, const char *arg)
  * failures. Never creates a store. */
 int cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const kb_cli_opt opts[] = {
         KB_CLI_OUTPUT_OPTIONS,
-        {"runs", no_argument, NULL, 'R'},
-        {"kernels", no_argument, NULL, 'K'},
-        {"timing", required_argument, NULL, 'T'},
-        {NULL, 0, NULL, 0},
+        {"runs", 'R', KB_ARG_NONE},
+        {"kernels", 'K', KB_ARG_NONE},
+        {"timing", 'T', KB_ARG_VALUE},
+        {"wide", 'W', KB_ARG_NONE},
     };
-    report_opts o = {{"text", "-", NULL}, 0, 0, KB_TIMING_COLD};
+    report_opts o = {{"text", "-", NULL}, 0, 0, 0, KB_TIMING_COLD};
     const char *run_arg = NULL;
     int fi = -1;
     report_writer writer;
@@ -108,8 +117,8 @@ int cmd_report(int argc, char **argv)
     kb_status st = KB_OK;
 
     kb_run_init(&run);
-    int rc = kb_cli_options(argc, argv, "report", report_usage, ":o:h", longopts, report_option,
-                            &o);
+    int rc = kb_cli_options(argc, argv, "report", report_usage, ":o:h", opts, KB_COUNT(opts),
+                            report_option, &o);
     if (rc >= 0)
         return rc;
     for (int i = optind; i < argc; i++) {
@@ -138,7 +147,7 @@ int cmd_report(int argc, char **argv)
         goto done;
     if (run_arg && kb_report_arg_is_file(run_arg)) {
         /* a JSON report instead of a stored run: no store is opened */
-        emit fe = {writer, &run, NULL};
+        emit fe = {writer, &run, NULL, kb_cli_text_layout(o.o.out, o.wide)};
         st = kb_json_load_run(run_arg, &run, &e);
         run.timing = o.timing;
         if (st == KB_OK)
@@ -153,7 +162,7 @@ int cmd_report(int argc, char **argv)
     st = kb_store_open(kb_cli_db_path(o.o.db), 0, &s, &e);
     if (st != KB_OK)
         goto done;
-    emit em = {NULL, &run, s};
+    emit em = {NULL, &run, s, kb_cli_text_layout(o.o.out, o.wide)};
     if (!o.list) {
         st = kb_store_load_run(s, id, &run, &e);
         if (st != KB_OK)

@@ -49,6 +49,7 @@ typedef struct run_opts {
     uint64_t seed;
     int seed_given;
     int watch; /* --watch: rerun the variant files' cases on every save */
+    int wide;  /* --wide: every column of the table */
 } run_opts;
 
 static const char usage_text[] =
@@ -66,7 +67,7 @@ static const char usage_text[] =
     "                         operator's own, shown by 'kbench list')\n"
     "  --min-samples N        timed samples at least (default 10)\n"
     "  --max-samples N        timed samples at most (default 2000)\n"
-    "  --max-noise PCT        stop sampling once stdev/mean < PCT %% (default 0.5)\n"
+    "  --max-noise PCT        stop sampling once stdev/mean < PCT % (default 0.5)\n"
     "  --timeout S            stop sampling after S seconds per case (default 5)\n"
     "  --metrics SET          hardware counters per kernel, in a pass of their own:\n"
     "                         none, core (1 replay pass, default), sol, stalls, full\n"
@@ -82,7 +83,10 @@ static const char usage_text[] =
     "  --device N             GPU ordinal (default 0)\n"
     "  --tag TEXT             label stored with the run\n"
     "  --json PATH            also write the run's JSON report to PATH\n"
-    "  --db PATH              store (default $KBENCH_DB or " KB_DEFAULT_DB ")\n\n"
+    "  --db PATH              store (default $KBENCH_DB or " KB_DEFAULT_DB ")\n"
+    "  --wide                 print every column of the table (default: what fits\n"
+    "                         100 columns, or the terminal's width)\n"
+    "  -h, --help             this help\n\n"
     "exit: 0 all ok or skipped, 1 a variant mismatched or failed, 2 usage, 3 environment\n";
 
 /* ---- options ------------------------------------------------------------------ */
@@ -158,8 +162,8 @@ static kb_status parse_number(int c, const char *arg, run_opts *o, kb_err *e)
     return st;
 }
 
-/* One option of getopt_long (code c, its argument arg). */
-static kb_status parse_option(int c, const char *arg, char **argv, run_opts *o, kb_err *e)
+/* One option (code c, its value arg), checked by kind already. */
+static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
 {
     switch (c) {
     case 'v':
@@ -199,52 +203,61 @@ static kb_status parse_option(int c, const char *arg, char **argv, run_opts *o, 
     case 'b':
         o->db = arg;
         return KB_OK;
-    case 'x':
+    case 'w':
+        o->wide = 1;
+        return KB_OK;
+    default: /* 'x' */
         if (kb_metric_set_parse(arg, &o->bench.metrics) != 0)
             return kb_fail(e, KB_EUSAGE,
                            "unknown metric set '%s' (none, core, sol, stalls, full)", arg);
         return KB_OK;
-    case ':':
-        return kb_fail(e, KB_EUSAGE, "option '%s' needs a value", argv[optind - 1]);
-    default:
-        return kb_fail(e, KB_EUSAGE, "unknown option '%s' for run", argv[optind - 1]);
     }
 }
 
-static kb_status parse_args(int argc, char **argv, run_opts *o, kb_err *e)
+/* parse_option as a kb_cli_opt_fn: prints its error and returns the exit code. */
+static int take_option(void *ctx, int c, const char *arg)
 {
-    static const struct option longs[] = {
-        {"variants", required_argument, NULL, 'v'}, {"shape", required_argument, NULL, 's'},
-        {"dtype", required_argument, NULL, 'd'},    {"min-samples", required_argument, NULL, 'm'},
-        {"max-samples", required_argument, NULL, 'M'},
-        {"max-noise", required_argument, NULL, 'n'}, {"timeout", required_argument, NULL, 't'},
-        {"no-check", no_argument, NULL, 'C'},       {"seed", required_argument, NULL, 'S'},
-        {"device", required_argument, NULL, 'D'},   {"tag", required_argument, NULL, 'T'},
-        {"json", required_argument, NULL, 'j'},     {"db", required_argument, NULL, 'b'},
-        {"metrics", required_argument, NULL, 'x'},  {"watch", no_argument, NULL, 'W'},
-        {"timing", required_argument, NULL, 'I'},   {"exclusive", no_argument, NULL, 'X'},
-        {"recalibrate", no_argument, NULL, 'R'},
-        {NULL, 0, NULL, 0}};
-    kb_status st;
-    int c;
+    kb_err e = {{0}};
+    kb_status st = parse_option(c, arg, ctx, &e);
+    return st == KB_OK ? -1 : kb_cli_fail(st, &e);
+}
+
+/* The options of run, one row each (kinds: cli.h). */
+static const kb_cli_opt run_options[] = {
+    {"variants", 'v', KB_ARG_LIST},     {"shape", 's', KB_ARG_LIST},
+    {"dtype", 'd', KB_ARG_LIST},        {"min-samples", 'm', KB_ARG_VALUE},
+    {"max-samples", 'M', KB_ARG_VALUE}, {"max-noise", 'n', KB_ARG_VALUE},
+    {"timeout", 't', KB_ARG_VALUE},     {"no-check", 'C', KB_ARG_NONE},
+    {"seed", 'S', KB_ARG_VALUE},        {"device", 'D', KB_ARG_VALUE},
+    {"tag", 'T', KB_ARG_TEXT},          {"json", 'j', KB_ARG_PATH},
+    {"db", 'b', KB_ARG_PATH},           {"metrics", 'x', KB_ARG_VALUE},
+    {"watch", 'W', KB_ARG_NONE},        {"timing", 'I', KB_ARG_VALUE},
+    {"exclusive", 'X', KB_ARG_NONE},    {"recalibrate", 'R', KB_ARG_NONE},
+    {"wide", 'w', KB_ARG_NONE},         {"help", 'h', KB_ARG_NONE},
+};
+
+/* Parses run's command line into o. Returns -1 when it is complete, else the
+ * exit code (the usage or an error printed). */
+static int parse_args(int argc, char **argv, run_opts *o)
+{
     memset(o, 0, sizeof *o);
     o->bench = (kb_bench_opts){.min_samples = 10, .max_samples = 2000, .max_noise = 0.005,
                                .time_limit_s = 5.0, .metrics = KB_METRICS_CORE};
-    opterr = 0;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, ":", longs, NULL)) != -1)
-        if ((st = parse_option(c, optarg, argv, o, e)) != KB_OK)
-            return st;
+    int rc = kb_cli_options(argc, argv, "run", usage_text, ":h", run_options,
+                            KB_COUNT(run_options), take_option, o);
+    if (rc >= 0)
+        return rc;
     if (o->bench.max_samples < o->bench.min_samples)
-        return kb_fail(e, KB_EUSAGE, "--max-samples %d is below --min-samples %d",
-                       o->bench.max_samples, o->bench.min_samples);
+        return kb_cli_error(KB_EUSAGE, "--max-samples %d is below --min-samples %d",
+                            o->bench.max_samples, o->bench.min_samples);
     if (optind >= argc)
-        return kb_fail(e, KB_EUSAGE, "run needs an operator (see 'kbench list') or 'all'");
+        return kb_cli_error(KB_EUSAGE, "run needs an operator (see 'kbench list') or 'all'");
     if (optind + 1 < argc)
-        return kb_fail(e, KB_EUSAGE, "unexpected argument '%s' (options go before or after OP; "
-                                     "one OP per run)", argv[optind + 1]);
+        return kb_cli_error(KB_EUSAGE, "unexpected argument '%s' (options go before or after "
+                                       "OP; one OP per run)",
+                            argv[optind + 1]);
     o->op = argv[optind];
-    return KB_OK;
+    return -1;
 }
 
 /* ---- the run -------------------------------------------------------------------- */
@@ -385,7 +398,9 @@ static kb_status finish_run(const run_opts *o, kb_store *store, kb_run *run, kb_
         st = KB_EENV;
         *e = fe;
     }
-    if (run->nresults && kb_write_text(stdout, run, &fe) != KB_OK && st == KB_OK) {
+    const kb_text_layout layout = kb_cli_text_layout("-", o->wide);
+    if (run->nresults && kb_write_text_laid_out(stdout, run, &layout, &fe) != KB_OK &&
+        st == KB_OK) {
         st = KB_EENV;
         *e = fe;
     }
@@ -478,12 +493,10 @@ int cmd_run(int argc, char **argv)
     static kb_user_file files[KB_USER_MAX];
     kb_run_init(&run);
     memset(&plan, 0, sizeof plan);
-    if (kb_cli_wants_help(argc, argv)) {
-        fputs(usage_text, stdout);
-        return kb_cli_finish_stdout(KB_OK);
-    }
-    if ((st = parse_args(argc, argv, &o, &e)) != KB_OK ||
-        (st = kb_plan_init(&plan, o.op, o.variants, o.shapes, o.nshapes, o.dtypes, o.ndtypes,
+    const int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if ((st = kb_plan_init(&plan, o.op, o.variants, o.shapes, o.nshapes, o.dtypes, o.ndtypes,
                            &e)) != KB_OK)
         return kb_cli_fail(st, &e);
     /* a report that cannot be written is known before any GPU work */
@@ -498,6 +511,12 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     KB_TRY(build_files(&o, &plan, files, &run.dev, &queried, &e));
+    /* The GPU first: without one (or when the cases do not fit it) nothing is
+     * created, the store included. */
+    if (!queried)
+        KB_TRY(kb_child_device(o.device, &run.dev, &e));
+    queried = 1;
+    KB_TRY(kb_plan_fits(&plan, &run.dev, &e));
     KB_TRY(kb_store_open(kb_cli_db_path(o.db), 1, &store, &e));
     KB_TRY(device_and_ceilings(&o, &plan, store, queried, &run.dev, &gpu, &e));
     KB_TRY(begin_run(argc, argv, &o, store, &run, &e));

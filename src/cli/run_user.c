@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli/cli.h"
 #include "profiler/isolate.h"
 #include "report/format.h"
 #include "results/compare.h"
+#include "util/text.h"
 
 /* How often --watch looks at the files, milliseconds. */
 #define WATCH_POLL_MS 300
@@ -98,7 +100,7 @@ int kb_run_watch_wait(kb_plan *p, const kb_device *dev, kb_user_file *files)
                  * is built again when its bytes change again */
                 char sha[KB_SHA256_HEX];
                 kb_strlcpy(sha, files[i].sha256, sizeof sha);
-                fprintf(stderr, "kbench: %s\n", e.msg);
+                kb_cli_fail(KB_EUSAGE, &e);
                 files[i] = good;
                 if (sha[0])
                     kb_strlcpy(files[i].sha256, sha, sizeof files[i].sha256);
@@ -116,7 +118,9 @@ void kb_run_watch_verdicts(FILE *out, const kb_run *prev, const kb_run *cur)
     kb_compare c;
     kb_err e = {{0}};
     if (kb_compare_runs(prev, "previous", cur, "this save", KB_CMP_THRESHOLD, &c, &e) != KB_OK) {
-        fprintf(out, "no verdict: %s\n", e.msg);
+        fputs("no verdict: ", out);
+        kb_put_safe(out, KB_SAFE_TERM, e.msg);
+        fputc('\n', out);
         return;
     }
     for (size_t i = 0; i < c.ncases; i++) {

@@ -1,13 +1,27 @@
 /* device.c - GPU properties from the CUDA runtime. */
 #include "device.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The driver library the CUDA runtime loads; without it there is no GPU to
+ * use, whatever the runtime's error says ("driver version is insufficient"). */
+#define KB_DRIVER_LIB "libcuda.so.1"
+
+/* Whether the NVIDIA driver library can be loaded (it stays loaded: the
+ * runtime uses it next). */
+static int driver_installed(void)
+{
+    return dlopen(KB_DRIVER_LIB, RTLD_LAZY | RTLD_GLOBAL) != NULL;
+}
+
 kb_status kb_device_count(int *n, kb_err *e)
 {
     *n = 0;
+    if (!driver_installed())
+        return kb_fail(e, KB_EENV, "no NVIDIA driver found (" KB_DRIVER_LIB " is not installed)");
     cudaError_t ce = cudaGetDeviceCount(n);
     if (ce != cudaSuccess || *n == 0) {
         *n = 0;

@@ -25,7 +25,8 @@ extern "C" {
         }                                                                               \
     } while (0)
 
-/* Number of visible GPUs; KB_EENV "no CUDA GPU available (...)" when none. */
+/* Number of visible GPUs; KB_EENV "no NVIDIA driver found (libcuda.so.1 is not
+ * installed)" without the driver, "no CUDA GPU available (...)" when none. */
 kb_status kb_device_count(int *n, kb_err *e);
 
 /* Fills d (copy_gbps stays NAN) for GPU `ordinal`. */

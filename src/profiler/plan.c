@@ -185,6 +185,16 @@ static int nshapes(const kb_plan *p)
     return p->nshapes ? p->nshapes : 1;
 }
 
+/* Whether shape k of operator i equals an earlier one of it (two --shape texts
+ * that give the same case: it runs once). */
+static int repeated_shape(const kb_plan *p, int i, int k)
+{
+    for (int j = 0; j < k; j++)
+        if (memcmp(p->shape[i][j], p->shape[i][k], sizeof p->shape[i][k]) == 0)
+            return 1;
+    return 0;
+}
+
 int kb_plan_count(const kb_plan *p)
 {
     kb_plan_iter it = {0, 0, 0, 0};
@@ -201,7 +211,9 @@ int kb_plan_next(const kb_plan *p, kb_plan_iter *it, kb_plan_case *c)
     for (; it->op < p->nops; it->op++, it->shape = 0) {
         const kb_op *op = p->ops[it->op];
         const int nd = dtypes_of(p, op, dts);
-        for (; it->shape < nshapes(p); it->shape++, it->dtype = 0)
+        for (; it->shape < nshapes(p); it->shape++, it->dtype = 0) {
+            if (repeated_shape(p, it->op, it->shape))
+                continue;
             for (; it->dtype < nd; it->dtype++, it->variant = 0)
                 while (it->variant < op->nvariants + p->nuser) {
                     const int k = it->variant++;
@@ -213,6 +225,7 @@ int kb_plan_next(const kb_plan *p, kb_plan_iter *it, kb_plan_case *c)
                     *c = (kb_plan_case){op, v, dts[it->dtype], p->shape[it->op][it->shape]};
                     return 1;
                 }
+        }
     }
     return 0;
 }

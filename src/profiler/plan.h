@@ -57,7 +57,9 @@ typedef struct kb_plan_iter {
  * "variant file 'x.cu' needs one operator, not 'all'", "no variant file
  * 'x.cu'", a bad file name (kb_user_name), "variant file 'x.cu' is named like
  * the built-in variant 'fused' of softmax", "two variant files named 'x'",
- * "at most 8 variant files"; KB_EENV when out of memory. On success the caller
+ * "at most 8 variant files"; KB_EENV when out of memory. Shapes that give the
+ * same case (the same text twice, or one naming only defaults) run once. On
+ * success the caller
  * owns *p (kb_plan_release); the strings stay the caller's and must outlive it. */
 kb_status kb_plan_init(kb_plan *p, const char *op, const char *variants,
                        const char *const *shapes, int nshapes, const kb_dtype *dtypes,

@@ -339,8 +339,8 @@ static void colon_line(char *line)
     }
 }
 
-/* The first NVCC_ERROR_LINES error lines of nvcc's output into buf, each
- * after a newline and two spaces, as file:line: error: ...; without any, the
+/* The first NVCC_ERROR_LINES error lines of nvcc's output into buf, '\n'
+ * between them (kb_err_set_more), as file:line: error: ...; without any, the
  * first lines of the output. */
 static void first_errors(const char *out, char *buf, size_t n)
 {
@@ -358,7 +358,7 @@ static void first_errors(const char *out, char *buf, size_t n)
             if (!line[0] || (pass == 0 && !strstr(line, "error")))
                 continue;
             colon_line(line);
-            int w = snprintf(buf + used, n - used, "\n  %s", line);
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "\n" : "", line);
             if (w < 0 || (size_t)w >= n - used)
                 return;
             used += (size_t)w;
@@ -435,7 +435,9 @@ kb_status kb_user_build(const char *path, const char *arch, kb_user_file *f, kb_
     if (code != 0) {
         char errs[768];
         first_errors(out, errs, sizeof errs);
-        st = kb_fail(e, KB_EUSAGE, "'%s' does not compile (nvcc, %s):%s", path, arch, errs);
+        st = kb_fail(e, KB_EUSAGE, "'%s' does not compile (nvcc, %s):", path, arch);
+        if (e)
+            kb_err_set_more(e, errs);
         goto done;
     }
     if (rename(tmp, f->so) != 0) {

@@ -62,8 +62,9 @@ void kb_user_arch(int major, int minor, char *arch, size_t n);
  * the source, then takes the shared object from the cache or compiles it
  * with nvcc (-shared, position-independent, the header on the include path).
  * Nothing is stored when the compile fails. KB_EUSAGE: no such file, a bad
- * name (kb_user_name), or "'x.cu' does not compile (nvcc, sm_90):" followed
- * by nvcc's first errors, one a line, as file:line: message. KB_EENV: no nvcc
+ * name (kb_user_name), or "'x.cu' does not compile (nvcc, sm_90):" with
+ * nvcc's first errors under it (kb_err_more), one a line, as file:line:
+ * message. KB_EENV: no nvcc
  * (kb_user_find_nvcc), the cache, or running nvcc failed. */
 kb_status kb_user_build(const char *path, const char *arch, kb_user_file *f, kb_err *e);
 

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "report/format.h"
+#include "util/text.h"
 
 /* The verdicts as JSON writes them (no spaces). */
 static const char *const verdict_keys[KB_V_COUNT] = {
@@ -52,6 +53,8 @@ static void rule(const kb_compare *c, char *b, size_t n)
 /* Columns of a comparison table; the two % peak columns only across GPUs. */
 enum ccol { K_VARIANT, K_BASE, K_NEW, K_BPCT, K_NPCT, K_RATIO, K_CI, K_VERDICT, K_MOVED, NK };
 enum { KCELL = 288 };
+/* The fewest columns "what moved" is shown in; narrower, it is left out. */
+enum { MIN_MOVED = 16 };
 
 static const struct {
     const char *head;
@@ -77,13 +80,17 @@ static void variant_cell(const kb_cmp_case *k, const kb_result *r, char *b, size
 {
     const char *bs = k->base ? k->base->source_sha256 : "";
     const char *ns = k->cur ? k->cur->source_sha256 : "";
+    char v[256], sb[80], sn[80]; /* from the reports: made safe for a terminal */
+    kb_safe(KB_SAFE_TERM, r->variant, v, sizeof v);
+    kb_safe(KB_SAFE_TERM, bs, sb, sizeof sb);
+    kb_safe(KB_SAFE_TERM, ns, sn, sizeof sn);
     if (!bs[0] && !ns[0])
-        snprintf(b, n, "%s", r->variant);
+        snprintf(b, n, "%s", v);
     else if (!strcmp(bs, ns) || !k->base || !k->cur)
-        snprintf(b, n, "%s · src %.*s", r->variant, SHORT_SHA, bs[0] ? bs : ns);
+        snprintf(b, n, "%s · src %.*s", v, SHORT_SHA, sb[0] ? sb : sn);
     else
-        snprintf(b, n, "%s · src %.*s→%.*s", r->variant, SHORT_SHA, bs[0] ? bs : "-", SHORT_SHA,
-                 ns[0] ? ns : "-");
+        snprintf(b, n, "%s · src %.*s→%.*s", v, SHORT_SHA, sb[0] ? sb : "-", SHORT_SHA,
+                 sn[0] ? sn : "-");
 }
 
 static void fill_krow(const kb_compare *c, const kb_cmp_case *k, krow *w)
@@ -111,28 +118,45 @@ static void fill_krow(const kb_compare *c, const kb_cmp_case *k, krow *w)
 
 typedef enum kfmt { KF_TEXT, KF_MD } kfmt;
 
-static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt k)
+static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt k,
+                  size_t width)
 {
     int vis[NK], right[NK], any_moved = 0;
-    size_t width[NK];
+    size_t wcol[NK];
     const char *head[NK], *cell[NK];
     for (int j = 0; j < NK; j++) {
         head[j] = j == K_RATIO ? (c->cross_gpu ? "peak ratio" : "NEW/BASE") : kcols[j].head;
         vis[j] = !kcols[j].cross || c->cross_gpu;
         right[j] = kcols[j].right;
-        width[j] = kb_text_width(head[j]);
+        wcol[j] = kb_text_width(head[j]);
         for (size_t i = 0; i < n; i++)
-            if (kb_text_width(rows[i].c[j]) > width[j])
-                width[j] = kb_text_width(rows[i].c[j]);
+            if (kb_text_width(rows[i].c[j]) > wcol[j])
+                wcol[j] = kb_text_width(rows[i].c[j]);
     }
     for (size_t i = 0; i < n; i++)
         any_moved |= rows[i].c[K_MOVED][0] != '\0';
     vis[K_MOVED] = any_moved || k == KF_MD;
+    if (k == KF_TEXT && width > 0) {
+        /* within width: "what moved" gets what the other columns leave */
+        size_t used = 0;
+        for (int j = 0; j < K_MOVED; j++)
+            used += vis[j] ? wcol[j] + 2 : 0;
+        const size_t room = width > used ? width - used : 0;
+        if (room < MIN_MOVED)
+            vis[K_MOVED] = 0;
+        else if (wcol[K_MOVED] > room)
+            wcol[K_MOVED] = room;
+    }
     for (size_t i = 0; i <= n; i++) {
+        char cut[KCELL];
         for (int j = 0; j < NK; j++)
             cell[j] = i == 0 ? head[j] : rows[i - 1].c[j];
         if (k == KF_TEXT) {
-            kb_table_text_row(f, cell, width, right, vis, NK);
+            if (vis[K_MOVED] && kb_text_width(cell[K_MOVED]) > wcol[K_MOVED]) {
+                kb_text_shorten(cell[K_MOVED], wcol[K_MOVED], cut, sizeof cut);
+                cell[K_MOVED] = cut;
+            }
+            kb_table_text_row(f, cell, wcol, right, vis, NK);
             continue;
         }
         kb_table_md_row(f, cell, vis, NK);
@@ -143,27 +167,28 @@ static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt
 
 /* The source line of one side: "results/h200/softmax.json · NVIDIA H200
  * (GPU-…) · git abc · 2025-06-01T10:00:00Z · tag h200". */
-static void side(FILE *f, const char *name, const kb_run *r, kfmt k)
+static void side(FILE *f, const char *lead, const char *name, const kb_run *r, kfmt k,
+                 size_t width)
 {
     if (k == KF_MD) {
-        fputs("`", f);
         kb_md_text(f, name);
-        fputs("` \xC2\xB7 ", f);
+        fputs(" \xC2\xB7 ", f);
         kb_md_text(f, r->dev.name);
-        fputs(" (`", f);
+        fputs(" (", f);
         kb_md_text(f, r->dev.uuid);
-        fputs("`) \xC2\xB7 git `", f);
+        fputs(") \xC2\xB7 git ", f);
         kb_md_text(f, r->git);
-        fprintf(f, "` \xC2\xB7 %s", r->started);
+        fputs(" \xC2\xB7 ", f);
+        kb_md_text(f, r->started);
         if (*r->tag) {
             fputs(" \xC2\xB7 tag ", f);
             kb_md_text(f, r->tag);
         }
         return;
     }
-    char b[1024];
+    char b[1024], safe[2048];
     kb_compare_side_line(name, r, b, sizeof b);
-    fputs(b, f);
+    kb_text_wrap(f, lead, kb_safe(KB_SAFE_TERM, b, safe, sizeof safe), width);
 }
 
 void kb_compare_side_line(const char *name, const kb_run *r, char *b, size_t n)
@@ -173,24 +198,23 @@ void kb_compare_side_line(const char *name, const kb_run *r, char *b, size_t n)
 }
 
 /* The sources, the rule, the cross-GPU warning and the headline. */
-static void view_header(FILE *f, const kb_compare *c, kfmt k)
+static void view_header(FILE *f, const kb_compare *c, kfmt k, size_t width)
 {
     char headline[512], line[512];
     kb_compare_headline(c, headline, sizeof headline);
     if (k == KF_MD) {
         fprintf(f, "## kbench compare: %s\n\n- **BASE**: ", headline);
-        side(f, c->base_name, c->base, k);
+        side(f, "", c->base_name, c->base, k, width);
         fputs("\n- **NEW**: ", f);
-        side(f, c->new_name, c->cur, k);
+        side(f, "", c->new_name, c->cur, k, width);
         rule(c, line, sizeof line);
         fprintf(f, "\n- **rule**: %s\n", line);
     } else {
-        fputs("kbench compare\nBASE  ", f);
-        side(f, c->base_name, c->base, k);
-        fputs("\nNEW   ", f);
-        side(f, c->new_name, c->cur, k);
+        fputs("kbench compare\n", f);
+        side(f, "BASE  ", c->base_name, c->base, k, width);
+        side(f, "NEW   ", c->new_name, c->cur, k, width);
         rule(c, line, sizeof line);
-        fprintf(f, "\nrule  %s\n", line);
+        kb_text_wrap(f, "rule  ", line, width);
     }
     if (c->cross_gpu) {
         if (k == KF_MD) {
@@ -198,11 +222,16 @@ static void view_header(FILE *f, const kb_compare *c, kfmt k)
             kb_compare_cross_gpu_note(f, c, kb_md_text);
             fputc('\n', f);
         } else {
-            fprintf(f, "!! different GPUs: BASE ran on %s, NEW on %s !!\n"
-                       "!! verdicts compare the share of each GPU's own calibrated ceiling "
-                       "(%% peak), not raw time, so a change of GPU is not reported as a code "
-                       "regression !!\n",
-                    c->base->dev.name, c->cur->dev.name);
+            fputs("!! different GPUs: BASE ran on ", f);
+            kb_text_line(f, c->base->dev.name);
+            fputs(", NEW on ", f);
+            kb_text_line(f, c->cur->dev.name);
+            fputs(" !!\n", f);
+            kb_text_wrap(f, "!! ",
+                         "verdicts compare the share of each GPU's own calibrated ceiling "
+                         "(% peak), not raw time, so a change of GPU is not reported as a code "
+                         "regression !!",
+                         width);
         }
     }
     if (k == KF_TEXT)
@@ -212,17 +241,16 @@ static void view_header(FILE *f, const kb_compare *c, kfmt k)
 /* One case group: its heading, its table, and why each UNCERTAIN case is so.
  * rows holds m rows. */
 static void view_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m, kfmt k,
-                       krow *rows)
+                       krow *rows, size_t width)
 {
     char title[384];
     kb_fmt_case_title(kb_cmp_case_result(&c->cases[idx[0]]), title, sizeof title);
-    if (k == KF_TEXT)
-        fprintf(f, "\n%s\n", title);
-    else
-        fprintf(f, "\n### %s\n\n", title);
+    fputs(k == KF_TEXT ? "\n" : "\n### ", f);
+    (k == KF_TEXT ? kb_text_line : kb_md_text)(f, title);
+    fputs(k == KF_TEXT ? "\n" : "\n\n", f);
     for (size_t j = 0; j < m; j++)
         fill_krow(c, &c->cases[idx[j]], &rows[j]);
-    table(f, c, rows, m, k);
+    table(f, c, rows, m, k, width);
     int any = 0;
     for (size_t j = 0; j < m; j++) {
         const kb_cmp_case *q = &c->cases[idx[j]];
@@ -235,12 +263,16 @@ static void view_group(FILE *f, const kb_compare *c, const size_t *idx, size_t m
             kb_md_text(f, q->why);
             fputc('\n', f);
         } else {
-            fprintf(f, "  %s: UNCERTAIN: %s\n", kb_cmp_case_result(q)->variant, q->why);
+            char v[256], why[1024], line[1400];
+            kb_safe(KB_SAFE_TERM, kb_cmp_case_result(q)->variant, v, sizeof v);
+            kb_safe(KB_SAFE_TERM, q->why, why, sizeof why);
+            snprintf(line, sizeof line, "%s: UNCERTAIN: %s", v, why);
+            kb_text_wrap(f, "  ", line, width);
         }
     }
 }
 
-static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
+static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, size_t width, kb_err *e)
 {
     kb_groups g;
     kb_status st = kb_compare_groups(c, &g, e);
@@ -251,9 +283,9 @@ static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
         kb_groups_release(&g);
         return kb_fail(e, KB_EENV, "out of memory writing the comparison");
     }
-    view_header(f, c, k);
+    view_header(f, c, k, width);
     for (size_t i = 0; i < g.n; i++)
-        view_group(f, c, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows);
+        view_group(f, c, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows, width);
     free(rows);
     kb_groups_release(&g);
     if (ferror(f))
@@ -263,12 +295,18 @@ static kb_status write_view(FILE *f, const kb_compare *c, kfmt k, kb_err *e)
 
 kb_status kb_compare_write_text(FILE *f, const kb_compare *c, kb_err *e)
 {
-    return write_view(f, c, KF_TEXT, e);
+    return write_view(f, c, KF_TEXT, KB_TEXT_WIDTH, e);
+}
+
+kb_status kb_compare_write_text_laid_out(FILE *f, const kb_compare *c, const kb_text_layout *l,
+                                         kb_err *e)
+{
+    return write_view(f, c, KF_TEXT, l->wide ? 0 : l->width ? l->width : KB_TEXT_WIDTH, e);
 }
 
 kb_status kb_compare_write_markdown(FILE *f, const kb_compare *c, kb_err *e)
 {
-    return write_view(f, c, KF_MD, e);
+    return write_view(f, c, KF_MD, 0, e);
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */

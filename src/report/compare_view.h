@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "report/writers.h"
 #include "results/compare.h"
 #include "util/status.h"
 
@@ -30,9 +31,15 @@ void kb_compare_headline(const kb_compare *c, char *b, size_t n);
  * uncertain, N only in BASE, N only in NEW", then one aligned table per
  * (operator, dtype, shape): variant, BASE and NEW median, (across GPUs: the
  * % peak of each side), ratio, interval, verdict, what moved; and under it why
- * each UNCERTAIN case is so. Writes to f, which the caller flushes and closes.
- * KB_EENV when f reports a write error or out of memory. */
+ * each UNCERTAIN case is so. Lines stay within KB_TEXT_WIDTH (100) columns:
+ * long lines wrap, "what moved" is cut to fit. Writes to f, which the caller
+ * flushes and closes. KB_EENV when f reports a write error or out of memory. */
 kb_status kb_compare_write_text(FILE *f, const kb_compare *c, kb_err *e);
+
+/* kb_compare_write_text with layout l (a terminal's width, or --wide: no
+ * limit, "what moved" whole). */
+kb_status kb_compare_write_text_laid_out(FILE *f, const kb_compare *c, const kb_text_layout *l,
+                                         kb_err *e);
 
 /* The same as markdown for a CI job summary: the headline as a heading first,
  * then the sources and rule as a list and one pipe table per case group ('|'

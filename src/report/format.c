@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/status.h"
+#include "util/text.h"
 
 /* UTF-8 for the middle dot and the micro sign. */
 #define DOT "\xC2\xB7"
@@ -102,39 +103,90 @@ size_t kb_text_width(const char *s)
 
 void kb_text_shorten(const char *s, size_t max, char *b, size_t n)
 {
-    size_t len = strcspn(s, "\r\n");
+    char line[1024], safe[1024];
+    const size_t first = strcspn(s, "\r\n");
+    snprintf(line, sizeof line, "%.*s", (int)(first < sizeof line ? first : sizeof line - 1), s);
+    kb_safe(KB_SAFE_TERM, line, safe, sizeof safe);
+    size_t len = strlen(safe);
     int cut = 0;
     if (max + 1 > n)
         max = n - 1;
     if (len > max) {
         len = max - 3;
-        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+        while (len > 0 && ((unsigned char)safe[len] & 0xC0) == 0x80)
             len--;
         cut = 1;
     }
-    for (size_t i = 0; i < len; i++)
-        b[i] = (unsigned char)s[i] < 0x20 ? ' ' : s[i];
+    memcpy(b, safe, len);
     b[len] = '\0';
-    if (cut || s[strcspn(s, "\r\n")] != '\0')
+    if (cut || s[first] != '\0')
         kb_strlcpy(b + len, "...", n - len);
 }
 
 void kb_text_line(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    kb_put_safe(f, KB_SAFE_TERM, s);
 }
 
 void kb_md_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
+    kb_put_safe(f, KB_SAFE_MD, s);
+}
+
+/* The bytes of the first n display columns of s (whole UTF-8 characters). */
+static size_t cols_to_bytes(const char *s, size_t n)
+{
+    size_t i = 0, w = 0;
+    while (s[i] && w < n) {
+        i++;
+        while (((unsigned char)s[i] & 0xC0) == 0x80)
+            i++;
+        w++;
     }
+    return i;
+}
+
+void kb_text_wrap(FILE *f, const char *lead, const char *text, size_t width)
+{
+    const size_t indent = kb_text_width(lead);
+    size_t col = indent;
+    int fresh = 1; /* nothing on this line after the lead or indent yet */
+    fputs(lead, f);
+    for (const char *s = text; *s;) {
+        const size_t gap = strspn(s, " "); /* the blanks before the word, kept on a line */
+        s += gap;
+        const size_t len = strcspn(s, " ");
+        if (len == 0)
+            break;
+        char word[1024];
+        size_t take = len < sizeof word ? len : sizeof word - 1;
+        memcpy(word, s, take);
+        word[take] = '\0';
+        size_t w = kb_text_width(word);
+        if (width && !fresh && col + gap + w > width) {
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+            fresh = 1;
+        }
+        if (!fresh) {
+            fprintf(f, "%*s", (int)gap, "");
+            col += gap;
+        }
+        /* a word wider than a whole line is cut across lines */
+        while (width && w > 0 && col + w > width && width > indent + 1) {
+            const size_t fit = width - col, b = cols_to_bytes(word, fit);
+            fwrite(word, 1, b, f);
+            memmove(word, word + b, strlen(word + b) + 1);
+            w = kb_text_width(word);
+            fprintf(f, "\n%*s", (int)indent, "");
+            col = indent;
+        }
+        fputs(word, f);
+        col += w;
+        fresh = 0;
+        s += len;
+    }
+    fputc('\n', f);
 }
 
 /* A line written with its blanks held back until something follows them, so

@@ -34,13 +34,24 @@ void kb_fmt_case_title(const kb_result *r, char *b, size_t n);
 size_t kb_text_width(const char *s);
 
 /* The first line of s in at most max bytes (cut on a UTF-8 boundary, "..."
- * marking the cut), control characters as spaces, into b[n]. */
+ * marking the cut), made safe for a terminal (kb_safe), into b[n]. */
 void kb_text_shorten(const char *s, size_t max, char *b, size_t n);
 
-/* Writes s with line breaks as spaces. */
+/* The widest text line by default, in columns: what a 100-column terminal
+ * shows without wrapping. */
+#define KB_TEXT_WIDTH 100
+
+/* Writes lead then text, wrapped at spaces so that no line is wider than
+ * width columns (0: no limit; a word longer than a line is cut), continuation
+ * lines indented by lead's width; then a newline. Both are written as they are
+ * (make untrusted text safe first). */
+void kb_text_wrap(FILE *f, const char *lead, const char *text, size_t width);
+
+/* Writes untrusted s for a terminal or text file (kb_put_safe KB_SAFE_TERM:
+ * control characters escaped, so it stays on its line). */
 void kb_text_line(FILE *f, const char *s);
 
-/* Writes s as markdown table text: '|' escaped, line breaks as spaces. */
+/* Writes untrusted s as markdown text (kb_put_safe KB_SAFE_MD). */
 void kb_md_text(FILE *f, const char *s);
 
 /* One row of an aligned text table: the cells of the visible columns (vis[c]),

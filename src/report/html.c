@@ -66,10 +66,64 @@ static const char *dtype_colour(const char *dtype)
     return "#79706e";
 }
 
+/* The legend's items for the colours of the dtypes of the results idx[0 ..
+ * n) of run (idx NULL: all of them). */
+static void dtype_legend_items(FILE *f, const kb_run *run, const size_t *idx, size_t n)
+{
+    static const char *const dtypes[] = {"fp32", "fp16", "bf16"};
+    if (!idx)
+        n = run->nresults;
+    for (size_t d = 0; d < KB_COUNT(dtypes); d++) {
+        int used = 0;
+        for (size_t i = 0; i < n && !used; i++)
+            used = strcmp(run->results[idx ? idx[i] : i].dtype, dtypes[d]) == 0;
+        if (used)
+            fprintf(f, "<li class=\"dtype\"><span class=\"swatch\" style=\"background:%s\">"
+                       "</span>%s</li>",
+                    dtype_colour(dtypes[d]), dtypes[d]);
+    }
+}
+
 /* A tick label for a power of ten: "0.01", "1", "1000", "1e+06". */
 static void fmt_decade(int k, char *b, size_t n)
 {
     snprintf(b, n, "%g", pow(10.0, k));
+}
+
+/* The most ticks a linear axis gets, and the decades either side of 1 a log
+ * axis may show: a value beyond 1e-12 .. 1e12 (of µs, TFLOP/s, flop/byte or
+ * GB/s) is no figure a GPU produces, so it is left out of the chart with a note
+ * instead of stretching the axis (every axis loop is bounded by these). */
+enum { AXIS_MAX_TICKS = 8, AXIS_MAX_DECADE = 12 };
+
+/* The step of a linear axis from 0 to past vmax in at most AXIS_MAX_TICKS steps
+ * of 1, 2 or 5 times a power of ten; *nsteps the number of steps. Returns 0
+ * when vmax is no positive finite number such an axis can show. */
+static int linear_axis(double vmax, double *step, int *nsteps)
+{
+    if (!(vmax > 0) || !isfinite(vmax))
+        return 0;
+    const double raw = vmax / AXIS_MAX_TICKS;
+    const double mag = pow(10.0, floor(log10(raw)));
+    if (!(mag > 0) || !isfinite(mag))
+        return 0;
+    static const double mult[] = {1, 2, 5, 10};
+    for (size_t i = 0; i < KB_COUNT(mult); i++) {
+        *step = mult[i] * mag;
+        *nsteps = (int)ceil(vmax / *step - 1e-9);
+        if (*nsteps <= AXIS_MAX_TICKS)
+            break;
+    }
+    if (*nsteps < 1)
+        *nsteps = 1;
+    return isfinite(*step * *nsteps) && *nsteps <= AXIS_MAX_TICKS;
+}
+
+/* Whether v can be placed on a log axis: finite, positive, within the decades
+ * a chart may show. */
+static int log_placeable(double v)
+{
+    return v > 0 && isfinite(v) && fabs(log10(v)) <= AXIS_MAX_DECADE;
 }
 
 static const char page_css[] =
@@ -105,7 +159,13 @@ static const char page_css[] =
     "tr.verdict-slower td.verdict{color:#b42318;font-weight:700}"
     "tr.verdict-faster td.verdict{color:#067647;font-weight:700}"
     "tr.verdict-uncertain td.verdict{color:#b54708}"
-    "footer{margin-top:32px;color:var(--muted);font-size:12px}";
+    "footer{margin-top:32px;color:var(--muted);font-size:12px}"
+    "ul.legend{list-style:none;margin:2px 0;padding:0;display:flex;gap:16px;font-size:12px}"
+    "ul.legend span{display:inline-block;width:18px;height:10px;margin-right:5px;"
+    "vertical-align:baseline}"
+    "span.key-mem{border-top:2px solid #333;height:0!important}"
+    "span.key-compute{border-top:2px dashed #333;height:0!important}"
+    "rect.copy-bar{fill:#4c78a8}";
 
 static void page_start(FILE *f, const char *title)
 {
@@ -141,7 +201,7 @@ static void run_header(FILE *f, const kb_run *run)
     if (run->id > 0)
         snprintf(b, sizeof b, "kbench run %lld", (long long)run->id);
     else
-        snprintf(b, sizeof b, "kbench run (not stored)");
+        snprintf(b, sizeof b, "kbench run");
     fputs("<header>\n<h1>", f);
     kb_html_escape(f, b);
     fputs("</h1>\n", f);
@@ -209,7 +269,7 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, k
     int vis[KB_NCOL];
     for (size_t i = 0; i < n; i++)
         kb_result_cells(&run->results[idx[i]], compute, run->timing, &rows[i]);
-    kb_case_columns(run, idx, n, rows, 1, vis);
+    kb_case_columns(run, idx, n, rows, 1, 0, vis);
     fputs("<div class=\"scroll\"><table class=\"results\">\n<thead><tr>", f);
     for (int c = 0; c < KB_NCOL; c++)
         if (vis[c])
@@ -235,51 +295,45 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, k
 
 enum { BAR_W = 760, BAR_LABEL = 170, BAR_VALUE = 90, BAR_ROW = 22, BAR_TOP = 6, BAR_AXIS = 28 };
 
-/* The bar chart of the median time of each timed result of a case. */
+/* The bar chart of the median time of each timed result of a case: a linear
+ * axis from zero with 1-2-5 ticks, so bar lengths compare as the times do. */
 static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
 {
-    double vmin = INFINITY, vmax = 0;
-    size_t nb = 0;
+    double vmax = 0, step = 0;
+    size_t nb = 0, nout = 0;
+    int nsteps = 0;
     char b[64];
     for (size_t i = 0; i < n; i++) {
         double v = run->results[idx[i]].median_us;
-        if (!(v > 0) || !isfinite(v))
+        if (!log_placeable(v)) {
+            nout += isfinite(v) && v > 0;
             continue;
+        }
         nb++;
-        vmin = v < vmin ? v : vmin;
         vmax = v > vmax ? v : vmax;
     }
-    if (nb == 0) {
-        fputs("<p class=\"nochart\">no timed result to chart</p>\n", f);
+    if (nb == 0 || !linear_axis(vmax, &step, &nsteps)) {
+        fputs(nout ? "<p class=\"nochart\">no timed result to chart (times out of the chart's "
+                     "range)</p>\n"
+                   : "<p class=\"nochart\">no timed result to chart</p>\n",
+              f);
         return;
     }
-    int logscale = vmax / vmin > 20.0;
-    double pw = BAR_W - BAR_LABEL - BAR_VALUE, lo = 0, hi = vmax;
-    if (logscale) {
-        lo = floor(log10(vmin));
-        hi = ceil(log10(vmax));
-        if (hi <= lo)
-            hi = lo + 1;
-    }
+    const double pw = BAR_W - BAR_LABEL - BAR_VALUE, top = step * nsteps;
     int height = BAR_TOP + (int)nb * BAR_ROW + BAR_AXIS;
     fprintf(f,
             "<figure class=\"chart\"><svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
             BAR_W, height, BAR_W, height);
-    /* axis: decades (log) or quarters of the slowest (linear) */
     int axis_y = BAR_TOP + (int)nb * BAR_ROW;
     fputs("<g class=\"grid\">", f);
-    int nt = logscale ? (int)(hi - lo) : 4;
-    for (int t = 0; t <= nt; t++) {
-        double x = BAR_LABEL + pw * t / nt;
-        if (logscale)
-            kb_fmt_time(pow(10.0, lo + t), b, sizeof b);
-        else
-            kb_fmt_time(vmax * t / nt, b, sizeof b);
+    for (int t = 0; t <= nsteps; t++) {
+        double x = BAR_LABEL + pw * t / nsteps;
+        kb_fmt_time(step * t, b, sizeof b);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, BAR_TOP, x, axis_y);
         fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x,
                 axis_y + 16);
-        kb_html_escape(f, t == 0 && !logscale ? "0" : b);
+        kb_html_escape(f, t == 0 ? "0" : b);
         fputs("</text>", f);
     }
     fputs("</g>\n", f);
@@ -287,9 +341,9 @@ static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
     for (size_t i = 0; i < n; i++) {
         const kb_result *r = &run->results[idx[i]];
         double v = r->median_us;
-        if (!(v > 0) || !isfinite(v))
+        if (!log_placeable(v))
             continue;
-        double len = logscale ? pw * (log10(v) - lo) / (hi - lo) : pw * v / vmax;
+        double len = pw * v / top;
         if (len < 1)
             len = 1;
         double y = BAR_TOP + (double)row++ * BAR_ROW;
@@ -306,14 +360,19 @@ static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
         kb_html_escape(f, b);
         fputs("</text>\n", f);
     }
-    fprintf(f, "</svg><figcaption>median time per variant, %s scale; shorter is faster"
-               "</figcaption></figure>\n",
-            logscale ? "log" : "linear");
+    fputs("</svg><ul class=\"legend\">", f);
+    dtype_legend_items(f, run, idx, n);
+    fputs("</ul><figcaption>median time per variant, linear scale from zero; shorter is "
+          "faster",
+          f);
+    if (nout)
+        fprintf(f, " (%zu result%s with a time out of the chart's range not drawn)", nout,
+                nout == 1 ? "" : "s");
+    fputs("</figcaption></figure>\n", f);
 }
 
-/* The roofline chart's size and margins; LABEL_ROOM: the width a column of
- * point labels needs beside its points. */
-enum { RF_W = 820, RF_H = 440, RF_L = 70, RF_R = 30, RF_T = 20, RF_B = 50, LABEL_ROOM = 150 };
+/* The roofline chart's size and margins. */
+enum { RF_W = 820, RF_H = 440, RF_L = 70, RF_R = 30, RF_T = 20, RF_B = 50 };
 
 /* Log-log plot coordinates of the roofline chart. */
 typedef struct roof_axes {
@@ -335,6 +394,12 @@ static int roof_point(const kb_result *r)
 {
     return r->status == KB_R_OK && r->flops > 0 && r->bytes > 0 && isfinite(r->flops) &&
            isfinite(r->bytes) && r->tflops > 0 && isfinite(r->tflops);
+}
+
+/* Whether a roofline point of r can be placed on the chart's log axes. */
+static int roof_placeable(const kb_result *r)
+{
+    return roof_point(r) && log_placeable(kb_result_intensity(r)) && log_placeable(r->tflops);
 }
 
 /* A point of the roofline: its position and result. */
@@ -359,6 +424,7 @@ typedef struct roof_frame {
     double top;     /* the highest of them, NAN when none */
     double xmin, xmax, ymin, ymax;
     size_t np;      /* points */
+    size_t nout;    /* points out of the chart's range, not drawn */
     roof_axes ax;
 } roof_frame;
 
@@ -369,14 +435,15 @@ static const char *const roof_peak_name[2] = {"bf16 mma", "fp32"};
 static roof_frame roof_extent(const kb_run *run)
 {
     const kb_device *d = &run->dev;
-    roof_frame fr = {.bw = d->copy_gbps > 0 && isfinite(d->copy_gbps) ? d->copy_gbps / 1000.0
-                                                                       : NAN,
+    roof_frame fr = {.bw = log_placeable(d->copy_gbps / 1000.0) ? d->copy_gbps / 1000.0 : NAN,
                      .peak = {NAN, NAN}, .top = NAN, .xmin = INFINITY, .xmax = 0,
                      .ymin = INFINITY, .ymax = 0};
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
-        if (!roof_point(r))
+        if (!roof_placeable(r)) {
+            fr.nout += roof_point(r);
             continue;
+        }
         double ai = kb_result_intensity(r);
         fr.np++;
         fr.xmin = fmin(fr.xmin, ai);
@@ -389,13 +456,13 @@ static roof_frame roof_extent(const kb_run *run)
             fr.peak[0] = d->mma_tflops;
     }
     for (int k = 0; k < 2; k++) {
-        if (!(fr.peak[k] > 0) || !isfinite(fr.peak[k])) {
+        if (!log_placeable(fr.peak[k])) {
             fr.peak[k] = NAN;
             continue;
         }
         fr.top = isfinite(fr.top) && fr.top > fr.peak[k] ? fr.top : fr.peak[k];
         fr.ymax = fmax(fr.ymax, fr.peak[k]);
-        if (isfinite(fr.bw)) {
+        if (isfinite(fr.bw) && log_placeable(fr.peak[k] / fr.bw)) {
             double ridge = fr.peak[k] / fr.bw;
             fr.xmax = fmax(fr.xmax, ridge);
             fr.xmin = fmin(fr.xmin, ridge);
@@ -419,7 +486,7 @@ static void roof_grid(FILE *f, const roof_axes *ax)
         fmt_decade(k, v, sizeof v);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" "
                    "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-                x, RF_T, x, RF_H - RF_B, x, RF_H - RF_B + 16, v);
+                x, RF_T, x, RF_H - RF_B, x, RF_H - RF_B + 19, v); /* clear of the y ticks */
     }
     for (int k = (int)ax->ly0; k <= (int)ax->ly1; k++) {
         double y = ry(ax, pow(10.0, k));
@@ -437,28 +504,23 @@ static void roof_grid(FILE *f, const roof_axes *ax)
 }
 
 /* The slanted memory roof, from the left edge (or the floor) to the highest
- * compute roof (or the ceiling of the chart), then the flat compute roofs. */
-static void roof_roofs(FILE *f, const kb_device *d, const roof_frame *fr)
+ * compute roof (or the ceiling of the chart), then the flat compute roofs.
+ * Their names and values are in the legend under the chart, where no point
+ * label can cover them. */
+static void roof_roofs(FILE *f, const roof_frame *fr)
 {
     const roof_axes *ax = &fr->ax;
     const double bw = fr->bw, x0 = pow(10.0, ax->lx0), x1 = pow(10.0, ax->lx1),
                  y0 = pow(10.0, ax->ly0), y1 = pow(10.0, ax->ly1);
-    char b[160];
     if (isfinite(bw)) {
         double a = y0 / bw > x0 ? y0 / bw : x0;
         double z = isfinite(fr->top) ? fr->top / bw : x1;
         z = z < y1 / bw ? z : y1 / bw;
         z = z < x1 ? z : x1;
-        if (z > a) {
-            double px0 = rx(ax, a), py0 = ry(ax, a * bw), px1 = rx(ax, z), py1 = ry(ax, z * bw);
-            double ang = atan2(py1 - py0, px1 - px0) * 57.29577951308232; /* degrees */
-            fprintf(f, "<line class=\"roof-mem\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-                    px0, py0, px1, py1);
-            snprintf(b, sizeof b, "copy bw %.0f GB/s", d->copy_gbps);
-            fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" "
-                       "transform=\"rotate(%.1f %.1f %.1f)\">%s</text>\n",
-                    px0 + 10, py0 - 6, ang, px0 + 10, py0 - 6, b);
-        }
+        if (z > a)
+            fprintf(f, "<line class=\"roof-mem\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                       "y2=\"%.1f\"/>\n",
+                    rx(ax, a), ry(ax, a * bw), rx(ax, z), ry(ax, z * bw));
     }
     for (int k = 0; k < 2; k++) {
         if (!isfinite(fr->peak[k]))
@@ -466,13 +528,31 @@ static void roof_roofs(FILE *f, const kb_device *d, const roof_frame *fr)
         double a = isfinite(bw) ? fr->peak[k] / bw : x0;
         a = a > x0 ? a : x0;
         double py = ry(ax, fr->peak[k]);
-        fprintf(f, "<line class=\"roof-compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+        fprintf(f, "<line class=\"roof-compute\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                   "y2=\"%.1f\"/>\n",
                 rx(ax, a), py, rx(ax, x1), py);
+    }
+}
+
+/* The legend of the roofs drawn: "— copy bw 4218 GB/s", "-- bf16 mma 806
+ * TFLOP/s". */
+static void roof_legend(FILE *f, const kb_device *d, const roof_frame *fr)
+{
+    char b[160];
+    if (isfinite(fr->bw)) {
+        snprintf(b, sizeof b, "copy bw %.0f GB/s", d->copy_gbps);
+        fputs("<li class=\"roof-label\"><span class=\"key-mem\"></span>", f);
+        kb_html_escape(f, b);
+        fputs("</li>", f);
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!isfinite(fr->peak[k]))
+            continue;
         snprintf(b, sizeof b, "%s %.*f TFLOP/s", roof_peak_name[k], fr->peak[k] >= 10 ? 0 : 1,
                  fr->peak[k]);
-        fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s"
-                   "</text>\n",
-                rx(ax, x1) - 4, py - 6, b);
+        fputs("<li class=\"roof-label\"><span class=\"key-compute\"></span>", f);
+        kb_html_escape(f, b);
+        fputs("</li>", f);
     }
 }
 
@@ -484,7 +564,7 @@ static void roof_points(FILE *f, const kb_run *run, const size_t *caseno, const 
     size_t np = 0;
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
-        if (!roof_point(r))
+        if (!roof_placeable(r))
             continue;
         double ai = kb_result_intensity(r);
         roof_mark m = {rx(ax, ai), ry(ax, r->tflops), i};
@@ -502,41 +582,149 @@ static void roof_points(FILE *f, const kb_run *run, const size_t *caseno, const 
     }
 }
 
-/* The labels of the points pt[0 .. np) (sorted by cmp_mark): "variant [case]",
- * stacked in each column of points (one intensity) on both sides so that none
- * overlap: a column's sides are those with no other column within LABEL_ROOM
- * px, both (alternating) when both or neither are free. */
-static void roof_labels(FILE *f, const kb_run *run, const size_t *caseno, const roof_mark *pt,
-                        size_t np)
+/* A label's box on the chart, estimated from its length: LABEL_CHAR px a
+ * character of the 11 px font (more than any glyph takes), LABEL_H tall. */
+enum { LABEL_CHAR = 7, LABEL_H = 13, LABEL_TRIES = 12 };
+typedef struct box {
+    double x0, y0, x1, y1;
+} box;
+
+static int overlaps(const box *a, const box *b)
 {
-    for (size_t i = 0; i < np;) {
-        size_t j = i;
-        while (j < np && fabs(pt[j].x - pt[i].x) <= 0.5)
-            j++;
-        int free_l = 1, free_r = 1;
-        for (size_t q = 0; q < np; q++) {
-            double dx = pt[q].x - pt[i].x;
-            free_l &= !(dx < -0.5 && dx > -LABEL_ROOM);
-            free_r &= !(dx > 0.5 && dx < LABEL_ROOM);
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* Whether b lies inside the plot area and clear of every box in taken[0 .. n). */
+static int box_free(const box *b, const box *taken, size_t n)
+{
+    if (b->x0 < RF_L + 2 || b->x1 > RF_W - RF_R - 2 || b->y0 < RF_T || b->y1 > RF_H - RF_B)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (overlaps(b, &taken[i]))
+            return 0;
+    return 1;
+}
+
+/* The labels of the points pt[0 .. np): "variant [case]", each put where its
+ * box covers no other label and no point: beside its point, right or left,
+ * or moved up or down with a leader line; a label that finds no such place
+ * within LABEL_TRIES rows either way is left out (its point keeps its title).
+ * Returns how many were left out. */
+static size_t roof_labels(FILE *f, const kb_run *run, const size_t *caseno, const roof_mark *pt,
+                          size_t np, box *taken)
+{
+    size_t n = 0, left_out = 0;
+    for (size_t i = 0; i < np; i++) /* the points are obstacles from the start */
+        taken[n++] = (box){pt[i].x - 6, pt[i].y - 6, pt[i].x + 6, pt[i].y + 6};
+    for (size_t i = 0; i < np; i++) {
+        const kb_result *r = &run->results[pt[i].idx];
+        char text[160];
+        snprintf(text, sizeof text, "%s [%zu]", r->variant, caseno[pt[i].idx]);
+        const double w = (double)kb_text_width(text) * LABEL_CHAR;
+        int placed = 0;
+        for (int t = 0; t <= 2 * LABEL_TRIES && !placed; t++) {
+            const double dy = (t % 2 ? 1 : -1) * (double)((t + 1) / 2) * LABEL_H;
+            for (int side = 0; side < 2 && !placed; side++) {
+                const double base = pt[i].y + 4 + dy;
+                const double x = side == 0 ? pt[i].x + 9 : pt[i].x - 9 - w;
+                const box bx = {x, base - 10, x + w, base + 3};
+                if (!box_free(&bx, taken, n))
+                    continue;
+                taken[n++] = bx;
+                placed = 1;
+                if (fabs(dy) > 0)
+                    fprintf(f, "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                               "y2=\"%.1f\"/>",
+                            pt[i].x, pt[i].y, side == 0 ? x : x + w, base - 4);
+                fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\">", x, base);
+                kb_html_escape(f, text);
+                fputs("</text>\n", f);
+            }
         }
-        double last[2] = {-1e9, -1e9};
-        for (size_t q = i; q < j; q++) {
-            const kb_result *r = &run->results[pt[q].idx];
-            int left = free_l == free_r ? (int)((q - i) % 2) : free_l;
-            double ly = pt[q].y + 4 > last[left] + 12 ? pt[q].y + 4 : last[left] + 12;
-            double lx = left ? pt[q].x - 9 : pt[q].x + 9;
-            last[left] = ly;
-            if (ly - (pt[q].y + 4) > 3)
-                fprintf(f, "<line class=\"leader\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                           "y2=\"%.1f\"/>",
-                        pt[q].x, pt[q].y, lx, ly - 4);
-            fprintf(f, "<text class=\"roof-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
-                    left ? lx - 1 : lx + 1, ly, left ? "end" : "start");
-            kb_html_escape(f, r->variant);
-            fprintf(f, " [%zu]</text>\n", caseno[pt[q].idx]);
-        }
-        i = j;
+        left_out += !placed;
     }
+    return left_out;
+}
+
+/* Whether every result with a place on the roofline is memory-bound (its %
+ * of peak is of the copy bandwidth): the roofline would be columns of points
+ * under the slanted roof, and the share of the copy bandwidth says it better. */
+static int all_memory_bound(const kb_run *run)
+{
+    int any = 0;
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        if (!roof_point(r))
+            continue;
+        if (strcmp(r->bound, "compute") == 0)
+            return 0;
+        any = 1;
+    }
+    return any;
+}
+
+enum { CP_W = 760, CP_LABEL = 220, CP_VALUE = 60, CP_ROW = 20, CP_TOP = 6, CP_AXIS = 28 };
+
+/* For a memory-bound run: a bar per ok result, "variant [case]", its share of
+ * the calibrated copy bandwidth on a linear axis from 0 (to 100% or past it). */
+static void copy_chart(FILE *f, const kb_run *run, const size_t *caseno)
+{
+    size_t nb = 0;
+    double vmax = 100.0, step = 0;
+    int nsteps = 0;
+    char b[160];
+    fputs("<section id=\"copy-share\">\n<h2>Share of the copy bandwidth</h2>\n", f);
+    for (size_t i = 0; i < run->nresults; i++) {
+        const double v = run->results[i].pct_peak;
+        if (run->results[i].status == KB_R_OK && v > 0 && v <= 1e4) {
+            nb++;
+            vmax = v > vmax ? v : vmax;
+        }
+    }
+    if (nb == 0 || !linear_axis(vmax, &step, &nsteps)) {
+        fputs("<p class=\"nochart\">no share to draw: the copy bandwidth is not calibrated, or "
+              "no result is ok</p>\n</section>\n",
+              f);
+        return;
+    }
+    const double pw = CP_W - CP_LABEL - CP_VALUE, top = step * nsteps;
+    const int height = CP_TOP + (int)nb * CP_ROW + CP_AXIS, axis_y = CP_TOP + (int)nb * CP_ROW;
+    fprintf(f,
+            "<figure class=\"chart\"><svg class=\"copy-chart\" "
+            "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
+            CP_W, height, CP_W, height);
+    for (int t = 0; t <= nsteps; t++) {
+        const double x = CP_LABEL + pw * t / nsteps;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" "
+                   "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f%%</text>",
+                x, CP_TOP, x, axis_y, x, axis_y + 16, step * t);
+    }
+    fputs("</g>\n", f);
+    size_t row = 0;
+    for (size_t i = 0; i < run->nresults; i++) {
+        const kb_result *r = &run->results[i];
+        const double v = r->pct_peak;
+        if (!(r->status == KB_R_OK && v > 0 && v <= 1e4))
+            continue;
+        const double y = CP_TOP + (double)row++ * CP_ROW, len = pw * v / top;
+        snprintf(b, sizeof b, "%s [%zu]", r->variant, caseno[i]);
+        fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", CP_LABEL - 8, y + 14);
+        kb_html_escape(f, b);
+        fprintf(f, "</text><rect class=\"copy-bar\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+                   "height=\"%d\" style=\"fill:%s\"><title>",
+                CP_LABEL, y + 3, len < 1 ? 1 : len, CP_ROW - 6, dtype_colour(r->dtype));
+        kb_html_escape(f, b);
+        fprintf(f, ": %.1f%% of copy bw</title></rect><text x=\"%.1f\" y=\"%.1f\">%.1f%%</text>\n",
+                v, CP_LABEL + (len < 1 ? 1 : len) + 5, y + 14, v);
+    }
+    fputs("</svg><ul class=\"legend\">", f);
+    dtype_legend_items(f, run, NULL, 0);
+    fputs("</ul><figcaption>each ok result's achieved GB/s (model bytes / median time) as a "
+          "share of this GPU's calibrated copy bandwidth, labelled with its variant and [case "
+          "number]; every result is memory-bound, so this takes the roofline's place</figcaption>"
+          "</figure>\n</section>\n",
+          f);
 }
 
 /* The roofline of the whole run; caseno[i] is the number of the case section
@@ -546,29 +734,42 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
     fputs("<section id=\"roofline\">\n<h2>Roofline</h2>\n", f);
     const roof_frame fr = roof_extent(run);
     if (fr.np == 0) {
-        fputs("<p class=\"nochart\">no point to draw: no ok result has a flop and a byte model "
-              "and a time</p>\n</section>\n",
+        fputs(fr.nout ? "<p class=\"nochart\">no point to draw: every result's figures are out "
+                        "of the chart's range</p>\n</section>\n"
+                      : "<p class=\"nochart\">no point to draw: no ok result has a flop and a "
+                        "byte model and a time</p>\n</section>\n",
               f);
         return 0;
     }
     roof_mark *pt = malloc(fr.np * sizeof *pt);
-    if (!pt)
+    box *taken = malloc(2 * fr.np * sizeof *taken);
+    if (!pt || !taken) {
+        free(pt);
+        free(taken);
         return -1;
+    }
     roof_grid(f, &fr.ax);
-    roof_roofs(f, &run->dev, &fr);
+    roof_roofs(f, &fr);
     roof_points(f, run, caseno, &fr.ax, pt);
     qsort(pt, fr.np, sizeof *pt, cmp_mark);
-    roof_labels(f, run, caseno, pt, fr.np);
+    const size_t unlabelled = roof_labels(f, run, caseno, pt, fr.np, taken);
     free(pt);
-    fputs("</svg><figcaption>one point per result, labelled with its variant and [case "
-          "number]: model flops / model bytes against the "
-          "achieved TFLOP/s; the slanted roof is the calibrated copy bandwidth, the flat ones "
-          "the calibrated compute peaks (a roof not drawn is not calibrated); colour is the "
-          "dtype (",
+    free(taken);
+    fputs("</svg><ul class=\"legend\">", f);
+    dtype_legend_items(f, run, NULL, 0);
+    roof_legend(f, &run->dev, &fr);
+    fputs("</ul><figcaption>one point per result, labelled with its variant and [case "
+          "number]: model flops / model bytes against the achieved TFLOP/s; the slanted roof "
+          "is the calibrated copy bandwidth, the flat ones the calibrated compute peaks (a "
+          "roof not drawn is not calibrated)",
           f);
-    fprintf(f, "<span style=\"color:%s\">fp32</span>, <span style=\"color:%s\">bf16</span>, "
-               "<span style=\"color:%s\">fp16</span>)</figcaption></figure>\n</section>\n",
-            dtype_colour("fp32"), dtype_colour("bf16"), dtype_colour("fp16"));
+    if (unlabelled)
+        fprintf(f, "; %zu label%s left out for room (the point's tooltip names it)", unlabelled,
+                unlabelled == 1 ? "" : "s");
+    if (fr.nout)
+        fprintf(f, "; %zu result%s with figures out of the chart's range not drawn", fr.nout,
+                fr.nout == 1 ? "" : "s");
+    fputs("</figcaption></figure>\n</section>\n", f);
     return 0;
 }
 
@@ -660,7 +861,9 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
         fputs("</section>\n", f);
     }
     if (run->nresults > 0) {
-        if (roofline(f, run, caseno) != 0) {
+        if (all_memory_bound(run))
+            copy_chart(f, run, caseno);
+        else if (roofline(f, run, caseno) != 0) {
             st = kb_fail(e, KB_EENV, "out of memory writing the HTML report");
             goto done;
         }

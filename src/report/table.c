@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/format.h"
+#include "util/text.h"
 
 /* A reason in the note column is cut to this many bytes. */
 #define SHORT_REASON 40
@@ -24,12 +25,14 @@ static const struct column {
     const char *head;
     int right;    /* right-aligned (numbers) */
     int counters; /* shown only when a result of the case has counters */
+    int compact;  /* in the compact set (text within 100 columns); the rest: --wide */
 } cols[KB_NCOL] = {
-    {"variant", 0, 0},   {"status", 0, 0},  {"median", 1, 0},    {"spread", 1, 0},
-    {"GB/s", 1, 0},      {"% copy", 1, 0},  {"vs naive", 1, 0},  {"kernels", 1, 0},
-    {"regs", 1, 0},      {"spill", 1, 0},   {"extra mem", 1, 0}, {"DRAM GB/s", 1, 1},
-    {"excess", 1, 1},
-    {"occ a/t", 1, 1},   {"top stalls", 0, 1}, {"note", 0, 0},
+    {"variant", 0, 0, 1},   {"status", 0, 0, 1},     {"median", 1, 0, 1},
+    {"spread", 1, 0, 1},    {"GB/s", 1, 0, 1},       {"% copy", 1, 0, 1},
+    {"vs naive", 1, 0, 1},  {"kernels", 1, 0, 0},    {"regs", 1, 0, 1},
+    {"spill", 1, 0, 0},     {"extra mem", 1, 0, 0},  {"DRAM GB/s", 1, 1, 0},
+    {"excess", 1, 1, 1},    {"occ a/t", 1, 1, 1},    {"top stalls", 0, 1, 1},
+    {"note", 0, 0, 1},
 };
 
 /* "61/75%": achieved / theoretical occupancy, "-" for an unknown side. */
@@ -61,7 +64,7 @@ static void note_add(char *n, const char *what)
 void kb_result_cells(const kb_result *r, int compute, kb_timing timing, kb_row *w)
 {
     const kb_timed t = kb_result_timed(r, timing);
-    kb_strlcpy(w->c[KB_COL_VARIANT], r->variant, KB_CELL);
+    kb_safe(KB_SAFE_TERM, r->variant, w->c[KB_COL_VARIANT], KB_CELL);
     kb_strlcpy(w->c[KB_COL_STATUS], kb_rstatus_name(r->status), KB_CELL);
     kb_fmt_time(t.us, w->c[KB_COL_MEDIAN], KB_CELL);
     kb_fmt_fixed(100.0 * t.stdrel, 1, "\xC2\xB1", "%", w->c[KB_COL_SPREAD], KB_CELL);
@@ -129,7 +132,7 @@ kb_heads kb_case_heads(int compute, kb_timing timing)
 }
 
 void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_row *rows,
-                     int note_always, int vis[KB_NCOL])
+                     int note_always, int compact, int vis[KB_NCOL])
 {
     int counters = 0, stalls = 0, extra = 0, note = note_always;
     for (size_t i = 0; i < n; i++) {
@@ -144,6 +147,8 @@ void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_ro
     vis[KB_COL_EXTRA] = extra;
     vis[KB_COL_STALLS] = stalls;
     vis[KB_COL_NOTE] = note;
+    for (int c = 0; c < KB_NCOL && compact; c++)
+        vis[c] &= cols[c].compact;
 }
 
 int kb_col_right(int c)

@@ -47,8 +47,10 @@ void kb_result_cells(const kb_result *r, int compute, kb_timing timing, kb_row *
 /* Sets vis[c] for the columns the case idx[0..n) shows, rows[0..n) filled:
  * the counter columns when a result has counters, top stalls when one has
  * stall reasons too, extra mem when one needs device memory beyond its inputs
- * and outputs, the note when note_always or a row has one. */
+ * and outputs, the note when note_always or a row has one; with compact, only
+ * the columns of the compact set (text within 100 columns: no kernels, spill,
+ * extra mem or DRAM GB/s). */
 void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_row *rows,
-                     int note_always, int vis[KB_NCOL]);
+                     int note_always, int compact, int vis[KB_NCOL]);
 
 #endif

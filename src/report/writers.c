@@ -12,13 +12,28 @@
 
 #include "report/format.h"
 #include "report/table.h"
+#include "results/metrics.h"
+#include "util/text.h"
 
-/* TEXT_WIDTH: the widest text table line, kept by cutting the stalls column
- * (never below MIN_STALLS) and the note column, or by moving the notes under
- * the table when the note would get fewer than MIN_NOTE columns. */
-enum { TEXT_WIDTH = 140, MIN_STALLS = 12, MIN_NOTE = 20 };
+/* The text table stays within the layout's width by cutting the stalls column
+ * (never below MIN_STALLS, else leaving it to --wide and --kernels) and the
+ * note column, or by moving the notes under the table when the note would get
+ * fewer than MIN_NOTE columns. */
+enum { MIN_STALLS = 12, MIN_NOTE = 20 };
+/* --kernels: metric labels wider than this do not widen the label column. */
+enum { MAX_LABEL = 24 };
+/* --kernels: the column of metric values ("1000.0 µs"). */
+enum { VALUE_W = 9 };
 
 typedef enum fmt_kind { FMT_TEXT, FMT_MD } fmt_kind;
+
+/* A run as one writer shows it. */
+typedef struct run_view {
+    const kb_run *run;
+    fmt_kind k;
+    size_t width; /* text: the widest line (0: no limit) */
+    int wide;     /* text: every column, cells whole, lines as long as they need */
+} run_view;
 
 /* Untrusted text (a reason, from a store or report) in the format: escaped
  * for markdown, one clean line for text. */
@@ -59,8 +74,7 @@ static void cut_stalls(const char *s, size_t max, char *b, size_t n)
  * less) it is hidden (vis[KB_COL_NOTE] = 0) and the caller prints the notes under
  * the table instead. */
 static void text_widths(const kb_heads *hd, const kb_row *rows, size_t nrows,
-                        int vis[KB_NCOL],
-                        size_t width[KB_NCOL])
+                        int vis[KB_NCOL], size_t limit, size_t width[KB_NCOL])
 {
     size_t used = 0;
     int first = 1;
@@ -74,12 +88,17 @@ static void text_widths(const kb_heads *hd, const kb_row *rows, size_t nrows,
         used += width[c] + (first ? 0 : 2);
         first = 0;
     }
-    size_t avail = TEXT_WIDTH > used ? TEXT_WIDTH - used : 0;
+    if (limit == 0)
+        return; /* every cell whole */
+    size_t avail = limit > used ? limit - used : 0;
     if (vis[KB_COL_STALLS]) {
         size_t room = avail > 2 ? avail - 2 : 0;
-        if (width[KB_COL_STALLS] > room)
-            width[KB_COL_STALLS] = room > MIN_STALLS ? room : MIN_STALLS;
-        avail = avail > 2 + width[KB_COL_STALLS] ? avail - 2 - width[KB_COL_STALLS] : 0;
+        if (room < MIN_STALLS)
+            vis[KB_COL_STALLS] = 0;
+        else if (width[KB_COL_STALLS] > room)
+            width[KB_COL_STALLS] = room;
+        if (vis[KB_COL_STALLS])
+            avail = avail > 2 + width[KB_COL_STALLS] ? avail - 2 - width[KB_COL_STALLS] : 0;
     }
     if (vis[KB_COL_NOTE]) {
         size_t room = avail > 2 ? avail - 2 : 0;
@@ -118,14 +137,14 @@ static void row_cells(const kb_heads *hd, const kb_row *rows, size_t i,
 
 /* The table; may hide the note column (see text_widths). */
 static void text_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t nrows,
-                       int vis[KB_NCOL])
+                       int vis[KB_NCOL], size_t limit)
 {
     size_t width[KB_NCOL];
     char cut[KB_NCOL][KB_CELL];
     const char *cell[KB_NCOL];
     int right[KB_NCOL];
     right_cols(right);
-    text_widths(hd, rows, nrows, vis, width);
+    text_widths(hd, rows, nrows, vis, limit, width);
     for (size_t i = 0; i <= nrows; i++) {
         row_cells(hd, rows, i, width, cut, cell);
         kb_table_text_row(f, cell, width, right, vis, KB_NCOL);
@@ -147,14 +166,44 @@ static void md_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t nro
     }
 }
 
-static void header(FILE *f, const kb_run *run, fmt_kind k)
+/* The run's strings, made safe for the output (text, or markdown). */
+typedef struct safe_meta {
+    char name[512], uuid[512], started[256], finished[256], state[128], tag[1024],
+        version[256], git[256], argv[4096];
+} safe_meta;
+
+static void safe_meta_of(const kb_run *run, fmt_kind k, safe_meta *m)
+{
+    const kb_safe_kind sk = k == FMT_MD ? KB_SAFE_MD : KB_SAFE_TERM;
+    kb_safe(sk, run->dev.name, m->name, sizeof m->name);
+    kb_safe(sk, run->dev.uuid, m->uuid, sizeof m->uuid);
+    kb_safe(sk, run->started, m->started, sizeof m->started);
+    kb_safe(sk, run->finished, m->finished, sizeof m->finished);
+    kb_safe(sk, *run->state ? run->state : "?", m->state, sizeof m->state);
+    kb_safe(sk, run->tag, m->tag, sizeof m->tag);
+    kb_safe(sk, run->version, m->version, sizeof m->version);
+    kb_safe(sk, run->git, m->git, sizeof m->git);
+    kb_safe(sk, run->argv, m->argv, sizeof m->argv);
+}
+
+/* One "name      value" line of the text header, wrapped at width. */
+static void field(FILE *f, const char *name, const char *value, size_t width)
+{
+    char lead[16];
+    snprintf(lead, sizeof lead, "%-10s", name);
+    kb_text_wrap(f, lead, value, width);
+}
+
+static void header(FILE *f, const kb_run *run, fmt_kind k, size_t width)
 {
     const kb_device *d = &run->dev;
     char id[32], copy[192];
+    safe_meta m;
+    safe_meta_of(run, k, &m);
     if (run->id > 0)
-        snprintf(id, sizeof id, "%lld", (long long)run->id);
+        snprintf(id, sizeof id, " %lld", (long long)run->id);
     else
-        snprintf(id, sizeof id, "(not stored)");
+        id[0] = '\0'; /* a report file's run: no id */
     kb_fmt_ceilings(d, copy, sizeof copy);
     int interrupted = strcmp(run->state, "interrupted") == 0;
     int running = strcmp(run->state, "running") == 0;
@@ -165,54 +214,80 @@ static void header(FILE *f, const kb_run *run, fmt_kind k)
                                    : NULL;
 
     if (k == FMT_TEXT) {
-        fprintf(f, "kbench run %s  [%s]\n", id, *run->state ? run->state : "?");
+        char line[2048];
+        fprintf(f, "kbench run%s  [%s]\n", id, m.state);
         if (warn)
             fprintf(f, "!! %s !!\n", warn);
-        fprintf(f, "started   %s", run->started);
-        if (*run->finished)
-            fprintf(f, "  (finished %s)", run->finished);
-        fprintf(f, "\ndevice    %s, cc %d.%d, %d SMs", d->name, d->cc_major, d->cc_minor, d->sms);
-        if (*d->uuid)
-            fprintf(f, "  (%s)", d->uuid);
-        fprintf(f, "\nceilings  %s\n", copy);
-        fprintf(f, "state     %s\n", *run->state ? run->state : "?");
+        snprintf(line, sizeof line, "%s%s%s%s", m.started, *run->finished ? "  (finished " : "",
+                 m.finished, *run->finished ? ")" : "");
+        field(f, "started", line, width);
+        snprintf(line, sizeof line, "%s, cc %d.%d, %d SMs%s%s%s", m.name, d->cc_major,
+                 d->cc_minor, d->sms, *d->uuid ? "  (" : "", m.uuid, *d->uuid ? ")" : "");
+        field(f, "device", line, width);
+        field(f, "ceilings", copy, width);
+        field(f, "state", m.state, width);
         if (*run->tag)
-            fprintf(f, "tag       %s\n", run->tag);
-        fprintf(f, "kbench    %s (git %s)\n", run->version, run->git);
+            field(f, "tag", m.tag, width);
+        snprintf(line, sizeof line, "%s (git %s)", m.version, m.git);
+        field(f, "kbench", line, width);
         if (*run->argv)
-            fprintf(f, "command   %s\n", run->argv);
+            field(f, "command", m.argv, width);
     } else {
-        fprintf(f, "# kbench run %s\n\n", id);
+        fprintf(f, "# kbench run%s\n\n", id);
         if (warn)
             fprintf(f, "> **%s**\n\n", warn);
-        fprintf(f, "- **started**: %s", run->started);
+        fprintf(f, "- **started**: %s", m.started);
         if (*run->finished)
-            fprintf(f, " (finished %s)", run->finished);
-        fprintf(f, "\n- **device**: %s, cc %d.%d, %d SMs", d->name, d->cc_major, d->cc_minor,
+            fprintf(f, " (finished %s)", m.finished);
+        fprintf(f, "\n- **device**: %s, cc %d.%d, %d SMs", m.name, d->cc_major, d->cc_minor,
                 d->sms);
         if (*d->uuid)
-            fprintf(f, " (`%s`)", d->uuid);
+            fprintf(f, " (%s)", m.uuid);
         fprintf(f, "\n- **ceilings**: %s\n", copy);
-        fprintf(f, "- **state**: %s\n", *run->state ? run->state : "?");
-        if (*run->tag) {
-            fputs("- **tag**: ", f);
-            kb_md_text(f, run->tag);
-            fputc('\n', f);
-        }
-        fprintf(f, "- **kbench**: %s (git %s)\n", run->version, run->git);
-        if (*run->argv) {
-            fputs("- **command**: `", f);
-            kb_md_text(f, run->argv);
-            fputs("`\n", f);
-        }
+        fprintf(f, "- **state**: %s\n", m.state);
+        if (*run->tag)
+            fprintf(f, "- **tag**: %s\n", m.tag);
+        fprintf(f, "- **kbench**: %s (git %s)\n", m.version, m.git);
+        if (*run->argv)
+            fprintf(f, "- **command**: %s\n", m.argv);
     }
+}
+
+/* A note line under a table: written to a buffer (*lf) for text, so that it
+ * can be wrapped at width, or straight to f for markdown. */
+typedef struct note_line {
+    FILE *f, *lf;
+    char *buf;
+    size_t len, width;
+    fmt_kind k;
+} note_line;
+
+static void note_begin(note_line *l, FILE *f, fmt_kind k, size_t width)
+{
+    *l = (note_line){f, f, NULL, 0, width, k};
+    if (k == FMT_TEXT) {
+        l->lf = open_memstream(&l->buf, &l->len);
+        if (!l->lf)
+            l->lf = f; /* out of memory: the line unwrapped */
+    }
+}
+
+static void note_end(note_line *l)
+{
+    if (l->lf != l->f && fclose(l->lf) == 0 && l->buf)
+        kb_text_wrap(l->f, "  ", l->buf, l->width);
+    else
+        fputc('\n', l->f);
+    free(l->buf);
 }
 
 /* Why counters are missing, each distinct reason once: "counters: none
  * (REASON)" when no result of the group has counters, else naming the results
  * that lack them. */
-static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k)
+static void counters_note(FILE *out, const run_view *v, const size_t *idx, size_t n)
 {
+    const kb_run *run = v->run;
+    const fmt_kind k = v->k;
     int any = 0;
     for (size_t i = 0; i < n; i++)
         any |= kb_result_has_counters(&run->results[idx[i]]);
@@ -220,41 +295,48 @@ static void counters_note(FILE *f, const kb_run *run, const size_t *idx, size_t 
         if (!kb_counters_reason_is_new(run, idx, i))
             continue;
         const char *why = run->results[idx[i]].counters_reason;
-        fputs(k == FMT_TEXT ? "  counters: none" : "- **counters**: none", f);
+        note_line l;
+        note_begin(&l, out, k, v->width);
+        FILE *f = l.lf;
+        fputs(k == FMT_TEXT ? "counters: none" : "- **counters**: none", f);
         if (any) {
             int m = 0;
             fputs(" for ", f);
             for (size_t j = i; j < n; j++)
                 if (strcmp(run->results[idx[j]].counters_reason, why) == 0) {
                     fputs(m++ ? ", " : "", f);
-                    if (k == FMT_MD)
-                        kb_md_text(f, run->results[idx[j]].variant);
-                    else
-                        fputs(run->results[idx[j]].variant, f);
+                    put_text(f, run->results[idx[j]].variant, k);
                 }
         }
         fputs(" (", f);
         put_text(f, why, k);
-        fputs(")\n", f);
+        fputs(")", f);
+        note_end(&l);
     }
 }
 
 /* The full reason of each non-ok result of a group, one line each, and, when
  * the table hid its note column (note_shown 0), the notes of ok results. */
-static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt_kind k,
+static void reasons(FILE *out, const run_view *v, const size_t *idx, size_t n,
                     const kb_row *rows, int note_shown)
 {
+    const fmt_kind k = v->k;
     for (size_t i = 0; i < n; i++) {
-        const kb_result *r = &run->results[idx[i]];
+        const kb_result *r = &v->run->results[idx[i]];
+        note_line l;
         if (r->status == KB_R_OK) {
-            if (!note_shown && rows[i].c[KB_COL_NOTE][0])
-                fprintf(f, "  %s (ok): %s\n", r->variant, rows[i].c[KB_COL_NOTE]);
+            if (note_shown || !rows[i].c[KB_COL_NOTE][0])
+                continue;
+            note_begin(&l, out, k, v->width);
+            fprintf(l.lf, "%s (ok): %s", rows[i].c[KB_COL_VARIANT], rows[i].c[KB_COL_NOTE]);
+            note_end(&l);
             continue;
         }
-        if (k == FMT_TEXT)
-            fprintf(f, "  %s (%s): ", r->variant, kb_rstatus_name(r->status));
-        else
-            fprintf(f, "- **%s** (%s): ", r->variant, kb_rstatus_name(r->status));
+        note_begin(&l, out, k, v->width);
+        FILE *f = l.lf;
+        fputs(k == FMT_TEXT ? "" : "- **", f);
+        put_text(f, r->variant, k);
+        fprintf(f, k == FMT_TEXT ? " (%s): " : "** (%s): ", kb_rstatus_name(r->status));
         if (r->status == KB_R_MISMATCH)
             fprintf(f, "max abs err %.6g, rel l2 err %.6g (atol %g, rtol %g); ", r->max_abs_err,
                     r->rel_l2_err, r->atol, r->rtol);
@@ -262,43 +344,55 @@ static void reasons(FILE *f, const kb_run *run, const size_t *idx, size_t n, fmt
             put_text(f, r->reason, k);
         else
             fputs("no reason recorded", f);
-        fputc('\n', f);
+        note_end(&l);
     }
 }
 
 /* One case group: its heading, its table, why counters are missing, and the
  * reasons of its results that are not ok. rows holds m rows. */
-static void write_group(FILE *f, const kb_run *run, const size_t *idx, size_t m, fmt_kind k,
-                        kb_row *rows)
+static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m, kb_row *rows)
 {
+    const kb_run *run = v->run;
+    const fmt_kind k = v->k;
     char title[384];
     int vis[KB_NCOL];
     kb_fmt_case_title(&run->results[idx[0]], title, sizeof title);
-    if (k == FMT_TEXT)
-        fprintf(f, "\n%s\n", title);
-    else
-        fprintf(f, "\n## %s\n\n", title);
+    fputs(k == FMT_TEXT ? "\n" : "\n## ", f);
+    put_text(f, title, k);
+    fputs(k == FMT_TEXT ? "\n" : "\n\n", f);
     const int compute = kb_case_compute(run, idx, m);
     const kb_heads hd = kb_case_heads(compute, run->timing);
     for (size_t j = 0; j < m; j++)
         kb_result_cells(&run->results[idx[j]], compute, run->timing, &rows[j]);
-    kb_case_columns(run, idx, m, rows, k == FMT_MD, vis);
+    kb_case_columns(run, idx, m, rows, k == FMT_MD, k == FMT_TEXT && !v->wide, vis);
+    const int stalls = vis[KB_COL_STALLS];
     if (k == FMT_TEXT)
-        text_table(f, &hd, rows, m, vis);
+        text_table(f, &hd, rows, m, vis, v->wide ? 0 : v->width);
     else
         md_table(f, &hd, rows, m, vis);
+    for (size_t j = 0; j < m && stalls && !vis[KB_COL_STALLS]; j++) {
+        /* no room for the column: each result's top stalls on a line of its own */
+        if (strcmp(rows[j].c[KB_COL_STALLS], "-") == 0)
+            continue;
+        note_line l;
+        note_begin(&l, f, k, v->width);
+        fprintf(l.lf, "%s: top stalls %s", rows[j].c[KB_COL_VARIANT], rows[j].c[KB_COL_STALLS]);
+        note_end(&l);
+    }
     int any_bad = 0;
     for (size_t j = 0; j < m; j++)
         any_bad |= run->results[idx[j]].status != KB_R_OK ||
                    run->results[idx[j]].counters_reason[0] != '\0';
     if (any_bad && k == FMT_MD)
         fputc('\n', f);
-    counters_note(f, run, idx, m, k);
-    reasons(f, run, idx, m, k, rows, vis[KB_COL_NOTE]);
+    counters_note(f, v, idx, m);
+    reasons(f, v, idx, m, rows, vis[KB_COL_NOTE]);
 }
 
-static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
+static kb_status write_tables(FILE *f, const run_view *v, kb_err *e)
 {
+    const kb_run *run = v->run;
+    const fmt_kind k = v->k;
     kb_groups g;
     kb_status st = kb_run_groups(run, &g, e);
     if (st != KB_OK)
@@ -308,11 +402,11 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
         kb_groups_release(&g);
         return kb_fail(e, KB_EENV, "out of memory writing the report");
     }
-    header(f, run, k);
+    header(f, run, k, v->wide ? 0 : v->width);
     if (run->nresults == 0)
         fputs(k == FMT_TEXT ? "\nno results\n" : "\n_no results_\n", f);
     for (size_t i = 0; i < g.n; i++)
-        write_group(f, run, g.idx + g.first[i], g.first[i + 1] - g.first[i], k, rows);
+        write_group(f, v, g.idx + g.first[i], g.first[i + 1] - g.first[i], rows);
     free(rows);
     kb_groups_release(&g);
     if (ferror(f))
@@ -320,19 +414,30 @@ static kb_status write_tables(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
     return KB_OK;
 }
 
+kb_status kb_write_text_laid_out(FILE *f, const kb_run *run, const kb_text_layout *l,
+                                 kb_err *e)
+{
+    const run_view v = {run, FMT_TEXT, l->wide ? 0 : l->width ? l->width : KB_TEXT_WIDTH,
+                        l->wide};
+    return write_tables(f, &v, e);
+}
+
 kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e)
 {
-    return write_tables(f, run, FMT_TEXT, e);
+    const kb_text_layout l = {KB_TEXT_WIDTH, 0};
+    return kb_write_text_laid_out(f, run, &l, e);
 }
 
 kb_status kb_write_markdown(FILE *f, const kb_run *run, kb_err *e)
 {
-    return write_tables(f, run, FMT_MD, e);
+    const run_view v = {run, FMT_MD, 0, 1};
+    return write_tables(f, &v, e);
 }
 
 /* ---- CSV ------------------------------------------------------------------------ */
 
-static void csv_str(FILE *f, const char *s, int first)
+/* One cell of kbench's own text (a heading, a number), quoted when needed. */
+static void csv_cell(FILE *f, const char *s, int first)
 {
     if (!first)
         fputc(',', f);
@@ -349,11 +454,19 @@ static void csv_str(FILE *f, const char *s, int first)
     fputc('"', f);
 }
 
+/* One cell of untrusted text (from a report or store): made safe for CSV (no
+ * control characters, no formula) and quoted when needed. */
+static void csv_str(FILE *f, const char *s, int first)
+{
+    char b[4096 + 8];
+    csv_cell(f, kb_safe(KB_SAFE_CSV, s, b, sizeof b), first);
+}
+
 static void csv_num(FILE *f, double v)
 {
     char b[40];
     kb_fmt_exact(v, b, sizeof b);
-    csv_str(f, b, 0);
+    csv_cell(f, b, 0);
 }
 
 static void csv_int(FILE *f, long long v)
@@ -390,7 +503,7 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
 {
     char cc[24], shape[256], seed[32], flags[96];
     for (size_t c = 0; c < KB_COUNT(csv_head); c++)
-        csv_str(f, csv_head[c], c == 0);
+        csv_cell(f, csv_head[c], c == 0);
     fputs("\r\n", f);
     snprintf(cc, sizeof cc, "%d.%d", run->dev.cc_major, run->dev.cc_minor);
     for (size_t i = 0; i < run->nresults; i++) {
@@ -403,15 +516,15 @@ kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
         csv_str(f, run->tag, 0);
         csv_str(f, run->dev.name, 0);
         csv_str(f, run->dev.uuid, 0);
-        csv_str(f, cc, 0);
+        csv_cell(f, cc, 0);
         csv_num(f, run->dev.copy_gbps);
         csv_str(f, r->op, 0);
         csv_str(f, r->variant, 0);
         csv_str(f, r->dtype, 0);
         csv_str(f, shape, 0);
-        csv_str(f, kb_rstatus_name(r->status), 0);
+        csv_cell(f, kb_rstatus_name(r->status), 0);
         csv_str(f, r->reason, 0);
-        csv_str(f, seed, 0);
+        csv_cell(f, seed, 0);
         csv_int(f, r->checked);
         csv_num(f, r->max_abs_err);
         csv_num(f, r->rel_l2_err);
@@ -478,6 +591,32 @@ static void fmt_value(double v, char *b, size_t n)
         snprintf(b, n, "%.6g", v);
 }
 
+/* A metric's value in its unit: "61.44 µs", "16.5 MB", "0 B", "71.8%", or the
+ * number. */
+static void fmt_metric(const kb_metric_info *m, double v, char *b, size_t n)
+{
+    if (!isfinite(v)) {
+        snprintf(b, n, "-");
+        return;
+    }
+    switch (m->unit) {
+    case KB_UNIT_NS:
+        kb_fmt_time(v / 1000.0, b, n);
+        break;
+    case KB_UNIT_BYTES:
+        if (v == 0)
+            snprintf(b, n, "0 B");
+        else
+            kb_fmt_bytes(v, b, n);
+        break;
+    case KB_UNIT_PCT:
+        kb_fmt_fixed(v, 1, "", "%", b, n);
+        break;
+    default:
+        fmt_value(v, b, n);
+    }
+}
+
 /* "4096x1x1" */
 static void fmt_dim3(const unsigned v[3], char *b, size_t n)
 {
@@ -505,7 +644,10 @@ static void result_title(const kb_result *r, char *b, size_t n)
 static void counters_line(FILE *f, const kb_result *r, fmt_kind k)
 {
     if (kb_result_has_counters(r))
-        fprintf(f, "%s, %d pass%s", r->metric_set, r->passes, r->passes == 1 ? "" : "es");
+    {
+        put_text(f, r->metric_set, k);
+        fprintf(f, ", %d pass%s", r->passes, r->passes == 1 ? "" : "es");
+    }
     else
         fputs("none", f);
     if (*r->counters_reason) {
@@ -530,10 +672,13 @@ static void no_kernels(FILE *f, const kb_result *r, fmt_kind k)
 
 static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
 {
-    char g[48], bl[48], v[40];
+    char g[48], bl[48], v[40], name[256];
     fmt_dim3(k->grid, g, sizeof g);
     fmt_dim3(k->block, bl, sizeof bl);
-    fprintf(f, "  kernel %d of %d: %s\n", i + 1, n, k->name);
+    char lead[48], safe_name[1024];
+    snprintf(lead, sizeof lead, "  kernel %d of %d: ", i + 1, n);
+    kb_text_wrap(f, lead, kb_safe(KB_SAFE_TERM, k->name, safe_name, sizeof safe_name),
+                 KB_TEXT_WIDTH);
     fprintf(f, "    launch      grid %s, block %s\n", g, bl);
     fprintf(f, "    registers   %d per thread\n", k->registers);
     fprintf(f, "    shared mem  %lld B static + %lld B dynamic per block\n",
@@ -542,16 +687,32 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
             k->local_bytes > 0 ? " (spills, stack)" : "");
     kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", v, sizeof v);
     fprintf(f, "    occupancy   %s theoretical, %d blocks per SM", v, k->blocks_per_sm);
-    if (*k->occ_limiter)
-        fprintf(f, ", limited by %s", k->occ_limiter);
+    if (*k->occ_limiter) {
+        fputs(", limited by ", f);
+        kb_text_line(f, k->occ_limiter);
+    }
     fputc('\n', f);
     int nm = kb_kernel_nmetrics(k), ns = kb_kernel_nstalls(k);
     if (nm > 0) {
-        int w = longest_name(k->metrics, nm);
+        /* label, value in its unit, and the CUPTI name */
+        int w = 0;
+        for (int j = 0; j < nm; j++) {
+            const int lw = (int)kb_text_width(kb_metric_info_of(k->metrics[j].name).label);
+            w = lw > w && lw <= MAX_LABEL ? lw : w;
+        }
         fputs("    metrics\n", f);
         for (int j = 0; j < nm; j++) {
-            fmt_value(k->metrics[j].value, v, sizeof v);
-            fprintf(f, "      %-*s  %s\n", w, k->metrics[j].name, v);
+            const kb_metric_info m = kb_metric_info_of(k->metrics[j].name);
+            char label[256];
+            fmt_metric(&m, k->metrics[j].value, v, sizeof v);
+            kb_safe(KB_SAFE_TERM, k->metrics[j].name, name, sizeof name);
+            kb_safe(KB_SAFE_TERM, m.label, label, sizeof label);
+            const size_t vw = kb_text_width(v);
+            fprintf(f, "      %-*s  %*s%s", w, label, vw < VALUE_W ? (int)(VALUE_W - vw) : 0, "",
+                    v);
+            if (m.label != k->metrics[j].name) /* a known metric: the CUPTI name beside */
+                fprintf(f, "  %s", name);
+            fputc('\n', f);
         }
     }
     if (ns > 0) {
@@ -559,7 +720,8 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
         fputs("    stalls (share of stalled warp cycles, largest first)\n", f);
         for (int j = 0; j < ns; j++) {
             kb_fmt_fixed(100.0 * k->stalls[j].value, 1, "", "%", v, sizeof v);
-            fprintf(f, "      %-*s  %6s\n", w, k->stalls[j].name, v);
+            kb_safe(KB_SAFE_TERM, k->stalls[j].name, name, sizeof name);
+            fprintf(f, "      %-*s  %6s\n", w, name, v);
         }
     }
 }
@@ -567,13 +729,15 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
 kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
 {
     char title[512];
-    header(f, run, FMT_TEXT);
+    header(f, run, FMT_TEXT, KB_TEXT_WIDTH);
     if (run->nresults == 0)
         fputs("\nno results\n", f);
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         result_title(r, title, sizeof title);
-        fprintf(f, "\n%s  [%s]\n  counters    ", title, kb_rstatus_name(r->status));
+        fputc('\n', f);
+        kb_text_line(f, title);
+        fprintf(f, "  [%s]\n  counters    ", kb_rstatus_name(r->status));
         counters_line(f, r, FMT_TEXT);
         if (r->nkernels <= 0)
             no_kernels(f, r, FMT_TEXT);
@@ -590,22 +754,32 @@ static void md_values(FILE *f, const char *caption, const char *head, const kb_n
                       int n, int pct)
 {
     char b[40];
-    fprintf(f, "\n%s\n\n| %s | %s |\n|---|---:|\n", caption, head, pct ? "share" : "value");
+    if (pct)
+        fprintf(f, "\n%s\n\n| %s | share |\n|---|---:|\n", caption, head);
+    else
+        fprintf(f, "\n%s\n\n| %s | value | CUPTI name |\n|---|---:|---|\n", caption, head);
     for (int j = 0; j < n; j++) {
+        const kb_metric_info m = kb_metric_info_of(v[j].name);
         if (pct)
             kb_fmt_fixed(100.0 * v[j].value, 1, "", "%", b, sizeof b);
         else
-            fmt_value(v[j].value, b, sizeof b);
+            fmt_metric(&m, v[j].value, b, sizeof b);
         fputs("| ", f);
-        kb_md_text(f, v[j].name);
-        fprintf(f, " | %s |\n", b);
+        kb_md_text(f, pct ? v[j].name : m.label);
+        fprintf(f, " | %s |", b);
+        if (!pct) {
+            fputc(' ', f);
+            kb_md_text(f, v[j].name);
+            fputs(" |", f);
+        }
+        fputc('\n', f);
     }
 }
 
 kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
 {
     char title[512], g[48], bl[48], occ[40], cap[96];
-    header(f, run, FMT_MD);
+    header(f, run, FMT_MD, 0);
     if (run->nresults == 0)
         fputs("\n_no results_\n", f);
     for (size_t i = 0; i < run->nresults; i++) {
@@ -627,9 +801,9 @@ kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
             fmt_dim3(k->grid, g, sizeof g);
             fmt_dim3(k->block, bl, sizeof bl);
             kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
-            fprintf(f, "| %d | `", j + 1);
+            fprintf(f, "| %d | ", j + 1);
             kb_md_text(f, k->name);
-            fprintf(f, "` | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
+            fprintf(f, " | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
                     (long long)k->static_smem, (long long)k->dynamic_smem,
                     (long long)k->local_bytes, occ);
             kb_md_text(f, *k->occ_limiter ? k->occ_limiter : "-");

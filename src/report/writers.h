@@ -22,10 +22,22 @@
  * (excess_traffic, "1.02x"), occupancy (achieved/theoretical, "61/75%") and,
  * when one has stall reasons, top stalls (top_stalls); then the note. A line
  * "counters: none (REASON)" under the table says why counters are missing.
- * Lines stay within 140 columns (the stalls and note cells are cut to fit).
- * Writes to f, which the caller flushes and closes. KB_EENV when out of memory
- * or when f reports a write error. */
+ * Lines stay within KB_TEXT_WIDTH (100) columns: the compact column set (no
+ * kernels, spill, extra mem or DRAM GB/s), the stalls and note cells cut to
+ * fit (or the notes moved under the table, the stalls left to --kernels), long
+ * header and note lines wrapped. Writes to f, which the caller flushes and
+ * closes. KB_EENV when out of memory or when f reports a write error. */
 kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e);
+
+/* How a text report is laid out. */
+typedef struct kb_text_layout {
+    size_t width; /* the widest line in columns; 0: KB_TEXT_WIDTH */
+    int wide;     /* every column, cells whole, lines as long as they need */
+} kb_text_layout;
+
+/* kb_write_text with layout l (a terminal's width, or --wide). */
+kb_status kb_write_text_laid_out(FILE *f, const kb_run *run, const kb_text_layout *l,
+                                 kb_err *e);
 
 /* The same report as markdown: headings, bullet lists and pipe tables ('|' in
  * strings escaped), the same columns with the note always and cells never cut.

@@ -105,23 +105,43 @@ static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t
     return 0.5 * (a + s[i < n ? i : n - 1]);
 }
 
+/* The sorted s[0..n) itself when n <= KB_CMP_BOOT_MAX, else KB_CMP_BOOT_MAX of
+ * its quantiles (the middles of equal shares, still sorted) in *buf (caller
+ * frees); *m their count. NULL when out of memory. */
+static const double *boot_set(const double *s, size_t n, size_t *m, double **buf)
+{
+    *buf = NULL;
+    *m = n;
+    if (n <= KB_CMP_BOOT_MAX)
+        return s;
+    *buf = malloc(KB_CMP_BOOT_MAX * sizeof **buf);
+    if (!*buf)
+        return NULL;
+    for (size_t i = 0; i < KB_CMP_BOOT_MAX; i++)
+        (*buf)[i] = s[((2 * i + 1) * n) / (2 * KB_CMP_BOOT_MAX)];
+    *m = KB_CMP_BOOT_MAX;
+    return *buf;
+}
+
 /* kb_cmp_bootstrap over samples already sorted and finite (sorted_finite). */
-static kb_status bootstrap_sorted(const double *sb, size_t nb, const double *sc, size_t nc,
+static kb_status bootstrap_sorted(const double *sb0, size_t nb0, const double *sc0, size_t nc0,
                                   uint64_t seed, int resamples, double *lo, double *hi,
                                   kb_err *e)
 {
     kb_status st = KB_OK;
     unsigned *cb = NULL, *cc = NULL;
-    double *ratio = NULL;
+    double *ratio = NULL, *bufb = NULL, *bufc = NULL;
     uint64_t rng = seed;
+    size_t nb = 0, nc = 0;
 
     *lo = *hi = NAN;
-    if (nb == 0 || nc == 0 || resamples < 1)
+    if (nb0 == 0 || nc0 == 0 || resamples < 1)
         return KB_OK;
+    const double *sb = boot_set(sb0, nb0, &nb, &bufb), *sc = boot_set(sc0, nc0, &nc, &bufc);
     cb = malloc(nb * sizeof *cb);
     cc = malloc(nc * sizeof *cc);
     ratio = malloc((size_t)resamples * sizeof *ratio);
-    if (!cb || !cc || !ratio) {
+    if (!sb || !sc || !cb || !cc || !ratio) {
         st = kb_fail(e, KB_EENV, "out of memory comparing samples");
         goto done;
     }
@@ -138,6 +158,8 @@ done:
     free(cb);
     free(cc);
     free(ratio);
+    free(bufb);
+    free(bufc);
     return st;
 }
 

@@ -30,6 +30,11 @@ extern "C" {
 #endif
 
 #define KB_CMP_RESAMPLES 2000   /* bootstrap resamples per case */
+/* A side with more finite samples is bootstrapped from this many of its
+ * quantiles, so a case costs at most resamples x 2 x KB_CMP_BOOT_MAX draws
+ * (a report of 10^6-sample cases compares in well under a second a case); the
+ * interval is then that of KB_CMP_BOOT_MAX samples: wider, never narrower. */
+#define KB_CMP_BOOT_MAX 2000
 #define KB_CMP_CONFIDENCE 0.95  /* of the percentile interval */
 #define KB_CMP_MIN_SAMPLES 5    /* fewer finite samples on a side: UNCERTAIN */
 #define KB_CMP_THRESHOLD 0.05   /* default --threshold, as a fraction */
@@ -103,7 +108,8 @@ int kb_compare_regressed(const kb_compare *c);
 /* The KB_CMP_CONFIDENCE percentile interval of median(cur) / median(base) over
  * `resamples` bootstrap resamples (each side resampled with replacement, its
  * own size), drawn from a generator seeded with seed, so that the same input
- * gives the same interval. NaN samples are left out. *lo and *hi are NAN when
+ * gives the same interval. NaN samples are left out; a side of more than
+ * KB_CMP_BOOT_MAX is resampled from that many of its quantiles. *lo and *hi are NAN when
  * a side has no finite sample. KB_EENV when out of memory. */
 kb_status kb_cmp_bootstrap(const double *base, size_t nbase, const double *cur, size_t ncur,
                            uint64_t seed, int resamples, double *lo, double *hi, kb_err *e);

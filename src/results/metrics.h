@@ -25,6 +25,26 @@ int kb_metric_set_parse(const char *s, kb_metric_set *out);
 /* The set's name as kb_metric_set_parse reads it; "?" for a bad value. */
 const char *kb_metric_set_name(kb_metric_set s);
 
+/* The unit of a metric's value. */
+typedef enum kb_metric_unit {
+    KB_UNIT_COUNT, /* a plain number (cycles, instructions, a ratio) */
+    KB_UNIT_NS,    /* nanoseconds */
+    KB_UNIT_BYTES, /* bytes */
+    KB_UNIT_PCT,   /* percent */
+} kb_metric_unit;
+
+/* What a CUPTI metric measures, for people: a short label and the unit. */
+typedef struct kb_metric_info {
+    const char *label; /* "DRAM read"; the CUPTI name itself when it is not known */
+    kb_metric_unit unit;
+} kb_metric_info;
+
+/* The label and unit of the CUPTI metric name: from kbench's table of the
+ * metrics its sets collect, else from the name's form (".pct" and
+ * "pct_of_peak": percent, "bytes": bytes, "duration": ns). The label points
+ * at static storage or at name. */
+kb_metric_info kb_metric_info_of(const char *name);
+
 /* A kernel's duration in the counter pass, ns: what "the longest kernel" of a
  * result is measured by. */
 #define KB_METRIC_DURATION "gpu__time_duration.sum"

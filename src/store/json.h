@@ -80,8 +80,9 @@ kb_status kb_json_load_run(const char *path, kb_run *out, kb_err *e);
 
 /* Writes the run's report (kb_json_from_run) pretty-printed with a final
  * newline to path, or to stdout for "-" (the caller flushes and checks
- * stdout). A file is written to "path.tmp", flushed, closed and renamed over
- * path (kb_write_atomic), so a reader never sees half a report. KB_EENV when
+ * stdout). A file is written to a temporary file beside it, flushed, closed
+ * and renamed over path (kb_write_atomic), so a reader never sees half a
+ * report. KB_EENV when
  * out of memory or on any I/O failure. */
 kb_status kb_json_save_run(const kb_run *run, const char *path, kb_err *e);
 

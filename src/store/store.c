@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "store/json.h"
+#include "util/text.h"
 
 #define KB_STORE_BUSY_MS 10000
 
@@ -403,6 +404,11 @@ static kb_status migrate(kb_store *s, int target, kb_err *e)
     int ver = 0;
     KB_TRY(tx_begin(s, e));
     KB_TRY(read_user_version(s, &ver, e)); /* another process may have migrated it */
+    if (ver < 0 || ver > target) {
+        st = kb_fail(e, KB_EENV, "'%s' is not a kbench store I can read (schema version %d)",
+                     s->path, ver);
+        goto done;
+    }
     for (int v = ver; v < target; v++)
         SQL_CHECK(sqlite3_exec(s->db, migrations[v], NULL, NULL, NULL));
     KB_TRY(tx_commit(s, e));
@@ -439,6 +445,11 @@ static kb_status check_kind(kb_store *s, int *ver, kb_err *e)
     sqlite3_stmt *q = NULL;
     int rc;
     KB_TRY(read_user_version(s, ver, e));
+    if (*ver < 0) {
+        st = kb_fail(e, KB_EENV, "'%s' is not a kbench store I can read (schema version %d)",
+                     s->path, *ver);
+        goto done;
+    }
     if (*ver == 0) {
         SQL_CHECK(stmt_prep(s, "SELECT count(*) FROM sqlite_master", &q));
         SQL_STEP(q, rc);
@@ -474,7 +485,9 @@ static kb_status make_parent(const char *path, kb_err *e)
         return S_ISDIR(sb.st_mode)
                    ? KB_OK
                    : kb_fail(e, KB_EENV, "cannot create a store in '%s': not a folder", dir);
-    if (errno != ENOENT || mkdir(dir, 0777) != 0)
+    /* Another process may make it first. */
+    if (errno != ENOENT || (mkdir(dir, 0777) != 0 && (errno != EEXIST || stat(dir, &sb) != 0 ||
+                                                      !S_ISDIR(sb.st_mode))))
         return kb_fail(e, KB_EENV, "cannot create folder '%s': %s", dir, strerror(errno));
     return KB_OK;
 }
@@ -534,11 +547,11 @@ done:
 /* Refuses, before SQLite opens it, a path that is no store: a directory,
  * something not a regular file, a file that is not an SQLite database, a
  * missing file when not creating. Creating, a missing file's folder is made and
- * *created set. */
-static kb_status check_path(const char *path, int create, int *created, kb_err *e)
+ * *missing set. */
+static kb_status check_path(const char *path, int create, int *missing, kb_err *e)
 {
     struct stat sb;
-    *created = 0;
+    *missing = 0;
     if (stat(path, &sb) == 0) {
         if (S_ISDIR(sb.st_mode))
             return kb_fail(e, KB_EENV, "'%s' is a directory, not a kbench store", path);
@@ -552,7 +565,48 @@ static kb_status check_path(const char *path, int create, int *created, kb_err *
         return kb_fail(e, KB_EENV,
                        "no kbench store at '%s' (run 'kbench run' or 'kbench import' first)", path);
     kb_status st = make_parent(path, e);
-    *created = st == KB_OK;
+    *missing = st == KB_OK;
+    return st;
+}
+
+/* Makes a complete store of the current schema at path when nothing is there:
+ * built in a fresh temporary file beside it and hard-linked into place, so no
+ * process ever opens a half-made store, and when another process links its own
+ * first, that one is kept and ours discarded. Nothing at path is ever removed. */
+static kb_status create_file(const char *path, kb_err *e)
+{
+    kb_status st = KB_OK;
+    kb_store tmp = {0}, *s = &tmp;
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (snprintf(s->path, sizeof s->path, "%s.new-XXXXXX", path) >= (int)sizeof s->path)
+        return kb_fail(e, KB_EUSAGE, "store path is too long: '%.60s...'", path);
+    const int fd = mkstemp(s->path);
+    if (fd < 0)
+        return kb_fail(e, KB_EENV, "cannot create kbench store '%s': %s", path, strerror(errno));
+    /* mkstemp makes it 0600; a store gets the mode SQLite would give it. */
+    const int mode_ok = fchmod(fd, 0666 & ~mask) == 0;
+    const int mode_errno = errno;
+    close(fd);
+    if (!mode_ok) {
+        st = kb_fail(e, KB_EENV, "cannot create kbench store '%s': %s", path,
+                     strerror(mode_errno));
+        goto done;
+    }
+    if (sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        SQL_FAIL();
+    SQL_CHECK(sqlite3_busy_timeout(s->db, KB_STORE_BUSY_MS));
+    KB_TRY(migrate(s, KB_STORE_VERSION, e));
+    /* WAL from the start: no process ever has to switch a shared store */
+    SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
+    if (sqlite3_close(s->db) != SQLITE_OK)
+        SQL_FAIL();
+    s->db = NULL;
+    if (link(s->path, path) != 0 && errno != EEXIST)
+        st = kb_fail(e, KB_EENV, "cannot create kbench store '%s': %s", path, strerror(errno));
+done:
+    (void)sqlite3_close(s->db);
+    unlink(s->path);
     return st;
 }
 
@@ -562,8 +616,9 @@ static kb_status check_path(const char *path, int create, int *created, kb_err *
 static kb_status open_db(kb_store *s, int create, int *ver, int *readonly, kb_err *e)
 {
     kb_status st = KB_OK;
-    const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    const int rc = sqlite3_open_v2(s->path, &s->db, flags, NULL);
+    /* The file exists (create_file made it when it was missing): SQLite never
+     * creates it, so a store that vanished meanwhile is not silently remade. */
+    const int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL);
     if (rc != SQLITE_OK)
         return kb_fail(e, KB_EENV, "cannot open kbench store '%s': %s", s->path,
                        s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -582,7 +637,8 @@ static kb_status open_db(kb_store *s, int create, int *ver, int *readonly, kb_er
         return st;
     if (*ver > KB_STORE_VERSION)
         return kb_fail(e, KB_EENV,
-                       "'%s' is a kbench store of schema version %d, newer than this kbench (%d)",
+                       "'%s' is not a kbench store I can read (schema version %d, newer than this "
+                       "kbench's %d)",
                        s->path, *ver, KB_STORE_VERSION);
     if (*ver == 0 && !create)
         return kb_fail(e, KB_EENV, "'%s' is not a kbench store (an empty SQLite database)",
@@ -591,12 +647,42 @@ done:
     return st;
 }
 
+/* Puts the store in WAL mode unless it is already (kbench's stores are made
+ * so; the mode lasts). Changing the mode may be refused as busy at once, with
+ * no wait in SQLite's busy handler, while another process opens the store: it
+ * is retried for as long as the busy timeout. */
+static kb_status use_wal(kb_store *s, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int rc;
+    SQL_CHECK(stmt_prep(s, "PRAGMA journal_mode", &q));
+    SQL_STEP(q, rc);
+    const unsigned char *mode = rc == SQLITE_ROW ? sqlite3_column_text(q, 0) : NULL;
+    const int wal = mode && strcmp((const char *)mode, "wal") == 0;
+    fin(q); /* an open statement would hold the change back */
+    q = NULL;
+    if (wal)
+        goto done;
+    const struct timespec pause = {0, 10 * 1000 * 1000};
+    for (int waited = 0;; waited += 10) {
+        rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if (rc != SQLITE_BUSY || waited >= KB_STORE_BUSY_MS)
+            break;
+        nanosleep(&pause, NULL);
+    }
+    SQL_CHECK(rc);
+done:
+    fin(q);
+    return st;
+}
+
 /* The file is ours: WAL, foreign keys, and the schema migrated forward. */
 static kb_status prepare_store(kb_store *s, int ver, int readonly, kb_err *e)
 {
     kb_status st = KB_OK;
     if (!readonly)
-        SQL_CHECK(sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL));
+        KB_TRY(use_wal(s, e));
     SQL_CHECK(sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL));
     if (ver < KB_STORE_VERSION && readonly)
         return kb_fail(e, KB_EENV,
@@ -609,22 +695,11 @@ done:
     return st;
 }
 
-/* Removes a store file made by a failed open, with SQLite's side files. */
-static void remove_made(const char *path)
-{
-    char side[4200];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-}
-
 kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
 {
     kb_status st = KB_OK;
     kb_store *s = NULL;
-    int created = 0, ver = 0, readonly = 0;
+    int missing = 0, ver = 0, readonly = 0;
 
     *out = NULL;
     if (!path || !*path)
@@ -636,7 +711,9 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
         st = kb_fail(e, KB_EUSAGE, "store path is too long: '%.60s...'", path);
         goto done;
     }
-    KB_TRY(check_path(path, create, &created, e));
+    KB_TRY(check_path(path, create, &missing, e));
+    if (missing)
+        KB_TRY(create_file(path, e));
     KB_TRY(open_db(s, create, &ver, &readonly, e));
     KB_TRY(prepare_store(s, ver, readonly, e));
     if (create)
@@ -645,8 +722,6 @@ kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e)
     s = NULL;
 done:
     kb_store_close(s);
-    if (st != KB_OK && created)
-        remove_made(path);
     return st;
 }
 
@@ -1102,6 +1177,28 @@ done:
     return st;
 }
 
+kb_status kb_store_find_run(kb_store *s, const kb_run *run, int64_t *id, kb_err *e)
+{
+    kb_status st = KB_OK;
+    sqlite3_stmt *q = NULL;
+    int row = 0;
+    binder b;
+    *id = 0;
+    KB_TRY(prepare(s,
+                   "SELECT id FROM runs WHERE device_uuid = ?1 AND started = ?2 AND argv = ?3"
+                   " ORDER BY id LIMIT 1",
+                   &q, &b, e));
+    b_text(&b, run->dev.uuid);
+    b_text(&b, run->started);
+    b_text(&b, run->argv);
+    KB_TRY(run_bound(s, &b, &row, e));
+    if (row)
+        *id = (int64_t)sqlite3_column_int64(q, 0);
+done:
+    fin(q);
+    return st;
+}
+
 kb_status kb_store_set_ceiling(kb_store *s, const kb_device *d, const char *name, double value,
                                kb_err *e)
 {
@@ -1430,13 +1527,17 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
                    " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
                    " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps, dev_mma_tflops,"
-                   " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0 ORDER BY id DESC LIMIT 1",
+                   " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0"
+                   " ORDER BY started DESC, id DESC LIMIT 1",
                    &q, &b, e));
     b_int(&b, id);
     KB_TRY(run_bound(s, &b, &row, e));
     if (!row) {
         if (id == 0)
-            st = kb_fail(e, KB_EUSAGE, "no runs in '%s'", s->path);
+            st = kb_fail(e, KB_EUSAGE,
+                         "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench "
+                         "import FILE.json')",
+                         s->path);
         else
             st = kb_fail(e, KB_EUSAGE, "no run %lld in '%s'", (long long)id, s->path);
         goto done;
@@ -1529,21 +1630,26 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e)
                    &q));
     while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         if (n++ == 0)
-            fprintf(f, "%5s  %-20s  %-11s  %-24s  %7s  %-24s  %s\n", "id", "started", "state",
+            fprintf(f, "%5s  %-20s  %-11s  %-20s  %7s  %-16s  %s\n", "id", "started", "state",
                     "device", "results", "operators", "tag");
-        const unsigned char *started = sqlite3_column_text(q, 1), *state = sqlite3_column_text(q, 2),
-                            *dev = sqlite3_column_text(q, 3), *ops = sqlite3_column_text(q, 5),
-                            *tag = sqlite3_column_text(q, 6);
-        fprintf(f, "%5lld  %-20.20s  %-11.11s  %-24.24s  %7lld  %-24s  %s\n",
-                (long long)sqlite3_column_int64(q, 0), started ? (const char *)started : "",
-                state ? (const char *)state : "", dev ? (const char *)dev : "",
-                (long long)sqlite3_column_int64(q, 4), ops ? (const char *)ops : "-",
-                tag ? (const char *)tag : "");
+        /* Every string is the store's: shown safe for a terminal. */
+        char col[5][1024];
+        for (int c = 0; c < 5; c++) {
+            static const int at[5] = {1, 2, 3, 5, 6};
+            const unsigned char *t = sqlite3_column_text(q, at[c]);
+            kb_safe(KB_SAFE_TERM, t ? (const char *)t : (c == 3 ? "-" : ""), col[c],
+                    sizeof col[c]);
+        }
+        fprintf(f, "%5lld  %-20.20s  %-11.11s  %-20.20s  %7lld  %-16s  %s\n",
+                (long long)sqlite3_column_int64(q, 0), col[0], col[1], col[2],
+                (long long)sqlite3_column_int64(q, 4), col[3], col[4]);
     }
     if (st != KB_OK)
         goto done;
     if (n == 0)
-        fprintf(f, "no runs in '%s'\n", s->path);
+        fprintf(f, "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench import "
+                   "FILE.json')\n",
+                s->path);
     if (ferror(f))
         st = kb_fail(e, KB_EENV, "cannot write the list of runs: %s", strerror(errno));
 done:

@@ -29,9 +29,12 @@ typedef struct kb_store kb_store;
  * Applies forward migrations in one transaction; WAL journal, busy timeout,
  * foreign keys on. Refuses with KB_EENV and one line, without modifying the
  * file: a directory, a file that is not SQLite, an SQLite file without the
- * kbench marker, a store whose schema is newer than KB_STORE_VERSION, an
- * unwritable location when create != 0. On success the caller owns *out
- * (kb_store_close); on error *out is NULL. */
+ * kbench marker, a store whose schema is newer than KB_STORE_VERSION or
+ * negative, an unwritable location when create != 0. A missing store is built
+ * complete in a temporary file beside path and linked into place, so processes
+ * creating the same store at once all open the one that won; no file at path is
+ * ever removed. On success the caller owns *out (kb_store_close); on error *out
+ * is NULL. */
 kb_status kb_store_open(const char *path, int create, kb_store **out, kb_err *e);
 
 /* Closes the store; NULL is a no-op. */
@@ -55,7 +58,7 @@ kb_status kb_store_add_result(kb_store *s, int64_t run_id, const kb_result *r, k
 kb_status kb_store_finish_run(kb_store *s, int64_t run_id, const char *state,
                               const char *finished, kb_err *e);
 
-/* Loads run id (0: the latest) with its results and kernels, in the order they
+/* Loads run id (0: the latest, the run that started last; ids break ties) with its results and kernels, in the order they
  * were added. Initialises *out; on success the caller owns it (kb_run_release),
  * on error it holds nothing. KB_EUSAGE "no run N in 'STORE'" (or "no runs in
  * 'STORE'"); KB_EENV on SQLite errors or a damaged row. */
@@ -70,6 +73,11 @@ kb_status kb_store_list_runs(kb_store *s, FILE *f, kb_err *e);
  * results, kernels) in one transaction: all of it or nothing. Sets run->id.
  * KB_EENV on SQLite errors. */
 kb_status kb_store_import_run(kb_store *s, kb_run *run, kb_err *e);
+
+/* *id = the first stored run with run's device uuid, start time and command
+ * line (the same run, imported or recorded before), 0 when there is none.
+ * KB_EENV on SQLite errors. */
+kb_status kb_store_find_run(kb_store *s, const kb_run *run, int64_t *id, kb_err *e);
 
 /* Stores a calibrated ceiling of device d (upserted by uuid): "copy_gbps",
  * "mma_tflops", "fp32_tflops" or "copy_batch_gbps" (any name is kept), with

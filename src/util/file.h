@@ -1,4 +1,5 @@
-/* file.h - writing a file so that no reader ever sees half of it. */
+/* file.h - writing a report to the user's output path, so that no reader ever
+ * sees half of a file. */
 #ifndef KB_FILE_H
 #define KB_FILE_H
 
@@ -13,11 +14,17 @@ extern "C" {
 /* Something that writes itself to a stream. */
 typedef kb_status (*kb_emit_fn)(FILE *f, const void *ctx, kb_err *e);
 
-/* Runs emit(f, ctx) on stdout when path is "-" (the caller flushes and checks
- * stdout); otherwise on path.tmp, checking the flush and close, then renames it
- * over path, so a failed or interrupted write never leaves a truncated file
- * under the name. KB_EENV on I/O failure, KB_EUSAGE for a path too long; the
- * emitter's own status otherwise. */
+/* Writes the output of emit(f, ctx) to the user's path:
+ *   "-"               standard output (the caller flushes and checks stdout);
+ *   a regular file, or none yet: a fresh temporary file beside it, flushed and
+ *                     closed, then renamed over it, so a failed or interrupted
+ *                     write never leaves a truncated file under the name; an
+ *                     existing file keeps its mode (and owner where allowed);
+ *   a symbolic link:  its target, replaced the same way;
+ *   anything else (a device such as /dev/null, a FIFO): written in place.
+ * Messages name path as given. KB_EUSAGE for an empty or too long path;
+ * KB_EENV on I/O failure (a directory included); the emitter's own status
+ * otherwise. */
 kb_status kb_write_atomic(const char *path, kb_emit_fn emit, const void *ctx, kb_err *e);
 
 /* KB_OK when a file can be written at path ("-": stdout, always): its folder

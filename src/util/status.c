@@ -16,8 +16,22 @@ kb_status kb_fail(kb_err *e, kb_status s, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(e->msg, sizeof e->msg, fmt, ap);
         va_end(ap);
+        kb_err_set_more(e, "");
     }
     return s;
+}
+
+void kb_err_set_more(kb_err *e, const char *lines)
+{
+    const size_t at = strnlen(e->msg, sizeof e->msg - 1) + 1; /* past the message's NUL */
+    if (at < sizeof e->msg)
+        kb_strlcpy(e->msg + at, lines, sizeof e->msg - at);
+}
+
+const char *kb_err_more(const kb_err *e)
+{
+    const size_t at = strnlen(e->msg, sizeof e->msg - 1) + 1;
+    return at < sizeof e->msg ? e->msg + at : "";
 }
 
 kb_status kb_parse_i64(const char *s, int64_t lo, int64_t hi, const char *what,

@@ -25,7 +25,7 @@ typedef enum kb_status {
 
 /* The message that goes with a non-OK status. Zero-initialise it. */
 typedef struct kb_err {
-    char msg[1024];
+    char msg[1024]; /* the message, one line; then (kb_err_set_more) more lines */
 } kb_err;
 
 #if defined(__GNUC__)
@@ -46,9 +46,19 @@ typedef struct kb_err {
 /* Elements of an array (not a pointer). */
 #define KB_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Sets e->msg from the format (e may be NULL) and returns s, so that
+/* Sets e->msg from the format, with no more lines (e may be NULL), and returns s, so that
  * `return kb_fail(e, KB_EUSAGE, "unknown dtype '%s'", s);` reads as one step. */
 kb_status kb_fail(kb_err *e, kb_status s, const char *fmt, ...) KB_PRINTF(3, 4);
+
+/* Lines to show under e's message (a tool's own output, such as a compiler's
+ * errors), '\n' between them, cut to the room left. They are kept in e->msg
+ * after the message's terminating NUL, where no value quoted in the message
+ * can reach (a C string holds no NUL): the message stays one line, and code
+ * that reads e->msg as a string sees only it. */
+void kb_err_set_more(kb_err *e, const char *lines);
+
+/* The lines under e's message (kb_err_set_more), "" when there are none. */
+const char *kb_err_more(const kb_err *e);
 
 /* Parses a whole decimal integer in [lo, hi]. Returns KB_EUSAGE with a message
  * naming `what` and the text for empty input, trailing garbage, a sign where

@@ -204,9 +204,12 @@ static void slower_report(void **state)
     kbt_has(out_text, "3 cases: 0 faster, 2 slower, 0 same, 1 uncertain, 0 only in BASE, 0 only in "
                   "NEW\n");
     kbt_has(out_text, "\nnaive      120.5 \xC2\xB5s  132.6 \xC2\xB5s    1.100x");
+    /* within 100 columns "what moved" is cut; --wide shows it whole */
+    kbt_has(out_text, "SLOWER     DRAM 1.00x \xC2\xB7 occ +0.0 pts \xC2\xB7...\n");
+    assert_string_equal(err_text, "");
+    assert_int_equal(kbf("compare %s %s --wide", fixture, slow), 1);
     kbt_has(out_text, "SLOWER     DRAM 1.00x \xC2\xB7 occ +0.0 pts \xC2\xB7 regs 31 \xC2\xB7 spill 0 B "
                   "\xC2\xB7 stall long_sb 61%\n");
-    assert_string_equal(err_text, "");
     /* the other way round it is faster, and passes */
     assert_int_equal(kbf("compare %s %s", slow, fixture), 0);
     kbt_has(out_text, "2 faster, 0 slower");
@@ -253,7 +256,7 @@ static void cross_gpu(void **state)
     assert_int_equal(kbf("compare %s %s", fixture, h100), 0);
     kbt_has(out_text, "!! different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3 !!\n"
                   "!! verdicts compare the share of each GPU's own calibrated ceiling (% peak), "
-                  "not raw time, so a change of GPU is not reported as a code regression !!\n");
+                  "not raw time, so a\n   change of GPU is not reported as a code regression !!\n");
     kbt_has(out_text, "variant        BASE       NEW  BASE % peak  NEW % peak  peak ratio");
     kbt_has(out_text, "\nnaive      120.5 \xC2\xB5s  144.6 \xC2\xB5s         6.5%        6.5%      "
                   "1.000x");

@@ -5,7 +5,10 @@
  * result, a bar per timed result, a roofline point per result with a flop and
  * byte model, a stall bar per stall reason shown; injected markup in a variant
  * name, tag and reason stays text (no element, no script run); the comparison
- * page has a row per case. It also takes a screenshot (a PNG is written).
+ * page has a row per case; no two texts of a chart overlap as the browser lays
+ * them out (a probe script in a copy of the page measures them: the softmax
+ * page's bars and copy-share chart, the attention page's roofline labels). It
+ * also takes a screenshot (a PNG is written).
  * Skips, saying so, when chromium is not installed. $KBENCH_BIN names the
  * binary (default build/kbench). */
 #include <math.h>
@@ -72,6 +75,67 @@ static void expected(const kb_run *run, size_t *bars, size_t *points, size_t *st
     }
 }
 
+/* Loads a copy of page with a probe that measures, as the browser laid them
+ * out, the box of every text of every chart, and fails when two of the same
+ * chart overlap (by more than half a pixel), naming them. */
+static void no_label_overlaps(const char *page)
+{
+    static const char probe[] =
+        "<script>var bad=[];document.querySelectorAll('svg').forEach(function(svg,k){"
+        "var t=[].slice.call(svg.querySelectorAll('text')).map(function(e){"
+        "return {r:e.getBoundingClientRect(),s:e.textContent};});"
+        "for(var i=0;i<t.length;i++)for(var j=i+1;j<t.length;j++){var a=t[i].r,b=t[j].r;"
+        "if(a.width>0&&b.width>0&&a.left<b.right-0.5&&b.left<a.right-0.5&&"
+        "a.top<b.bottom-0.5&&b.top<a.bottom-0.5)bad.push(k+': ['+t[i].s+'] ['+t[j].s+']');}});"
+        "var p=document.createElement('pre');p.id='overlaps';"
+        "p.textContent='overlaps: '+bad.length+' '+bad.join('; ');"
+        "document.body.appendChild(p);</script>";
+    char path[256], probe_page[128];
+    snprintf(path, sizeof path, "%s/%s", dir, page);
+    char *html = kbt_slurp(path);
+    assert_non_null(html);
+    char *end = strstr(html, "</body>");
+    assert_non_null(end);
+    snprintf(probe_page, sizeof probe_page, "probe-%s", page);
+    snprintf(path, sizeof path, "%s/%s", dir, probe_page);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(html, 1, (size_t)(end - html), f);
+    fputs(probe, f);
+    fputs(end, f);
+    assert_int_equal(fclose(f), 0);
+    free(html);
+    char *dom = dump_dom(probe_page);
+    const char *res = strstr(dom, "<pre id=\"overlaps\">overlaps: ");
+    res = res ? res + strlen("<pre id=\"overlaps\">") : NULL;
+    assert_non_null(res);
+    if (strncmp(res, "overlaps: 0 ", 12) != 0)
+        fail_msg("labels overlap on %s: %.600s", page, res);
+    free(dom);
+}
+
+/* The attention report, compute-bound: its roofline's point labels overlap
+ * neither each other nor anything else of the chart. */
+static void roofline_labels_do_not_overlap(void **state)
+{
+    (void)state;
+    if (!have_chromium()) {
+        print_message("chromium is not installed: skipping the headless-browser test "
+                      "(apt-get install -y chromium)\n");
+        skip();
+    }
+    if (access("results/h200/attention.json", R_OK) != 0)
+        skip();
+    assert_int_equal(kbt_sh("%s report results/h200/attention.json --format html -o %s/att.html",
+                            bin(), dir),
+                     0);
+    char *dom = dump_dom("att.html");
+    assert_non_null(strstr(dom, "<section id=\"roofline\">"));
+    assert_true(kbt_count(dom, "<text class=\"roof-label\"") > 0);
+    free(dom);
+    no_label_overlaps("att.html");
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -106,11 +170,13 @@ static void browser_shows_the_report(void **state)
     char *dom = dump_dom("page.html");
     assert_int_equal(kbt_count(dom, "<tr class=\"result "), run.nresults);
     assert_int_equal(kbt_count(dom, "<rect class=\"bar\""), bars);
-    assert_int_equal(kbt_count(dom, "<circle class=\"roof-point\""), points);
+    /* a memory-bound run: the share of the copy bandwidth in the roofline's place */
+    assert_int_equal(kbt_count(dom, "<rect class=\"copy-bar\""), points);
     assert_int_equal(kbt_count(dom, "<rect class=\"stall-bar\""), stalls);
-    assert_non_null(strstr(dom, "<section id=\"roofline\">"));
+    assert_non_null(strstr(dom, "<section id=\"copy-share\">"));
     assert_null(strstr(dom, "<script"));
     free(dom);
+    no_label_overlaps("page.html");
 
     /* a screenshot of it, for a person to look at */
     assert_int_equal(kbt_sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
@@ -179,6 +245,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(browser_shows_the_report, setup, teardown),
         cmocka_unit_test_setup_teardown(injected_markup_stays_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(roofline_labels_do_not_overlap, setup, teardown),
     };
     return cmocka_run_group_tests_name("html in a browser", tests, NULL, NULL);
 }

@@ -187,7 +187,7 @@ static void good_file_compiles_once_loads_and_runs(void **state)
     kbt_has(err_text, want);
     if (!have_gpu()) {
         assert_int_equal(rc, 3);
-        kbt_has(err_text, "kbench: no CUDA GPU available");
+        kbt_has(err_text, "kbench: no "); /* NVIDIA driver found, or CUDA GPU available */
     } else {
         assert_int_equal(rc, 0);
         kbt_has(out_text, "mine");

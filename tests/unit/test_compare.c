@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kbtest.h"
@@ -160,6 +161,40 @@ static void test_bootstrap(void **state)
     assert_true(isnan(lo) && isnan(hi));
     assert_int_equal(kb_cmp_bootstrap(c1, 5, NULL, 0, 1, 500, &lo, &hi, &e), KB_OK);
     assert_true(isnan(lo) && isnan(hi));
+}
+
+/* Cases of a million samples a side (what --max-samples allows) compare in
+ * bounded time: a case once cost 2000 resamples of the whole set (57 s). */
+static void test_large_cases_bounded(void **state)
+{
+    (void)state;
+    enum { N = 1000000 };
+    kb_run base, slower;
+    kb_compare c;
+    kb_err e = {{0}};
+    struct timespec t0, t1;
+    make_run(&base, "GPU-a", "NVIDIA H200", 4000.0);
+    make_run(&slower, "GPU-a", "NVIDIA H200", 4000.0);
+    add_case(&base, "naive", "fp32", 4096, 100.0, N, 0.02, 3);
+    add_case(&base, "fused", "fp32", 4096, 50.0, N, 0.02, 4);
+    add_case(&slower, "naive", "fp32", 4096, 110.0, N, 0.02, 5);
+    add_case(&slower, "fused", "fp32", 4096, 50.0, N, 0.02, 6);
+    alarm(60);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(kb_compare_runs(&base, "a", &slower, "b", 0.05, &c, &e), KB_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    alarm(0);
+    const double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (s > 5.0) /* well under a second; 27 s before the cost was bounded */
+        fail_msg("comparing two cases of %d samples took %.1f s", N, s);
+    assert_int_equal(c.ncases, 2);
+    assert_int_equal(c.cases[0].verdict, KB_V_SLOWER);
+    assert_int_equal(c.cases[1].verdict, KB_V_SAME);
+    assert_true(c.cases[0].lo < 1.1 && c.cases[0].hi > 1.1);
+    assert_true(c.cases[1].lo <= 1.0 && c.cases[1].hi >= 1.0);
+    kb_compare_release(&c);
+    kb_run_release(&base);
+    kb_run_release(&slower);
 }
 
 /* A run against itself, and against a copy with +-1% noise on every sample:
@@ -340,7 +375,7 @@ static void test_cross_gpu(void **state)
     assert_true(fabs(c.cases[0].ratio - 1.0) < 1e-9);
     char *t = render(kb_compare_write_text, &c);
     kbt_has(t, "!! different GPUs: BASE ran on NVIDIA H200, NEW on NVIDIA H100 !!\n");
-    kbt_has(t, "not raw time, so a change of GPU is not reported as a code regression");
+    kbt_has(t, "not raw time, so a\n   change of GPU is not reported as a code regression !!\n");
     kbt_has(t, "BASE % peak  NEW % peak  peak ratio");
     kbt_has(t, "rule  ratio = % peak BASE / % peak NEW");
     free(t);
@@ -468,7 +503,7 @@ static void test_views(void **state)
     kbt_has(t, "kbench compare\nBASE  base.json \xC2\xB7 NVIDIA H200 (GPU-aaaa) \xC2\xB7 git abc123");
     kbt_has(t, "\nNEW   run 3 \xC2\xB7 NVIDIA H200");
     kbt_has(t, "rule  ratio = median time NEW / BASE; 95% bootstrap interval (2000 resamples of the "
-           "samples); FASTER when it lies below 0.95, SLOWER above 1.05");
+           "samples); FASTER\n      when it lies below 0.95, SLOWER above 1.05");
     kbt_has(t, "5 cases: 0 faster, 3 slower, 0 same, 0 uncertain, 1 only in BASE, 1 only in NEW\n");
     kbt_has(t, "\nsoftmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n"
            "variant      BASE       NEW  NEW/BASE  95% interval    verdict\n"
@@ -577,6 +612,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arg_is_file),
         cmocka_unit_test(test_bootstrap),
+        cmocka_unit_test(test_large_cases_bounded),
         cmocka_unit_test(test_same),
         cmocka_unit_test(test_slower_faster_uncertain),
         cmocka_unit_test(test_reasons_and_sides),

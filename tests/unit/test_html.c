@@ -3,13 +3,15 @@
  * self-contained document (no script, nothing fetched), and its structure:
  * one table row per result, one bar per timed result, one roofline point per
  * result with a flop and byte model, the roofs that are calibrated, one stall
- * bar per stall reason of each result's longest kernel, the log scale for a
- * wide spread; and the comparison page (a row per case, an interval per
+ * bar per stall reason of each result's longest kernel, bars on a linear
+ * axis from zero, extreme figures left out of the charts with a note; and the comparison page (a row per case, an interval per
  * judged case, the cross-GPU note). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kbtest.h"
 #include "report/html.h"
@@ -163,24 +165,44 @@ static void test_run_structure(void **state)
     assert_int_equal(kbt_count(t, "<tr class=\"result "), run.nresults);
     assert_int_equal(kbt_count(t, "<tr class=\"result status-skipped\">"), 1);
     assert_int_equal(kbt_count(t, "<rect class=\"bar\""), 5);
-    /* the fp32 case spans 32x: log scale; the bf16 one 1.3x: linear */
-    kbt_has(t, "median time per variant, log scale");
-    kbt_has(t, "median time per variant, linear scale");
-    /* the roofline: a point per ok result, the copy roof and both compute
-     * roofs (the run has fp32 and bf16 points) */
-    assert_int_equal(kbt_count(t, "<circle class=\"roof-point\""), 5);
-    assert_int_equal(kbt_count(t, "<text class=\"roof-label\""), 5 + 3);
-    assert_int_equal(kbt_count(t, "<line class=\"roof-mem\""), 1);
-    assert_int_equal(kbt_count(t, "<line class=\"roof-compute\""), 2);
-    kbt_has(t, ">copy bw 4200 GB/s</text>");
-    kbt_has(t, ">bf16 mma 780 TFLOP/s</text>");
-    kbt_has(t, ">fp32 51 TFLOP/s</text>");
+    /* bars from zero on a linear axis with 1-2-5 ticks, whatever the spread */
+    assert_int_equal(kbt_count(t, "median time per variant, linear scale from zero"), 2);
+    assert_null(strstr(t, "log scale"));
+    kbt_has(t, ">3.500 ms</text>"); /* the fp32 case's axis: 0, 500 µs, .. 3.5 ms */
+    kbt_has(t, ">500.0 µs</text>");
+    /* every result memory-bound: a bar of its share of the copy bandwidth per
+     * ok result in place of the roofline, and a legend of the dtype colours */
+    assert_null(strstr(t, "id=\"roofline\""));
+    kbt_has(t, "<section id=\"copy-share\">");
+    assert_int_equal(kbt_count(t, "<rect class=\"copy-bar\""), 5);
     kbt_has(t, ">fused [1]</text>");
     kbt_has(t, ">fused [2]</text>");
+    kbt_has(t, ">100%</text>");
+    kbt_has(t, "<li class=\"dtype\"><span class=\"swatch\" style=\"background:#4c78a8\"></span>"
+               "fp32</li>");
+    assert_null(strstr(t, ">fp16</li>")); /* no fp16 result */
     /* the stalls of the longer kernel only */
     assert_int_equal(kbt_count(t, "<rect class=\"stall-bar\""), 3);
     kbt_has(t, "(softmax_main&lt;float&gt;)");
     assert_null(strstr(t, "softmax_pre"));
+    free(t);
+
+    /* compute-bound results: the roofline, a point per ok result, the copy
+     * roof and both compute roofs (fp32 and bf16 points) named in its legend,
+     * a label per point */
+    for (size_t i = 0; i < run.nresults; i++)
+        snprintf(run.results[i].bound, sizeof run.results[i].bound, "compute");
+    t = render_run(&run);
+    assert_null(strstr(t, "id=\"copy-share\""));
+    assert_int_equal(kbt_count(t, "<circle class=\"roof-point\""), 5);
+    assert_int_equal(kbt_count(t, "<text class=\"roof-label\""), 5);
+    assert_int_equal(kbt_count(t, "<line class=\"roof-mem\""), 1);
+    assert_int_equal(kbt_count(t, "<line class=\"roof-compute\""), 2);
+    kbt_has(t, "<li class=\"roof-label\"><span class=\"key-mem\"></span>copy bw 4200 GB/s</li>");
+    kbt_has(t, "</span>bf16 mma 780 TFLOP/s</li>");
+    kbt_has(t, "</span>fp32 51 TFLOP/s</li>");
+    kbt_has(t, ">fused [1]</text>");
+    kbt_has(t, ">fused [2]</text>");
     free(t);
 
     /* no ceilings: no roofs, still the points; no stalls: no section */
@@ -201,6 +223,39 @@ static void test_run_structure(void **state)
     kbt_has(t, "<p class=\"nochart\">no results</p>");
     assert_string_equal(t + strlen(t) - 8, "</html>\n");
     free(t);
+}
+
+/* Extreme but valid figures (the smallest subnormal, the largest double) make
+ * no chart loop, blow up or convert an infinite scale to an integer: the
+ * values a chart cannot place are left out with a note, in bounded time and
+ * size. */
+static void test_extreme_values(void **state)
+{
+    (void)state;
+    static const double extremes[] = {5e-324, 1e-300, 1e308, DBL_MAX, 1e-13, 1e13};
+    alarm(20); /* the page used to take forever for some of these */
+    for (size_t i = 0; i < KB_COUNT(extremes); i++) {
+        for (int field = 0; field < 4; field++) {
+            kb_run run;
+            build(&run);
+            kb_result *r = &run.results[0];
+            double *target[] = {&r->bytes, &r->flops, &r->median_us, &run.dev.copy_gbps};
+            *target[field] = extremes[i];
+            if (field < 3) /* the figures derived from them, as a report would hold */
+                kb_result_derive(r, &run.dev);
+            run.dev.mma_tflops = field == 3 ? extremes[i] : run.dev.mma_tflops;
+            char *t = render_run(&run);
+            assert_true(strlen(t) < 200000);
+            assert_string_equal(t + strlen(t) - 8, "</html>\n");
+            assert_null(strstr(t, "nan"));
+            assert_null(strstr(t, "inf\""));
+            if (field == 2)
+                kbt_has(t, "out of the chart's range not drawn");
+            free(t);
+            kb_run_release(&run);
+        }
+    }
+    alarm(0);
 }
 
 /* A compute-bound case shows TFLOP/s and % peak, and its extra memory. */
@@ -273,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_run_escaped),
         cmocka_unit_test(test_run_structure),
+        cmocka_unit_test(test_extreme_values),
         cmocka_unit_test(test_compute_columns),
         cmocka_unit_test(test_compare_page),
     };

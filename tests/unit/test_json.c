@@ -731,7 +731,7 @@ static void test_files(void **state)
     /* Writing where no file can be created leaves nothing behind. */
     path_in(trunc, sizeof trunc, "no/such/dir/r.json");
     assert_int_equal(kb_json_save_run(&back, trunc, &e), KB_EENV);
-    assert_non_null(strstr(e.msg, "cannot create '"));
+    assert_non_null(strstr(e.msg, "cannot write '"));
 
     cJSON_free(a);
     cJSON_free(b);

@@ -223,6 +223,24 @@ static void plan_orders_cases(void **state)
     kb_plan_release(&p); /* twice is harmless */
 }
 
+/* Shapes that give the same case run once: the same text twice, the same axes
+ * in another order, a default named or left out. */
+static void plan_runs_identical_cases_once(void **state)
+{
+    (void)state;
+    kb_plan p;
+    kb_err e = {{0}};
+    const char *shapes[] = {"rows=8,cols=16", "rows=8,cols=16", "cols=16,rows=8", "rows=3",
+                            "rows=3,cols=4096"};
+    assert_int_equal(kb_plan_init(&p, "softmax", "naive", shapes, 5, NULL, 0, &e), KB_OK);
+    char *t = plan_lines(&p);
+    assert_string_equal(t, "softmax naive fp32 rows=8,cols=16\n"
+                           "softmax naive fp32 rows=3,cols=4096\n");
+    assert_int_equal(kb_plan_count(&p), 2);
+    free(t);
+    kb_plan_release(&p);
+}
+
 /* Without --dtype every operator runs in its own default dtype; "all" takes
  * every operator of the registry, however many there are. */
 static void plan_all_uses_each_default_dtype(void **state)
@@ -349,6 +367,7 @@ int main(void)
         cmocka_unit_test(ceilings_go_stale),
         cmocka_unit_test(l2_resident_cases),
         cmocka_unit_test(plan_orders_cases),
+        cmocka_unit_test(plan_runs_identical_cases_once),
         cmocka_unit_test(plan_all_uses_each_default_dtype),
         cmocka_unit_test(plan_refuses_bad_names),
         cmocka_unit_test(case_comes_back_from_its_child),

@@ -266,11 +266,31 @@ static void metric_set_names(void **state)
     assert_string_equal(kb_metric_set_name(KB_METRICS_COUNT), "?");
 }
 
+/* Metrics read for people: kbench's own by table, others by the form of the
+ * name, an unknown one labelled by its name. */
+static void metric_labels_and_units(void **state)
+{
+    (void)state;
+    kb_metric_info m = kb_metric_info_of(KB_METRIC_DURATION);
+    assert_string_equal(m.label, "duration");
+    assert_int_equal(m.unit, KB_UNIT_NS);
+    m = kb_metric_info_of("lts__t_sector_hit_rate.pct");
+    assert_string_equal(m.label, "L2 hit rate");
+    assert_int_equal(m.unit, KB_UNIT_PCT);
+    static const char other_pct[] = "smsp__foo.avg.pct_of_peak_sustained_active";
+    m = kb_metric_info_of(other_pct);
+    assert_ptr_equal(m.label, other_pct);
+    assert_int_equal(m.unit, KB_UNIT_PCT);
+    assert_int_equal(kb_metric_info_of("lts__t_bytes.sum").unit, KB_UNIT_BYTES);
+    assert_int_equal(kb_metric_info_of("sm__cycles_elapsed.max").unit, KB_UNIT_COUNT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(speedup_follows_the_case),
         cmocka_unit_test(kernels_summarised),
+        cmocka_unit_test(metric_labels_and_units),
         cmocka_unit_test(derived_figures),
         cmocka_unit_test(metric_set_names),
         cmocka_unit_test(occupancy_pairs_one_kernel),

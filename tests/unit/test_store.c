@@ -431,14 +431,20 @@ static void test_empty_store(void **state)
     path_in(path, sizeof path, "empty.db");
     kb_store *s = open_store(path, 1);
     assert_int_equal(kb_store_load_run(s, 0, &back, &e), KB_EUSAGE);
-    snprintf(want, sizeof want, "no runs in '%s'", path);
+    snprintf(want, sizeof want,
+             "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench import "
+             "FILE.json')",
+             path);
     assert_string_equal(e.msg, want);
     char *list = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&list, &len);
     assert_int_equal(kb_store_list_runs(s, f, &e), KB_OK);
     fclose(f);
-    snprintf(want, sizeof want, "no runs in '%s'\n", path);
+    snprintf(want, sizeof want,
+             "no runs in '%s' (fill it with 'kbench run OP' on a GPU, or 'kbench import "
+             "FILE.json')\n",
+             path);
     assert_string_equal(list, want);
     free(list);
     kb_store_close(s);
@@ -546,11 +552,101 @@ static void test_refuse_newer_schema(void **state)
                    "CREATE TABLE runs_v99(id INTEGER PRIMARY KEY);"
                    "PRAGMA user_version = 99;");
     snprintf(want, sizeof want,
-             "'%s' is a kbench store of schema version 99, newer than this kbench (%d)", path,
+             "'%s' is not a kbench store I can read (schema version 99, newer than this kbench's %d)",
+             path,
              KB_STORE_VERSION);
     assert_refused(path, 1, want);
     assert_refused(path, 0, want);
     assert_int_equal(user_version(path), 99);
+}
+
+/* A schema version below 0 is refused as unreadable, the file untouched (it
+ * used to index the migration table out of bounds). */
+static void test_refuse_negative_version(void **state)
+{
+    (void)state;
+    static const char *const versions[] = {"-1", "-2", "-2147483648"};
+    for (size_t i = 0; i < KB_COUNT(versions); i++) {
+        char path[256], sql[512], want[512];
+        snprintf(path, sizeof path, "%s/negative%zu.db", tmpdir, i);
+        snprintf(sql, sizeof sql,
+                 "CREATE TABLE kbench_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                 "INSERT INTO kbench_meta VALUES('format', 'kbench');"
+                 "PRAGMA user_version = %s;",
+                 versions[i]);
+        exec_sql(path, sql);
+        snprintf(want, sizeof want, "'%s' is not a kbench store I can read (schema version %s)",
+                 path, versions[i]);
+        assert_refused(path, 1, want);
+        assert_refused(path, 0, want);
+        assert_int_equal(user_version(path), (int)strtol(versions[i], NULL, 10));
+    }
+}
+
+static int64_t count_runs(const char *path)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    int64_t n = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        n = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return n;
+}
+
+/* Processes released together all create the same new store and import a run
+ * into it: every one succeeds, and every run is there afterwards (a creator
+ * that lost the race used to delete the store the winner had filled, or fail
+ * making its folder). */
+static void test_racing_creators(void **state)
+{
+    (void)state;
+    enum { ROUNDS = 25, CREATORS = 8 };
+    for (int round = 0; round < ROUNDS; round++) {
+        char path[256];
+        int gate[2];
+        pid_t pids[CREATORS];
+        /* Odd rounds race on the store alone, even ones on its folder too. */
+        snprintf(path, sizeof path, "%s/race%d", tmpdir, round);
+        if (round % 2)
+            assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof path, "%s/race%d/kbench.db", tmpdir, round);
+        assert_int_equal(pipe(gate), 0);
+        for (int i = 0; i < CREATORS; i++) {
+            pids[i] = fork();
+            assert_true(pids[i] >= 0);
+            if (pids[i] == 0) {
+                char c;
+                kb_err e = {{0}};
+                kb_store *s = NULL;
+                kb_run run;
+                close(gate[1]);
+                (void)!read(gate[0], &c, 1); /* returns when the parent closes the gate */
+                build_run(&run, "race");
+                kb_status st = kb_store_open(path, 1, &s, &e);
+                if (st == KB_OK)
+                    st = kb_store_import_run(s, &run, &e);
+                if (st != KB_OK)
+                    fprintf(stderr, "creator %d of round %d: %s\n", i, round, e.msg);
+                kb_store_close(s);
+                kb_run_release(&run);
+                _exit(st == KB_OK ? 0 : 1);
+            }
+        }
+        close(gate[0]);
+        close(gate[1]);
+        int failed = 0;
+        for (int i = 0; i < CREATORS; i++) {
+            int ws = 0;
+            assert_int_equal(waitpid(pids[i], &ws, 0), pids[i]);
+            failed += !WIFEXITED(ws) || WEXITSTATUS(ws) != 0;
+        }
+        assert_int_equal(failed, 0);
+        assert_int_equal(count_runs(path), CREATORS);
+    }
 }
 
 /* A store built at each older version opens, migrates to the current one and
@@ -859,6 +955,8 @@ int main(void)
         cmocka_unit_test(test_refuse_text_file),
         cmocka_unit_test(test_refuse_foreign_sqlite),
         cmocka_unit_test(test_refuse_newer_schema),
+        cmocka_unit_test(test_refuse_negative_version),
+        cmocka_unit_test(test_racing_creators),
         cmocka_unit_test(test_migrations),
         cmocka_unit_test(test_interrupted_runs),
         cmocka_unit_test(test_ceilings),

@@ -1,8 +1,10 @@
-/* test_util.c - number parsing, string helpers and edit distance (util/status). */
+/* test_util.c - number parsing, string helpers, edit distance (util/status) and
+ * the sanitiser of untrusted strings (util/text). */
 #include "kbtest.h"
 #include "util/embed.h"
 #include "util/sha256.h"
 #include "util/status.h"
+#include "util/text.h"
 
 static void parse_i64_accepts_range(void **state)
 {
@@ -68,6 +70,58 @@ static void edit_distance_counts(void **state)
     assert_int_equal(kb_edit_distance("kitten", "sitting"), 3);
 }
 
+/* The one sanitiser of untrusted strings, per output kind. */
+static void safe_text_per_kind(void **state)
+{
+    (void)state;
+    char b[256];
+    /* a terminal: escape sequences, line breaks, C1 controls and bad UTF-8
+     * shown escaped; good UTF-8 kept */
+    assert_string_equal(kb_safe(KB_SAFE_TERM, "red\x1b[31m\nnext\ttab\x7f\xc2\x9b\xff 2\xc2\xb5s",
+                                b, sizeof b),
+                        "red\\e[31m\\nnext\\ttab\\x7f\\u009b\\xff 2\xc2\xb5s");
+    assert_string_equal(kb_safe(KB_SAFE_TERM, "a\rb\x01", b, sizeof b), "a\\rb\\x01");
+    /* markdown: no cell split, code span, raw HTML or line break */
+    assert_string_equal(kb_safe(KB_SAFE_MD, "a|b `c` <script>&\nx\\", b, sizeof b),
+                        "a\\|b \\`c\\` &lt;script>&amp;\\nx\\\\");
+    /* CSV: a formula is neutralised, other cells left as they are */
+    assert_string_equal(kb_safe(KB_SAFE_CSV, "=HYPERLINK(\"x\")", b, sizeof b),
+                        "'=HYPERLINK(\"x\")");
+    for (const char *p = "+-@"; *p; p++) {
+        char in[8] = {*p, '1', '\0'}, want[8] = {'\'', *p, '1', '\0'};
+        assert_string_equal(kb_safe(KB_SAFE_CSV, in, b, sizeof b), want);
+    }
+    assert_string_equal(kb_safe(KB_SAFE_CSV, "a=1", b, sizeof b), "a=1");
+    assert_string_equal(kb_safe(KB_SAFE_CSV, "", b, sizeof b), "");
+    /* cut whole at a character boundary when the buffer is short */
+    assert_string_equal(kb_safe(KB_SAFE_TERM, "ab\x1b", b, 4), "ab");
+    assert_string_equal(kb_safe(KB_SAFE_TERM, "a\xc2\xb5", b, 3), "a");
+}
+
+/* Lines under an error's message live past its NUL: the message reads as one
+ * line, a new message drops them, and a value in a message cannot make one. */
+static void error_more_lines(void **state)
+{
+    (void)state;
+    kb_err e = {{0}};
+    assert_string_equal(kb_err_more(&e), "");
+    kb_fail(&e, KB_EUSAGE, "'%s' does not compile", "x.cu");
+    kb_err_set_more(&e, "x.cu:3: error: a\nx.cu:4: error: b");
+    assert_string_equal(e.msg, "'x.cu' does not compile");
+    assert_string_equal(kb_err_more(&e), "x.cu:3: error: a\nx.cu:4: error: b");
+    kb_fail(&e, KB_EUSAGE, "unknown variant '%s'", "a\nb");
+    assert_string_equal(e.msg, "unknown variant 'a\nb'");
+    assert_string_equal(kb_err_more(&e), "");
+    /* a message that fills the buffer leaves no room, and nothing is written */
+    char big[2000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    kb_fail(&e, KB_EENV, "%s", big);
+    kb_err_set_more(&e, "never shown");
+    assert_string_equal(kb_err_more(&e), "");
+    assert_int_equal(strlen(e.msg), sizeof e.msg - 1);
+}
+
 /* FIPS 180-4 / NIST CSRC example vectors, and a message of exactly one block
  * of padding room (55, 56 and 64 bytes cross the padding's edge cases). */
 static void sha256_vectors(void **state)
@@ -126,8 +180,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_i64_accepts_range),   cmocka_unit_test(parse_i64_rejects_bad_text),
         cmocka_unit_test(parse_double_checks),       cmocka_unit_test(strlcpy_truncates),
-        cmocka_unit_test(edit_distance_counts),      cmocka_unit_test(sha256_vectors),
-        cmocka_unit_test(embedded_files_match_the_tree),
+        cmocka_unit_test(edit_distance_counts),      cmocka_unit_test(safe_text_per_kind),
+        cmocka_unit_test(sha256_vectors),            cmocka_unit_test(embedded_files_match_the_tree),
+        cmocka_unit_test(error_more_lines),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -90,6 +90,13 @@ static char *render(writer w, const kb_run *run)
     return buf;
 }
 
+/* The text report with every column, cells whole (--wide). */
+static kb_status write_wide(FILE *f, const kb_run *run, kb_err *e)
+{
+    const kb_text_layout l = {0, 1};
+    return kb_write_text_laid_out(f, run, &l, e);
+}
+
 /* Display columns of the first n bytes of s. */
 static size_t cols(const char *s, size_t n)
 {
@@ -121,7 +128,7 @@ static void test_text(void **state)
     (void)state;
     kb_run run;
     build_run(&run, "complete");
-    char *t = render(kb_write_text, &run);
+    char *t = render(write_wide, &run);
     kbt_has(t, "kbench run 7  [complete]\n");
     assert_null(strstr(t, " \n")); /* no trailing blanks */
     kbt_has(t, "device    NVIDIA H200, cc 9.0, 132 SMs  (GPU-1234)\n");
@@ -182,15 +189,15 @@ static void test_text(void **state)
     /* Full reasons below the table, one line each. */
     kbt_has(t, "  vendor (skipped): cudnn has no fp32 softmax for rows of 1024 columns in this "
            "build of the library\n");
-    kbt_has(t, "  a|b (failed): launch failed: \"too many resources requested\", 300 registers "
-           "second line | piped\n");
+    kbt_has(t, "  a|b (failed): launch failed: \"too many resources requested\", 300 registers"
+           "\\nsecond line | piped\n");
     kbt_has(t, "  fused (mismatch): max abs err 0.5, rel l2 err 0.0125 (atol 1e-05, rtol 0.0001); "
            "max abs err 0.5 at row 3, col 9\n");
     free(t);
 
     snprintf(run.state, sizeof run.state, "interrupted");
     run.dev.copy_gbps = NAN;
-    t = render(kb_write_text, &run);
+    t = render(write_wide, &run);
     kbt_has(t, "kbench run 7  [interrupted]\n!! INTERRUPTED: the run stopped before it finished");
     kbt_has(t, "ceilings  not calibrated (run 'kbench calibrate')\n");
     line_of(t, "coalesced", row, sizeof row);
@@ -215,12 +222,12 @@ static void test_markdown(void **state)
     build_run(&run, "interrupted");
     char *t = render(kb_write_markdown, &run);
     kbt_has(t, "# kbench run 7\n\n> **INTERRUPTED: ");
-    kbt_has(t, "- **device**: NVIDIA H200, cc 9.0, 132 SMs (`GPU-1234`)\n");
+    kbt_has(t, "- **device**: NVIDIA H200, cc 9.0, 132 SMs (GPU-1234)\n");
     kbt_has(t, "## softmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n\n| variant | status |");
     kbt_has(t, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     kbt_has(t, "| a\\|b | failed |");
-    kbt_has(t, "- **a|b** (failed): launch failed: \"too many resources requested\", 300 "
-           "registers second line \\| piped\n");
+    kbt_has(t, "- **a\\|b** (failed): launch failed: \"too many resources requested\", 300 "
+           "registers\\nsecond line \\| piped\n");
     /* Every table line has exactly 12 bare pipes (11 columns: no counters). */
     int rows = 0;
     for (char *line = t; line && *line;) {
@@ -318,7 +325,9 @@ static void test_csv(void **state)
     assert_string_equal(fields[2][speed], "");
     assert_string_equal(fields[1][nk], "2");
     assert_string_equal(fields[6][variant], "a|b");
-    assert_string_equal(fields[6][reason], nasty_reason);
+    /* untrusted text on one line: the line break shown as \n */
+    assert_string_equal(fields[6][reason], "launch failed: \"too many resources requested\", "
+                                           "300 registers\\nsecond line | piped");
     /* The counter fields come last; unknown is empty. */
     assert_string_equal(fields[0][35], "metric_set");
     assert_string_equal(fields[0][45], "top_stalls");
@@ -335,7 +344,7 @@ static void test_csv(void **state)
     assert_string_equal(fields[1][col_index(fields, "registers")], "32");
     assert_string_equal(fields[1][col_index(fields, "local_bytes")], "0");
     assert_string_equal(fields[5][col_index(fields, "registers")], "");
-    kbt_has(t, "\"launch failed: \"\"too many resources requested\"\", 300 registers\nsecond");
+    kbt_has(t, "\"launch failed: \"\"too many resources requested\"\", 300 registers\\nsecond");
     free(t);
     kb_run_release(&run);
 }
@@ -347,7 +356,7 @@ static void test_empty_run(void **state)
     kb_run_init(&run);
     snprintf(run.state, sizeof run.state, "running");
     char *t = render(kb_write_text, &run);
-    kbt_has(t, "kbench run (not stored)  [running]\n!! RUNNING:");
+    kbt_has(t, "kbench run  [running]\n!! RUNNING:");
     kbt_has(t, "\nno results\n");
     free(t);
     t = render(kb_write_markdown, &run);
@@ -473,7 +482,7 @@ static void test_counter_columns(void **state)
     kb_run run;
     char head[512], row[512];
     build_counted(&run);
-    char *t = render(kb_write_text, &run);
+    char *t = render(write_wide, &run);
     line_of(t, "variant", head, sizeof head);
     kbt_has(head, "kernels  regs  spill  DRAM GB/s  excess  occ a/t  top stalls");
     line_of(t, "fused", row, sizeof row);
@@ -497,7 +506,7 @@ static void test_counter_columns(void **state)
     snprintf(v->counters_reason, sizeof v->counters_reason, "%s", perm_reason);
     v->dram_bytes = v->dram_gbps = v->excess_traffic = v->achieved_occupancy = NAN;
     v->top_stalls[0] = '\0';
-    t = render(kb_write_text, &run);
+    t = render(write_wide, &run);
     line_of(t, "shared-memory", row, sizeof row);
     kbt_has(row, "255   64 B          -       -    -/50%  -");
     kbt_has(t, "\n  counters: none for shared-memory (counters not permitted (ERR_NVGPUCTRPERM): "
@@ -560,7 +569,7 @@ static void test_counters_none(void **state)
         r->dram_bytes = r->dram_gbps = r->excess_traffic = r->achieved_occupancy = NAN;
         r->top_stalls[0] = '\0';
     }
-    char *t = render(kb_write_text, &run);
+    char *t = render(write_wide, &run);
     line_of(t, "variant", head, sizeof head);
     assert_string_equal(head, "variant        status    median  spread    GB/s  % copy  vs naive"
                               "  kernels  regs  spill");
@@ -579,8 +588,10 @@ static void test_counters_none(void **state)
     kb_run_release(&run);
 }
 
-/* Lines stay within 140 columns: the stall summary is cut after whole pairs,
- * and a note that does not fit moves under the table. */
+/* Lines stay within 100 columns: the compact column set (no kernels, spill,
+ * DRAM GB/s), a note or stall summary that does not fit moves under the table,
+ * long lines wrap; --wide shows every column, the stall summary cut after
+ * whole pairs only when a width is given. */
 static void test_width_limit(void **state)
 {
     (void)state;
@@ -594,24 +605,47 @@ static void test_width_limit(void **state)
     add(&run, "softmax", "fp32", 4096, 32768, "flash-tiled", KB_R_FAILED, NAN, NAN, NAN, 0,
         long_reason);
     char *t = render(kb_write_text, &run);
-    assert_width(t, 140);
+    assert_width(t, 100);
+    line_of(t, "variant", row, sizeof row);
+    assert_string_equal(row, "variant            status    median  spread    GB/s  % copy  vs naive"
+                             "  regs  excess  occ a/t");
     line_of(t, "one-pass-variance", row, sizeof row);
-    assert_true(strlen(row) >= 11 && strcmp(row + strlen(row) - 13, "  long_sb 71%") == 0);
-    line_of(t, "fused", row, sizeof row);
-    assert_true(strcmp(row + strlen(row) - 13, "  long_sb 52%") == 0);
+    assert_string_equal(row, "one-pass-variance  ok      1.250 ms   \xC2\xB1" "0.4%   859.0   21.4%"
+                             "         -    16   3.00x  45/100%");
     line_of(t, "flash-tiled", row, sizeof row);
     kbt_has(row, "  failed ");
     assert_null(strstr(row, "cudnn"));
-    /* The notes under the table: the full reason, and the note of an ok result. */
+    /* under the table: the stalls, the note of an ok result, the full reason
+     * wrapped */
+    kbt_has(t, "\n  one-pass-variance: top stalls long_sb 71% lg_throttle 9%\n");
+    kbt_has(t, "\n  fused: top stalls long_sb 52% barrier 18%\n");
     kbt_has(t, "\n  shared-memory (ok): not checked\n"
            "  flash-tiled (failed): cudnn has no fp32 softmax for rows of 1024 columns in this "
-           "build of the library\n");
+           "build of the\n  library\n");
+    free(t);
+    /* a narrower layout (a terminal's) still fits */
+    kb_text_layout narrow = {80, 0};
+    char *buf = NULL;
+    size_t len = 0;
+    kb_err e = {{0}};
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(kb_write_text_laid_out(f, &run, &narrow, &e), KB_OK);
+    fclose(f);
+    assert_width(buf, 96); /* the table's own numbers; the wrapped lines within 80 */
+    free(buf);
+    /* --wide: every column, cells whole */
+    t = render(write_wide, &run);
+    line_of(t, "variant", row, sizeof row);
+    kbt_has(row, "kernels  regs  spill  DRAM GB/s  excess  occ a/t  top stalls");
+    line_of(t, "one-pass-variance", row, sizeof row);
+    kbt_has(row, "long_sb 71% lg_throttle 9%");
     free(t);
     /* Without counters the same notes fit in the table. */
     for (size_t i = 0; i < run.nresults; i++)
         snprintf(run.results[i].metric_set, sizeof run.results[i].metric_set, "none");
     t = render(kb_write_text, &run);
-    assert_width(t, 140);
+    assert_width(t, 100);
     line_of(t, "shared-memory", row, sizeof row);
     kbt_has(row, "  not checked");
     assert_null(strstr(t, "(ok): "));
@@ -645,7 +679,7 @@ static void test_compute_bound(void **state)
         r->extra_bytes = v[i].extra;
         kb_result_derive(r, &run.dev);
     }
-    char *t = render(kb_write_text, &run);
+    char *t = render(write_wide, &run);
     kbt_has(t, "ceilings  copy bw 4229 GB/s \xC2\xB7 bf16 mma 780 TFLOP/s \xC2\xB7 fp32 51 TFLOP/s "
            "(calibrated)\n");
     const char *g = strstr(t, "attention \xC2\xB7 bf16 \xC2\xB7 rows=4096, cols=4096\n");
@@ -691,7 +725,7 @@ static void test_compute_bound(void **state)
     run.dev.copy_gbps = NAN;
     run.dev.fp32_tflops = NAN;
     run.dev.mma_tflops = 8.125;
-    t = render(kb_write_text, &run);
+    t = render(write_wide, &run);
     kbt_has(t, "ceilings  bf16 mma 8.1 TFLOP/s (calibrated)\n");
     free(t);
     kb_run_release(&run);
@@ -716,10 +750,10 @@ static void test_kernels_detail(void **state)
            "    shared mem  4096 B static + 0 B dynamic per block\n"
            "    local mem   0 B per thread\n"
            "    occupancy   75.0% theoretical, 6 blocks per SM, limited by registers\n"
-           "    metrics\n"
-           "      dram__bytes_read.sum                               536870912\n"
-           "      dram__bytes_write.sum                              536870912\n"
-           "      sm__warps_active.avg.pct_of_peak_sustained_active  61.3\n"
+           "    metrics\n" /* label, value in its unit, the CUPTI name */
+           "      DRAM read              537 MB  dram__bytes_read.sum\n"
+           "      DRAM written           537 MB  dram__bytes_write.sum\n"
+           "      achieved occupancy      61.3%  sm__warps_active.avg.pct_of_peak_sustained_active\n"
            "    stalls (share of stalled warp cycles, largest first)\n"
            "      long_scoreboard   52.0%\n"
            "      barrier           18.0%\n"
@@ -737,10 +771,10 @@ static void test_kernels_detail(void **state)
            "- **counters**: stalls, 3 passes\n\n"
            "| # | kernel | grid | block | regs | static smem | dynamic smem | local | occupancy "
            "| limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n"
-           "| 1 | `softmax_fused_kernel<float>` | 4096x1x1 | 256x1x1 | 40 | 4096 B | 0 B | 0 B "
+           "| 1 | softmax_fused_kernel&lt;float> | 4096x1x1 | 256x1x1 | 40 | 4096 B | 0 B | 0 B "
            "| 75.0% | registers |\n"
-           "\n**kernel 1 metrics**\n\n| metric | value |\n|---|---:|\n"
-           "| dram__bytes_read.sum | 536870912 |\n");
+           "\n**kernel 1 metrics**\n\n| metric | value | CUPTI name |\n|---|---:|---|\n"
+           "| DRAM read | 537 MB | dram__bytes_read.sum |\n");
     kbt_has(t, "\n**kernel 1 stalls** (share of stalled warp cycles, largest first)\n\n"
            "| reason | share |\n|---|---:|\n| long_scoreboard | 52.0% |\n| barrier | 18.0% |\n");
     kbt_has(t, "- no kernels recorded (cudnn has no fp32 softmax");
