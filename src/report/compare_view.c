@@ -137,10 +137,19 @@ static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt
         any_moved |= rows[i].c[K_MOVED][0] != '\0';
     vis[K_MOVED] = any_moved || k == KF_MD;
     if (k == KF_TEXT && width > 0) {
-        /* within width: "what moved" gets what the other columns leave */
-        size_t used = 0;
+        /* within width: "what moved" gets what the other columns leave, in
+         * bytes (never fewer than display columns: a UTF-8 "µ" is two), so a
+         * row fits however a reader counts it */
+        size_t used = 0, extra = 0;
         for (int j = 0; j < K_MOVED; j++)
             used += vis[j] ? wcol[j] + 2 : 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t e = 0;
+            for (int j = 0; j < K_MOVED; j++)
+                e += vis[j] ? strlen(rows[i].c[j]) - kb_text_width(rows[i].c[j]) : 0;
+            extra = e > extra ? e : extra;
+        }
+        used += extra;
         const size_t room = width > used ? width - used : 0;
         if (room < MIN_MOVED)
             vis[K_MOVED] = 0;
@@ -152,7 +161,7 @@ static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt
         for (int j = 0; j < NK; j++)
             cell[j] = i == 0 ? head[j] : rows[i - 1].c[j];
         if (k == KF_TEXT) {
-            if (vis[K_MOVED] && kb_text_width(cell[K_MOVED]) > wcol[K_MOVED]) {
+            if (vis[K_MOVED] && strlen(cell[K_MOVED]) > wcol[K_MOVED]) {
                 kb_text_shorten(cell[K_MOVED], wcol[K_MOVED], cut, sizeof cut);
                 cell[K_MOVED] = cut;
             }

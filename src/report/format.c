@@ -146,9 +146,20 @@ static size_t cols_to_bytes(const char *s, size_t n)
     return i;
 }
 
+/* The bytes of s that fit in n bytes without splitting a UTF-8 character. */
+static size_t fit_bytes(const char *s, size_t n)
+{
+    size_t i = strlen(s) < n ? strlen(s) : n;
+    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+        i--;
+    return i;
+}
+
 void kb_text_wrap(FILE *f, const char *lead, const char *text, size_t width)
 {
-    const size_t indent = kb_text_width(lead);
+    /* widths counted in bytes, never fewer than the display columns: a line
+     * fits width columns however a reader counts it (a UTF-8 "·" is two) */
+    const size_t indent = strlen(lead);
     size_t col = indent;
     int fresh = 1; /* nothing on this line after the lead or indent yet */
     fputs(lead, f);
@@ -162,9 +173,9 @@ void kb_text_wrap(FILE *f, const char *lead, const char *text, size_t width)
         size_t take = len < sizeof word ? len : sizeof word - 1;
         memcpy(word, s, take);
         word[take] = '\0';
-        size_t w = kb_text_width(word);
+        size_t w = strlen(word);
         if (width && !fresh && col + gap + w > width) {
-            fprintf(f, "\n%*s", (int)indent, "");
+            fprintf(f, "\n%*s", (int)kb_text_width(lead), "");
             col = indent;
             fresh = 1;
         }
@@ -174,11 +185,13 @@ void kb_text_wrap(FILE *f, const char *lead, const char *text, size_t width)
         }
         /* a word wider than a whole line is cut across lines */
         while (width && w > 0 && col + w > width && width > indent + 1) {
-            const size_t fit = width - col, b = cols_to_bytes(word, fit);
+            size_t b = fit_bytes(word, width - col);
+            if (b == 0)
+                b = cols_to_bytes(word, 1); /* one character, however wide */
             fwrite(word, 1, b, f);
             memmove(word, word + b, strlen(word + b) + 1);
-            w = kb_text_width(word);
-            fprintf(f, "\n%*s", (int)indent, "");
+            w = strlen(word);
+            fprintf(f, "\n%*s", (int)kb_text_width(lead), "");
             col = indent;
         }
         fputs(word, f);

@@ -69,14 +69,16 @@ static void cut_stalls(const char *s, size_t max, char *b, size_t n)
     b[keep] = '\0';
 }
 /* Widths of the visible columns. The stalls and note columns (the last two)
- * are cut so that a line stays within TEXT_WIDTH, the stalls first served;
+ * are cut so that a line stays within TEXT_WIDTH, the stalls first served,
+ * counting a row's UTF-8 characters ("µ", "±") at their bytes so that a line
+ * fits however a reader counts it;
  * when the note would get fewer than MIN_NOTE columns (or its own width, if
  * less) it is hidden (vis[KB_COL_NOTE] = 0) and the caller prints the notes under
  * the table instead. */
 static void text_widths(const kb_heads *hd, const kb_row *rows, size_t nrows,
                         int vis[KB_NCOL], size_t limit, size_t width[KB_NCOL])
 {
-    size_t used = 0;
+    size_t used = 0, extra = 0;
     int first = 1;
     for (int c = 0; c < KB_NCOL; c++) {
         width[c] = kb_text_width(hd->h[c]);
@@ -88,6 +90,14 @@ static void text_widths(const kb_heads *hd, const kb_row *rows, size_t nrows,
         used += width[c] + (first ? 0 : 2);
         first = 0;
     }
+    for (size_t i = 0; i < nrows; i++) {
+        size_t e = 0;
+        for (int c = 0; c < KB_NCOL; c++)
+            if (vis[c] && c != KB_COL_STALLS && c != KB_COL_NOTE)
+                e += strlen(rows[i].c[c]) - kb_text_width(rows[i].c[c]);
+        extra = e > extra ? e : extra;
+    }
+    used += extra;
     if (limit == 0)
         return; /* every cell whole */
     size_t avail = limit > used ? limit - used : 0;
@@ -125,7 +135,8 @@ static void row_cells(const kb_heads *hd, const kb_row *rows, size_t i,
 {
     for (int c = 0; c < KB_NCOL; c++) {
         cell[c] = i == 0 ? hd->h[c] : rows[i - 1].c[c];
-        if (kb_text_width(cell[c]) <= width[c])
+        const int last = c == KB_COL_STALLS || c == KB_COL_NOTE; /* cut to bytes */
+        if ((last ? strlen(cell[c]) : kb_text_width(cell[c])) <= width[c])
             continue;
         if (c == KB_COL_STALLS)
             cut_stalls(cell[c], width[c], cut[c], KB_CELL);
