@@ -161,7 +161,8 @@ static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt
         for (int j = 0; j < NK; j++)
             cell[j] = i == 0 ? head[j] : rows[i - 1].c[j];
         if (k == KF_TEXT) {
-            if (vis[K_MOVED] && strlen(cell[K_MOVED]) > wcol[K_MOVED]) {
+            const size_t moved = width > 0 ? strlen(cell[K_MOVED]) : kb_text_width(cell[K_MOVED]);
+            if (vis[K_MOVED] && moved > wcol[K_MOVED]) {
                 kb_text_shorten(cell[K_MOVED], wcol[K_MOVED], cut, sizeof cut);
                 cell[K_MOVED] = cut;
             }
