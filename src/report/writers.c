@@ -130,12 +130,13 @@ static void right_cols(int right[KB_NCOL])
 /* The cells of row i of the table (0: the headings), those wider than their
  * column cut into cut[] (the stall summary after a whole pair). */
 static void row_cells(const kb_heads *hd, const kb_row *rows, size_t i,
-                      const size_t width[KB_NCOL],
+                      const size_t width[KB_NCOL], int limited,
                       char cut[KB_NCOL][KB_CELL], const char *cell[KB_NCOL])
 {
     for (int c = 0; c < KB_NCOL; c++) {
         cell[c] = i == 0 ? hd->h[c] : rows[i - 1].c[c];
-        const int last = c == KB_COL_STALLS || c == KB_COL_NOTE; /* cut to bytes */
+        /* within a limit the last two are cut to bytes (text_widths) */
+        const int last = limited && (c == KB_COL_STALLS || c == KB_COL_NOTE);
         if ((last ? strlen(cell[c]) : kb_text_width(cell[c])) <= width[c])
             continue;
         if (c == KB_COL_STALLS)
@@ -157,7 +158,7 @@ static void text_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t n
     right_cols(right);
     text_widths(hd, rows, nrows, vis, limit, width);
     for (size_t i = 0; i <= nrows; i++) {
-        row_cells(hd, rows, i, width, cut, cell);
+        row_cells(hd, rows, i, width, limit > 0, cut, cell);
         kb_table_text_row(f, cell, width, right, vis, KB_NCOL);
     }
 }
