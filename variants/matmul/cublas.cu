@@ -32,8 +32,11 @@
  * power cap: 1680 and 1515 MHz), 756.6 and 707.3 in an earlier run of the
  * day; fp32 50.8 and 51.2 (no TF32). epilogue=1 (GELU_BIAS) costs it 1.5-3%.
  * At m=4095, n=4097, k=1000 it runs 96.8 TFLOP/s, 0.43x wgmma: rows of odd
- * length are not 16-byte aligned, and the heuristic's kernel for them is
- * slow. At m=16 it is the fastest row (35.2 us, 3.8 TB/s of B). */
+ * length are not 16-byte aligned, and the heuristic falls back to a
+ * Turing-generation kernel (cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_
+ * tn_align1). At 4096^3 it runs nvjet_sm90_tst_256x128_64x4_1x2 (256 x 128
+ * tiles, four stages, clusters of two). At m=16 it is the fastest row (35.2
+ * us, 3.8 TB/s of B). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
