@@ -221,9 +221,11 @@ kb_status kb_isolate_watched(kb_child_fn fn, void *ctx, double timeout_s, kb_chi
         *e = re;
     }
     close(c.fd);
-    if (st == KB_OK && !c.buf && !(c.buf = calloc(1, 1)))
+    if (st == KB_OK && !c.buf)
+        c.buf = calloc(1, 1); /* nothing read: an empty text */
+    if (st == KB_OK && !c.buf)
         st = kb_fail(e, KB_EENV, "out of memory");
-    if (st != KB_OK) {
+    if (st != KB_OK || !c.buf) {
         free(c.buf);
         return st;
     }

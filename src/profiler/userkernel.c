@@ -255,6 +255,8 @@ static kb_status nvcc_version(const char *nvcc, const char **v, kb_err *e)
     kb_status st = run_tool(argv, &out, &code, e);
     if (st != KB_OK)
         return st;
+    if (!out)
+        return kb_fail(e, KB_EENV, "'%s --version' printed nothing", nvcc);
     if (code != 0) {
         free(out);
         return kb_fail(e, KB_EENV, "'%s --version' failed (exit %d)", nvcc, code);
@@ -315,7 +317,7 @@ kb_status kb_user_header_dir(char *inc, size_t n, kb_err *e)
     char *old = NULL;
     size_t len = 0;
     kb_err ignored = {{0}};
-    if (read_file(file, &old, &len, &ignored) == KB_OK && len == h->len &&
+    if (read_file(file, &old, &len, &ignored) == KB_OK && old && len == h->len &&
         memcmp(old, h->text, len) == 0) {
         free(old);
         return KB_OK;

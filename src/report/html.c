@@ -623,7 +623,8 @@ static size_t roof_labels(FILE *f, const kb_run *run, const size_t *caseno, cons
         const double w = (double)kb_text_width(text) * LABEL_CHAR;
         int placed = 0;
         for (int t = 0; t <= 2 * LABEL_TRIES && !placed; t++) {
-            const double dy = (t % 2 ? 1 : -1) * (double)((t + 1) / 2) * LABEL_H;
+            const int step = (t + 1) / 2; /* 0, 1, 1, 2, 2, ...: alternately above, below */
+            const double dy = (t % 2 ? 1 : -1) * (double)step * LABEL_H;
             for (int side = 0; side < 2 && !placed; side++) {
                 const double base = pt[i].y + 4 + dy;
                 const double x = side == 0 ? pt[i].x + 9 : pt[i].x - 9 - w;

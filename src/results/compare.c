@@ -118,7 +118,7 @@ static const double *boot_set(const double *s, size_t n, size_t *m, double **buf
     if (!*buf)
         return NULL;
     for (size_t i = 0; i < KB_CMP_BOOT_MAX; i++)
-        (*buf)[i] = s[((2 * i + 1) * n) / (2 * KB_CMP_BOOT_MAX)];
+        (*buf)[i] = s[((2 * i + 1) * n) / (2 * (size_t)KB_CMP_BOOT_MAX)];
     *m = KB_CMP_BOOT_MAX;
     return *buf;
 }

@@ -664,7 +664,7 @@ static kb_status use_wal(kb_store *s, kb_err *e)
     q = NULL;
     if (wal)
         goto done;
-    const struct timespec pause = {0, 10 * 1000 * 1000};
+    const struct timespec pause = {0, 10L * 1000 * 1000};
     for (int waited = 0;; waited += 10) {
         rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
         if (rc != SQLITE_BUSY || waited >= KB_STORE_BUSY_MS)

@@ -26,7 +26,7 @@ static uint32_t rotr(uint32_t x, unsigned n)
 static void block(uint32_t h[8], const unsigned char *p)
 {
     uint32_t w[64];
-    for (int t = 0; t < 16; t++)
+    for (size_t t = 0; t < 16; t++)
         w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
                (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
     for (int t = 16; t < 64; t++) {
@@ -110,11 +110,11 @@ void kb_sha256_final(kb_sha256 *s, unsigned char out[KB_SHA256_BYTES])
 void kb_sha256_hex(const unsigned char digest[KB_SHA256_BYTES], char out[KB_SHA256_HEX])
 {
     static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < KB_SHA256_BYTES; i++) {
+    for (size_t i = 0; i < KB_SHA256_BYTES; i++) {
         out[2 * i] = hex[digest[i] >> 4];
         out[2 * i + 1] = hex[digest[i] & 15];
     }
-    out[2 * KB_SHA256_BYTES] = '\0';
+    out[(size_t)2 * KB_SHA256_BYTES] = '\0';
 }
 
 void kb_sha256_of(const void *p, size_t n, char out[KB_SHA256_HEX])
