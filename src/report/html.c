@@ -853,9 +853,14 @@ static void sweep_chart(FILE *f, const kb_run *run, const kb_sweep *s)
             vmax = s->figure[c];
     double step = 0;
     int nsteps = 0;
-    if (nv == 0 || !linear_axis(vmax, &step, &nsteps) || !log_placeable((double)s->value[0]) ||
-        !log_placeable((double)s->value[s->npoints - 1])) {
-        fputs("<p class=\"nochart\">no figure to chart in this sweep</p>\n", f);
+    if (!log_placeable((double)s->value[0]) || !log_placeable((double)s->value[s->npoints - 1])) {
+        fputs("<p class=\"nochart\">no chart: the axis holds values a log scale cannot show "
+              "(zero or negative)</p>\n",
+              f);
+        return;
+    }
+    if (nv == 0 || !linear_axis(vmax, &step, &nsteps)) {
+        fputs("<p class=\"nochart\">no chart: no ok result in this sweep</p>\n", f);
         return;
     }
     const char *unit = s->compute ? "TFLOP/s" : "GB/s";

@@ -358,6 +358,25 @@ static void test_sweep_chart(void **state)
     free(h);
     kb_run_release(&run);
 
+    /* a sweep over an axis with zero in it: the table, no chart */
+    kb_run_init(&run);
+    for (int64_t m = 0; m < 3; m++) {
+        kb_result r;
+        kbt_case(&r, "softmax", "fused", "fp32", 64, 4096);
+        snprintf(r.axis[1], sizeof r.axis[1], "mean");
+        r.shape[1] = m;
+        r.status = KB_R_OK;
+        r.median_us = 10;
+        r.gbps = 100;
+        assert_int_equal(kb_run_add(&run, &r), 0);
+    }
+    h = render_run(&run);
+    kbt_has(h, "sweep over mean, rows=64</h3>");
+    kbt_has(h, "no chart: the axis holds values a log scale cannot show (zero or negative)");
+    assert_null(strstr(h, "<svg class=\"sweep-chart\""));
+    free(h);
+    kb_run_release(&run);
+
     build(&run);
     h = render_run(&run);
     assert_null(strstr(h, "id=\"sweeps\""));
