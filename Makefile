@@ -2,7 +2,7 @@
 # `make test` builds and runs every test (GPU tests skip, saying so, when there is
 # no GPU); both install what they need first when it is missing (.ci/deps) and
 # build in parallel; `make check` runs the static checks (cppcheck, banned functions, the
-# include layers); `make asan` builds the host code and host tests under
+# include layers, the Python scripts compiled); `make asan` builds the host code and host tests under
 # AddressSanitizer and UBSan in build-asan/ and runs them; `make memcheck` runs
 # the GPU tests under compute-sanitizer. Host code is C17 (gcc), kernels are CUDA
 # for sm_90 plus compute_90 PTX.
@@ -174,6 +174,7 @@ check: deps-check
 	  --std=c11 --suppress=missingIncludeSystem --inline-suppr -Isrc src tests
 	bash tests/banned.sh
 	bash tests/layers.sh
+	PYTHONPYCACHEPREFIX=$(B)/pycache python3 -m py_compile bench/*.py tests/fixtures/*.py
 
 # clang-tidy over the C sources with .clang-tidy's checks (slow: a minute or two).
 tidy: $(B)/shim/string

@@ -165,7 +165,10 @@ static const char page_css[] =
     "vertical-align:baseline}"
     "span.key-mem{border-top:2px solid #333;height:0!important}"
     "span.key-compute{border-top:2px dashed #333;height:0!important}"
-    "rect.copy-bar{fill:#4c78a8}";
+    "rect.copy-bar{fill:#4c78a8}"
+    "polyline.sweep-line{fill:none;stroke-width:2}line.sweep-tick{stroke:#eef0f4}"
+    "line.sweep-ceiling{stroke:#333;stroke-width:1.5;stroke-dasharray:6 3}"
+    "circle.sweep-point{stroke:#fff;stroke-width:1}td.best{font-weight:700}";
 
 static void page_start(FILE *f, const char *title)
 {
@@ -774,6 +777,241 @@ static int roofline(FILE *f, const kb_run *run, const size_t *caseno)
     return 0;
 }
 
+/* ---- the run page: sweeps ------------------------------------------------------- */
+
+/* A line's colour per variant of a sweep (column v: the colours repeat after
+ * ten variants). */
+static const char *variant_colour(size_t v)
+{
+    static const char *const palette[] = {"#4c78a8", "#f58518", "#54a24b", "#e45756",
+                                          "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
+                                          "#bab0ac", "#eeca3b"};
+    return palette[v % KB_COUNT(palette)];
+}
+
+/* The sweep chart's size and margins; the x-axis labels take up to SW_ROWS
+ * rows under the axis, SW_ROW apart. */
+enum { SW_W = 820, SW_H = 420, SW_L = 70, SW_R = 30, SW_T = 20, SW_B = 78, SW_ROWS = 3,
+       SW_ROW = 13 };
+
+/* The log x-axis of a sweep: the decades lx0 .. lx1 across the plot. */
+typedef struct sweep_axes {
+    double lx0, lx1, top; /* top: the y-axis's greatest value */
+} sweep_axes;
+
+static double sw_x(const sweep_axes *a, int64_t v)
+{
+    return SW_L + (log10((double)v) - a->lx0) / (a->lx1 - a->lx0) * (SW_W - SW_L - SW_R);
+}
+
+static double sw_y(const sweep_axes *a, double v)
+{
+    return SW_H - SW_B - v / a->top * (SW_H - SW_T - SW_B);
+}
+
+/* The x-axis: a tick at each value of the sweep, its label in the first of
+ * SW_ROWS rows where it clears the labels before it (left out when none
+ * has room). Returns how many labels were left out. */
+static size_t sweep_x_ticks(FILE *f, const kb_sweep *s, const sweep_axes *a)
+{
+    double right[SW_ROWS];
+    size_t left_out = 0;
+    for (int r = 0; r < SW_ROWS; r++)
+        right[r] = -1e9;
+    fputs("<g class=\"grid\">", f);
+    for (size_t p = 0; p < s->npoints; p++) {
+        const double x = sw_x(a, s->value[p]);
+        char b[32];
+        snprintf(b, sizeof b, "%lld", (long long)s->value[p]);
+        const double w = (double)strlen(b) * LABEL_CHAR;
+        fprintf(f, "<line class=\"sweep-tick\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
+                SW_T, x, SW_H - SW_B + 4);
+        int row = -1;
+        for (int r = 0; r < SW_ROWS && row < 0; r++)
+            if (x - w / 2 > right[r] + 4)
+                row = r;
+        if (row < 0) {
+            left_out++;
+            continue;
+        }
+        right[row] = x + w / 2;
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>", x,
+                SW_H - SW_B + 16 + row * SW_ROW, b);
+    }
+    fputs("</g>\n", f);
+    return left_out;
+}
+
+/* The chart of a sweep: each variant's figure against the swept axis (log
+ * scale), one line per variant, a point per result with its tooltip, and the
+ * calibrated ceiling as a dashed line. */
+static void sweep_chart(FILE *f, const kb_run *run, const kb_sweep *s)
+{
+    const size_t nv = s->nvariants;
+    double vmax = isfinite(s->ceiling) && s->ceiling > 0 && s->ceiling <= 1e9 ? s->ceiling : 0;
+    for (size_t c = 0; c < s->npoints * nv; c++)
+        if (isfinite(s->figure[c]) && s->figure[c] > vmax && s->figure[c] <= 1e9)
+            vmax = s->figure[c];
+    double step = 0;
+    int nsteps = 0;
+    if (!log_placeable((double)s->value[0]) || !log_placeable((double)s->value[s->npoints - 1])) {
+        fputs("<p class=\"nochart\">no chart: the axis holds values a log scale cannot show "
+              "(zero or negative)</p>\n",
+              f);
+        return;
+    }
+    if (nv == 0 || !linear_axis(vmax, &step, &nsteps)) {
+        fputs("<p class=\"nochart\">no chart: no ok result in this sweep</p>\n", f);
+        return;
+    }
+    const char *unit = s->compute ? "TFLOP/s" : "GB/s";
+    sweep_axes a = {log10((double)s->value[0]), log10((double)s->value[s->npoints - 1]),
+                    step * nsteps};
+    const double pad = 0.04 * (a.lx1 - a.lx0);
+    a.lx0 -= pad;
+    a.lx1 += pad;
+    char b[160], t[64];
+    fprintf(f,
+            "<figure class=\"chart\"><svg class=\"sweep-chart\" "
+            "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
+            SW_W, SW_H, SW_W, SW_H);
+    for (int k = 0; k <= nsteps; k++) {
+        const double y = sw_y(&a, step * k);
+        fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" "
+                   "x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>",
+                SW_L, y, SW_W - SW_R, y, SW_L - 6, y + 4, step * k);
+    }
+    fputs("</g>\n", f);
+    const size_t unlabelled = sweep_x_ticks(f, s, &a);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (SW_L + SW_W - SW_R) / 2,
+            SW_H - 8);
+    kb_html_escape(f, s->axis);
+    fprintf(f, " (log scale)</text><text x=\"16\" y=\"%d\" text-anchor=\"middle\" "
+               "transform=\"rotate(-90 16 %d)\">%s</text>\n",
+            (SW_T + SW_H - SW_B) / 2, (SW_T + SW_H - SW_B) / 2, unit);
+    if (vmax > 0 && isfinite(s->ceiling) && s->ceiling > 0 && s->ceiling <= vmax) {
+        const double y = sw_y(&a, s->ceiling);
+        fprintf(f, "<line class=\"sweep-ceiling\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+                   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s %.0f %s</text>\n",
+                SW_L, y, SW_W - SW_R, y, SW_W - SW_R - 4, y - 5,
+                s->compute ? "peak" : "copy bw", s->ceiling, unit);
+    }
+    for (size_t v = 0; v < nv; v++) {
+        /* a line through the points it has, broken where it has none */
+        int open = 0;
+        for (size_t p = 0; p < s->npoints; p++) {
+            const double x = s->figure[p * nv + v];
+            if (!isfinite(x) || x > vmax) {
+                fputs(open ? "\"/>\n" : "", f);
+                open = 0;
+                continue;
+            }
+            if (!open)
+                fprintf(f, "<polyline class=\"sweep-line\" style=\"stroke:%s\" points=\"",
+                        variant_colour(v));
+            fprintf(f, "%s%.1f,%.1f", open ? " " : "", sw_x(&a, s->value[p]), sw_y(&a, x));
+            open = 1;
+        }
+        fputs(open ? "\"/>\n" : "", f);
+        for (size_t p = 0; p < s->npoints; p++) {
+            const double x = s->figure[p * nv + v];
+            if (!isfinite(x) || x > vmax)
+                continue;
+            const kb_result *r = &run->results[s->cell[p * nv + v]];
+            kb_fmt_time(kb_result_timed(r, run->timing).us, t, sizeof t);
+            kb_result_shape_str(r, ", ", b, sizeof b);
+            fprintf(f, "<circle class=\"sweep-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+                       "style=\"fill:%s\"><title>",
+                    sw_x(&a, s->value[p]), sw_y(&a, x), variant_colour(v));
+            kb_html_escape(f, s->variant[v]);
+            fputs(" at ", f);
+            kb_html_escape(f, b);
+            fprintf(f, ": %.1f %s, ", x, unit);
+            kb_html_escape(f, t);
+            fputs("</title></circle>\n", f);
+        }
+    }
+    fputs("</svg><ul class=\"legend\">", f);
+    for (size_t v = 0; v < nv; v++) {
+        fprintf(f, "<li class=\"sweep-key\"><span class=\"swatch\" style=\"background:%s\">"
+                   "</span>",
+                variant_colour(v));
+        kb_html_escape(f, s->variant[v]);
+        fputs("</li>", f);
+    }
+    if (isfinite(s->ceiling) && s->ceiling > 0)
+        fprintf(f, "<li><span class=\"key-compute\"></span>%s</li>",
+                s->compute ? "compute peak" : "copy bw");
+    fprintf(f, "</ul><figcaption>%s of each variant against ", unit);
+    kb_html_escape(f, s->axis);
+    fputs(" (log scale, a tick at each shape of the sweep), one line per variant, broken where "
+          "it has no ok result; the dashed line is the calibrated ",
+          f);
+    fputs(s->compute ? "compute peak" : "copy bandwidth", f);
+    if (unlabelled)
+        fprintf(f, "; %zu tick label%s left out for room", unlabelled, unlabelled == 1 ? "" : "s");
+    fputs("</figcaption></figure>\n", f);
+}
+
+/* The table of a sweep: the text report's cells, the fastest in bold. */
+static void sweep_table(FILE *f, const kb_sweep *s)
+{
+    const size_t nc = kb_sweep_ncols(s), lead = kb_sweep_nlead(s);
+    char b[96];
+    fputs("<div class=\"scroll\"><table class=\"sweep\"><thead><tr>", f);
+    for (size_t c = 0; c < nc; c++) {
+        kb_sweep_head(s, c, b, sizeof b);
+        th(f, b, 1);
+    }
+    fputs("</tr></thead><tbody>\n", f);
+    for (size_t p = 0; p < s->npoints; p++) {
+        fputs("<tr class=\"sweep-row\">", f);
+        for (size_t c = 0; c < nc; c++) {
+            kb_sweep_cell(s, p, c, b, sizeof b);
+            const size_t len = strlen(b);
+            if (len > 0 && b[len - 1] == ' ')
+                b[len - 1] = '\0';
+            const int best = c >= lead && c < lead + s->nvariants && s->best[p] == (long)(c - lead);
+            fputs(best ? "<td class=\"num best\">" : "<td class=\"num\">", f);
+            kb_html_escape(f, b);
+            fputs("</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody></table></div>\n", f);
+}
+
+/* Every sweep of the run: its title, table and chart. KB_EENV when out of
+ * memory. */
+static kb_status sweep_section(FILE *f, const kb_run *run, kb_err *e)
+{
+    kb_sweeps sw;
+    kb_status st = kb_run_sweeps(run, &sw, e);
+    if (st != KB_OK || sw.n == 0) {
+        kb_sweeps_release(&sw);
+        return st;
+    }
+    fputs("<section id=\"sweeps\">\n<h2>Sweeps</h2>\n", f);
+    for (size_t i = 0; i < sw.n; i++) {
+        char title[512], legend[512];
+        kb_sweep_title(&sw.s[i], title, sizeof title);
+        kb_sweep_legend(&sw.s[i], run->timing, legend, sizeof legend);
+        fputs("<section class=\"sweep\"><h3>", f);
+        kb_html_escape(f, title);
+        fputs("</h3>\n", f);
+        sweep_table(f, &sw.s[i]);
+        fputs("<p class=\"nochart\">", f);
+        kb_html_escape(f, legend);
+        fputs("</p>\n", f);
+        sweep_chart(f, run, &sw.s[i]);
+        fputs("</section>\n", f);
+    }
+    fputs("</section>\n", f);
+    kb_sweeps_release(&sw);
+    return KB_OK;
+}
+
 /* ---- the run page: stalls ------------------------------------------------------- */
 
 enum { ST_W = 560, ST_LABEL = 190, ST_ROW = 18 };
@@ -861,6 +1099,7 @@ kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e)
         bar_chart(f, run, idx, m);
         fputs("</section>\n", f);
     }
+    KB_TRY(sweep_section(f, run, e));
     if (run->nresults > 0) {
         if (all_memory_bound(run))
             copy_chart(f, run, caseno);

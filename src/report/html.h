@@ -4,8 +4,9 @@
  * Every string taken from the data is HTML-escaped. The elements a reader (or
  * a test) counts carry classes: tr.result (one per result), rect.bar (one per
  * timed result), circle.roof-point (one per result on the roofline),
- * rect.stall-bar (one per stall reason shown), tr.case and g.ci on the
- * comparison page. */
+ * rect.stall-bar (one per stall reason shown), tr.sweep-row,
+ * polyline.sweep-line and circle.sweep-point (a sweep's table rows, lines and
+ * points), tr.case and g.ci on the comparison page. */
 #ifndef KB_HTML_H
 #define KB_HTML_H
 
@@ -27,7 +28,12 @@ void kb_html_escape(FILE *f, const char *s);
  * achieved TFLOP/s, with the calibrated copy bandwidth as the slanted roof and
  * the compute peaks that apply to the run's dtypes as flat roofs, one labelled
  * point per result), and where counters hold stall reasons, per result the
- * stall fractions of its longest kernel. Writes to f, which the caller
+ * stall fractions of its longest kernel; and each sweep of the run
+ * (results/sweep.h) as the text report's table and a chart of each variant's
+ * GB/s (TFLOP/s) against the swept axis on a log scale, a line per variant
+ * (polyline.sweep-line), a point per ok result (circle.sweep-point), a tick
+ * at each value of the axis whose labels take up to three rows so that none
+ * overlaps, and the calibrated ceiling dashed. Writes to f, which the caller
  * flushes and closes. KB_EENV when out of memory or f reports a write error. */
 kb_status kb_html_write_run(FILE *f, const kb_run *run, kb_err *e);
 

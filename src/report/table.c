@@ -155,3 +155,74 @@ int kb_col_right(int c)
 {
     return c >= 0 && c < KB_NCOL && cols[c].right;
 }
+
+/* ---- the table of a sweep ----------------------------------------------------------- */
+
+/* "·" and "×" in UTF-8. */
+#define DOT_SEP "\xC2\xB7"
+#define TIMES "\xC3\x97"
+
+size_t kb_sweep_nlead(const kb_sweep *s)
+{
+    return *s->partner ? 2 : 1;
+}
+
+size_t kb_sweep_ncols(const kb_sweep *s)
+{
+    return kb_sweep_nlead(s) + s->nvariants + 1;
+}
+
+void kb_sweep_head(const kb_sweep *s, size_t c, char *b, size_t n)
+{
+    const size_t lead = kb_sweep_nlead(s);
+    if (c == 0)
+        kb_safe(KB_SAFE_TERM, s->axis, b, n);
+    else if (c < lead)
+        kb_safe(KB_SAFE_TERM, s->partner, b, n);
+    else if (c < lead + s->nvariants)
+        kb_safe(KB_SAFE_TERM, s->variant[c - lead], b, n);
+    else
+        snprintf(b, n, "%s", s->compute ? "% peak" : "% copy");
+}
+
+void kb_sweep_cell(const kb_sweep *s, size_t p, size_t c, char *b, size_t n)
+{
+    const size_t lead = kb_sweep_nlead(s);
+    if (c == 0)
+        snprintf(b, n, "%lld", (long long)s->value[p]);
+    else if (c < lead)
+        snprintf(b, n, "%lld", (long long)s->partner_value[p]);
+    else if (c < lead + s->nvariants) {
+        const size_t v = c - lead;
+        const double x = s->figure[p * s->nvariants + v];
+        if (isfinite(x))
+            snprintf(b, n, "%.1f%s", x, s->best[p] == (long)v ? "*" : " ");
+        else
+            snprintf(b, n, "- ");
+    } else
+        kb_fmt_fixed(s->best_pct[p], 1, "", "%", b, n);
+}
+
+void kb_sweep_title(const kb_sweep *s, char *b, size_t n)
+{
+    char t[512];
+    if (*s->partner)
+        snprintf(t, sizeof t, "%s " DOT_SEP " %s " DOT_SEP " sweep over %s, %s " TIMES
+                 " %s about constant%s%s",
+                 s->op, s->dtype, s->axis, s->partner, s->axis, *s->fixed ? ", " : "", s->fixed);
+    else
+        snprintf(t, sizeof t, "%s " DOT_SEP " %s " DOT_SEP " sweep over %s%s%s", s->op, s->dtype,
+                 s->axis, *s->fixed ? ", " : "", s->fixed);
+    kb_safe(KB_SAFE_TERM, t, b, n);
+}
+
+void kb_sweep_legend(const kb_sweep *s, kb_timing t, char *b, size_t n)
+{
+    snprintf(b, n, "%s of each variant (model %s / %s); * the fastest at each %s, and %s its "
+                   "share of the calibrated %s%s",
+             s->compute ? "TFLOP/s" : "GB/s", s->compute ? "flops" : "bytes",
+             t == KB_TIMING_BATCH ? "batch time" : "median time", s->axis,
+             s->compute ? "% peak" : "% copy",
+             s->compute ? "compute peak" : "copy bandwidth",
+             !s->compute && t == KB_TIMING_BATCH ? " (back to back)" : "");
+}

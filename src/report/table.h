@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "results/result.h"
+#include "results/sweep.h"
 
 /* The columns of a case table, in order. */
 enum kb_col {
@@ -52,5 +53,26 @@ void kb_result_cells(const kb_result *r, int compute, kb_timing timing, kb_row *
  * extra mem or DRAM GB/s). */
 void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_row *rows,
                      int note_always, int compact, int vis[KB_NCOL]);
+
+/* ---- the table of a sweep (results/sweep.h) ---------------------------------------- */
+
+/* A sweep's table: a row per point (the swept axis ascending), the columns the
+ * swept axis, its partner when it has one ("rows"), one per variant (its GB/s,
+ * or TFLOP/s when compute-bound; "*" after the fastest at the point; "-"
+ * where it has no ok result) and last the fastest's share of the ceiling
+ * ("% copy" or "% peak"). Every column is right-aligned. */
+
+/* Its columns. */
+size_t kb_sweep_ncols(const kb_sweep *s);
+/* How many columns lead (the axis, and the partner when there is one). */
+size_t kb_sweep_nlead(const kb_sweep *s);
+/* The heading of column c (a variant's name made safe for a terminal). */
+void kb_sweep_head(const kb_sweep *s, size_t c, char *b, size_t n);
+/* The cell of point p, column c. */
+void kb_sweep_cell(const kb_sweep *s, size_t p, size_t c, char *b, size_t n);
+/* "softmax · fp32 · sweep over cols, rows × cols about constant". */
+void kb_sweep_title(const kb_sweep *s, char *b, size_t n);
+/* The line under the table saying what the cells are, in timing t. */
+void kb_sweep_legend(const kb_sweep *s, kb_timing t, char *b, size_t n);
 
 #endif

@@ -401,6 +401,153 @@ static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m,
     reasons(f, v, idx, m, rows, vis[KB_COL_NOTE]);
 }
 
+/* ---- sweeps --------------------------------------------------------------------- */
+
+/* Bytes of a sweep table's cell. */
+enum { SWEEP_CELL = 64 };
+
+/* What a sweep's table is laid out with: its cells (row 0 the headings), and
+ * per column its width, visibility, alignment and the cell of the row written. */
+typedef struct sweep_grid {
+    size_t nc, rows;
+    char *cells; /* rows * nc * SWEEP_CELL */
+    size_t *width;
+    int *vis, *right;
+    const char **row;
+} sweep_grid;
+
+static char *grid_cell(const sweep_grid *g, size_t r, size_t c)
+{
+    return g->cells + (r * g->nc + c) * SWEEP_CELL;
+}
+
+static void grid_release(sweep_grid *g)
+{
+    free(g->cells);
+    free(g->width);
+    free(g->vis);
+    free(g->right);
+    free(g->row);
+}
+
+/* The cells of s into g (for markdown without the blank that keeps a text
+ * column's numbers aligned beside the fastest's '*'): -1 when out of memory
+ * (g then to release). */
+static int grid_of(const kb_sweep *s, fmt_kind k, sweep_grid *g)
+{
+    g->nc = kb_sweep_ncols(s);
+    g->rows = s->npoints + 1;
+    g->cells = malloc(g->rows * g->nc * SWEEP_CELL);
+    g->width = calloc(g->nc, sizeof *g->width);
+    g->vis = calloc(g->nc, sizeof *g->vis);
+    g->right = calloc(g->nc, sizeof *g->right);
+    g->row = calloc(g->nc, sizeof *g->row);
+    if (!g->cells || !g->width || !g->vis || !g->right || !g->row)
+        return -1;
+    for (size_t c = 0; c < g->nc; c++) {
+        g->right[c] = 1;
+        kb_sweep_head(s, c, grid_cell(g, 0, c), SWEEP_CELL);
+        for (size_t p = 0; p < s->npoints; p++) {
+            char *cell = grid_cell(g, p + 1, c);
+            kb_sweep_cell(s, p, c, cell, SWEEP_CELL);
+            const size_t len = strlen(cell);
+            if (k == FMT_MD && len > 0 && cell[len - 1] == ' ')
+                cell[len - 1] = '\0';
+        }
+        /* bytes, not characters: the line fits however it is counted */
+        for (size_t r = 0; r < g->rows; r++)
+            if (strlen(grid_cell(g, r, c)) > g->width[c])
+                g->width[c] = strlen(grid_cell(g, r, c));
+    }
+    return 0;
+}
+
+/* The rows of g with the columns g->vis shows: aligned text, or a pipe table. */
+static void grid_rows(FILE *f, const sweep_grid *g, fmt_kind k)
+{
+    for (size_t r = 0; r < g->rows; r++) {
+        for (size_t c = 0; c < g->nc; c++)
+            g->row[c] = grid_cell(g, r, c);
+        if (k == FMT_TEXT)
+            kb_table_text_row(f, g->row, g->width, g->right, g->vis, (int)g->nc);
+        else
+            kb_table_md_row(f, g->row, g->vis, (int)g->nc);
+        if (k == FMT_MD && r == 0)
+            kb_table_md_rule(f, g->right, g->vis, (int)g->nc);
+    }
+}
+
+/* The text table of s within limit columns (0: none): the lead columns, then
+ * as many variants as fit, the % column after the last; the variants that do
+ * not fit in a further table under it, the lead columns repeated. */
+static void sweep_text_tables(FILE *f, const kb_sweep *s, sweep_grid *g, size_t limit)
+{
+    const size_t lead = kb_sweep_nlead(s), nv = s->nvariants;
+    size_t leadw = 0;
+    for (size_t c = 0; c < lead; c++)
+        leadw += g->width[c] + (c ? 2 : 0);
+    for (size_t v0 = 0;;) {
+        size_t w = leadw, v1 = v0;
+        while (v1 < nv && (limit == 0 || w + 2 + g->width[lead + v1] <= limit))
+            w += 2 + g->width[lead + v1++];
+        if (v1 == v0 && v1 < nv)
+            v1++; /* one variant a table at least */
+        int last = v1 == nv;
+        if (last && limit && w + 2 + g->width[g->nc - 1] > limit && v1 - v0 > 1) {
+            v1--; /* room for the % column */
+            last = 0;
+        }
+        for (size_t c = 0; c < g->nc; c++)
+            g->vis[c] = c < lead || (c >= lead + v0 && c < lead + v1) || (last && c == g->nc - 1);
+        grid_rows(f, g, FMT_TEXT);
+        if (last)
+            break;
+        fputc('\n', f);
+        v0 = v1;
+    }
+}
+
+/* Each sweep of the run (results/sweep.h): its title, its table (the fastest
+ * variant marked, its share of the ceiling) and what the cells are. */
+static kb_status write_sweeps(FILE *f, const run_view *v, kb_err *e)
+{
+    kb_sweeps sw;
+    kb_status st = kb_run_sweeps(v->run, &sw, e);
+    if (st != KB_OK)
+        return st;
+    for (size_t i = 0; i < sw.n && st == KB_OK; i++) {
+        const kb_sweep *s = &sw.s[i];
+        char title[512], legend[512];
+        sweep_grid g = {0, 0, NULL, NULL, NULL, NULL, NULL};
+        if (grid_of(s, v->k, &g) != 0) {
+            st = kb_fail(e, KB_EENV, "out of memory writing a sweep of %zu shapes", s->npoints);
+            grid_release(&g);
+            break;
+        }
+        kb_sweep_title(s, title, sizeof title);
+        kb_sweep_legend(s, v->run->timing, legend, sizeof legend);
+        if (v->k == FMT_TEXT) {
+            fputc('\n', f);
+            kb_text_wrap(f, "", title, v->width);
+            sweep_text_tables(f, s, &g, v->width);
+            kb_text_wrap(f, "  ", legend, v->width);
+        } else {
+            fputs("\n## ", f);
+            kb_md_text(f, title);
+            fputs("\n\n", f);
+            for (size_t c = 0; c < g.nc; c++)
+                g.vis[c] = 1;
+            grid_rows(f, &g, FMT_MD);
+            fputc('\n', f);
+            kb_md_text(f, legend);
+            fputc('\n', f);
+        }
+        grid_release(&g);
+    }
+    kb_sweeps_release(&sw);
+    return st;
+}
+
 static kb_status write_tables(FILE *f, const run_view *v, kb_err *e)
 {
     const kb_run *run = v->run;
@@ -421,6 +568,9 @@ static kb_status write_tables(FILE *f, const run_view *v, kb_err *e)
         write_group(f, v, g.idx + g.first[i], g.first[i + 1] - g.first[i], rows);
     free(rows);
     kb_groups_release(&g);
+    st = write_sweeps(f, v, e);
+    if (st != KB_OK)
+        return st;
     if (ferror(f))
         return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
     return KB_OK;

@@ -25,8 +25,13 @@
  * Lines stay within KB_TEXT_WIDTH (100) columns: the compact column set (no
  * kernels, spill, extra mem or DRAM GB/s), the stalls and note cells cut to
  * fit (or the notes moved under the table, the stalls left to --kernels), long
- * header and note lines wrapped. Writes to f, which the caller flushes and
- * closes. KB_EENV when out of memory or when f reports a write error. */
+ * header and note lines wrapped. After the cases, each sweep of the run
+ * (results/sweep.h: one operator and dtype at several shapes along one axis)
+ * as a table of each variant's GB/s (TFLOP/s) per value of the axis, the
+ * fastest marked with '*' and its % of the ceiling; the variants that do not
+ * fit the width continue in a second table. Writes to f, which the caller
+ * flushes and closes. KB_EENV when out of memory or when f reports a write
+ * error. */
 kb_status kb_write_text(FILE *f, const kb_run *run, kb_err *e);
 
 /* How a text report is laid out. */
@@ -40,7 +45,8 @@ kb_status kb_write_text_laid_out(FILE *f, const kb_run *run, const kb_text_layou
                                  kb_err *e);
 
 /* The same report as markdown: headings, bullet lists and pipe tables ('|' in
- * strings escaped), the same columns with the note always and cells never cut.
+ * strings escaped), the same columns with the note always and cells never cut,
+ * each sweep's table whole.
  * Errors as kb_write_text. */
 kb_status kb_write_markdown(FILE *f, const kb_run *run, kb_err *e);
 

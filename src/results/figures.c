@@ -25,10 +25,7 @@ double kb_excess_traffic(double dram_read, double dram_write, double model_bytes
     return (dram_read + dram_write) / model_bytes;
 }
 
-/* The ceiling r's % of peak in timing t is of: the copy bandwidth (GB/s)
- * measured the same way (cold or batch) for a memory-bound operator, the
- * matrix-unit (fp16, bf16) or fp32 peak (TFLOP/s) for a compute-bound one. */
-static double ceiling_of(const kb_result *r, const kb_device *dev, kb_timing t)
+double kb_result_ceiling(const kb_result *r, const kb_device *dev, kb_timing t)
 {
     if (strcmp(r->bound, "compute") != 0)
         return t == KB_TIMING_BATCH ? dev->copy_batch_gbps : dev->copy_gbps;
@@ -47,7 +44,7 @@ static void rates(const kb_result *r, const kb_device *dev, kb_timing t, double 
     if (isfinite(r->flops))
         *tflops = r->flops / (us * US_PER_TFLOP_S);
     const double achieved = strcmp(r->bound, "compute") == 0 ? *tflops : *gbps;
-    const double peak = ceiling_of(r, dev, t);
+    const double peak = kb_result_ceiling(r, dev, t);
     if (isfinite(achieved) && peak > 0)
         *pct = 100.0 * achieved / peak;
 }

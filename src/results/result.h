@@ -293,6 +293,12 @@ int kb_kernel_nstalls(const kb_kernel *k);
  * GEMM peaks are one figure for both, a GEMM's L2 state changing nothing). */
 void kb_result_derive(kb_result *r, const kb_device *dev);
 
+/* The ceiling r's % of peak in timing t is of: the copy bandwidth (GB/s)
+ * measured the same way (cold or batch) for a memory-bound operator, the
+ * matrix-unit (fp16, bf16) or fp32 peak (TFLOP/s) for a compute-bound one;
+ * NAN when not calibrated. */
+double kb_result_ceiling(const kb_result *r, const kb_device *dev, kb_timing t);
+
 /* The median, least, greatest and relative spread (sample standard deviation
  * over the mean; 0 for one sample) of samples[0 .. n); NAN for n == 0. 0, or
  * -1 when out of memory (then all NAN). */

@@ -241,6 +241,7 @@ static void text_fits_100_columns(void **state)
         "compare results/h200/layernorm.json results/h200/layernorm.json",
         "report results/h200/matmul.json",
         "compare results/h200/matmul.json results/h200/matmul.json",
+        "report tests/fixtures/report_sweep.json",
     };
     for (size_t i = 0; i < KB_COUNT(cmds); i++) {
         assert_int_equal(kb(cmds[i]), 0);

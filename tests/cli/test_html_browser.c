@@ -240,12 +240,42 @@ static void injected_markup_stays_text(void **state)
     kb_run_release(&run);
 }
 
+/* The sweep fixture: each sweep's chart has a line per variant (naive's
+ * broken nowhere: its one skip is at the end), a point per ok result, a row
+ * per point in its table, and no two of its texts (tick labels at 32 and 33,
+ * the copy bandwidth's) overlap as the browser lays them out. */
+static void sweep_chart_in_the_browser(void **state)
+{
+    (void)state;
+    if (!have_chromium()) {
+        print_message("chromium is not installed: skipping the headless-browser test "
+                      "(apt-get install -y chromium)\n");
+        skip();
+    }
+    assert_int_equal(kbt_sh("%s report tests/fixtures/report_sweep.json --format html -o "
+                            "%s/sweep.html",
+                            bin(), dir),
+                     0);
+    char *dom = dump_dom("sweep.html");
+    const char *sw = strstr(dom, "<section id=\"sweeps\">");
+    assert_non_null(sw);
+    /* two sweeps (fp32, bf16) of 5 points and 5 variants, naive skipped once */
+    assert_int_equal(kbt_count(sw, "<svg class=\"sweep-chart\""), 2);
+    assert_int_equal(kbt_count(sw, "<polyline class=\"sweep-line\""), 10);
+    assert_int_equal(kbt_count(sw, "<circle class=\"sweep-point\""), 48);
+    assert_int_equal(kbt_count(sw, "<tr class=\"sweep-row\">"), 10);
+    assert_int_equal(kbt_count(sw, "<li class=\"sweep-key\">"), 10);
+    free(dom);
+    no_label_overlaps("sweep.html");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(browser_shows_the_report, setup, teardown),
         cmocka_unit_test_setup_teardown(injected_markup_stays_text, setup, teardown),
         cmocka_unit_test_setup_teardown(roofline_labels_do_not_overlap, setup, teardown),
+        cmocka_unit_test_setup_teardown(sweep_chart_in_the_browser, setup, teardown),
     };
     return cmocka_run_group_tests_name("html in a browser", tests, NULL, NULL);
 }

@@ -9,16 +9,53 @@
 # metric set; with NCU_CHECK=1 it checks kbench's counters against Nsight Compute
 # (tests/gpu/ncu_compare.sh) for softmax at 32768x4096, fp32 and bf16
 # (NCU_VARIANTS=a,b for a subset). The tests run last; TESTS=0 leaves them out.
+#
+# SWEEP=1 adds to softmax and layernorm the shape sweep of the committed
+# reports (the sweep view of `kbench report`): cols in {32, 33, 128, 768, 1024,
+# 4096, 16384, 65536, 262144, 1048576} with rows = max(1, SWEEP_ELEMS / cols),
+# plus rows=3, cols=262144 and rows=4099, cols=3001, in
+# the same run as the report's own shapes, so that one JSON holds them all. One
+# run crosses every shape with every dtype, so rows cannot follow the dtype:
+# SWEEP_ELEMS (default 2^27) makes x 512 MB in fp32 and 256 MB in bf16, and the
+# point at cols=4096 is the report's own 32768x4096; SWEEP_ELEMS=268435456
+# makes x 512 MB in bf16 (1 GB in fp32). Every variant runs, naive included:
+# naive is a thread per row, about a second a launch at cols=1048576 (128
+# rows), so each of its longest cases takes some 20 s for its 10 cold and 10
+# batch samples; every case's sampling stops after SWEEP_TIMEOUT seconds
+# (default 2, against 5) once it has its 10 samples, so that a small, noisy
+# case (rows=3) does not sample for 10 s. About 150-180 cases an operator:
+# run one operator per call (SWEEP=1 TESTS=0 tests/gpu/h200.sh softmax, then
+# layernorm) to keep each call within ten minutes.
+# DRY_RUN=1 prints the kbench commands it would run, and runs nothing.
 set -uo pipefail
 out=${OUT:-/tmp/kbench-out}
-mkdir -p "$out"
 db="$out/kbench.db"
 log="$out/session.log"
 ops=("${@:-softmax}")
-exec > >(tee -a "$log") 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
-    --format=csv
-build/kbench calibrate --db "$db"
+dry=${DRY_RUN:-0}
+sweep=${SWEEP:-0}
+sweep_elems=${SWEEP_ELEMS:-134217728}
+# The sweep's --shape options: cols from short to long rows, rows keeping
+# rows x cols at sweep_elems (at least one row), then rows=3 on 262144 and the
+# unaligned 4099x3001. bench/torch_peers.py times PyTorch at the same shapes.
+sweep_shapes() {
+    local c r
+    for c in 32 33 128 768 1024 4096 16384 65536 262144 1048576; do
+        r=$(( sweep_elems / c ))
+        [ "$r" -lt 1 ] && r=1
+        printf -- '--shape\nrows=%d,cols=%d\n' "$r" "$c"
+    done
+    printf -- '--shape\nrows=3,cols=262144\n--shape\nrows=4099,cols=3001\n'
+}
+if [ "$dry" = 1 ]; then
+    echo "dry run: the commands of tests/gpu/h200.sh ${ops[*]} (nothing runs)"
+else
+    mkdir -p "$out"
+    exec > >(tee -a "$log") 2>&1
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+        --format=csv
+    build/kbench calibrate --db "$db"
+fi
 for op in "${ops[@]}"; do
     case $op in
     softmax) shapes=(--shape rows=32768,cols=4096 --shape rows=8192,cols=32768
@@ -52,11 +89,26 @@ for op in "${ops[@]}"; do
                 --shape m=16,n=8192,k=8192)
         extra=(--min-samples 5)
     fi
+    if [ "$sweep" = 1 ] && { [ "$op" = softmax ] || [ "$op" = layernorm ]; }; then
+        mapfile -t more < <(sweep_shapes)
+        for s in "${more[@]}"; do  # each shape once: 32768x4096 is a point of the sweep
+            [ "$s" = --shape ] && continue
+            case " ${shapes[*]} " in *" $s "*) continue ;; esac
+            shapes+=(--shape "$s")
+        done
+        extra=(--timeout "${SWEEP_TIMEOUT:-2}")
+    fi
+    cmd=(build/kbench run "$op" --variants all --dtype "$dtypes" "${shapes[@]}" "${extra[@]}"
+         --db "$db" --json "$out/$op.json" --tag h200)
+    if [ "$dry" = 1 ]; then
+        echo "${cmd[*]}"
+        continue
+    fi
     start=$(date +%s%N)
-    build/kbench run "$op" --variants all --dtype "$dtypes" "${shapes[@]}" "${extra[@]}" \
-        --db "$db" --json "$out/$op.json" --tag h200
+    "${cmd[@]}"
     echo "$op: exit $? after $(( ($(date +%s%N) - start) / 1000000 )) ms"
 done
+[ "$dry" = 1 ] && exit 0
 if [ "${COST:-0}" = 1 ]; then
     for set in none core stalls full; do
         start=$(date +%s%N)

@@ -322,6 +322,68 @@ static void test_compare_page(void **state)
     kb_run_release(&b);
 }
 
+/* A sweep over rows (cols fixed): a section with its table (a row per point,
+ * the fastest in bold), a line per variant broken where it has no ok result,
+ * a point per ok result, a tick per value on the log axis, the copy
+ * bandwidth dashed, names escaped; a run without a sweep has no section. */
+static void test_sweep_chart(void **state)
+{
+    (void)state;
+    kb_run run;
+    kb_run_init(&run);
+    run.dev.copy_gbps = 4200.0;
+    static const int64_t rows[] = {1, 8, 64, 512, 4096};
+    for (size_t i = 0; i < KB_COUNT(rows); i++) {
+        add(&run, "naive", "fp32", rows[i], 100.0 * (double)rows[i], KB_R_OK);
+        /* the evil variant has no ok result at 64 rows: its line breaks */
+        add(&run, evil, "fp32", rows[i], 10.0 * (double)rows[i], i == 2 ? KB_R_FAILED : KB_R_OK);
+    }
+    char *h = render_run(&run);
+    const char *sw = strstr(h, "<section id=\"sweeps\">");
+    assert_non_null(sw);
+    kbt_has(sw, "<h3>softmax \xC2\xB7 fp32 \xC2\xB7 sweep over rows, cols=4096</h3>");
+    assert_int_equal(kbt_count(sw, "<tr class=\"sweep-row\">"), 5);
+    assert_int_equal(kbt_count(sw, "<td class=\"num best\">"), 5);
+    assert_int_equal(kbt_count(sw, "<polyline class=\"sweep-line\""), 3);
+    assert_int_equal(kbt_count(sw, "<circle class=\"sweep-point\""), 9);
+    assert_int_equal(kbt_count(sw, "<line class=\"sweep-tick\""), 5);
+    assert_int_equal(kbt_count(sw, "<line class=\"sweep-ceiling\""), 1);
+    kbt_has(sw, "copy bw 4200 GB/s</text>");
+    kbt_has(sw, "<li class=\"sweep-key\"><span class=\"swatch\" style=\"background:#f58518\">"
+                "</span>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot;</li>");
+    assert_null(strstr(h, "<script>"));
+    /* the x-axis is log: 1 and 4096 at the plot's ends less the padding, 64 halfway */
+    kbt_has(sw, "text-anchor=\"middle\">1</text>");
+    kbt_has(sw, "text-anchor=\"middle\">4096</text>");
+    free(h);
+    kb_run_release(&run);
+
+    /* a sweep over an axis with zero in it: the table, no chart */
+    kb_run_init(&run);
+    for (int64_t m = 0; m < 3; m++) {
+        kb_result r;
+        kbt_case(&r, "softmax", "fused", "fp32", 64, 4096);
+        snprintf(r.axis[1], sizeof r.axis[1], "mean");
+        r.shape[1] = m;
+        r.status = KB_R_OK;
+        r.median_us = 10;
+        r.gbps = 100;
+        assert_int_equal(kb_run_add(&run, &r), 0);
+    }
+    h = render_run(&run);
+    kbt_has(h, "sweep over mean, rows=64</h3>");
+    kbt_has(h, "no chart: the axis holds values a log scale cannot show (zero or negative)");
+    assert_null(strstr(h, "<svg class=\"sweep-chart\""));
+    free(h);
+    kb_run_release(&run);
+
+    build(&run);
+    h = render_run(&run);
+    assert_null(strstr(h, "id=\"sweeps\""));
+    free(h);
+    kb_run_release(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_extreme_values),
         cmocka_unit_test(test_compute_columns),
         cmocka_unit_test(test_compare_page),
+        cmocka_unit_test(test_sweep_chart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

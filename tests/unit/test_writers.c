@@ -782,6 +782,85 @@ static void test_kernels_detail(void **state)
     kb_run_release(&run);
 }
 
+/* Every line of t is at most max bytes (and so columns) wide. */
+static void assert_bytes(const char *t, size_t max)
+{
+    for (const char *p = t; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len > max)
+            fail_msg("line of %zu bytes: %.*s", len, (int)len, p);
+        p = end ? end + 1 : p + len;
+    }
+}
+
+/* A sweep over cols (rows x cols constant): its table after the case tables,
+ * a row per cols ascending, the fastest marked and its % copy; the markdown
+ * table; with long variant names the variants that do not fit 100 columns go
+ * to a second table; a run of unrelated shapes shows no sweep. */
+static void test_sweep_table(void **state)
+{
+    (void)state;
+    static const int64_t sweep[][2] = {{32768, 32}, {1024, 1024}, {8, 131072}};
+    kb_run run;
+    kb_run_init(&run);
+    run.dev.copy_gbps = 4000;
+    for (size_t i = 0; i < KB_COUNT(sweep); i++) {
+        add(&run, "softmax", "fp32", sweep[i][0], sweep[i][1], "naive", KB_R_OK, 100, 300.0,
+            7.5, 1, "");
+        add(&run, "softmax", "fp32", sweep[i][0], sweep[i][1], "fused", KB_R_OK, 10,
+            i == 0 ? 200.0 : 3900.0, i == 0 ? 5.0 : 97.5, 1, "");
+    }
+    add(&run, "softmax", "fp32", 3, 65536, "fused", KB_R_OK, 10, 100.0, 2.5, 1, "");
+    char *t = render(kb_write_text, &run);
+    const char *sw = strstr(t, "softmax \xC2\xB7 fp32 \xC2\xB7 sweep over cols, rows \xC3\x97 cols "
+                               "about constant\n");
+    assert_non_null(sw);
+    assert_true(sw > strstr(t, "rows=3, cols=65536")); /* after the case tables */
+    kbt_has(sw, "\n  cols   rows   naive    fused  % copy\n"
+                "    32  32768  300.0*   200.0     7.5%\n"
+                "  1024   1024  300.0   3900.0*   97.5%\n"
+                "131072      8  300.0   3900.0*   97.5%\n"
+                "  GB/s of each variant (model bytes / median time); * the fastest at each cols, "
+                "and % copy its share\n  of the calibrated copy bandwidth\n");
+    assert_null(strstr(sw, "65536")); /* 3 x 65536 is a fifth of the size */
+    free(t);
+    t = render(kb_write_markdown, &run);
+    kbt_has(t, "\n## softmax \xC2\xB7 fp32 \xC2\xB7 sweep over cols, rows \xC3\x97 cols about "
+               "constant\n\n| cols | rows | naive | fused | % copy |\n|---:|---:|---:|---:|---:|\n"
+               "| 32 | 32768 | 300.0* | 200.0 | 7.5% |\n");
+    free(t);
+    kb_run_release(&run);
+
+    /* six variants with long names: three tables, each within 100 columns */
+    kb_run_init(&run);
+    run.dev.copy_gbps = 4000;
+    for (size_t i = 0; i < KB_COUNT(sweep); i++)
+        for (int v = 0; v < 6; v++) {
+            char name[48];
+            snprintf(name, sizeof name, "a-rather-long-variant-name-%d", v);
+            add(&run, "softmax", "bf16", sweep[i][0], sweep[i][1], name, KB_R_OK, 10,
+                1000.0 + v, 25.0, 1, "");
+        }
+    t = render(kb_write_text, &run);
+    sw = strstr(t, "sweep over cols");
+    assert_non_null(sw);
+    assert_bytes(t, 100);
+    /* 28 columns a variant: two a table beside cols and rows */
+    assert_int_equal(kbt_count(sw, "\n  cols   rows  a-rather-long-variant-name-"), 3);
+    assert_int_equal(kbt_count(sw, "% copy\n"), 1);
+    kbt_has(sw, "1005.0*");
+    free(t);
+    kb_run_release(&run);
+
+    /* the report's own three shapes: no sweep */
+    build_run(&run, "complete");
+    t = render(kb_write_text, &run);
+    assert_null(strstr(t, "sweep over"));
+    free(t);
+    kb_run_release(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -794,6 +873,7 @@ int main(void)
         cmocka_unit_test(test_width_limit),
         cmocka_unit_test(test_compute_bound),
         cmocka_unit_test(test_kernels_detail),
+        cmocka_unit_test(test_sweep_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

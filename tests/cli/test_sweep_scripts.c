@@ -1,0 +1,190 @@
+/* test_sweep_scripts.c - the scripts of the shape sweep, without a GPU:
+ * tests/gpu/h200.sh's SWEEP=1 DRY_RUN=1 prints the kbench commands with the
+ * sweep's shapes (each once, the report's own shapes kept); those shapes, run
+ * in fp32 and bf16, make one sweep per dtype of the ten cols in the result
+ * model, rows=3 x 262144 and 4099 x 3001 outside it; bench/torch_peers.py
+ * compiles, its --dry-run lists the same shapes as h200.sh without importing
+ * torch (a torch that fails on import is put first on the path), and a bad
+ * option exits 2 naming it. Skips, saying so, without python3. */
+#include <unistd.h>
+
+#include "kbtest.h"
+#include "results/sweep.h"
+
+static char dir[64];
+
+static int have_python(void)
+{
+    return system("command -v python3 >/dev/null 2>&1") == 0;
+}
+
+/* The kbench command lines of h200.sh for op with SWEEP=1, and its --shape
+ * values one a line into dir/op.kbench, sorted. */
+static char *kbench_shapes(const char *op)
+{
+    char path[128];
+    assert_int_equal(kbt_sh("SWEEP=1 DRY_RUN=1 OUT=%s/out bash tests/gpu/h200.sh %s >%s/%s.cmd",
+                            dir, op, dir, op),
+                     0);
+    assert_int_equal(kbt_sh("tr ' ' '\\n' <%s/%s.cmd | grep -A1 -x -- --shape | grep -v -x -- "
+                            "--shape | grep -v -x -- -- | sort >%s/%s.kbench",
+                            dir, op, dir, op),
+                     0);
+    snprintf(path, sizeof path, "%s/%s.kbench", dir, op);
+    char *s = kbt_slurp(path);
+    assert_non_null(s);
+    return s;
+}
+
+static void h200_sweep_dry_run(void **state)
+{
+    (void)state;
+    char *cmd, path[128];
+    char *sm = kbench_shapes("softmax");
+    snprintf(path, sizeof path, "%s/softmax.cmd", dir);
+    cmd = kbt_slurp(path);
+    assert_non_null(cmd);
+    kbt_has(cmd, "dry run: the commands of tests/gpu/h200.sh softmax (nothing runs)\n"
+                 "build/kbench run softmax --variants all --dtype fp32,bf16 --shape "
+                 "rows=32768,cols=4096 --shape rows=8192,cols=32768 --shape rows=4099,cols=3001 "
+                 "--shape rows=4194304,cols=32 --shape rows=4067203,cols=33 ");
+    kbt_has(cmd, "--shape rows=128,cols=1048576 --shape rows=3,cols=262144 --timeout 2 ");
+    assert_int_equal(kbt_count(cmd, "rows=32768,cols=4096 "), 1); /* once */
+    assert_int_equal(kbt_count(cmd, "rows=4099,cols=3001 "), 1);
+    assert_int_equal(kbt_count(cmd, "--shape"), 13); /* 3 + 10 + 1, two already there */
+    free(cmd);
+    /* nothing ran: no report folder */
+    snprintf(path, sizeof path, "%s/out", dir);
+    assert_int_not_equal(access(path, F_OK), 0);
+
+    /* the shapes, in fp32 and bf16, make one sweep per dtype over cols */
+    kb_run run;
+    kb_run_init(&run);
+    static const char *const dtypes[] = {"fp32", "bf16"};
+    for (size_t d = 0; d < 2; d++)
+        for (const char *p = sm; *p;) {
+            long long rows = 0, cols = 0;
+            assert_int_equal(sscanf(p, "rows=%lld,cols=%lld", &rows, &cols), 2);
+            kb_result r;
+            kbt_case(&r, "softmax", "fused", dtypes[d], rows, cols);
+            r.status = KB_R_OK;
+            r.bytes = 2.0 * (double)rows * (double)cols * (d ? 2 : 4);
+            r.median_us = 1000;
+            kb_result_derive(&r, &run.dev);
+            assert_int_equal(kb_run_add(&run, &r), 0);
+            p = strchr(p, '\n');
+            p = p ? p + 1 : "";
+        }
+    kb_sweeps sw;
+    kb_err e = {{0}};
+    assert_int_equal(kb_run_sweeps(&run, &sw, &e), KB_OK);
+    assert_int_equal(sw.n, 2);
+    static const int64_t cols[] = {32, 33, 128, 768, 1024, 4096, 16384, 65536, 262144, 1048576};
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(sw.s[i].axis, "cols");
+        assert_string_equal(sw.s[i].partner, "rows");
+        assert_int_equal(sw.s[i].npoints, KB_COUNT(cols));
+        for (size_t p = 0; p < KB_COUNT(cols); p++)
+            assert_int_equal(sw.s[i].value[p], cols[p]);
+    }
+    kb_sweeps_release(&sw);
+    kb_run_release(&run);
+    free(sm);
+
+    /* layernorm keeps its own shapes beside the sweep */
+    char *ln = kbench_shapes("layernorm");
+    kbt_has(ln, "rows=32768,cols=4096,gelu=1\n");
+    kbt_has(ln, "rows=32768,cols=4096,mean=10000\n");
+    kbt_has(ln, "rows=128,cols=1048576\n");
+    free(ln);
+
+    /* without SWEEP the report's shapes alone */
+    assert_int_equal(kbt_sh("DRY_RUN=1 bash tests/gpu/h200.sh softmax >%s/plain.cmd", dir), 0);
+    snprintf(path, sizeof path, "%s/plain.cmd", dir);
+    cmd = kbt_slurp(path);
+    assert_non_null(cmd);
+    assert_int_equal(kbt_count(cmd, "--shape"), 3);
+    assert_null(strstr(cmd, "--timeout"));
+    free(cmd);
+}
+
+static void torch_peers_dry_run(void **state)
+{
+    (void)state;
+    if (!have_python()) {
+        print_message("python3 is not installed: skipping the peer script's test\n");
+        skip();
+    }
+    assert_int_equal(kbt_sh("PYTHONPYCACHEPREFIX=%s/pyc python3 -m py_compile "
+                            "bench/torch_peers.py",
+                            dir),
+                     0);
+    /* a torch that cannot be imported: --dry-run must not need it */
+    assert_int_equal(kbt_sh("mkdir -p %s/fake/torch && echo 'raise ImportError(\"no torch "
+                            "here\")' >%s/fake/torch/__init__.py",
+                            dir, dir),
+                     0);
+    for (size_t i = 0; i < 2; i++) {
+        const char *op = i ? "layernorm" : "softmax";
+        char *k = kbench_shapes(op), path[128];
+        assert_int_equal(kbt_sh("PYTHONPATH=%s/fake python3 bench/torch_peers.py --dry-run "
+                                "--ops %s --dtypes fp32 >%s/%s.peers",
+                                dir, op, dir, op),
+                         0);
+        /* "layernorm rows=..,cols=..,gelu=0,mean=0 fp32": the shape as kbench writes it */
+        assert_int_equal(kbt_sh("awk '{print $2}' %s/%s.peers | sed -e 's/,gelu=0//' -e "
+                                "'s/,mean=0$//' | sort >%s/%s.peers.shapes",
+                                dir, op, dir, op),
+                         0);
+        snprintf(path, sizeof path, "%s/%s.peers.shapes", dir, op);
+        char *t = kbt_slurp(path);
+        assert_non_null(t);
+        assert_string_equal(t, k);
+        free(t);
+        free(k);
+    }
+    assert_int_equal(kbt_sh("PYTHONPATH=%s/fake python3 bench/torch_peers.py --dry-run >%s/all",
+                            dir, dir),
+                     0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/all", dir);
+    char *all = kbt_slurp(path);
+    assert_non_null(all);
+    kbt_has(all, "softmax rows=4194304,cols=32 fp32\nsoftmax rows=4194304,cols=32 bf16\n");
+    kbt_has(all, "layernorm rows=3,cols=262144,gelu=0,mean=0 bf16\n");
+    free(all);
+    assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --dtypes fp16 "
+                            ">/dev/null 2>%s/err",
+                            dir),
+                     2);
+    snprintf(path, sizeof path, "%s/err", dir);
+    char *err = kbt_slurp(path);
+    assert_non_null(err);
+    kbt_has(err, "unsupported dtype 'fp16' (fp32, bf16)");
+    free(err);
+    assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --samples 5 >/dev/null "
+                            "2>&1"),
+                     2);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return kbt_sh("rm -rf %s", dir) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(h200_sweep_dry_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(torch_peers_dry_run, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("sweep scripts", tests, NULL, NULL);
+}
