@@ -166,12 +166,15 @@ KB_HDEV unsigned kb_cluster_rank(void)
 }
 
 /* One arrival on the barrier at shared address bar of cluster block `rank`
- * (this block's own included), released at cluster scope. */
+ * (this block's own included), with the default semantics (release at CTA
+ * scope): enough to say "this slot's reads are done" (the reads were the
+ * tensor cores', already waited for); a cluster-scope release would make each
+ * arrival wait for the thread's memory operations to reach the cluster. */
 KB_HDEV void kb_mbar_arrive_cluster(uint32_t bar, unsigned rank)
 {
     asm volatile("{\n.reg .b32 remote;\n"
                  "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(rank)
                  : "memory");
 }

@@ -68,6 +68,9 @@
  *     multicast (each block copying its whole B box, the slots released across
  *     the pair) ran as slow (420), so the cost is in the pairing, not the
  *     multicast; not found yet, not kept (configuration 3 keeps it to measure).
+ *     Those runs released the slots with mbarrier.arrive.release.cluster; the
+ *     remote arrivals now take the default semantics (kb_mbar_arrive_cluster),
+ *     not yet measured.
  * In kbench's runs (cuBLASLt beside it, the same harness):
  *   06:19 UTC: 4096^3 721.1 vs 756.6 (0.953x), 8192^3 785.9 vs 707.3 (cuBLAS
  *     throttled); epilogue=1 188.0 us against its own 190.6 at epilogue=0;
