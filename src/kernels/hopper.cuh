@@ -31,17 +31,13 @@
 
 #include <type_traits>
 
+#include "mma.cuh" /* kb_smem_u32 */
+
 #define KB_HDEV __device__ __forceinline__
 
 /* Bytes of one 128-byte-swizzled row, and of one swizzle atom (8 rows). */
 #define KB_SW128_ROW 128
 #define KB_SW128_ATOM 1024
-
-/* The shared-memory address (32-bit, .shared window) of a generic pointer. */
-KB_HDEV uint32_t kb_smem_u32(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
 
 /* ---- mbarrier ------------------------------------------------------------------ */
 

@@ -18,10 +18,9 @@
  * Version 3 adds results.bound ('memory' or 'compute': the ceiling pct_peak is
  * of) and results.extra_bytes (device memory beyond inputs and outputs).
  * Version 4 adds the batch time and its figures, flags and throttle reason to
- * results (written and read apart from the columns above: put_timing,
- * read_timing), the driver and clocks to ceilings, and the batch copy ceiling
- * and the ceilings' date, driver and clocks to runs (put_run_ceilings,
- * read_run_ceilings).
+ * results, the driver and clocks to ceilings, and the batch copy ceiling and
+ * the ceilings' date, driver and clocks to runs (bind_ceilings,
+ * read_ceilings).
  * Version 5 adds results.source_path and results.source_sha256: the variant
  * file of the user's own a result ran, and the SHA-256 of its source ('' for
  * built-in variants).
@@ -799,6 +798,28 @@ static void read_device(reader *c, kb_device *d)
     c_text(c, d->runtime, sizeof d->runtime);
 }
 
+/* The batch copy ceiling and the date, driver and clocks the ceilings of d
+ * were measured at (schema version 4), in the order of the runs columns
+ * dev_copy_batch_gbps .. dev_ceilings_mem_clock_mhz. */
+static void bind_ceilings(binder *b, const kb_device *d)
+{
+    b_real(b, d->copy_batch_gbps);
+    b_text(b, d->ceilings_at);
+    b_text(b, d->ceilings_driver);
+    b_real(b, d->ceilings_sm_clock_mhz);
+    b_int(b, d->ceilings_mem_clock_mhz);
+}
+
+/* Reads the columns bind_ceilings binds, in its order, into d. */
+static void read_ceilings(reader *c, kb_device *d)
+{
+    d->copy_batch_gbps = c_real(c);
+    c_text(c, d->ceilings_at, sizeof d->ceilings_at);
+    c_text(c, d->ceilings_driver, sizeof d->ceilings_driver);
+    d->ceilings_sm_clock_mhz = c_real(c);
+    d->ceilings_mem_clock_mhz = (int)c_int(c);
+}
+
 /* Inserts or refreshes device d; seen is the time it was seen (a newer row of
  * the same uuid is not overwritten by an older report). */
 static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, kb_err *e)
@@ -829,31 +850,6 @@ done:
     return st;
 }
 
-/* The batch copy ceiling and the date, driver and clocks of the ceilings of
- * run_id's device snapshot d (schema version 4). */
-static kb_status put_run_ceilings(kb_store *s, int64_t run_id, const kb_device *d, kb_err *e)
-{
-    kb_status st = KB_OK;
-    sqlite3_stmt *q = NULL;
-    int row = 0;
-    binder b;
-    KB_TRY(prepare(s,
-                   "UPDATE runs SET dev_copy_batch_gbps = ?1, dev_ceilings_at = ?2,"
-                   " dev_ceilings_driver = ?3, dev_ceilings_sm_clock_mhz = ?4,"
-                   " dev_ceilings_mem_clock_mhz = ?5 WHERE id = ?6",
-                   &q, &b, e));
-    b_real(&b, d->copy_batch_gbps);
-    b_text(&b, d->ceilings_at);
-    b_text(&b, d->ceilings_driver);
-    b_real(&b, d->ceilings_sm_clock_mhz);
-    b_int(&b, d->ceilings_mem_clock_mhz);
-    b_int(&b, run_id);
-    KB_TRY(run_bound(s, &b, &row, e));
-done:
-    fin(q);
-    return st;
-}
-
 /* Inserts the run row (device snapshot included) and sets run->id. pid 0 and
  * host NULL for an imported run. */
 static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pid,
@@ -869,9 +865,10 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
                    " host, imported, device_uuid, dev_ordinal, dev_name, dev_cc_major,"
                    " dev_cc_minor, dev_sms, dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz,"
                    " dev_mem_clock_mhz, dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps,"
-                   " dev_mma_tflops, dev_fp32_tflops)"
+                   " dev_mma_tflops, dev_fp32_tflops, dev_copy_batch_gbps, dev_ceilings_at,"
+                   " dev_ceilings_driver, dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz)"
                    " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                   " ?, ?)",
+                   " ?, ?, ?, ?, ?, ?, ?)",
                    &q, &b, e));
     b_text(&b, run->version);
     b_text(&b, run->git);
@@ -890,9 +887,9 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
     b_real(&b, d->copy_gbps);
     b_real(&b, d->mma_tflops);
     b_real(&b, d->fp32_tflops);
+    bind_ceilings(&b, d);
     KB_TRY(run_bound(s, &b, &row, e));
     run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
-    KB_TRY(put_run_ceilings(s, run->id, d, e));
 done:
     fin(q);
     return st;
@@ -921,8 +918,10 @@ done:
     return st;
 }
 
-/* The result's columns after run_id, in the order of the results insert. */
-static void bind_result(binder *b, const kb_result *r, const char *shape_text)
+/* The result's columns after run_id, in the order of the results insert;
+ * flags_text is r->flags as kb_flags_str writes them. */
+static void bind_result(binder *b, const kb_result *r, const char *shape_text,
+                        const char *flags_text)
 {
     int64_t seed;
     memcpy(&seed, &r->seed, sizeof seed); /* the 64 bits as SQLite's signed integer */
@@ -967,6 +966,14 @@ static void bind_result(binder *b, const kb_result *r, const char *shape_text)
     b_real(b, r->extra_bytes);
     b_text(b, r->source_path);
     b_text(b, r->source_sha256);
+    b_real(b, r->batch_us);
+    b_real(b, r->batch_stdrel);
+    b_int(b, r->batch_launches);
+    b_real(b, r->gbps_batch);
+    b_real(b, r->tflops_batch);
+    b_real(b, r->pct_peak_batch);
+    b_text(b, flags_text);
+    b_text(b, r->throttle_reason);
 }
 
 /* Inserts the kernels of result_id, r's, with their metrics and stalls. */
@@ -1015,36 +1022,6 @@ done:
     return st;
 }
 
-/* The batch time, its figures, the flags and the throttle reason of
- * result_id, r's (schema version 4). */
-static kb_status put_timing(kb_store *s, int64_t result_id, const kb_result *r, kb_err *e)
-{
-    kb_status st = KB_OK;
-    sqlite3_stmt *q = NULL;
-    char flags[96];
-    int row = 0;
-    binder b;
-    kb_flags_str(r->flags, flags, sizeof flags);
-    KB_TRY(prepare(s,
-                   "UPDATE results SET batch_us = ?1, batch_stdrel = ?2, batch_launches = ?3,"
-                   " gbps_batch = ?4, tflops_batch = ?5, pct_peak_batch = ?6, flags = ?7,"
-                   " throttle_reason = ?8 WHERE id = ?9",
-                   &q, &b, e));
-    b_real(&b, r->batch_us);
-    b_real(&b, r->batch_stdrel);
-    b_int(&b, r->batch_launches);
-    b_real(&b, r->gbps_batch);
-    b_real(&b, r->tflops_batch);
-    b_real(&b, r->pct_peak_batch);
-    b_text(&b, flags);
-    b_text(&b, r->throttle_reason);
-    b_int(&b, result_id);
-    KB_TRY(run_bound(s, &b, &row, e));
-done:
-    fin(q);
-    return st;
-}
-
 /* Inserts one result after the run's last one, and its kernels. */
 static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_err *e)
 {
@@ -1052,6 +1029,7 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
     sqlite3_stmt *q = NULL;
     cJSON *shape = kb_json_from_shape(r);
     char *shape_text = shape ? cJSON_PrintUnformatted(shape) : NULL;
+    char flags[96];
     int row = 0;
 
     if (!shape_text) {
@@ -1066,17 +1044,20 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
                    " throttled, bytes, flops, gbps, tflops, pct_peak, metric_set, passes,"
                    " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
                    " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
-                   " extra_bytes, source_path, source_sha256)"
+                   " extra_bytes, source_path, source_sha256, batch_us, batch_stdrel,"
+                   " batch_launches, gbps_batch, tflops_batch, pct_peak_batch, flags,"
+                   " throttle_reason)"
                    " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
                    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
                    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
-                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42)",
+                   " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47,"
+                   " ?48, ?49, ?50)",
                    &q, &b, e));
+    kb_flags_str(r->flags, flags, sizeof flags);
     b_int(&b, run_id);
-    bind_result(&b, r, shape_text);
+    bind_result(&b, r, shape_text, flags);
     KB_TRY(run_bound(s, &b, &row, e));
     const int64_t result_id = (int64_t)sqlite3_last_insert_rowid(s->db);
-    KB_TRY(put_timing(s, result_id, r, e));
     if (r->nkernels > 0)
         KB_TRY(put_kernels(s, result_id, r, e));
 done:
@@ -1374,67 +1355,13 @@ done:
     return st;
 }
 
-/* Reads the batch time, its figures, the flags and the throttle reason of
- * result_id into r with the prepared statement tq (schema version 4). */
-static kb_status read_timing(kb_store *s, sqlite3_stmt *tq, int64_t result_id, kb_result *r,
-                             kb_err *e)
-{
-    kb_status st = KB_OK;
-    int row = 0;
-    char flags[128];
-    KB_TRY(query_id(s, tq, result_id, e));
-    KB_TRY(next_row(s, tq, &row, e));
-    if (!row)
-        goto done;
-    reader c = {tq, 0};
-    r->batch_us = c_real(&c);
-    r->batch_stdrel = c_real(&c);
-    r->batch_launches = (int)c_int(&c);
-    r->gbps_batch = c_real(&c);
-    r->tflops_batch = c_real(&c);
-    r->pct_peak_batch = c_real(&c);
-    c_text(&c, flags, sizeof flags);
-    c_text(&c, r->throttle_reason, sizeof r->throttle_reason);
-    if (kb_flags_parse(flags, &r->flags) != 0)
-        st = damaged(s, result_id, "unknown flags", e);
-done:
-    return st;
-}
-
-/* Reads the batch copy ceiling and the date, driver and clocks of the
- * ceilings of run id's device snapshot into d (schema version 4). */
-static kb_status read_run_ceilings(kb_store *s, int64_t id, kb_device *d, kb_err *e)
-{
-    kb_status st = KB_OK;
-    sqlite3_stmt *q = NULL;
-    int row = 0;
-    binder b;
-    KB_TRY(prepare(s,
-                   "SELECT dev_copy_batch_gbps, dev_ceilings_at, dev_ceilings_driver,"
-                   " dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz FROM runs WHERE id = ?1",
-                   &q, &b, e));
-    b_int(&b, id);
-    KB_TRY(run_bound(s, &b, &row, e));
-    if (row) {
-        reader c = {q, 0};
-        d->copy_batch_gbps = c_real(&c);
-        c_text(&c, d->ceilings_at, sizeof d->ceilings_at);
-        c_text(&c, d->ceilings_driver, sizeof d->ceilings_driver);
-        d->ceilings_sm_clock_mhz = c_real(&c);
-        d->ceilings_mem_clock_mhz = (int)c_int(&c);
-    }
-done:
-    fin(q);
-    return st;
-}
-
 /* Fills r from the current row of the results query; *result_id is its id. */
 static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t *result_id,
                              kb_err *e)
 {
     kb_status st = KB_OK;
     reader c = {q, 0};
-    char shape_text[512], status[16];
+    char shape_text[512], status[16], flags[128];
     cJSON *shape = NULL;
     int64_t seed;
 
@@ -1504,6 +1431,16 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
     r->extra_bytes = c_real(&c);
     c_text(&c, r->source_path, sizeof r->source_path);
     c_text(&c, r->source_sha256, sizeof r->source_sha256);
+    r->batch_us = c_real(&c);
+    r->batch_stdrel = c_real(&c);
+    r->batch_launches = (int)c_int(&c);
+    r->gbps_batch = c_real(&c);
+    r->tflops_batch = c_real(&c);
+    r->pct_peak_batch = c_real(&c);
+    c_text(&c, flags, sizeof flags);
+    c_text(&c, r->throttle_reason, sizeof r->throttle_reason);
+    if (kb_flags_parse(flags, &r->flags) != 0)
+        st = damaged(s, *result_id, "unknown flags", e);
 done:
     cJSON_Delete(shape);
     return st;
@@ -1512,7 +1449,7 @@ done:
 kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
 {
     kb_status st = KB_OK;
-    sqlite3_stmt *q = NULL, *kq = NULL, *vq = NULL, *tq = NULL;
+    sqlite3_stmt *q = NULL, *kq = NULL, *vq = NULL;
     kb_result r;
     binder b;
     int row = 0, in_tx = 0;
@@ -1527,7 +1464,9 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " dev_ordinal, dev_name, dev_cc_major, dev_cc_minor, dev_sms,"
                    " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
                    " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps, dev_mma_tflops,"
-                   " dev_fp32_tflops FROM runs WHERE id = ?1 OR ?1 = 0"
+                   " dev_fp32_tflops, dev_copy_batch_gbps, dev_ceilings_at, dev_ceilings_driver,"
+                   " dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz"
+                   " FROM runs WHERE id = ?1 OR ?1 = 0"
                    " ORDER BY started DESC, id DESC LIMIT 1",
                    &q, &b, e));
     b_int(&b, id);
@@ -1556,9 +1495,9 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     d->copy_gbps = c_real(&c);
     d->mma_tflops = c_real(&c);
     d->fp32_tflops = c_real(&c);
+    read_ceilings(&c, d);
     fin(q);
     q = NULL;
-    KB_TRY(read_run_ceilings(s, out->id, d, e));
 
     SQL_CHECK(stmt_prep(s,
                    "SELECT id, op, variant, dtype, shape, status, reason, seed, checked,"
@@ -1567,7 +1506,9 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " tflops, pct_peak, metric_set, passes, counters_reason, dram_bytes,"
                    " excess_traffic, achieved_occupancy, dram_gbps, theoretical_occupancy,"
                    " registers, local_bytes, top_stalls, bound, extra_bytes, source_path,"
-                   " source_sha256 FROM results WHERE run_id = ?1 ORDER BY seq",
+                   " source_sha256, batch_us, batch_stdrel, batch_launches, gbps_batch,"
+                   " tflops_batch, pct_peak_batch, flags, throttle_reason"
+                   " FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
     SQL_CHECK(stmt_prep(s,
                    "SELECT name, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,"
@@ -1578,15 +1519,10 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    "SELECT kernel_idx, kind, name, value FROM kernel_values"
                    " WHERE result_id = ?1 ORDER BY kernel_idx, kind, seq",
                    &vq));
-    SQL_CHECK(stmt_prep(s,
-                   "SELECT batch_us, batch_stdrel, batch_launches, gbps_batch, tflops_batch,"
-                   " pct_peak_batch, flags, throttle_reason FROM results WHERE id = ?1",
-                   &tq));
     KB_TRY(query_id(s, q, out->id, e));
     while ((st = next_row(s, q, &row, e)) == KB_OK && row) {
         int64_t result_id;
         KB_TRY(read_result(s, q, &r, &result_id, e));
-        KB_TRY(read_timing(s, tq, result_id, &r, e));
         KB_TRY(load_kernels(s, kq, result_id, &r, e));
         KB_TRY(load_values(s, vq, result_id, &r, e));
         if (kb_run_add(out, &r) != 0) {
@@ -1605,7 +1541,6 @@ done:
     fin(q);
     fin(kq);
     fin(vq);
-    fin(tq);
     if (in_tx)
         tx_rollback(s);
     kb_result_release(&r);

@@ -71,64 +71,9 @@
 #include <type_traits>
 
 #include "attention.cuh"
+#include "kernels/mma.cuh"
 
 #define FL_BC 64 /* keys per tile */
-
-/* ---- PTX wrappers --------------------------------------------------------------------- */
-
-static __device__ __forceinline__ uint32_t fl_smem_addr(const void *p)
-{
-    return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* 16 bytes global -> shared, bypassing L1; zero-filled when !valid. */
-static __device__ __forceinline__ void fl_cp16(uint32_t dst, const void *src, bool valid)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(valid ? 16 : 0));
-}
-
-static __device__ __forceinline__ void fl_commit(void)
-{
-    asm volatile("cp.async.commit_group;\n" ::);
-}
-
-/* Waits until at most N of this thread's cp.async groups are pending. */
-template <int N> static __device__ __forceinline__ void fl_wait(void)
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-static __device__ __forceinline__ void fl_ldsm4(uint32_t (&r)[4], uint32_t addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-static __device__ __forceinline__ void fl_ldsm4_t(uint32_t (&r)[4], uint32_t addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-/* c += a * b, m16n8k16, fp32 accumulators. */
-template <typename T>
-static __device__ __forceinline__ void fl_mma(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
-                                              uint32_t b1)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else
-        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 /* ---- the kernel ------------------------------------------------------------------------ */
 
@@ -161,7 +106,7 @@ static __device__ __forceinline__ void fl_load_tile(uint32_t sbase, const T *__r
     for (int i = 0; i < NROWS / C::RPP; i++) {
         const int gr = row0 + r0 + i * C::RPP;
         const bool ok = gr < s;
-        fl_cp16(dst + i * C::RPP * C::ROWB, g + (ok ? gr : 0) * C::D + c * 8, ok);
+        kb_cp_async16(dst + i * C::RPP * C::ROWB, g + (ok ? gr : 0) * C::D + c * 8, ok ? 16 : 0);
     }
 }
 
@@ -173,7 +118,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     constexpr int D = C::D, MT = C::MT, ROWB = C::ROWB, KT = D / 16, NS = FL_BC / 8;
     constexpr int NO = D / 8;
     extern __shared__ uint4 fl_smem[];
-    const uint32_t sq = fl_smem_addr(fl_smem);
+    const uint32_t sq = kb_smem_u32(fl_smem);
     const uint32_t sk = sq + C::BR * ROWB, sv = sk + 2 * FL_BC * ROWB;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
@@ -186,10 +131,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     const int ntiles = (kend + FL_BC - 1) / FL_BC;
 
     fl_load_tile<C, C::BR>(sq, q + base, q0, sl);
-    fl_commit();
+    kb_cp_async_commit();
     fl_load_tile<C, FL_BC>(sk, k + base, 0, sl);
     fl_load_tile<C, FL_BC>(sv, v + base, 0, sl);
-    fl_commit();
+    kb_cp_async_commit();
 
     /* Per-lane ldmatrix addresses. Every row a lane addresses has row % 8 ==
      * lane % 8, and its logical chunk is 2 x + bit, so the swizzled chunk of
@@ -211,13 +156,13 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 
     uint32_t qf[C::QREG ? MT : 1][C::QREG ? KT : 1][4];
     if constexpr (C::QREG) {
-        fl_wait<1>();
+        kb_cp_async_wait<1>();
         __syncthreads();
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
 #pragma unroll
             for (int kk = 0; kk < KT; kk++)
-                fl_ldsm4(qf[mt][kk], q_lane + mt * 16 * ROWB + (kk / 4) * 128 + off_a[kk % 4]);
+                kb_ldsm4(qf[mt][kk], q_lane + mt * 16 * ROWB + (kk / 4) * 128 + off_a[kk % 4]);
     }
 
     float oacc[MT][NO][4];
@@ -243,8 +188,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
             fl_load_tile<C, FL_BC>(sk + next, k + base, (t + 1) * FL_BC, sl);
             fl_load_tile<C, FL_BC>(sv + next, v + base, (t + 1) * FL_BC, sl);
         }
-        fl_commit(); /* possibly empty: keeps the group count uniform */
-        fl_wait<1>(); /* tile t (and Q) have landed for this thread ... */
+        kb_cp_async_commit(); /* possibly empty: keeps the group count uniform */
+        kb_cp_async_wait<1>(); /* tile t (and Q) have landed for this thread ... */
         __syncthreads(); /* ... and for every thread */
 
         const int k0 = t * FL_BC;
@@ -269,17 +214,17 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
                         for (int e = 0; e < 4; e++)
                             af[mt][e] = qf[mt][kk][e];
                     } else {
-                        fl_ldsm4(af[mt], q_lane + mt * 16 * ROWB + (kk / 4) * 128 + off_a[kk % 4]);
+                        kb_ldsm4(af[mt], q_lane + mt * 16 * ROWB + (kk / 4) * 128 + off_a[kk % 4]);
                     }
                 }
 #pragma unroll
                 for (int np = 0; np < NS / 2; np++) {
                     uint32_t kb4[4];
-                    fl_ldsm4(kb4, k_lane + stage + np * 16 * ROWB + ko);
+                    kb_ldsm4(kb4, k_lane + stage + np * 16 * ROWB + ko);
 #pragma unroll
                     for (int mt = 0; mt < MT; mt++) {
-                        fl_mma<T>(sacc[mt][2 * np], af[mt], kb4[0], kb4[1]);
-                        fl_mma<T>(sacc[mt][2 * np + 1], af[mt], kb4[2], kb4[3]);
+                        kb_mma16816<T>(sacc[mt][2 * np], af[mt], kb4[0], kb4[1]);
+                        kb_mma16816<T>(sacc[mt][2 * np + 1], af[mt], kb4[2], kb4[3]);
                     }
                 }
             }
@@ -355,12 +300,12 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 #pragma unroll
                 for (int dp = 0; dp < NO / 2; dp++) {
                     uint32_t vb4[4];
-                    fl_ldsm4_t(vb4, v_lane + stage + ks * 16 * ROWB + (dp / 4) * 128 +
+                    kb_ldsm4_t(vb4, v_lane + stage + ks * 16 * ROWB + (dp / 4) * 128 +
                                         off_a[dp % 4]);
 #pragma unroll
                     for (int mt = 0; mt < MT; mt++) {
-                        fl_mma<T>(oacc[mt][2 * dp], pa[mt], vb4[0], vb4[1]);
-                        fl_mma<T>(oacc[mt][2 * dp + 1], pa[mt], vb4[2], vb4[3]);
+                        kb_mma16816<T>(oacc[mt][2 * dp], pa[mt], vb4[0], vb4[1]);
+                        kb_mma16816<T>(oacc[mt][2 * dp + 1], pa[mt], vb4[2], vb4[3]);
                     }
                 }
             }

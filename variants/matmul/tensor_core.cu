@@ -54,6 +54,7 @@
 
 #include <type_traits>
 
+#include "kernels/mma.cuh"
 #include "matmul.cuh"
 
 #define TC_BK 64
@@ -78,48 +79,6 @@ template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int MINB_> struct tc_
 static __device__ __forceinline__ uint32_t tc_swz(int r, int ch)
 {
     return (uint32_t)(r * TC_ROW_BYTES + ((ch ^ (r & 7)) << 4));
-}
-
-/* cp.async of 16 bytes from src to shared dst, reading `bytes` of them (0 or
- * 16) and zero-filling the rest. */
-static __device__ __forceinline__ void tc_cp16(uint32_t dst, const void *src, int bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(bytes)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void tc_commit(void)
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int N> static __device__ __forceinline__ void tc_wait(void)
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
-static __device__ __forceinline__ void tc_ldsm4(uint32_t (&r)[4], uint32_t addr)
-{
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(addr));
-}
-
-template <typename T>
-static __device__ __forceinline__ void tc_mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
-                                              uint32_t b1)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-                     "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 /* A thread's share of the copies: chunk ch = tid % 8 of rows tid / 8 + i
@@ -165,12 +124,12 @@ template <typename T, typename C> struct tc_copier {
                 continue;
             if (q < AN) {
                 const bool in = kin && (amask >> q & 1u);
-                tc_cp16(sa + dst + q * RSTEP * TC_ROW_BYTES, in ? pa + q * RSTEP * k : pa,
+                kb_cp_async16(sa + dst + q * RSTEP * TC_ROW_BYTES, in ? pa + q * RSTEP * k : pa,
                         in ? 16 : 0);
             } else {
                 const int i = q - AN;
                 const bool in = kin && (bmask >> i & 1u);
-                tc_cp16(sa + C::A_BYTES + dst + i * RSTEP * TC_ROW_BYTES,
+                kb_cp_async16(sa + C::A_BYTES + dst + i * RSTEP * TC_ROW_BYTES,
                         in ? pb + i * RSTEP * k : pb, in ? 16 : 0);
             }
         }
@@ -207,10 +166,10 @@ static __device__ __forceinline__ void tc_ldfrags(tc_frags<C> &f, uint32_t sa, i
     const int bchunk = 2 * kk + ((lane >> 3) & 1);
 #pragma unroll
     for (int mi = 0; mi < C::MI; mi++)
-        tc_ldsm4(f.a[mi], sa + tc_swz(arow + 16 * mi, achunk));
+        kb_ldsm4(f.a[mi], sa + tc_swz(arow + 16 * mi, achunk));
 #pragma unroll
     for (int nj = 0; nj < C::NI / 2; nj++)
-        tc_ldsm4(f.b[nj], sa + C::A_BYTES + tc_swz(brow + 16 * nj, bchunk));
+        kb_ldsm4(f.b[nj], sa + C::A_BYTES + tc_swz(brow + 16 * nj, bchunk));
 }
 
 template <typename T, typename C>
@@ -220,7 +179,7 @@ static __device__ __forceinline__ void tc_mmas(float (&acc)[C::MI][C::NI][4], co
     for (int mi = 0; mi < C::MI; mi++)
 #pragma unroll
         for (int ni = 0; ni < C::NI; ni++)
-            tc_mma<T>(acc[mi][ni], f.a[mi], f.b[ni / 2][2 * (ni & 1)], f.b[ni / 2][2 * (ni & 1) + 1]);
+            kb_mma16816<T>(acc[mi][ni], f.a[mi], f.b[ni / 2][2 * (ni & 1)], f.b[ni / 2][2 * (ni & 1) + 1]);
 }
 
 /* C through shared memory: the accumulators (bias and GELU applied when EPI),
@@ -237,7 +196,7 @@ static __device__ __forceinline__ void tc_store(const float (&acc)[C::MI][C::NI]
 {
     constexpr int RB = C::BN * 2, CH = C::BN / 8; /* row bytes, chunks a row */
     static_assert(C::BM * RB <= C::SMEM, "the tile fits in the slots");
-    tc_wait<0>();
+    kb_cp_async_wait<0>();
     __syncthreads(); /* every warp is done with the slots */
 #pragma unroll
     for (int ni = 0; ni < C::NI; ni++) {
@@ -307,7 +266,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
                    const T *__restrict__ bias, int64_t m, int64_t n, int64_t k)
 {
     extern __shared__ __align__(128) uint8_t tc_smem[];
-    const uint32_t sbase = (uint32_t)__cvta_generic_to_shared(tc_smem);
+    const uint32_t sbase = kb_smem_u32(tc_smem);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wm = warp / C::WARPS_N, wn = warp % C::WARPS_N;
     int64_t bm, bn;
@@ -330,9 +289,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     for (int s = 0; s < C::STAGES - 1; s++) {
         if (s < ktiles)
             cp.copy_all(sbase + s * C::STAGE_BYTES);
-        tc_commit();
+        kb_cp_async_commit();
     }
-    tc_wait<C::STAGES - 2>();
+    kb_cp_async_wait<C::STAGES - 2>();
     __syncthreads();
     /* the pipeline: slice kk + 1's fragments are read while slice kk's mmas
      * run; at a step's last slice the next step's slot is waited for first,
@@ -345,7 +304,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 #pragma unroll
         for (int kk = 0; kk < KK; kk++) {
             if (kk == KK - 1) {
-                tc_wait<C::STAGES - 2>(); /* step kt + 1 has landed */
+                kb_cp_async_wait<C::STAGES - 2>(); /* step kt + 1 has landed */
                 __syncthreads();
                 rd = rd + 1 == C::STAGES ? 0 : rd + 1;
             }
@@ -354,7 +313,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
             if (kk < KK - 1 && kt + C::STAGES - 1 < ktiles)
                 cp.copy(sbase + wr * C::STAGE_BYTES, kk);
             if (kk == KK - 2) {
-                tc_commit();
+                kb_cp_async_commit();
                 wr = wr + 1 == C::STAGES ? 0 : wr + 1;
             }
             tc_mmas<T, C>(acc, f[kk % 2]);
