@@ -48,11 +48,12 @@
     }
 
 /* Lets kernel k take smem bytes of dynamic shared memory (past 48 KB a kernel
- * must ask). Returns the runtime's error. */
+ * must ask), asking the runtime once per kernel and size (kb_allow_smem_once:
+ * launchers call it on every launch, inside the timed region). Returns the
+ * runtime's error. */
 template <typename... P> static cudaError_t kb_allow_smem(void (*k)(P...), size_t smem)
 {
-    return cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)smem);
+    return kb_allow_smem_once((const void *)k, smem);
 }
 
 /* Launches kernel k with grid and block and smem bytes of dynamic shared

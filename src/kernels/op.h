@@ -76,6 +76,38 @@ typedef struct kb_args {
 
 typedef cudaError_t (*kb_launch_fn)(const kb_args *a, cudaStream_t s);
 
+/* What a variant's prepared plan was built for (a library's descriptors, a
+ * kernel's tensor maps): the case's buffers, shape and dtype. A launch with
+ * another case must not use the plan. */
+typedef struct kb_case_key {
+    const void *in[KB_MAX_BUFS];
+    const void *out[KB_MAX_BUFS];
+    const void *scratch;
+    int64_t shape[KB_MAX_AXES];
+    int naxes;
+    kb_dtype dtype;
+} kb_case_key;
+
+/* *k = a's case, its first naxes axes (the operator's). */
+void kb_case_key_of(const kb_args *a, int naxes, kb_case_key *k);
+
+/* Whether a is the case k was made of (k zeroed: never). */
+int kb_case_key_same(const kb_case_key *k, const kb_args *a);
+
+/* The configuration an environment variable names (var=0..count-1, one
+ * digit), for measuring a variant's alternatives; dflt when unset or not one
+ * of them. */
+int kb_env_config(const char *var, int count, int dflt);
+
+/* cudaFuncSetAttribute(k, MaxDynamicSharedMemorySize, smem) unless this
+ * process already did so for k with at least smem (kb_allow_smem in
+ * device.cuh). For the launching thread only. */
+cudaError_t kb_allow_smem_once(const void *k, size_t smem);
+
+/* *dev = the calling thread's current CUDA device. Returns 0, or -1 with the
+ * runtime's error in why (for a library variant's prepare). */
+int kb_current_device(int *dev, char *why, size_t why_size);
+
 typedef struct kb_variant {
     const char *name;
     const char *summary; /* one line: the idea the variant demonstrates */

@@ -284,12 +284,7 @@ typedef struct dnn_case {
     void *stats; /* the softmax statistics, when the graph's form writes them */
     float scale;      /* pass-by-value operands: read by cudnnBackendExecute */
     float mask_value;
-    /* the case the plan is for */
-    const void *in[3];
-    void *out;
-    int64_t shape[ATT_CAUSAL + 1]; /* the operator's axes */
-    kb_dtype dtype;
-    int ready;
+    kb_case_key key; /* the case the plan is for (zero: none) */
 } dnn_case;
 
 static dnn_case C;
@@ -817,7 +812,7 @@ static int case_release(const dnn_lib *L, char *why, size_t n)
         L->BackendDestroyDescriptor(C.desc[i]); /* nothing to do about a failure here */
     C.ndesc = 0;
     C.plan = C.pack = NULL;
-    C.ready = 0;
+    memset(&C.key, 0, sizeof C.key);
     if (C.workspace) {
         cudaError_t ce = cudaFree(C.workspace);
         C.workspace = NULL;
@@ -856,12 +851,8 @@ static void case_at_exit(void)
 static int case_handle(const dnn_lib *L, char *why, size_t n)
 {
     int dev = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce != cudaSuccess) {
-        snprintf(why, n, "cudaGetDevice failed: %s (%s)", cudaGetErrorString(ce),
-                 cudaGetErrorName(ce));
+    if (kb_current_device(&dev, why, n) != 0)
         return -1;
-    }
     if (C.handle && C.device == dev)
         return 0;
     if (C.handle)
@@ -1084,12 +1075,7 @@ extern "C" int kb_attention_cudnn_prepare(const kb_args *a, char *why, size_t wh
     }
     if (rc != 0 || (rc = case_bind(L, a, &sh, why, why_size)) != 0)
         return rc;
-    for (int i = 0; i < 3; i++)
-        C.in[i] = a->in[i];
-    C.out = a->out[0];
-    memcpy(C.shape, a->shape, sizeof C.shape);
-    C.dtype = a->dtype;
-    C.ready = 1;
+    kb_case_key_of(a, ATT_CAUSAL + 1, &C.key);
     return 0;
 #else
     (void)a;
@@ -1107,14 +1093,12 @@ extern "C" cudaError_t kb_attention_cudnn(const kb_args *a, cudaStream_t s)
 {
     last_failure[0] = '\0';
 #if KB_HAVE_CUDNN
-    if (!C.ready) {
+    if (C.key.naxes == 0) {
         snprintf(last_failure, sizeof last_failure,
                  "cudnn: launched without a plan (prepare did not run, or failed)");
         return cudaErrorInvalidValue;
     }
-    if (a->in[0] != C.in[0] || a->in[1] != C.in[1] || a->in[2] != C.in[2] ||
-        a->out[0] != C.out || a->dtype != C.dtype ||
-        memcmp(a->shape, C.shape, sizeof C.shape) != 0) {
+    if (!kb_case_key_same(&C.key, a)) {
         snprintf(last_failure, sizeof last_failure,
                  "cudnn: launched with buffers, a shape or a dtype other than the ones its "
                  "plan was prepared for");

@@ -100,7 +100,6 @@
  * long as its softmax's 64 MUFU.EX2 a thread, so the overlap has less to hide
  * behind, and the diagonal tiles are computed whole and masked. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "attention.cuh"
 #include "kernels/hopper.cuh"
@@ -536,9 +535,7 @@ typedef struct fw_config {
  * count and the tensor maps. Nothing of it is looked up between the timing
  * events. */
 typedef struct fw_plan {
-    const void *buf[4];
-    int64_t shape[ATT_CAUSAL + 1];
-    kb_dtype dtype;
+    kb_case_key key;
     const fw_config *cfg;
     int sms;
     CUtensorMap maps[3]; /* Q, K, V */
@@ -599,8 +596,7 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
         FW_CONFIG(T, 64, 3, 4, false, "att_fw_d64_c3_n128_s4_persist", 1),
         FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1)};
-    const char *env = getenv("KBENCH_FLASH_WGMMA_CONFIG");
-    const int c = env && env[0] >= '0' && env[0] < '0' + FW_CONFIGS && !env[1] ? env[0] - '0' : -1;
+    const int c = kb_env_config("KBENCH_FLASH_WGMMA_CONFIG", FW_CONFIGS, -1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
         return &d128[c < 0 ? 0 : c];
@@ -616,15 +612,10 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
 template <typename T> static cudaError_t fw_plan_for(const kb_args *a)
 {
     fw_plan *p = &fw_current;
-    const void *buf[4] = {a->in[0], a->in[1], a->in[2], a->out[0]};
-    if (p->cfg && p->dtype == a->dtype && !memcmp(p->buf, buf, sizeof buf) &&
-        !memcmp(p->shape, a->shape, sizeof p->shape))
+    if (p->cfg && kb_case_key_same(&p->key, a))
         return cudaSuccess;
     p->cfg = NULL; /* invalid until every step succeeded */
-    int dev;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&p->sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaError_t e = kb_current_sms(&p->sms);
     if (e != cudaSuccess)
         return e;
     const fw_config *cfg = fw_choose<T>(a, p->sms);
@@ -632,9 +623,7 @@ template <typename T> static cudaError_t fw_plan_for(const kb_args *a)
         return cudaErrorInvalidValue;
     if ((e = cfg->setup(a, p->maps)) != cudaSuccess)
         return e;
-    memcpy(p->buf, buf, sizeof buf);
-    memcpy(p->shape, a->shape, sizeof p->shape);
-    p->dtype = a->dtype;
+    kb_case_key_of(a, ATT_CAUSAL + 1, &p->key);
     p->cfg = cfg;
     return cudaSuccess;
 }

@@ -298,8 +298,7 @@ template <typename T, int R> static cudaError_t launch_rows(const kb_args *a, cu
     const att_shape sh = att_shape_of(a);
     const size_t smem = fu_smem(R, sh.s, sh.d);
     void (*kern)(const T *, const T *, const T *, T *, att_shape) = att_fused<T, R>;
-    cudaError_t e = cudaFuncSetAttribute((const void *)kern,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    cudaError_t e = kb_allow_smem(kern, smem);
     if (e != cudaSuccess)
         return e;
     const int64_t blocks = sh.bh * ((sh.s + R - 1) / R);

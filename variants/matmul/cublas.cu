@@ -74,13 +74,9 @@ typedef struct lt_case {
     cublasLtMatrixLayout_t la, lb, lc; /* the B buffer, the A buffer, C */
     cublasLtMatmulPreference_t pref;
     cublasLtMatmulAlgo_t algo;
-    /* the case the algorithm is for */
-    const void *in[3];
-    void *out, *workspace;
+    void *workspace;
     size_t workspace_bytes;
-    int64_t shape[MM_EPILOGUE + 1];
-    kb_dtype dtype;
-    int ready;
+    kb_case_key key; /* the case the algorithm is for (zero: none) */
 } lt_case;
 
 static lt_case L;
@@ -109,7 +105,7 @@ static void case_release(void)
     L.pref = NULL;
     L.lc = L.lb = L.la = NULL;
     L.op = NULL;
-    L.ready = 0;
+    memset(&L.key, 0, sizeof L.key);
 }
 
 /* At exit, the last case's descriptors and the handle go, so that a process
@@ -128,12 +124,8 @@ static void case_at_exit(void)
 static int case_handle(char *why, size_t n)
 {
     int dev = 0;
-    cudaError_t ce = cudaGetDevice(&dev);
-    if (ce != cudaSuccess) {
-        snprintf(why, n, "cudaGetDevice failed: %s (%s)", cudaGetErrorString(ce),
-                 cudaGetErrorName(ce));
+    if (kb_current_device(&dev, why, n) != 0)
         return -1;
-    }
     if (L.handle && L.device == dev)
         return 0;
     if (L.handle)
@@ -224,12 +216,7 @@ extern "C" int kb_matmul_cublas_prepare(const kb_args *a, char *why, size_t why_
     L.workspace_bytes = a->scratch ? a->scratch_bytes : 0;
     if ((rc = build(a, why, why_size)) != 0)
         return rc;
-    for (int i = 0; i < 3; i++)
-        L.in[i] = a->in[i];
-    L.out = a->out[0];
-    memcpy(L.shape, a->shape, sizeof L.shape);
-    L.dtype = a->dtype;
-    L.ready = 1;
+    kb_case_key_of(a, MM_EPILOGUE + 1, &L.key);
     return 0;
 }
 
@@ -241,14 +228,12 @@ extern "C" int kb_matmul_cublas_prepare(const kb_args *a, char *why, size_t why_
 extern "C" cudaError_t kb_matmul_cublas(const kb_args *a, cudaStream_t s)
 {
     last_failure[0] = '\0';
-    if (!L.ready) {
+    if (L.key.naxes == 0) {
         snprintf(last_failure, sizeof last_failure,
                  "cublas: launched without a plan (prepare did not run, or failed)");
         return cudaErrorInvalidValue;
     }
-    if (a->in[0] != L.in[0] || a->in[1] != L.in[1] || a->in[2] != L.in[2] ||
-        a->out[0] != L.out || a->dtype != L.dtype || a->scratch != L.workspace ||
-        memcmp(a->shape, L.shape, sizeof L.shape) != 0) {
+    if (!kb_case_key_same(&L.key, a)) {
         snprintf(last_failure, sizeof last_failure,
                  "cublas: launched with buffers, a shape or a dtype other than the ones its "
                  "plan was prepared for");

@@ -50,7 +50,6 @@
  * that rate holds; the 3.9 waves of 512 tiles at 4096^3 (the last a 116-block
  * wave) and each block's prologue account for most of the rest. */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <type_traits>
 
@@ -344,13 +343,21 @@ typedef tc_cfg<128, 256, 2, 4, 4, 1> tc_c1;
 typedef tc_cfg<256, 128, 4, 2, 3, 1> tc_c2;
 typedef tc_cfg<128, 128, 2, 2, 4, 2> tc_c3; /* 4 warps, two blocks per SM */
 
+/* The configuration KBENCH_TC_CONFIG names (0..3), read once. */
+static int tc_config(void)
+{
+    static int c = -1;
+    if (c < 0)
+        c = kb_env_config("KBENCH_TC_CONFIG", 4, 0);
+    return c;
+}
+
 template <typename T, bool EPI> static cudaError_t launch_tc_epi(const kb_args *a, cudaStream_t s)
 {
-    const char *env = getenv("KBENCH_TC_CONFIG");
-    switch (env ? env[0] : '0') {
-    case '1': return tc_launch<T, tc_c1, EPI>(a, s, EPI ? "mm_tc_128x256x64_s4_gelu" : "mm_tc_128x256x64_s4");
-    case '2': return tc_launch<T, tc_c2, EPI>(a, s, EPI ? "mm_tc_256x128x64_s3_gelu" : "mm_tc_256x128x64_s3");
-    case '3': return tc_launch<T, tc_c3, EPI>(a, s, EPI ? "mm_tc_128x128x64_s4_gelu" : "mm_tc_128x128x64_s4");
+    switch (tc_config()) {
+    case 1: return tc_launch<T, tc_c1, EPI>(a, s, EPI ? "mm_tc_128x256x64_s4_gelu" : "mm_tc_128x256x64_s4");
+    case 2: return tc_launch<T, tc_c2, EPI>(a, s, EPI ? "mm_tc_256x128x64_s3_gelu" : "mm_tc_256x128x64_s3");
+    case 3: return tc_launch<T, tc_c3, EPI>(a, s, EPI ? "mm_tc_128x128x64_s4_gelu" : "mm_tc_128x128x64_s4");
     default: return tc_launch<T, tc_c0, EPI>(a, s, EPI ? "mm_tc_128x256x64_s3_gelu" : "mm_tc_128x256x64_s3");
     }
 }

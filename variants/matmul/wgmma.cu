@@ -86,8 +86,6 @@
  *     us): 32 tiles of 256 columns for 132 SMs and a 128-row tile for 16 rows;
  *     a split of K across blocks would fill the GPU. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "kernels/hopper.cuh"
 #include "kernels/tma.h"
@@ -437,9 +435,7 @@ template <typename T> static const mw_config *mw_configs(int *count)
  * of clusters that fit on the GPU at once and the tensor maps. Nothing is
  * looked up between the timing events. */
 typedef struct mw_plan {
-    const void *buf[3];
-    int64_t shape[MM_EPILOGUE + 1];
-    kb_dtype dtype;
+    kb_case_key key;
     const mw_config *cfg;
     int clusters;        /* the persistent grid: clusters resident at once */
     CUtensorMap maps[3]; /* A, B, C */
@@ -470,8 +466,7 @@ template <typename T> static cudaError_t mw_setup(const kb_args *a, mw_plan *p)
     const mw_config *cfg = p->cfg;
     cudaError_t e = cudaSuccess;
     for (int i = 0; i < 2 && e == cudaSuccess; i++)
-        e = cudaFuncSetAttribute(cfg->kern[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)cfg->smem);
+        e = kb_allow_smem_once(cfg->kern[i], cfg->smem);
     int sms = 0;
     if (e == cudaSuccess)
         e = kb_current_sms(&sms);
@@ -501,14 +496,11 @@ template <typename T> static cudaError_t mw_setup(const kb_args *a, mw_plan *p)
 template <typename T> static cudaError_t mw_plan_for(const kb_args *a)
 {
     mw_plan *p = &mw_current;
-    const void *buf[3] = {a->in[0], a->in[1], a->out[0]};
-    if (p->cfg && p->dtype == a->dtype && !memcmp(p->buf, buf, sizeof buf) &&
-        !memcmp(p->shape, a->shape, sizeof p->shape))
+    if (p->cfg && kb_case_key_same(&p->key, a))
         return cudaSuccess;
     int count;
     const mw_config *list = mw_configs<T>(&count);
-    const char *env = getenv("KBENCH_MM_WGMMA_CONFIG");
-    int c = env && env[0] >= '0' && env[0] < '0' + count && !env[1] ? env[0] - '0' : 0;
+    int c = kb_env_config("KBENCH_MM_WGMMA_CONFIG", count, 0);
     if (list[c].tma_store && mm_shape_of(a).n % 8 != 0)
         c = 1;
     p->cfg = &list[c];
@@ -517,9 +509,7 @@ template <typename T> static cudaError_t mw_plan_for(const kb_args *a)
         p->cfg = NULL; /* invalid until every step succeeded */
         return e;
     }
-    memcpy(p->buf, buf, sizeof buf);
-    memcpy(p->shape, a->shape, sizeof p->shape);
-    p->dtype = a->dtype;
+    kb_case_key_of(a, MM_EPILOGUE + 1, &p->key);
     return cudaSuccess;
 }
 
