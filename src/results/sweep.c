@@ -186,17 +186,19 @@ static int fill(const finder *fd, size_t m, int ax, int p, kb_sweep *s)
     free(point);
     s->ceiling = kb_result_ceiling(r0, &run->dev, run->timing);
     for (size_t j = 0; j < m; j++) {
-        s->best[j] = -1;
-        s->best_pct[j] = NAN;
+        long best = -1, best_cell = -1;
+        double best_fig = -INFINITY; /* the figures kept are finite */
         for (size_t v = 0; v < nv; v++) {
             const size_t c = j * nv + v;
-            if (s->cell[c] >= 0 && (s->best[j] < 0 || s->figure[c] > s->figure[j * nv + (size_t)s->best[j]]))
-                s->best[j] = (long)v;
+            if (c < ncell && s->cell[c] >= 0 && s->figure[c] > best_fig) {
+                best = (long)v;
+                best_cell = s->cell[c];
+                best_fig = s->figure[c];
+            }
         }
-        if (s->best[j] >= 0)
-            s->best_pct[j] =
-                kb_result_timed(&run->results[s->cell[j * nv + (size_t)s->best[j]]], run->timing)
-                    .pct_peak;
+        s->best[j] = best;
+        s->best_pct[j] =
+            best >= 0 ? kb_result_timed(&run->results[best_cell], run->timing).pct_peak : NAN;
     }
     return 0;
 }
@@ -215,7 +217,7 @@ static void sweep_release(kb_sweep *s)
 
 void kb_sweeps_release(kb_sweeps *s)
 {
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; s->s && i < s->n; i++)
         sweep_release(&s->s[i]);
     free(s->s);
     memset(s, 0, sizeof *s);
