@@ -90,6 +90,8 @@ for step in "$@"; do
             rows=500000,cols=100
         ab KBENCH_SOFTMAX_PEEL=0 softmax fused rows=4099,cols=3001 rows=20000,cols=1001 \
             rows=4000,cols=30001
+        ab KBENCH_SOFTMAX_SPLIT=8 softmax fused rows=3,cols=262144 rows=5,cols=1048576 \
+            rows=12,cols=100003
         ab KBENCH_LAYERNORM_TILE=0 layernorm fused rows=1000000,cols=33 rows=1000000,cols=32 \
             rows=500000,cols=100
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \

@@ -30,13 +30,17 @@
  *   buffers themselves off 16-byte boundaries, chunk = 1 element: the same
  *     ladder with up to 32 elements per thread, rows up to 32768;
  *   longer rows: the streaming path below (two reads), a cluster of 8 blocks
- *     per row, peeled to 16-byte alignment (the `cluster` rung holds such
+ *     per row (16 when rows x 8 < 2 x SMs and the GPU places 16-block
+ *     clusters), peeled to 16-byte alignment (the `cluster` rung holds such
  *     rows in shared memory instead and reads them once).
  *
  * A/B switches (environment, read at each launch): KBENCH_SOFTMAX_TILE=0 sends
  * short unaligned rows back to the peeled/one-element ladder, =2 takes short
  * aligned rows through the tile path too; KBENCH_SOFTMAX_PEEL=0 sends
- * unaligned rows back to one-element chunks (the old path). Prediction for
+ * unaligned rows back to one-element chunks (the old path);
+ * KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
+ * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
+ * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16. Prediction for
  * the change (not yet measured): 1000000 x 33 from 36% (fp32) / 18% (bf16) of
  * the copy bandwidth to ~80% / ~70% (a warp per 33-element row spent 10
  * shuffles and 2 loads a lane on 1 element; the tile path spends 3 shuffles on
@@ -85,6 +89,7 @@
  * peeling the rows to 16-byte alignment is the next step there). */
 #include <cooperative_groups.h>
 
+#include "kernels/cluster.cuh"
 #include "softmax.cuh"
 
 namespace cg = cooperative_groups;
@@ -533,6 +538,18 @@ __global__ void __cluster_dims__(STREAM_CLUSTER, 1, 1) __launch_bounds__(STREAM_
                                             (int)cg::this_cluster().block_rank());
 }
 
+/* A cluster of STREAM_CLUSTER_WIDE blocks per row (non-portable: launched with
+ * the cluster-size attribute where the GPU places it), for rows too few to
+ * fill the GPU at STREAM_CLUSTER blocks each. */
+#define STREAM_CLUSTER_WIDE 16
+template <typename T, int CW>
+__global__ void __launch_bounds__(STREAM_THREADS, 2)
+    softmax_fused_cluster_wide(const T *__restrict__ x, T *__restrict__ y, int64_t cols)
+{
+    fused_stream_row<T, STREAM_CLUSTER_WIDE, CW>(x, y, cols, blockIdx.x / STREAM_CLUSTER_WIDE,
+                                                 (int)cg::this_cluster().block_rank());
+}
+
 /* ---- launchers ---------------------------------------------------------------------- */
 
 typedef cudaError_t (*fused_launch_fn)(const kb_args *a, cudaStream_t s, const char *name);
@@ -563,6 +580,36 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
     const kb_dim3 block = {STREAM_THREADS, 1, 1};
     const T *x = (const T *)a->in[0];
     T *y = (T *)a->out[0];
+    /* Few rows: 16 blocks a row where the GPU forms such clusters (A/B:
+     * KBENCH_SOFTMAX_SPLIT=8 keeps 8, =16 asks for 16 whatever the rows). */
+    int sms = 0;
+    const int split = kb_env_int("KBENCH_SOFTMAX_SPLIT", 0, 8, STREAM_CLUSTER_WIDE);
+    if (split != STREAM_CLUSTER && rows <= INT32_MAX / STREAM_CLUSTER_WIDE &&
+        kb_current_sms(&sms) == cudaSuccess &&
+        (split == STREAM_CLUSTER_WIDE || rows * STREAM_CLUSTER < 2 * (int64_t)sms)) {
+        const auto k = softmax_fused_cluster_wide<T, CW>;
+        /* Whether this GPU places the wide clusters, asked once (a case's
+         * process keeps its device): the query costs host time in the timed
+         * region. */
+        static int wide = -1;
+        if (wide < 0) {
+            int active = 0;
+            wide = cudaFuncSetAttribute((const void *)k,
+                                        cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                        1) == cudaSuccess &&
+                   kb_active_clusters((const void *)k, STREAM_THREADS, STREAM_CLUSTER_WIDE, 0,
+                                      &active) == cudaSuccess &&
+                   active > 0;
+            (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
+        }
+        if (wide) {
+            const kb_dim3 grid = {(unsigned)(rows * STREAM_CLUSTER_WIDE), 1, 1};
+            return kb_launch_cluster(a, s, k,
+                                     CW > 1 ? "softmax_fused_cluster16_vec"
+                                            : "softmax_fused_cluster16_sca",
+                                     grid, block, 0, STREAM_CLUSTER_WIDE, x, y, cols);
+        }
+    }
     if (rows <= INT32_MAX / STREAM_CLUSTER) {
         const kb_dim3 grid = {(unsigned)(rows * STREAM_CLUSTER), 1, 1};
         softmax_fused_cluster<T, CW><<<grid.x, block.x, 0, s>>>(x, y, cols);
