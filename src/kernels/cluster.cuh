@@ -123,7 +123,7 @@ struct kb_cluster_plan {
 
 /* *active = the clusters of cl blocks of kernel k (threads a block, smem bytes
  * of dynamic shared memory) the GPU holds at once; 0 when it cannot place one.
- * Returns the CUDA error. */
+ * Allows k smem bytes of dynamic shared memory first. Returns the CUDA error. */
 static inline cudaError_t kb_active_clusters(const void *k, int threads, int cl, size_t smem,
                                              int *active)
 {
@@ -139,9 +139,10 @@ static inline cudaError_t kb_active_clusters(const void *k, int threads, int cl,
     cfg.attrs = at;
     cfg.numAttrs = 1;
     *active = 0;
-    cudaError_t e = cudaSuccess;
-    if (smem > 48 * 1024)
-        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    /* Always allowed, not only past 48 KB: the default limit is 48 KB less
+     * the kernel's static shared memory, so a slice just under 48 KB (fp32
+     * rows of ~12K elements at one block a row) would not launch. */
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e == cudaSuccess)
         e = cudaOccupancyMaxActiveClusters(active, k, &cfg);
     return e;
