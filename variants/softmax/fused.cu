@@ -55,7 +55,7 @@
  * block, two of 512 or four of 256). 16-bit vectors: 4 per thread 48-56,
  * 8 (packed) 64. One-element chunks: 11-32 up to 8 per thread, 47-55 for 16,
  * 64 for 32. Peeled: the same plus 0-2 registers (the head and tail exps
- * wait in shared memory, 2 (W + 1) floats a row, so none spill). Tile: 30-40
+ * wait in shared memory, 2 W floats a row, so none spill). Tile: 30-40
  * registers, 32 KB (fp32) / 16 KB of static shared memory. Streaming 28-48.
  * Shared memory: one float2 per warp (32-256 bytes), plus 8 bytes in the
  * cluster kernel.
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     T *yr = y + first + head + t * CW;
     const T *xt = x + first + head + body; /* the tail */
     float eh = kb_neg_inf(), et = kb_neg_inf();
-    __shared__ float peel_e[PEEL ? RPB : 1][2][W + 1]; /* a group's head and tail exps */
+    __shared__ float peel_e[PEEL ? RPB : 1][2][W]; /* a group's head and tail exps */
     if constexpr (PEEL) {
         eh = t < head ? kb_load(x + first, t) : kb_neg_inf();
         et = t < tail ? kb_load(xt, t) : kb_neg_inf();
@@ -250,9 +250,13 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         et = kb_exp2((et - ms) * KB_LOG2E);
         sm[0] += eh;
         sm[1] += et;
-        const int slot = t < W ? t : W; /* slot W: a sink the other threads share */
-        peel_e[threadIdx.x / TPR][0][slot] = eh;
-        peel_e[threadIdx.x / TPR][1][slot] = et;
+        /* Only threads t < W can hold a head or tail element; the others
+         * write nothing (a shared sink slot written by many threads at once
+         * would be a data race, which racecheck reports). */
+        if (t < W) {
+            peel_e[threadIdx.x / TPR][0][t] = eh;
+            peel_e[threadIdx.x / TPR][1][t] = et;
+        }
     }
 
     /* The row's (max, sum): shuffles within the group, then across the warps. */
