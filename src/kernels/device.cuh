@@ -1,4 +1,5 @@
-/* device.cuh - helpers shared by the variant kernels: a noted launch; element loads and
+/* device.cuh - helpers shared by the variant kernels: a noted launch; the
+ * reader of the variants' A/B switches (environment); element loads and
  * stores of fp32/fp16/bf16 as float, 16-byte vector loads and stores with
  * their unpacking to floats, a fast exp2, warp and block reductions of a float
  * (max, sum), and the online softmax normaliser: a pair (m, d) = (running
@@ -14,7 +15,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <type_traits>
@@ -66,6 +69,22 @@ static cudaError_t kb_launch(const kb_args *a, cudaStream_t s, void (*k)(P...), 
     kb_note_launch(a->log, (const void *)k, name, grid, block, smem);
     k<<<dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), smem, s>>>(args...);
     return cudaGetLastError();
+}
+
+/* The integer in environment variable name when it is set to a number in
+ * [lo, hi], else dflt: the A/B switches of the variants' alternative paths
+ * (each variant's header comment names its own). */
+static inline int kb_env_int(const char *name, int dflt, int lo, int hi)
+{
+    const char *v = getenv(name);
+    if (v == nullptr || *v == '\0')
+        return dflt;
+    char *end = nullptr;
+    errno = 0;
+    const long n = strtol(v, &end, 10);
+    if (errno != 0 || *end != '\0' || n < lo || n > hi)
+        return dflt;
+    return (int)n;
 }
 
 /* log2(e): exp(v) = exp2(v * KB_LOG2E). */

@@ -14,7 +14,12 @@
  *                  asynchronously; fence, commit and wait order it;
  *   setmaxnreg     moves registers between warpgroups of one block;
  *   named barriers bar.sync / bar.arrive on ids 1..15 among a subset of the
- *                  block's warps.
+ *                  block's warps;
+ *   clusters       up to 8 (16 non-portable) blocks scheduled together on
+ *                  one GPC, which can read each other's shared memory
+ *                  (distributed shared memory: mapa, ld.shared::cluster)
+ *                  and meet at a cluster-wide barrier; cp.async.bulk copies
+ *                  a plain byte range into shared memory on an mbarrier.
  * Shared-memory operands are described by a 64-bit matrix descriptor; every
  * tile here uses the 128-byte swizzle, which wants each tile to start on a
  * 1024-byte boundary (8 rows of 128 bytes: one swizzle atom).
@@ -182,6 +187,58 @@ KB_HDEV void kb_cluster_sync(void)
 {
     asm volatile("barrier.cluster.arrive.release;\n"
                  "barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* The number of blocks in this block's cluster (1 when launched without one). */
+KB_HDEV unsigned kb_cluster_size(void)
+{
+    unsigned n;
+    asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
+    return n;
+}
+
+/* The two halves of kb_cluster_sync, so that work can go on between them:
+ * every thread of the cluster must call them alternately, arrive first. */
+KB_HDEV void kb_cluster_arrive(void)
+{
+    asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+}
+
+KB_HDEV void kb_cluster_wait(void)
+{
+    asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/* Distributed shared memory: the address, in the cluster's shared window, of
+ * the variable at shared address addr of this block as it lies in cluster
+ * block `rank` (mapa), and a 16-byte load from such an address. */
+KB_HDEV uint32_t kb_cluster_map(uint32_t addr, unsigned rank)
+{
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(addr), "r"(rank));
+    return r;
+}
+
+KB_HDEV float4 kb_ld_cluster_f4(uint32_t addr)
+{
+    float4 v;
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+
+/* Copies `bytes` (a multiple of 16) from global src (16-byte aligned) into
+ * this block's shared memory at dst (16-byte aligned) with the copy engine,
+ * no registers involved (cp.async.bulk, plain sm_90); the bytes count
+ * towards barrier bar's transaction count. */
+KB_HDEV void kb_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1], %2, [%3];\n" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
 }
 
 /* ---- named barriers and register reallocation -------------------------------------- */

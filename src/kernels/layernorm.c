@@ -33,6 +33,9 @@ cudaError_t kb_layernorm_coalesced(const kb_args *a, cudaStream_t s);
 cudaError_t kb_layernorm_shared_memory(const kb_args *a, cudaStream_t s);
 cudaError_t kb_layernorm_fused(const kb_args *a, cudaStream_t s);
 cudaError_t kb_layernorm_one_pass_variance(const kb_args *a, cudaStream_t s);
+cudaError_t kb_layernorm_cluster(const kb_args *a, cudaStream_t s);
+/* variants/layernorm/cluster.cu: skips the rung on a GPU without clusters. */
+int kb_layernorm_cluster_prepare(const kb_args *a, char *why, size_t why_size);
 
 enum { ROWS, COLS, GELU, STATS, MEAN, NAXES };
 
@@ -92,6 +95,12 @@ static const kb_variant variants[] = {
      .dtypes = KB_DT_ALL,
      .launch = kb_layernorm_one_pass_variance,
      .unsupported = unsupported},
+    {.name = "cluster",
+     .summary = "a row split over a cluster's blocks, Welford partials merged in DSMEM (Hopper)",
+     .dtypes = KB_DT_ALL,
+     .launch = kb_layernorm_cluster,
+     .unsupported = unsupported,
+     .prepare = kb_layernorm_cluster_prepare},
 };
 
 static size_t in_bytes(const int64_t *shape, kb_dtype d, int i)

@@ -15,6 +15,9 @@ cudaError_t kb_softmax_coalesced(const kb_args *a, cudaStream_t s);
 cudaError_t kb_softmax_shared_memory(const kb_args *a, cudaStream_t s);
 cudaError_t kb_softmax_online(const kb_args *a, cudaStream_t s);
 cudaError_t kb_softmax_fused(const kb_args *a, cudaStream_t s);
+cudaError_t kb_softmax_cluster(const kb_args *a, cudaStream_t s);
+/* variants/softmax/cluster.cu: skips the rung on a GPU without clusters. */
+int kb_softmax_cluster_prepare(const kb_args *a, char *why, size_t why_size);
 
 enum { ROWS, COLS };
 
@@ -44,6 +47,11 @@ static const kb_variant variants[] = {
      .summary = "one read and one write: row in registers, 16-byte vectors, online normaliser",
      .dtypes = KB_DT_ALL,
      .launch = kb_softmax_fused},
+    {.name = "cluster",
+     .summary = "a row split over a cluster's blocks, (max, sum) merged in DSMEM (Hopper)",
+     .dtypes = KB_DT_ALL,
+     .launch = kb_softmax_cluster,
+     .prepare = kb_softmax_cluster_prepare},
 };
 
 static size_t elems(const int64_t *shape)

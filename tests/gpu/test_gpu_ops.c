@@ -18,7 +18,12 @@ static kb_device dev;
 static int gpu;
 
 /* Per operator: shapes that are no multiple of any tile or vector width, and
- * the extremes; and a small shape of 5000 rows (row-like units) whose check is
+ * the extremes (for the row operators: short rows of 33, which the fused
+ * rungs take several to a warp, and rows of a million elements, which the
+ * cluster rung splits over 16 blocks and, in fp32, reads partly twice; and
+ * fp32 rows of 12280, whose one-block cluster slice is just under 48 KB, so
+ * that with the static shared memory it needs the opt-in); and a
+ * small shape of 5000 rows (row-like units) whose check is
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
@@ -30,12 +35,15 @@ static const op_sizes sizes[] = {
     {"softmax",
      {"rows=1,cols=1", "rows=7,cols=65537", "rows=4099,cols=3001", "rows=3,cols=3",
       "rows=33,cols=4096", "rows=5,cols=32768", "rows=2,cols=100003", "rows=20000,cols=7",
-      "rows=257,cols=1024", "rows=65,cols=8", NULL},
+      "rows=257,cols=1024", "rows=65,cols=8", "rows=1001,cols=33", "rows=3,cols=262144",
+      "rows=3,cols=1048576", "rows=2,cols=1048573", "rows=512,cols=12280", NULL},
      "rows=5000,cols=64"},
     {"layernorm",
      {"rows=1,cols=1", "rows=3,cols=3", "rows=5,cols=4097", "rows=2,cols=65537",
       "rows=4099,cols=1024", "rows=20000,cols=5", "rows=17,cols=768",
-      "rows=9,cols=4096,gelu=1,stats=1", "rows=300,cols=1000,mean=10000", NULL},
+      "rows=9,cols=4096,gelu=1,stats=1", "rows=300,cols=1000,mean=10000", "rows=1001,cols=33",
+      "rows=5,cols=65536", "rows=3,cols=1048576", "rows=2,cols=1048573,stats=1",
+      "rows=512,cols=12280", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

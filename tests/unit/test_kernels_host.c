@@ -1,6 +1,7 @@
 /* test_kernels_host.c - the host side of src/kernels with no GPU: dtypes and
- * their conversions, shape parsing, the registry and suggestions, row sampling,
- * tolerance accounting and the softmax model. */
+ * their conversions, shape parsing, the registry and suggestions, the row
+ * operators' cluster rung, row sampling, tolerance accounting and the softmax
+ * model. */
 #include <math.h>
 
 #include "kbtest.h"
@@ -110,6 +111,41 @@ static void registry_finds_and_suggests(void **state)
     assert_string_equal(kb_variant_suggest(sm, "shared"), "shared-memory");
 }
 
+/* The row operators' cluster rung: listed after fused, for every dtype, with a
+ * prepare hook that refuses what it cannot run (here buffers off 16-byte
+ * boundaries; on a machine without a GPU the device query itself fails) and
+ * names the rung in its reason. */
+static void row_operators_have_a_cluster_rung(void **state)
+{
+    (void)state;
+    static const char *const ops[] = {"softmax", "layernorm"};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        const kb_op *op = kb_op_find(ops[i]);
+        assert_non_null(op);
+        const kb_variant *c = kb_variant_find(op, "cluster");
+        const kb_variant *f = kb_variant_find(op, "fused");
+        assert_non_null(c);
+        assert_non_null(f);
+        assert_true(c > f);
+        assert_int_equal(c->dtypes, KB_DT_ALL);
+        assert_non_null(c->prepare);
+        int64_t shape[KB_MAX_AXES];
+        kb_err e = {{0}};
+        assert_int_equal(kb_shape_parse(op, "rows=3,cols=1048576", shape, &e), KB_OK);
+        kb_args a;
+        memset(&a, 0, sizeof a);
+        a.dtype = KB_FP32;
+        a.shape = shape;
+        for (int b = 0; b < KB_MAX_BUFS; b++) {
+            a.in[b] = (const void *)(uintptr_t)(0x10000 + 4 * b + 4);
+            a.out[b] = (void *)(uintptr_t)(0x20000 + 4 * b + 4);
+        }
+        char why[256] = "";
+        assert_int_not_equal(c->prepare(&a, why, sizeof why), 0);
+        assert_non_null(strstr(why, "cluster"));
+    }
+}
+
 static void sample_rows_include_ends(void **state)
 {
     (void)state;
@@ -198,6 +234,7 @@ int main(void)
         cmocka_unit_test(shape_parse_accepts_and_defaults),
         cmocka_unit_test(shape_parse_rejects),
         cmocka_unit_test(registry_finds_and_suggests),
+        cmocka_unit_test(row_operators_have_a_cluster_rung),
         cmocka_unit_test(sample_rows_include_ends),
         cmocka_unit_test(check_accounting),
         cmocka_unit_test(uniform_draw_is_spread),

@@ -29,6 +29,9 @@
  * overlap other blocks' work (register or cp.async prefetch measured no faster).
  *
  * Dispatch, V = 4 (fp32) or 8 (16-bit):
+ *   cols <= 256, off 16-byte the tile kernel: several rows a warp (4-32 lanes
+ *   boundaries or fewer      a row), a block's rows copied through shared
+ *   than 16 vectors          memory with 16-byte moves;
  *   cols <= 1024, aligned    a warp per row, NV = pow2 >= cols / (32 V) vectors a
  *                            lane, 4 rows per 128-thread block, shuffles only;
  *   up to 32768 fp32 /       the persistent row kernel, the first rung of
@@ -37,10 +40,25 @@
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
- *   cols % V != 0, or a      threads, ~8 elements each), Welford on shifted data
- *   pointer off 16 bytes)    merged with Chan's formula (shuffles, then 32
- *                            partials through shared memory), then a second
- *                            read of x (from L2 while the row is there).
+ *   cols % V != 0, or a      threads, ~8 elements each), peeled to 16-byte
+ *   pointer off 16 bytes)    boundaries, 16-byte loads, exact statistics of 4
+ *                            vectors at a time merged with Chan's formula
+ *                            (shuffles, then 32 partials through shared
+ *                            memory), then a second read of x (from L2 while
+ *                            the row is there); the old one-element kernel for
+ *                            pointers off 16 bytes.
+ *
+ * A/B switches (environment, read at each launch): KBENCH_LAYERNORM_TILE=0
+ * sends short rows back to the warp/streaming kernels, =2 takes every row of
+ * up to 256 columns through the tile kernel; KBENCH_LAYERNORM_STREAM=0 takes
+ * the old one-element streaming kernel. Prediction for these paths (not yet
+ * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
+ * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
+ * Welford step with a reciprocal per element; the second read from L2 remains:
+ * the `cluster` rung removes it); 4099-row unaligned shapes like 300 x 1000
+ * bf16 now vector-loaded (~2x); 1000000 x 33 from a 32-thread block per row to
+ * 8 lanes per row: 5-10x. Short aligned rows (32 fp32 columns: 8 vectors, a
+ * warp per row left 24 lanes idle) ~2x.
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -277,16 +295,123 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
     }
 }
 
-/* ---- the streaming kernel (rows too long for registers, or unaligned) ------------ */
+/* ---- the tile kernel (short rows, several a warp) -------------------------------- *
+ *
+ * Rows of up to 8 G elements, G = 4, 8, 16, 32 lanes a row, any length: a
+ * block's rows are one contiguous span of x, copied into shared memory with
+ * 16-byte loads (the span's sticking-out first and last vectors element by
+ * element, the span placed as it sits against 16-byte boundaries); each group
+ * takes its row from there (up to 8 elements a lane, two-pass statistics of
+ * d = x - x[0] over log2(G) shuffles each), writes y in place, and the block
+ * stores the span with 16-byte stores. gamma and beta + b are staged once a
+ * block as floats. TILE_ROUNDS rounds of 256 / G rows a block. */
+#define TILE_THREADS 256
+#define TILE_ROUNDS 4
+#define TILE_PER_LANE 8 /* elements a lane holds at most: cols <= 8 G */
+#define TILE_COLS (TILE_PER_LANE * 32) /* the longest row the tile kernel takes */
 
-template <typename T, bool TANH>
-__global__ void __launch_bounds__(1024, 1)
-    layernorm_fused_stream(const T *__restrict__ x, const T *__restrict__ gamma,
-                           const T *__restrict__ beta, const T *__restrict__ bias,
-                           T *__restrict__ y, float *__restrict__ mean_out,
-                           float *__restrict__ rstd_out, int cols, float inv_cols)
+template <typename T, int G, bool TANH>
+__global__ void __launch_bounds__(TILE_THREADS)
+    layernorm_fused_tile(const T *__restrict__ x, const T *__restrict__ gamma,
+                         const T *__restrict__ beta, const T *__restrict__ bias,
+                         T *__restrict__ y, float *__restrict__ mean_out,
+                         float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
 {
-    __shared__ float red[3][32];
+    constexpr int W = kb_vec_width<T>();
+    constexpr int RPR = TILE_THREADS / G;                 /* rows a round */
+    constexpr int SPAN = RPR * TILE_ROUNDS;               /* rows a block */
+    constexpr int ELEMS = SPAN * TILE_PER_LANE * G + W;   /* + the misalignment */
+    __shared__ __align__(16) T tile[ELEMS];
+    __shared__ float gs[TILE_PER_LANE * G], bs[TILE_PER_LANE * G];
+    const int tid = threadIdx.x, t = tid % G;
+    const int64_t r0 = (int64_t)blockIdx.x * SPAN;
+    const int nrows = (int)(rows - r0 < SPAN ? rows - r0 : SPAN);
+    const int64_t e0 = r0 * cols, n = (int64_t)nrows * cols; /* the span [e0, e0 + n) */
+    const int mis = (int)(e0 % W);
+    const int nvec = (int)((mis + n + W - 1) / W); /* vectors from e0 - mis */
+    const T *xs = x + (e0 - mis);
+    T *ys = y + (e0 - mis);
+
+    for (int c = tid; c < cols; c += TILE_THREADS) {
+        gs[c] = kb_load(gamma, c);
+        bs[c] = kb_load(beta, c) + kb_load(bias, c);
+    }
+    for (int v = tid; v < nvec; v += TILE_THREADS) {
+        const int64_t a = (int64_t)v * W - mis; /* its first element, from e0 */
+        if (a >= 0 && a + W <= n) {
+            *reinterpret_cast<uint4 *>(&tile[v * W]) = kb_ld128(xs + (int64_t)v * W);
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    tile[v * W + i] = xs[(int64_t)v * W + i];
+        }
+    }
+    __syncthreads();
+
+    /* Each group its rows, in place; groups past the span's rows compute on
+     * zeros, write nothing, and take part in the shuffles. */
+    for (int k = 0; k < TILE_ROUNDS; k++) {
+        const int r = k * RPR + tid / G;
+        const bool ok = r < nrows;
+        const int lim = ok ? cols : 0;
+        T *row = &tile[mis + (ok ? r : 0) * cols];
+        const float K = ok ? kb_to_float(row[0]) : 0.0f;
+        float v[TILE_PER_LANE];
+        float sum = 0.0f;
+#pragma unroll
+        for (int i = 0; i < TILE_PER_LANE; i++) {
+            const int c = t + i * G;
+            v[i] = c < lim ? kb_to_float(row[c]) - K : 0.0f;
+            sum += v[i];
+        }
+        const float md = kb_warp_sum<G>(sum) * inv_cols;
+        float q = 0.0f;
+#pragma unroll
+        for (int i = 0; i < TILE_PER_LANE; i++) {
+            const int c = t + i * G;
+            v[i] -= md;
+            q = c < lim ? fmaf(v[i], v[i], q) : q;
+        }
+        const float rstd = rsqrtf(fmaf(kb_warp_sum<G>(q), inv_cols, LN_EPS));
+#pragma unroll
+        for (int i = 0; i < TILE_PER_LANE; i++) {
+            const int c = t + i * G;
+            if (c < lim)
+                row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
+        }
+        if (mean_out != nullptr && ok && t == 0) {
+            mean_out[r0 + r] = K + md;
+            rstd_out[r0 + r] = rstd;
+        }
+    }
+    __syncthreads();
+
+    for (int v = tid; v < nvec; v += TILE_THREADS) {
+        const int64_t a = (int64_t)v * W - mis;
+        if (a >= 0 && a + W <= n) {
+            kb_st128(ys + (int64_t)v * W, *reinterpret_cast<const uint4 *>(&tile[v * W]));
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    ys[(int64_t)v * W + i] = tile[v * W + i];
+        }
+    }
+}
+
+/* ---- the streaming kernels (rows too long for registers, or unaligned) ------------ */
+
+/* The old streaming kernel: a block per row, one element a load, Welford a
+ * element (KBENCH_LAYERNORM_STREAM=0 selects it, for A/B runs; also the path
+ * for buffers off 16-byte boundaries). */
+template <typename T, bool TANH>
+__device__ __forceinline__ void fused_stream_scalar(const T *__restrict__ x,
+                                                    const T *__restrict__ gamma,
+                                                    const T *__restrict__ beta,
+                                                    const T *__restrict__ bias,
+                                                    T *__restrict__ y, float *__restrict__ mean_out,
+                                                    float *__restrict__ rstd_out, int cols,
+                                                    float inv_cols, float (*red)[32])
+{
     const int64_t base = (int64_t)blockIdx.x * cols;
     const T *xr = x + base;
     const float K = kb_load(xr, 0);
@@ -312,6 +437,181 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
-/* ---- launch: the shared dispatch (layernorm.cuh) over this variant's kernels ---- */
+template <typename T, bool TANH>
+__global__ void __launch_bounds__(1024, 1)
+    layernorm_fused_stream(const T *__restrict__ x, const T *__restrict__ gamma,
+                           const T *__restrict__ beta, const T *__restrict__ bias,
+                           T *__restrict__ y, float *__restrict__ mean_out,
+                           float *__restrict__ rstd_out, int cols, float inv_cols)
+{
+    __shared__ float red[3][32];
+    fused_stream_scalar<T, TANH>(x, gamma, beta, bias, y, mean_out, rstd_out, cols, inv_cols, red);
+}
 
-LN_REGISTER_PATH_VARIANT(fused)
+/* The vector streaming kernel: a block per row, peeled (head elements up to
+ * the first 16-byte boundary, the body in 16-byte vectors, tail elements);
+ * each thread loads STREAM_UNROLL body vectors before using them and merges
+ * their exact two-pass statistics (of d = x - x[0]) into its Welford state
+ * with Chan's formula; the block merges the threads'; then the body is read
+ * again, from the L2 (the rows in flight, one or two a SM, 132-264 rows of at
+ * most 256 KB at 65536 fp32 columns, stay there), and written with 16-byte
+ * stores.
+ * gamma, beta and b come as 16-byte vectors when the row starts on a 16-byte
+ * boundary, else element by element (the body's columns then sit off the
+ * parameters' boundaries). Buffers off 16-byte boundaries take the scalar
+ * kernel's code. */
+#define STREAM_UNROLL 4
+
+template <typename T, bool TANH>
+__global__ void __launch_bounds__(1024, 1)
+    layernorm_fused_stream_vec(const T *__restrict__ x, const T *__restrict__ gamma,
+                               const T *__restrict__ beta, const T *__restrict__ bias,
+                               T *__restrict__ y, float *__restrict__ mean_out,
+                               float *__restrict__ rstd_out, int cols, float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>();
+    constexpr int U = STREAM_UNROLL;
+    __shared__ float red[3][32];
+    if (((uintptr_t)x | (uintptr_t)y | (uintptr_t)gamma | (uintptr_t)beta | (uintptr_t)bias) %
+            16 !=
+        0) {
+        fused_stream_scalar<T, TANH>(x, gamma, beta, bias, y, mean_out, rstd_out, cols, inv_cols,
+                                     red);
+        return;
+    }
+    const int tid = threadIdx.x, nt = blockDim.x;
+    const int64_t base = (int64_t)blockIdx.x * cols;
+    const T *xr = x + base;
+    T *yr = y + base;
+    const int mis = (int)(base % V);
+    const int head = mis ? (V - mis < cols ? V - mis : cols) : 0;
+    const int nv = (cols - head) / V, tail0 = head + nv * V, tail = cols - tail0;
+    const T *xb = xr + head;
+    T *yb = yr + head;
+    const float K = kb_load(xr, 0);
+
+    ln_wf w = {0.0f, 0.0f, 0.0f};
+    for (int j0 = tid; j0 < nv; j0 += U * nt) {
+        uint4 r[U];
+        int n = 0;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int j = j0 + u * nt;
+            r[u] = j < nv ? kb_ld128(xb + (int64_t)j * V) : make_uint4(0, 0, 0, 0);
+            n += j < nv ? V : 0;
+        }
+        float f[U * V];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            kb_unpack<T>(r[u], &f[u * V]);
+        w = ln_wf_merge(w, ln_chunk_stats<U * V>(f, n, K)); /* the in-range vectors: a prefix */
+    }
+    if (tid < head)
+        ln_wf_push(w, kb_load(xr, tid) - K);
+    if (tid < tail)
+        ln_wf_push(w, kb_load(xr, tail0 + tid) - K);
+    w = ln_block_wf(w, red);
+    const float md = w.mean;
+    const float rstd = rsqrtf(fmaf(w.m2, inv_cols, LN_EPS));
+
+    const bool pvec = head == 0;
+    for (int j = tid; j < nv; j += nt) {
+        float f[V], g[V], bb[V];
+        kb_unpack<T>(kb_ld128(xb + (int64_t)j * V), f);
+        ln_affine_any<T>(gamma, beta, bias, head + (int64_t)j * V, pvec, g, bb);
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
+        kb_st128(yb + (int64_t)j * V, kb_pack<T>(f));
+    }
+    for (int j = tid; j < head + tail; j += nt) {
+        const int col = j < head ? j : tail0 + (j - head);
+        const float z = fmaf((kb_load(xr, col) - K - md) * rstd, kb_load(gamma, col),
+                             kb_load(beta, col) + kb_load(bias, col));
+        kb_store(yr, col, ln_gelu<TANH>(z));
+    }
+    if (mean_out != nullptr && tid == 0) {
+        mean_out[blockIdx.x] = K + md;
+        rstd_out[blockIdx.x] = rstd;
+    }
+}
+
+/* ---- launch: the shared dispatch (layernorm.cuh) over this variant's kernels ---- *
+ *
+ * Before it, short rows go to the tile kernel; the streaming kernel is the
+ * vector one unless KBENCH_LAYERNORM_STREAM=0. */
+
+template <bool VEC> struct fused_kernels {
+    static constexpr const char *warp_name = "layernorm_fused_warp";
+    static constexpr const char *row_name = "layernorm_fused_row";
+    static constexpr const char *stream_name =
+        VEC ? "layernorm_fused_stream_vec" : "layernorm_fused_stream";
+    template <typename T, int NV, bool TANH> static constexpr auto warp()
+    {
+        return layernorm_fused_warp<T, NV, TANH>;
+    }
+    template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
+    static constexpr auto row()
+    {
+        return layernorm_fused_row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>;
+    }
+    template <typename T, bool TANH> static constexpr auto stream()
+    {
+        if constexpr (VEC)
+            return layernorm_fused_stream_vec<T, TANH>;
+        else
+            return layernorm_fused_stream<T, TANH>;
+    }
+};
+
+template <typename T, int G, bool TANH>
+static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const int64_t span = TILE_THREADS / G * TILE_ROUNDS;
+    const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
+    const kb_dim3 block = {TILE_THREADS, 1, 1};
+    return kb_launch(a, s, layernorm_fused_tile<T, G, TANH>, name, grid, block, 0, p.x, p.g, p.b1,
+                     p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
+{
+    constexpr int V = kb_vec_width<T>();
+    const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
+    if (rows <= 0 || cols <= 0)
+        return cudaSuccess;
+    /* A/B switches (header comment). */
+    const int use_tile = kb_env_int("KBENCH_LAYERNORM_TILE", 1, 0, 2);
+    const int vec_stream = kb_env_int("KBENCH_LAYERNORM_STREAM", 1, 0, 1);
+    const bool aligned = ln_aligned16(a) != 0;
+    /* Short rows: the tile kernel when the warp kernel would leave most lanes
+     * idle (fewer than 16 vectors a row) or the row is off 16-byte boundaries. */
+    const bool short_row = cols <= TILE_COLS && rows <= INT32_MAX;
+    if (aligned && short_row && use_tile &&
+        (use_tile == 2 || cols % V != 0 || cols / V < 16)) {
+        if (cols <= 8 * 4)
+            return launch_tile<T, 4, TANH>(a, s, "layernorm_fused_tile_g4");
+        if (cols <= 8 * 8)
+            return launch_tile<T, 8, TANH>(a, s, "layernorm_fused_tile_g8");
+        if (cols <= 8 * 16)
+            return launch_tile<T, 16, TANH>(a, s, "layernorm_fused_tile_g16");
+        return launch_tile<T, 32, TANH>(a, s, "layernorm_fused_tile_g32");
+    }
+    return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
+                      : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);
+}
+
+template <typename T> static cudaError_t fused_launch(const kb_args *a, cudaStream_t s)
+{
+    return a->shape[LN_GELU] ? launch_gelu<T, true>(a, s) : launch_gelu<T, false>(a, s);
+}
+
+/* Launches the fused layernorm + bias + GELU of a->in[0] (gamma, beta, b:
+ * in[1..3]) into a->out[0] (mean and rstd into out[1], out[2] when the shape
+ * asks) on stream s: the tile, warp, row or streaming kernel by the shape.
+ * Returns the launch's error, or cudaErrorInvalidValue for an unknown dtype. */
+extern "C" cudaError_t kb_layernorm_fused(const kb_args *a, cudaStream_t s)
+{
+    KB_LAUNCH_BY_DTYPE(fused_launch, a, s)
+}

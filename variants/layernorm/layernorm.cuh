@@ -134,6 +134,49 @@ KB_DEV ln_wf ln_block_wf(ln_wf w, float (*red)[32])
     return ln_warp_wf(t);
 }
 
+/* The exact statistics (two passes over registers) of the n elements
+ * f[0..n) minus K: a chunk's state, for ln_wf_merge. */
+template <int N> KB_DEV ln_wf ln_chunk_stats(const float (&f)[N], int n, float K)
+{
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        s += i < n ? f[i] - K : 0.0f;
+    const float mean = n > 0 ? s / (float)n : 0.0f;
+    float q = 0.0f;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const float c = f[i] - K - mean;
+        q = i < n ? fmaf(c, c, q) : q;
+    }
+    ln_wf w = {(float)n, mean, q};
+    return w;
+}
+
+/* gamma and beta + b of the W columns from col: one 16-byte load each when
+ * vec (col on a 16-byte boundary of the parameters), else element by element. */
+template <typename T>
+KB_DEV void ln_affine_any(const T *__restrict__ gamma, const T *__restrict__ beta,
+                          const T *__restrict__ bias, int64_t col, bool vec, float *g, float *bb)
+{
+    constexpr int W = kb_vec_width<T>();
+    if (vec) {
+        float b2[W];
+        kb_unpack<T>(kb_ld128(gamma + col), g);
+        kb_unpack<T>(kb_ld128(beta + col), bb);
+        kb_unpack<T>(kb_ld128(bias + col), b2);
+#pragma unroll
+        for (int i = 0; i < W; i++)
+            bb[i] += b2[i];
+    } else {
+#pragma unroll
+        for (int i = 0; i < W; i++) {
+            g[i] = kb_load(gamma, col + i);
+            bb[i] = kb_load(beta, col + i) + kb_load(bias, col + i);
+        }
+    }
+}
+
 /* ---- pieces of the warp-per-row kernels (fused, one_pass_variance) ------------- *
  *
  * A warp per row, 4 rows per 128-thread block; lane t owns the row's 16-byte

@@ -30,7 +30,13 @@
  *   persistent one block per SM walks tiles t = blockIdx.x, + gridDim.x, ...;
  *              the producer runs ahead into the next tile while the consumers
  *              store, and tiles are numbered in groups of MW_GROUP_M tile rows
- *              so the blocks in flight share A's rows and B's columns in L2.
+ *              so the blocks in flight share A's rows and B's columns in L2;
+ *   pair       the blocks run in clusters of two on neighbouring tile rows
+ *              with the same B columns: each copies half of B's 256 x 64 box
+ *              and the copy engine multicasts it into both blocks' slots, so
+ *              a slot is free again only when both blocks' consumers have
+ *              arrived on its "empty" barrier (remote arrivals through the
+ *              cluster's shared memory window). B's reads from the L2 halve.
  * Edges: TMA zero-fills rows and columns past M, N and K on loads and clips
  * stores at them; the tensor maps need 16-byte aligned rows: k a multiple of 8
  * (other k are skipped with that reason), and n a multiple of 8 for the TMA
@@ -68,9 +74,18 @@
  *     multicast (each block copying its whole B box, the slots released across
  *     the pair) ran as slow (420), so the cost is in the pairing, not the
  *     multicast; not found yet, not kept (configuration 3 keeps it to measure).
- *     Those runs released the slots with mbarrier.arrive.release.cluster; the
- *     remote arrivals now take the default semantics (kb_mbar_arrive_cluster),
- *     not yet measured.
+ *     Those runs released the slots with mbarrier.arrive.release.cluster:
+ *     with the default semantics for the remote arrivals instead
+ *     (kb_mbar_arrive_cluster), the pairing pays. kbench runs of 2026-12-01,
+ *     configurations interleaved with cuBLAS in two rounds (the clock moved
+ *     with the power cap between rounds: compare within a round):
+ *       4096^3  plain+TMA store 756 / 669, pair 661 / 648, pair+TMA store
+ *               783 / 703, cuBLAS 780 / 786;
+ *       8192^3  plain+TMA store 653 / 650, pair 660 / 762, pair+TMA store
+ *               685 / 681, cuBLAS 678 / 672.
+ *     The pair with C through the copy engine (configuration 4) was the
+ *     fastest of ours in three of the four rounds and is the default; its B
+ *     reads from the L2 are half the plain kernel's.
  * In kbench's runs (cuBLASLt beside it, the same harness):
  *   06:19 UTC: 4096^3 721.1 vs 756.6 (0.953x), 8192^3 785.9 vs 707.3 (cuBLAS
  *     throttled); epilogue=1 188.0 us against its own 190.6 at epilogue=0;
@@ -414,10 +429,12 @@ typedef struct mw_config {
       (const void *)mm_wgmma<T, true, mw_cfg<ST, CL, CB>>},                                    \
      {name, name "_gelu"}}
 
-/* The configurations measured (see the header), the first the one the variant
- * runs (the second where n is no multiple of 8: the copy engine's rows of C
- * must be 16-byte multiples); KBENCH_MM_WGMMA_CONFIG=i runs the i-th instead
- * (the kernel's name in the report says which ran). */
+/* The configurations measured (see the header); the variant runs MW_DEFAULT,
+ * and where n is no multiple of 8 (the copy engine's rows of C must be
+ * 16-byte multiples) the same pairing with C stored from registers;
+ * KBENCH_MM_WGMMA_CONFIG=i runs the i-th instead (the kernel's name in the
+ * report says which ran). */
+#define MW_DEFAULT 4
 template <typename T> static const mw_config *mw_configs(int *count)
 {
     static const mw_config list[] = {
@@ -425,6 +442,7 @@ template <typename T> static const mw_config *mw_configs(int *count)
         MW_CONFIG(T, 4, 1, 0, "mm_wgmma_128x256x64_s4"),
         MW_CONFIG(T, 3, 1, 4, "mm_wgmma_128x256x64_s3_tmastore4"),
         MW_CONFIG(T, 4, 2, 0, "mm_wgmma_128x256x64_s4_c2"),
+        MW_CONFIG(T, 4, 2, 2, "mm_wgmma_128x256x64_s4_c2_tmastore2"),
     };
     *count = (int)KB_COUNT(list);
     return list;
@@ -500,9 +518,9 @@ template <typename T> static cudaError_t mw_plan_for(const kb_args *a)
         return cudaSuccess;
     int count;
     const mw_config *list = mw_configs<T>(&count);
-    int c = kb_env_config("KBENCH_MM_WGMMA_CONFIG", count, 0);
+    int c = kb_env_config("KBENCH_MM_WGMMA_CONFIG", count, MW_DEFAULT);
     if (list[c].tma_store && mm_shape_of(a).n % 8 != 0)
-        c = 1;
+        c = list[c].cluster > 1 ? 3 : 1; /* the same pairing, C from registers */
     p->cfg = &list[c];
     cudaError_t e = mw_setup<T>(a, p);
     if (e != cudaSuccess) {

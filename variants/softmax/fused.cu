@@ -20,10 +20,33 @@
  *     chunks  <= 512: 128 threads x 4;  <= 1024: 256 x 4;  <= 2048: 256 x 8;
  *     <= 4096: 512 x 8;  <= 8192: 1024 x 8   (a block per row)
  *     so fp32 rows up to 32768 and 16-bit rows up to 65536 stay in registers;
- *   row fits, any alignment, chunk = 1 element: the same ladder with up to 32
- *     elements per thread, rows up to 32768 (4099 x 3001 lands here);
+ *   short rows off 16-byte boundaries (cols % (16 / size) != 0, cols <= 256):
+ *     the tile path, a block's rows staged through shared memory with 16-byte
+ *     copies, 4-32 lanes a row (1000000 x 33 lands here);
+ *   longer rows off 16-byte boundaries, up to 32768 (fp32) / 65536: the
+ *     register ladder again, each row peeled: head elements up to the first
+ *     16-byte boundary and tail elements one a thread, the body in 16-byte
+ *     vectors (4099 x 3001 lands here);
+ *   buffers themselves off 16-byte boundaries, chunk = 1 element: the same
+ *     ladder with up to 32 elements per thread, rows up to 32768;
  *   longer rows: the streaming path below (two reads), a cluster of 8 blocks
- *     per row, peeled to 16-byte alignment.
+ *     per row (16 when rows x 8 < 2 x SMs and the GPU places 16-block
+ *     clusters), peeled to 16-byte alignment (the `cluster` rung holds such
+ *     rows in shared memory instead and reads them once).
+ *
+ * A/B switches (environment, read at each launch): KBENCH_SOFTMAX_TILE=0 sends
+ * short unaligned rows back to the peeled/one-element ladder, =2 takes short
+ * aligned rows through the tile path too; KBENCH_SOFTMAX_PEEL=0 sends
+ * unaligned rows back to one-element chunks (the old path);
+ * KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
+ * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
+ * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16. Prediction for
+ * the change (not yet measured): 1000000 x 33 from 36% (fp32) / 18% (bf16) of
+ * the copy bandwidth to ~80% / ~70% (a warp per 33-element row spent 10
+ * shuffles and 2 loads a lane on 1 element; the tile path spends 3 shuffles on
+ * 5 elements a lane and moves the span in 16-byte vectors); 4099 x 3001 bf16
+ * from 52% to ~85% (16-byte vectors instead of 2-byte loads, 8x fewer load
+ * instructions), fp32 from 86% to ~92%.
  *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
@@ -31,8 +54,11 @@
  * threads per SM), 8 per thread 56 (1024 threads per SM: one 1024-thread
  * block, two of 512 or four of 256). 16-bit vectors: 4 per thread 48-56,
  * 8 (packed) 64. One-element chunks: 11-32 up to 8 per thread, 47-55 for 16,
- * 64 for 32. Streaming 28-48. Shared memory: one float2 per warp (32-256
- * bytes), plus 8 bytes in the cluster kernel.
+ * 64 for 32. Peeled: the same plus 0-2 registers (the head and tail exps
+ * wait in shared memory, 2 W floats a row, so none spill). Tile: 30-40
+ * registers, 32 KB (fp32) / 16 KB of static shared memory. Streaming 28-48.
+ * Shared memory: one float2 per warp (32-256 bytes), plus 8 bytes in the
+ * cluster kernel.
  *
  * Bytes per element: 2 * size, the model, on the register path; the
  * streaming path reads x twice (3 * size, the second read mostly from L2:
@@ -63,6 +89,7 @@
  * peeling the rows to 16-byte alignment is the next step there). */
 #include <cooperative_groups.h>
 
+#include "kernels/cluster.cuh"
 #include "softmax.cuh"
 
 namespace cg = cooperative_groups;
@@ -113,7 +140,7 @@ template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsign
  * one 16-byte vector (CW = 16 / sizeof(T) elements, rows 16-byte aligned) or
  * one element (CW = 1, any alignment). Chunks past the row's end read as
  * -inf, whose exp is 0, and are not written. */
-template <typename T, int THREADS, int TPR, int NVEC, int CW>
+template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -121,6 +148,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     static_assert(CW == 1 || CW == W, "a chunk is one element or one 16-byte vector");
     static_assert(TPR <= 32 ? THREADS % TPR == 0 : TPR == THREADS,
                   "a row is a sub-warp, a warp or the whole block");
+    static_assert(!PEEL || (CW == W && TPR >= W - 1),
+                  "a peeled row is 16-byte vectors, its head and tail one element a thread");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -133,10 +162,32 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
      * and is in range iff k * TPR * CW < lim: one compare with a constant per
      * chunk. A group past the last row (only in the last block) owns no
      * elements but still takes part in the shuffles. cols <= 65536 here. */
-    const int lim = row < rows ? (int)cols - t * CW : 0;
     const int64_t first = row < rows ? row * cols : 0;
-    const T *xr = x + first + t * CW;
-    T *yr = y + first + t * CW;
+    /* PEEL: the row (not 16-byte aligned, as when cols % W != 0) is head
+     * elements up to the first 16-byte boundary, a body of whole vectors and
+     * tail elements; thread t < head holds head element t, t < tail tail
+     * element t, one element each (TPR >= W - 1), and the chunks cover the
+     * body alone. Without PEEL, head = tail = 0 and the body is the row. */
+    int head = 0, tail = 0, body = (int)cols;
+    if constexpr (PEEL) {
+        const int mis = (int)(first % W);
+        head = mis ? W - mis : 0;
+        head = head < cols ? head : (int)cols;
+        body = ((int)cols - head) / W * W;
+        tail = (int)cols - head - body;
+        if (row >= rows)
+            head = tail = 0;
+    }
+    const int lim = row < rows ? body - t * CW : 0;
+    const T *xr = x + first + head + t * CW;
+    T *yr = y + first + head + t * CW;
+    const T *xt = x + first + head + body; /* the tail */
+    float eh = kb_neg_inf(), et = kb_neg_inf();
+    __shared__ float peel_e[PEEL ? RPB : 1][2][W]; /* a group's head and tail exps */
+    if constexpr (PEEL) {
+        eh = t < head ? kb_load(x + first, t) : kb_neg_inf();
+        et = t < tail ? kb_load(xt, t) : kb_neg_inf();
+    }
 
     uint4 raw[PACKED ? NVEC : 1];
     float v[PACKED ? 1 : NVEC * CW];
@@ -165,6 +216,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             mx[i % 4] = fmaxf(mx[i % 4], v[i]);
         m = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
     }
+    if constexpr (PEEL)
+        m = fmaxf(m, fmaxf(eh, et));
     /* A thread with no elements subtracts 0, so its -inf entries give exp 0. */
     const float ms = m == kb_neg_inf() ? 0.0f : m;
 
@@ -189,6 +242,22 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     }
     if constexpr (PACKED)
         launder<NVEC>(raw, (unsigned)lim);
+    if constexpr (PEEL) {
+        /* exp(-inf) = 0 for a thread without one. The two exps wait for the
+         * write in this thread's own shared-memory slots, not in registers (at
+         * 32 floats a thread those would spill). */
+        eh = kb_exp2((eh - ms) * KB_LOG2E);
+        et = kb_exp2((et - ms) * KB_LOG2E);
+        sm[0] += eh;
+        sm[1] += et;
+        /* Only threads t < W can hold a head or tail element; the others
+         * write nothing (a shared sink slot written by many threads at once
+         * would be a data race, which racecheck reports). */
+        if (t < W) {
+            peel_e[threadIdx.x / TPR][0][t] = eh;
+            peel_e[threadIdx.x / TPR][1][t] = et;
+        }
+    }
 
     /* The row's (max, sum): shuffles within the group, then across the warps. */
     float2 s = make_float2(m, (sm[0] + sm[1]) + (sm[2] + sm[3]));
@@ -222,6 +291,105 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             } else {
                 kb_store(yr, c, v[k] * scale);
             }
+        }
+    }
+    if constexpr (PEEL) {
+        if (t < head)
+            kb_store(y + first, t, peel_e[threadIdx.x / TPR][0][t] * scale);
+        if (t < tail)
+            kb_store(y + first + head + body, t, peel_e[threadIdx.x / TPR][1][t] * scale);
+    }
+}
+
+/* ---- the tile path: short rows of any length ------------------------------------
+ *
+ * Rows of up to 8 G elements (G = 4, 8, 16, 32 lanes a row) whose length is no
+ * multiple of the vector width (cols = 33, 7, 100): the rows a block owns are
+ * one contiguous span of x, so the block copies the span into shared memory
+ * with 16-byte loads (the span's first and last vectors, which stick out of
+ * it, element by element), groups of G lanes compute their rows from there
+ * (up to 8 elements a lane, the group's (max, sum) by log2(G) shuffles) and
+ * write y back in place, and the block stores the span with 16-byte stores.
+ * The span sits in shared memory as it sits against 16-byte boundaries in
+ * global memory (offset by the span's misalignment), so both copies are
+ * aligned vector moves. TILE_ROUNDS rounds of 256 / G rows a block: 32 KB of
+ * fp32 (16 KB of 16-bit) shared memory at most. */
+#define TILE_THREADS 256
+#define TILE_ROUNDS 4
+#define TILE_PER_LANE 8 /* elements a lane holds at most: cols <= 8 G */
+
+template <typename T, int G>
+__global__ void __launch_bounds__(TILE_THREADS)
+    softmax_fused_tile(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
+{
+    constexpr int W = kb_vec_width<T>();
+    constexpr int RPR = TILE_THREADS / G;         /* rows a round */
+    constexpr int SPAN = RPR * TILE_ROUNDS;       /* rows a block */
+    constexpr int ELEMS = SPAN * TILE_PER_LANE * G + W; /* + the misalignment */
+    __shared__ __align__(16) T tile[ELEMS];
+    const int tid = threadIdx.x, t = tid % G;
+    const int64_t r0 = (int64_t)blockIdx.x * SPAN;
+    const int nrows = (int)(rows - r0 < SPAN ? rows - r0 : SPAN);
+    const int64_t e0 = r0 * cols, n = (int64_t)nrows * cols; /* the span [e0, e0 + n) */
+    const int mis = (int)(e0 % W);
+    const int nvec = (int)((mis + n + W - 1) / W); /* vectors from e0 - mis */
+    const T *xs = x + (e0 - mis);
+    T *ys = y + (e0 - mis);
+
+    /* The span in: whole vectors inside it as vectors, the edges element-wise. */
+    for (int v = tid; v < nvec; v += TILE_THREADS) {
+        const int64_t a = (int64_t)v * W - mis; /* its first element, from e0 */
+        if (a >= 0 && a + W <= n) {
+            *reinterpret_cast<uint4 *>(&tile[v * W]) = kb_ld128(xs + (int64_t)v * W);
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    tile[v * W + i] = xs[(int64_t)v * W + i];
+        }
+    }
+    __syncthreads();
+
+    /* Each group its rows, in place. Groups past the span's rows compute on
+     * nothing and write nothing, but take part in the shuffles. */
+    for (int k = 0; k < TILE_ROUNDS; k++) {
+        const int r = k * RPR + tid / G;
+        const int lim = r < nrows ? (int)cols : 0;
+        T *row = &tile[mis + (r < nrows ? r : 0) * (int)cols];
+        float v[TILE_PER_LANE];
+        float m = kb_neg_inf();
+#pragma unroll
+        for (int i = 0; i < TILE_PER_LANE; i++) {
+            const int c = t + i * G;
+            v[i] = c < lim ? kb_to_float(row[c]) : kb_neg_inf();
+            m = fmaxf(m, v[i]);
+        }
+        const float ms = m == kb_neg_inf() ? 0.0f : m;
+        float sm = 0.0f;
+#pragma unroll
+        for (int i = 0; i < TILE_PER_LANE; i++) {
+            v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
+            sm += v[i];
+        }
+        const float2 st = kb_warp_online<G>(make_float2(m, sm));
+        const float scale = kb_exp2((ms - st.x) * KB_LOG2E) * kb_rcp(st.y);
+#pragma unroll
+        for (int i = 0; i < TILE_PER_LANE; i++) {
+            const int c = t + i * G;
+            if (c < lim)
+                row[c] = kb_from_float<T>(v[i] * scale);
+        }
+    }
+    __syncthreads();
+
+    /* The span out, as it came in. */
+    for (int v = tid; v < nvec; v += TILE_THREADS) {
+        const int64_t a = (int64_t)v * W - mis;
+        if (a >= 0 && a + W <= n) {
+            kb_st128(ys + (int64_t)v * W, *reinterpret_cast<const uint4 *>(&tile[v * W]));
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    ys[(int64_t)v * W + i] = tile[v * W + i];
         }
     }
 }
@@ -374,6 +542,18 @@ __global__ void __cluster_dims__(STREAM_CLUSTER, 1, 1) __launch_bounds__(STREAM_
                                             (int)cg::this_cluster().block_rank());
 }
 
+/* A cluster of STREAM_CLUSTER_WIDE blocks per row (non-portable: launched with
+ * the cluster-size attribute where the GPU places it), for rows too few to
+ * fill the GPU at STREAM_CLUSTER blocks each. */
+#define STREAM_CLUSTER_WIDE 16
+template <typename T, int CW>
+__global__ void __launch_bounds__(STREAM_THREADS, 2)
+    softmax_fused_cluster_wide(const T *__restrict__ x, T *__restrict__ y, int64_t cols)
+{
+    fused_stream_row<T, STREAM_CLUSTER_WIDE, CW>(x, y, cols, blockIdx.x / STREAM_CLUSTER_WIDE,
+                                                 (int)cg::this_cluster().block_rank());
+}
+
 /* ---- launchers ---------------------------------------------------------------------- */
 
 typedef cudaError_t (*fused_launch_fn)(const kb_args *a, cudaStream_t s, const char *name);
@@ -385,11 +565,17 @@ typedef struct fused_cfg {
     const char *name;      /* the kernel's name in launch notes */
 } fused_cfg;
 
-template <typename T, int THREADS, int TPR, int NVEC, int CW>
+template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false>
 static cudaError_t launch_regs(const kb_args *a, cudaStream_t s, const char *name)
 {
-    const sm_rows_kernel<T> k = softmax_fused_regs<T, THREADS, TPR, NVEC, CW>;
+    const sm_rows_kernel<T> k = softmax_fused_regs<T, THREADS, TPR, NVEC, CW, PEEL>;
     return sm_launch<T>(a, s, k, name, THREADS, THREADS / TPR);
+}
+
+template <typename T, int G> static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const sm_rows_kernel<T> k = softmax_fused_tile<T, G>;
+    return sm_launch<T>(a, s, k, name, TILE_THREADS, TILE_THREADS / G * TILE_ROUNDS);
 }
 
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
@@ -398,6 +584,36 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
     const kb_dim3 block = {STREAM_THREADS, 1, 1};
     const T *x = (const T *)a->in[0];
     T *y = (T *)a->out[0];
+    /* Few rows: 16 blocks a row where the GPU forms such clusters (A/B:
+     * KBENCH_SOFTMAX_SPLIT=8 keeps 8, =16 asks for 16 whatever the rows). */
+    int sms = 0;
+    const int split = kb_env_int("KBENCH_SOFTMAX_SPLIT", 0, 8, STREAM_CLUSTER_WIDE);
+    if (split != STREAM_CLUSTER && rows <= INT32_MAX / STREAM_CLUSTER_WIDE &&
+        kb_current_sms(&sms) == cudaSuccess &&
+        (split == STREAM_CLUSTER_WIDE || rows * STREAM_CLUSTER < 2 * (int64_t)sms)) {
+        const auto k = softmax_fused_cluster_wide<T, CW>;
+        /* Whether this GPU places the wide clusters, asked once (a case's
+         * process keeps its device): the query costs host time in the timed
+         * region. */
+        static int wide = -1;
+        if (wide < 0) {
+            int active = 0;
+            wide = cudaFuncSetAttribute((const void *)k,
+                                        cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                        1) == cudaSuccess &&
+                   kb_active_clusters((const void *)k, STREAM_THREADS, STREAM_CLUSTER_WIDE, 0,
+                                      &active) == cudaSuccess &&
+                   active > 0;
+            (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
+        }
+        if (wide) {
+            const kb_dim3 grid = {(unsigned)(rows * STREAM_CLUSTER_WIDE), 1, 1};
+            return kb_launch_cluster(a, s, k,
+                                     CW > 1 ? "softmax_fused_cluster16_vec"
+                                            : "softmax_fused_cluster16_sca",
+                                     grid, block, 0, STREAM_CLUSTER_WIDE, x, y, cols);
+        }
+    }
     if (rows <= INT32_MAX / STREAM_CLUSTER) {
         const kb_dim3 grid = {(unsigned)(rows * STREAM_CLUSTER), 1, 1};
         softmax_fused_cluster<T, CW><<<grid.x, block.x, 0, s>>>(x, y, cols);
@@ -421,6 +637,17 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
         TPR * NVEC, launch_regs<T, THREADS, TPR, NVEC, CW>,                                \
             "softmax_fused_regs_b" #THREADS "_g" #TPR "_n" #NVEC "_" TAG                   \
     }
+/* The same for peeled rows: NVEC 16-byte vectors a thread for the body. */
+#define FUSED_PEEL(THREADS, TPR, NVEC)                                                      \
+    {                                                                                      \
+        TPR * NVEC, launch_regs<T, THREADS, TPR, NVEC, W, true>,                           \
+            "softmax_fused_regs_b" #THREADS "_g" #TPR "_n" #NVEC "_peel"                   \
+    }
+/* A tile row: G lanes a row, rows of up to TILE_PER_LANE G elements. */
+#define FUSED_TILE(G)                                                                       \
+    {                                                                                      \
+        TILE_PER_LANE * G, launch_tile<T, G>, "softmax_fused_tile_g" #G                    \
+    }
 
 template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStream_t s)
 {
@@ -434,6 +661,19 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         FUSED_REGS(256, 32, 8, W, "vec"),    FUSED_REGS(128, 128, 4, W, "vec"),
         FUSED_REGS(256, 256, 4, W, "vec"),   FUSED_REGS(256, 256, 8, W, "vec"),
         FUSED_REGS(512, 512, 8, W, "vec"),   FUSED_REGS(1024, 1024, 8, W, "vec"),
+    };
+    /* Rows off 16-byte boundaries (buffers aligned): the same ladder, peeled;
+     * at least 8 threads a row, so the W - 1 head and tail elements have one
+     * thread each. */
+    static const fused_cfg peel[] = {
+        FUSED_PEEL(256, 8, 1),    FUSED_PEEL(256, 16, 1),   FUSED_PEEL(256, 32, 1),
+        FUSED_PEEL(256, 32, 2),   FUSED_PEEL(256, 32, 4),   FUSED_PEEL(256, 32, 8),
+        FUSED_PEEL(128, 128, 4),  FUSED_PEEL(256, 256, 4),  FUSED_PEEL(256, 256, 8),
+        FUSED_PEEL(512, 512, 8),  FUSED_PEEL(1024, 1024, 8),
+    };
+    /* Short rows (buffers aligned), any length: through shared memory. */
+    static const fused_cfg tile[] = {
+        FUSED_TILE(4), FUSED_TILE(8), FUSED_TILE(16), FUSED_TILE(32),
     };
     /* Any alignment: one-element chunks. */
     static const fused_cfg sca[] = {
@@ -449,9 +689,21 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     const int64_t rows = a->shape[0], cols = a->shape[1];
     if (rows <= 0 || cols <= 0)
         return cudaSuccess;
+    /* The A/B switches (header comment): 0 turns a path off; tile 2 takes
+     * 16-byte-multiple short rows through shared memory too. */
+    const int use_tile = kb_env_int("KBENCH_SOFTMAX_TILE", 1, 0, 2);
+    const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
     const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
+    if (aligned && use_tile && (cols % W != 0 || use_tile == 2))
+        for (const fused_cfg &c : tile)
+            if (cols <= c.chunks)
+                return c.launch(a, s, c.name);
     if (aligned && cols % W == 0)
         for (const fused_cfg &c : vec)
+            if (cols <= (int64_t)c.chunks * W)
+                return c.launch(a, s, c.name);
+    if (aligned && use_peel)
+        for (const fused_cfg &c : peel)
             if (cols <= (int64_t)c.chunks * W)
                 return c.launch(a, s, c.name);
     for (const fused_cfg &c : sca)

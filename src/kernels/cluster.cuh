@@ -1,0 +1,315 @@
+/* cluster.cuh - what the `cluster` rungs of the row operators (softmax,
+ * layernorm) share: a row split across the blocks of a thread-block cluster,
+ * each block holding its slice in shared memory.
+ *
+ * Geometry of a row (kb_slice_of): the row's first element sits at some
+ * offset from a 16-byte boundary; up to W - 1 head elements (W = 16 / element
+ * size) come before the first boundary, then the body of nv whole 16-byte
+ * vectors, then up to W - 1 tail elements. Block `rank` of a cluster of cl
+ * owns body vectors [lo, hi), about nv / cl; the first ns of them (as many as
+ * its shared memory holds) are copied there by the copy engine in
+ * KB_SLICE_CHUNKS pieces, each on its own mbarrier so that work starts on the
+ * first piece while the others fly; the rest, [lo + ns, hi), the overflow, is
+ * read with ordinary loads twice (statistics, then output), the second time
+ * from the L2. The head and tail are the rank 0 block's, element by element.
+ *
+ * The host plan (kb_cluster_plan_rows) picks the cluster size, the shared
+ * memory a block takes and a persistent grid: clusters loop over rows
+ * c, c + clusters, ... so that only `clusters` rows are in flight, and, when
+ * rows overflow, few enough that their overflow parts stay in the L2 between
+ * the two reads (rows in waves sized to the L2).
+ *
+ * A/B switches (environment, read at each launch; unset or out of range:
+ * the plan's own choice):
+ *   KBENCH_CLUSTER_SIZE=1|2|4|8|16   blocks a cluster (16 where the GPU allows
+ *                                    non-portable sizes);
+ *   KBENCH_CLUSTER_BPS=1|2           blocks an SM the slice is sized for (1:
+ *                                    the most shared memory a block, 2: half,
+ *                                    so one block loads while another stores). */
+#ifndef KB_CLUSTER_CUH
+#define KB_CLUSTER_CUH
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernels/device.cuh"
+#include "kernels/hopper.cuh"
+
+/* Copy-engine pieces a slice arrives in (one mbarrier each). */
+#define KB_SLICE_CHUNKS 4
+/* The largest cluster the hardware forms (non-portable; 8 is portable). */
+#define KB_CLUSTER_MAX 16
+#define KB_CLUSTER_PORTABLE 8
+/* A block's slice is at least this many bytes when the plan is free to choose:
+ * smaller slices only add blocks that wait on one another. */
+#define KB_SLICE_MIN_BYTES 8192
+/* Shared memory the runtime reserves per block (sm_90: 1 KB). */
+#define KB_SMEM_RESERVED 1024
+
+/* ---- device: a row's slices ----------------------------------------------------- */
+
+/* One block's part of one row, in elements from the row's first element and
+ * in body vectors (see the file comment). */
+struct kb_slice {
+    int64_t head;    /* elements before the first 16-byte boundary */
+    int64_t nv;      /* whole 16-byte vectors of the body */
+    int64_t tail0;   /* first tail element: head + nv W */
+    int64_t tail;    /* elements after the body */
+    int64_t lo, hi;  /* this block's body vectors */
+    int64_t ns;      /* of them, [lo, lo + ns) in shared memory */
+};
+
+/* The slice of block rank (of cl) for row `row` of a rows x cols matrix whose
+ * base address is 16-byte aligned; capv: the vectors a block's shared memory
+ * holds. */
+template <typename T>
+KB_DEV kb_slice kb_slice_of(int64_t row, int64_t cols, unsigned rank, unsigned cl, int64_t capv)
+{
+    constexpr int W = kb_vec_width<T>();
+    kb_slice s;
+    const int64_t mis = row * cols % W;
+    s.head = mis ? W - mis : 0;
+    s.head = s.head < cols ? s.head : cols;
+    s.nv = (cols - s.head) / W;
+    s.tail0 = s.head + s.nv * W;
+    s.tail = cols - s.tail0;
+    const int64_t per = (s.nv + cl - 1) / cl;
+    s.lo = (int64_t)rank * per < s.nv ? (int64_t)rank * per : s.nv;
+    s.hi = s.lo + per < s.nv ? s.lo + per : s.nv;
+    s.ns = s.hi - s.lo < capv ? s.hi - s.lo : capv;
+    return s;
+}
+
+/* The first vector of piece c (of KB_SLICE_CHUNKS) of ns vectors. */
+KB_DEV int64_t kb_slice_piece(int64_t ns, int c)
+{
+    return ns * c / KB_SLICE_CHUNKS;
+}
+
+/* One thread: starts the copy of the ns vectors at src (16-byte aligned) into
+ * shared memory at sl, piece c on barrier bar + 8 c. Every barrier gets its
+ * one arrival even for an empty piece, so each phase completes. */
+KB_DEV void kb_slice_load(uint32_t sl, uint32_t bar, const void *src, int64_t ns)
+{
+    const char *g = (const char *)src;
+    for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
+        const int64_t v0 = kb_slice_piece(ns, c), v1 = kb_slice_piece(ns, c + 1);
+        const uint32_t bytes = (uint32_t)((v1 - v0) * 16);
+        kb_mbar_expect_tx(bar + 8u * (uint32_t)c, bytes);
+        if (bytes > 0)
+            kb_bulk_load(sl + (uint32_t)(v0 * 16), g + v0 * 16, bytes, bar + 8u * (uint32_t)c);
+    }
+}
+
+/* Initialises the KB_SLICE_CHUNKS barriers at bar (one thread), visible to the
+ * copy engine; the caller's next __syncthreads publishes them. */
+KB_DEV void kb_slice_init(uint32_t bar)
+{
+    for (int c = 0; c < KB_SLICE_CHUNKS; c++)
+        kb_mbar_init(bar + 8u * (uint32_t)c, 1);
+    kb_mbar_fence_init();
+}
+
+/* ---- host: the plan ------------------------------------------------------------- */
+
+/* How a cluster rung runs a shape. */
+struct kb_cluster_plan {
+    int cl;          /* blocks a cluster */
+    int64_t capv;    /* 16-byte vectors of a block's shared-memory slice */
+    size_t smem;     /* dynamic shared memory a block: capv * 16 */
+    unsigned grid;   /* blocks: clusters * cl */
+    int overflow;    /* 1 when rows do not fit the cluster's shared memory */
+};
+
+/* *active = the clusters of cl blocks of kernel k (threads a block, smem bytes
+ * of dynamic shared memory) the GPU holds at once; 0 when it cannot place one.
+ * Allows k smem bytes of dynamic shared memory first. Returns the CUDA error. */
+static inline cudaError_t kb_active_clusters(const void *k, int threads, int cl, size_t smem,
+                                             int *active)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cl;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3((unsigned)cl, 1, 1);
+    cfg.blockDim = dim3((unsigned)threads, 1, 1);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    *active = 0;
+    /* Always allowed, not only past 48 KB: the default limit is 48 KB less
+     * the kernel's static shared memory, so a slice just under 48 KB (fp32
+     * rows of ~12K elements at one block a row) would not launch. */
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveClusters(active, k, &cfg);
+    return e;
+}
+
+/* The plan for kernel k (threads a block) over rows x cols elements of esize
+ * bytes: the smallest cluster whose shared memory holds the row (two blocks an
+ * SM when that is enough, else one), grown to fill the GPU when rows are few;
+ * the largest cluster, one block an SM, and the overflow read twice when no
+ * cluster holds it. The largest is 16 blocks where this GPU places 16 with a
+ * block's full shared memory, else 8. Allows k its shared memory and the
+ * non-portable cluster size. Returns the CUDA error; cudaErrorNotSupported
+ * when no cluster of k can be placed on this GPU. */
+template <typename... P>
+static cudaError_t kb_cluster_plan_rows(void (*k)(P...), int threads, int64_t rows, int64_t cols,
+                                        size_t esize, kb_cluster_plan *p)
+{
+    /* The last plan, kept: the occupancy queries cost host time inside the
+     * timed region, and a case launches the same shape again and again. */
+    struct memo {
+        const void *k;
+        int dev, threads, cl_env, bps_env;
+        int64_t rows, cols;
+        kb_cluster_plan plan;
+    };
+    static memo last = {nullptr, 0, 0, 0, 0, 0, 0, {0, 0, 0, 0, 0}};
+    const void *kf = (const void *)k;
+    const int cl_env = kb_env_int("KBENCH_CLUSTER_SIZE", 0, 1, KB_CLUSTER_MAX);
+    const int bps_env = kb_env_int("KBENCH_CLUSTER_BPS", 0, 1, 2);
+    int dev = 0, sms = 0, smem_sm = 0, smem_optin = 0, l2 = 0;
+    cudaFuncAttributes fa;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess && last.k == kf && last.dev == dev && last.threads == threads &&
+        last.cl_env == cl_env && last.bps_env == bps_env && last.rows == rows && last.cols == cols) {
+        *p = last.plan;
+        return cudaSuccess;
+    }
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+    if (e == cudaSuccess)
+        e = cudaFuncGetAttributes(&fa, kf);
+    if (e != cudaSuccess)
+        return e;
+
+    /* Bytes of a block's slice at b blocks an SM. */
+    auto cap = [&](int b) {
+        int64_t c = (int64_t)smem_sm / b - KB_SMEM_RESERVED - (int64_t)fa.sharedSizeBytes;
+        const int64_t most = (int64_t)smem_optin - (int64_t)fa.sharedSizeBytes;
+        c = c < most ? c : most;
+        return c > 16 ? c / 16 * 16 : (int64_t)16;
+    };
+
+    /* 16-block clusters where the GPU places them (a refusal is no error). */
+    int clmax = KB_CLUSTER_PORTABLE, active = 0;
+    if (cudaFuncSetAttribute(kf, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+            cudaSuccess &&
+        kb_active_clusters(kf, threads, KB_CLUSTER_MAX, (size_t)cap(1), &active) == cudaSuccess &&
+        active > 0)
+        clmax = KB_CLUSTER_MAX;
+    (void)cudaGetLastError();
+
+    const int64_t row_bytes = cols * (int64_t)esize;
+    int cl = 1, bps = 2;
+    while (cl < clmax && (int64_t)cl * cap(2) < row_bytes)
+        cl *= 2;
+    if ((int64_t)cl * cap(2) < row_bytes)
+        bps = 1;
+    bps = bps_env ? bps_env : bps;
+    /* Few rows: more blocks a row, while each slice keeps KB_SLICE_MIN_BYTES. */
+    while (cl < clmax && rows * cl < (int64_t)sms * bps &&
+           row_bytes / (cl * 2) >= KB_SLICE_MIN_BYTES)
+        cl *= 2;
+    if (cl_env && cl_env <= clmax && (cl_env & (cl_env - 1)) == 0)
+        cl = cl_env;
+
+    /* The slice: no more shared memory than a block's share of the row needs. */
+    const int64_t per_block = ((row_bytes + cl - 1) / cl + 15) / 16 + 1; /* vectors, +1: peel */
+    const int64_t capv = cap(bps) / 16;
+    p->cl = cl;
+    p->capv = per_block < capv ? per_block : capv;
+    p->smem = (size_t)p->capv * 16;
+    p->overflow = per_block > capv;
+
+    /* The persistent grid: the clusters that fit at once, no more than rows. */
+    if ((e = kb_active_clusters(kf, threads, cl, p->smem, &active)) != cudaSuccess)
+        return e;
+    if (active < 1)
+        return cudaErrorNotSupported;
+    int64_t clusters = active < rows ? active : rows;
+    if (p->overflow) {
+        /* The overflow of the rows in flight stays within half the L2. */
+        const int64_t spill = row_bytes - (int64_t)cl * (int64_t)p->smem;
+        const int64_t fit = spill > 0 ? (int64_t)l2 / 2 / spill : clusters;
+        clusters = fit < 1 ? 1 : fit < clusters ? fit : clusters;
+    }
+    p->grid = (unsigned)(clusters * cl);
+    last = {kf, dev, threads, cl_env, bps_env, rows, cols, *p};
+    return cudaSuccess;
+}
+
+/* Launches kernel k in clusters of cl blocks (cudaLaunchKernelEx with the
+ * cluster-dimension attribute) with grid and block and smem bytes of dynamic
+ * shared memory on stream s, passing it args, after noting the launch in
+ * a->log as name. Returns the launch's error. */
+template <typename... P, typename... A>
+static cudaError_t kb_launch_cluster(const kb_args *a, cudaStream_t s, void (*k)(P...),
+                                     const char *name, kb_dim3 grid, kb_dim3 block, size_t smem,
+                                     int cl, A... args)
+{
+    kb_note_launch(a->log, (const void *)k, name, grid, block, smem);
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cl;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid.x, grid.y, grid.z);
+    cfg.blockDim = dim3(block.x, block.y, block.z);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, k, args...);
+    return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+/* Whether the current GPU runs the cluster rungs: 0 when it forms thread-block
+ * clusters (compute capability 9.0 or later) and the buffers in[0..nin) and
+ * out[0..nout) of a start on 16-byte boundaries; 1 when not, with the reason
+ * naming `variant` in why (the case is skipped); -1 when asking the runtime
+ * failed, with its error in why. */
+static inline int kb_cluster_prepare(const kb_args *a, int nin, int nout, const char *variant,
+                                     char *why, size_t why_size)
+{
+    int dev = 0, major = 0, minor = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (e != cudaSuccess) {
+        snprintf(why, why_size, "asking the GPU's compute capability for %s failed: %s", variant,
+                 cudaGetErrorString(e));
+        return -1;
+    }
+    if (major < 9) {
+        snprintf(why, why_size,
+                 "%s needs thread-block clusters (compute capability 9.0), this GPU is %d.%d",
+                 variant, major, minor);
+        return 1;
+    }
+    uintptr_t u = 0;
+    for (int i = 0; i < nin; i++)
+        u |= (uintptr_t)a->in[i];
+    for (int i = 0; i < nout; i++)
+        u |= (uintptr_t)a->out[i];
+    if (u % 16 != 0) {
+        snprintf(why, why_size, "%s needs buffers on 16-byte boundaries", variant);
+        return 1;
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The row-length checks of softmax and layernorm on the GPU machine (run from
+# the repository root over a copy of the work tree with build/ carried):
+#   check   the GPU test suite's operator test (every variant, awkward sizes,
+#           rows of 33 and of a million elements, the cluster rung among
+#           them), then compute-sanitizer (memcheck, racecheck, synccheck) on
+#           the fused and cluster rungs at the shapes that take each new path;
+#   sweep   fused, cluster (and layernorm's shared-memory) at every row
+#           length of the sweep, fp32 and bf16, rows chosen so that x is about
+#           512 MB, plus rows=3 x 262144 and rows=4099 x 3001;
+#   ab      each A/B switch off against its default, at the shapes its path
+#           serves, with `kbench compare` (old = switch off, new = default).
+#   tests/gpu/row_lengths.sh [check|sweep|ab]...     default: all three
+# Writes JSON reports, compare tables and logs to $OUT (default
+# /tmp/kbench-out); the store is $OUT/kbench.db.
+set -uo pipefail
+out=${OUT:-/tmp/kbench-out}
+mkdir -p "$out"
+db="$out/kbench.db"
+kb=build/kbench
+[ $# -gt 0 ] || set -- check sweep ab
+status=0
+fail() { echo "row_lengths: $*" >&2; status=1; }
+
+# rows so that a rows x cols matrix of esize-byte elements is about 512 MB
+rows_for() { local cols=$1 esize=$2 r; r=$(( (512 << 20) / (cols * esize) )); echo $(( r < 1 ? 1 : r )); }
+
+run() { # op dtype json-name [extra args...]
+    local op=$1 dt=$2 name=$3
+    shift 3
+    $kb run "$op" --dtype "$dt" --db "$db" --json "$out/$name.json" --min-samples 10 \
+        --timeout 3 "$@" >"$out/$name.txt" 2>&1 || fail "$name: kbench run exit $?"
+    cat "$out/$name.txt"
+}
+
+for step in "$@"; do
+    case $step in
+    check)
+        build/tests/gpu/test_gpu_ops 2>&1 | tee "$out/test_gpu_ops.log" || fail "test_gpu_ops failed"
+        san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
+        for tool in memcheck racecheck synccheck; do
+            for s in rows=1001,cols=33 rows=4099,cols=3001 rows=3,cols=262144 rows=2,cols=1048573 \
+                     rows=3,cols=1048576 rows=64,cols=65536; do
+                for op in softmax layernorm; do
+                    "$san" --tool "$tool" --target-processes all --error-exitcode 9 \
+                        $kb run "$op" --variants fused,cluster --dtype fp32,bf16 --shape "$s" \
+                        --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                        >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s: exit $?"
+                done
+            done
+        done
+        grep -E "ERROR SUMMARY|mismatch|failed" "$out/sanitizer.log" | sort | uniq -c
+        ;;
+    sweep)
+        for op in softmax layernorm; do
+            variants=fused,cluster
+            [ "$op" = layernorm ] && variants=fused,cluster,shared-memory
+            for dt in fp32 bf16; do
+                es=4
+                [ "$dt" = bf16 ] && es=2
+                shapes=()
+                for c in 32 33 128 768 1024 4096 16384 65536 262144 1048576; do
+                    shapes+=(--shape "rows=$(rows_for "$c" "$es"),cols=$c")
+                done
+                # shellcheck disable=SC2054 # commas inside a shape, not between elements
+                shapes+=(--shape rows=3,cols=262144 --shape rows=4099,cols=3001)
+                run "$op" "$dt" "sweep-$op-$dt" --variants "$variants" "${shapes[@]}"
+            done
+        done
+        ;;
+    ab)
+        # switch=value op variant shapes...: the switch's old path against the default
+        ab() {
+            local sw=$1 op=$2 var=$3
+            shift 3
+            local sh=()
+            for s in "$@"; do sh+=(--shape "$s"); done
+            for dt in fp32 bf16; do
+                local tag="ab-${sw//=/-}-$op-$dt"
+                env "$sw" $kb run "$op" --variants "$var" --dtype "$dt" "${sh[@]}" --db "$db" \
+                    --json "$out/$tag-old.json" --timeout 3 >"$out/$tag-old.txt" 2>&1 ||
+                    fail "$tag old: exit $?"
+                $kb run "$op" --variants "$var" --dtype "$dt" "${sh[@]}" --db "$db" \
+                    --json "$out/$tag-new.json" --timeout 3 >"$out/$tag-new.txt" 2>&1 ||
+                    fail "$tag new: exit $?"
+                $kb compare "$out/$tag-old.json" "$out/$tag-new.json" | tee "$out/$tag.compare"
+            done
+        }
+        ab KBENCH_SOFTMAX_TILE=0 softmax fused rows=1000000,cols=33 rows=4000000,cols=7 \
+            rows=500000,cols=100
+        ab KBENCH_SOFTMAX_PEEL=0 softmax fused rows=4099,cols=3001 rows=20000,cols=1001 \
+            rows=4000,cols=30001
+        ab KBENCH_SOFTMAX_SPLIT=8 softmax fused rows=3,cols=262144 rows=5,cols=1048576 \
+            rows=12,cols=100003
+        ab KBENCH_LAYERNORM_TILE=0 layernorm fused rows=1000000,cols=33 rows=1000000,cols=32 \
+            rows=500000,cols=100
+        ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
+            rows=300,cols=1000,mean=10000
+        # the cluster rung's own knobs: sizes forced against the plan's choice
+        for sw in KBENCH_CLUSTER_SIZE=8 KBENCH_CLUSTER_SIZE=16 KBENCH_CLUSTER_BPS=1 \
+                  KBENCH_CLUSTER_BPS=2; do
+            ab "$sw" softmax cluster rows=512,cols=1048576 rows=3,cols=262144 rows=8192,cols=32768
+            ab "$sw" layernorm cluster rows=512,cols=1048576 rows=4096,cols=65536
+        done
+        ;;
+    *) echo "usage: $0 [check|sweep|ab]..." >&2; exit 2 ;;
+    esac
+done
+exit $status
