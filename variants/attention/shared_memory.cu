@@ -178,7 +178,6 @@ __global__ void __launch_bounds__(SM_THREADS, 3)
 template <typename T> static cudaError_t launch_sm(const kb_args *a, cudaStream_t st)
 {
     const att_shape sh = att_shape_of(a);
-    float *S = (float *)a->scratch;
     const int64_t nt = (sh.s + SM_TILE - 1) / SM_TILE, nd = (sh.d + SM_TILE - 1) / SM_TILE;
     const unsigned gy = (unsigned)(sh.bh < 65535 ? sh.bh : 65535);
     const kb_dim3 block = {SM_THREADS, 1, 1};
@@ -186,21 +185,10 @@ template <typename T> static cudaError_t launch_sm(const kb_args *a, cudaStream_
     const kb_dim3 g2 = {att_blocks(sh.bh * sh.s, 1), 1, 1};
     const kb_dim3 g3 = {(unsigned)(nt * nd), gy, 1};
     const kb_dim3 b2 = {SM_SOFTMAX_THREADS, 1, 1};
-    cudaError_t e;
-
-    kb_note_launch(a->log, (const void *)att_sm_scores<T>, "att_sm_scores", g1, block, 0);
-    att_sm_scores<T><<<dim3(g1.x, g1.y), block.x, 0, st>>>((const T *)a->in[0],
-                                                           (const T *)a->in[1], S, sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_sm_softmax, "att_sm_softmax", g2, b2, 0);
-    att_sm_softmax<<<g2.x, b2.x, 0, st>>>(S, sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_sm_pv<T>, "att_sm_pv", g3, block, 0);
-    att_sm_pv<T><<<dim3(g3.x, g3.y), block.x, 0, st>>>(S, (const T *)a->in[2], (T *)a->out[0],
-                                                       sh);
-    return cudaGetLastError();
+    return att_launch_materialised<T>(a, st, sh,
+                                      {att_sm_scores<T>, "att_sm_scores", g1, block},
+                                      {att_sm_softmax, "att_sm_softmax", g2, b2},
+                                      {att_sm_pv<T>, "att_sm_pv", g3, block});
 }
 
 /* Launches the shared-memory attention of a->in[0..2] into a->out[0] on
