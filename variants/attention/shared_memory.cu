@@ -32,6 +32,23 @@
 #define SM_THREADS 256
 #define SM_SOFTMAX_THREADS 256
 
+/* The product step of a staged pair of slabs: for kk < SM_K,
+ * acc[r][c] += A(ty + 16 r, kk) B(kk, tx + 16 c), where A_AT and B_AT are the
+ * shared-memory elements of the thread's row and column x at kk: two shared
+ * loads per 16 FMAs and kk step. A macro, so that both kernels compile to
+ * the instructions of the loop written out in place. */
+#define SM_SLAB_FMA(acc, A_AT, B_AT)                                                        \
+    _Pragma("unroll") for (int kk = 0; kk < SM_K; kk++) {                                   \
+        float av[4], bv[4];                                                                 \
+        _Pragma("unroll") for (int x = 0; x < 4; x++) {                                     \
+            av[x] = (A_AT);                                                                 \
+            bv[x] = (B_AT);                                                                 \
+        }                                                                                   \
+        _Pragma("unroll") for (int r = 0; r < 4; r++)                                       \
+            _Pragma("unroll") for (int c = 0; c < 4; c++)                                   \
+                (acc)[r][c] += av[r] * bv[c];                                               \
+    }
+
 /* S tile (qt, kt) of slice b: S[i][j] = scale * q_i . k_j for 64 x 64 (i, j). */
 template <typename T>
 __global__ void __launch_bounds__(SM_THREADS, 3)
@@ -61,20 +78,7 @@ __global__ void __launch_bounds__(SM_THREADS, 3)
                 sk[r0 + 16 * u][c] = in_t && 16 * u < krows ? kb_to_float(kp[off]) : 0.0f;
             }
             __syncthreads();
-#pragma unroll
-            for (int kk = 0; kk < SM_K; kk++) {
-                float av[4], bv[4];
-#pragma unroll
-                for (int x = 0; x < 4; x++) {
-                    av[x] = sq[ty + 16 * x][kk];
-                    bv[x] = sk[tx + 16 * x][kk];
-                }
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++)
-                        acc[r][c] += av[r] * bv[c];
-            }
+            SM_SLAB_FMA(acc, sq[ty + 16 * x][kk], sk[tx + 16 * x][kk]);
             __syncthreads();
         }
 #pragma unroll
@@ -147,20 +151,7 @@ __global__ void __launch_bounds__(SM_THREADS, 3)
                                  : 0.0f;
             }
             __syncthreads();
-#pragma unroll
-            for (int kk = 0; kk < SM_K; kk++) {
-                float av[4], bv[4];
-#pragma unroll
-                for (int x = 0; x < 4; x++) {
-                    av[x] = sp[ty + 16 * x][kk];
-                    bv[x] = sv[kk][tx + 16 * x];
-                }
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++)
-                        acc[r][c] += av[r] * bv[c];
-            }
+            SM_SLAB_FMA(acc, sp[ty + 16 * x][kk], sv[kk][tx + 16 * x]);
             __syncthreads();
         }
 #pragma unroll
