@@ -275,13 +275,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     constexpr int KK = TC_BK / 16;
 
     float acc[C::MI][C::NI][4];
-#pragma unroll
-    for (int mi = 0; mi < C::MI; mi++)
-#pragma unroll
-        for (int ni = 0; ni < C::NI; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                acc[mi][ni][e] = 0.0f;
+    kb_mma_zero(acc);
 
     tc_copier<T, C> cp(a, b, m0, n0, m, n, k);
 #pragma unroll
