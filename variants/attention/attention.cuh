@@ -1,8 +1,9 @@
 /* attention.cuh - what the attention variants share: the shape as the
  * launchers read it from kb_args (axis order of src/kernels/attention.c), the
  * grid sizing of grid-stride kernels, the three launches of the rungs that
- * materialise S, and one output of P V as those rungs' last stage computes
- * it. Inline host and device code only. */
+ * materialise S, one output of P V as those rungs' last stage computes it,
+ * and the sum and max over a small group of lanes. Inline host and device
+ * code only. */
 #ifndef KB_ATTENTION_CUH
 #define KB_ATTENTION_CUH
 
@@ -56,6 +57,26 @@ static __device__ __forceinline__ float att_pv_dot(const float *__restrict__ P,
     for (int64_t j = 0; j < keys; j++)
         acc += p[j] * kb_to_float(vb[j * d]);
     return acc;
+}
+
+/* v summed (or maxed) over the N consecutive lanes of an aligned group
+ * (N = 4: the quad of lanes that holds one row of an mma.sync or wgmma
+ * accumulator), every lane of the group getting the result; the partners are
+ * lane ^ 1, then lane ^ 2, ... */
+template <int N> static __device__ __forceinline__ float att_lanes_sum(float v)
+{
+#pragma unroll
+    for (int o = 1; o < N; o *= 2)
+        v += __shfl_xor_sync(KB_FULL_MASK, v, o);
+    return v;
+}
+
+template <int N> static __device__ __forceinline__ float att_lanes_max(float v)
+{
+#pragma unroll
+    for (int o = 1; o < N; o *= 2)
+        v = fmaxf(v, __shfl_xor_sync(KB_FULL_MASK, v, o));
+    return v;
 }
 
 /* Blocks for a grid-stride loop over n items with `threads` per block: enough

@@ -245,8 +245,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 #pragma unroll
                     for (int n = 0; n < NS; n++)
                         mx = fmaxf(mx, fmaxf(sacc[mt][n][2 * h], sacc[mt][n][2 * h + 1]));
-                    mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 1));
-                    mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 2));
+                    mx = att_lanes_max<4>(mx);
                     /* the first tile holds key 0, which no row masks: mx is finite */
                     alpha[mt][h] = kb_exp2((mrow[mt][h] - mx) * sl2);
                     moved |= mx != mrow[mt][h];
@@ -307,10 +306,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            float l = lrow[mt][h];
-            l += __shfl_xor_sync(KB_FULL_MASK, l, 1);
-            l += __shfl_xor_sync(KB_FULL_MASK, l, 2);
-            const float inv = kb_rcp(l);
+            const float inv = kb_rcp(att_lanes_sum<4>(lrow[mt][h]));
             const int row = wrow0 + mt * 16 + (lane >> 2) + h * 8;
             if (row < sl) {
                 T *orow = o + base + (int64_t)row * D + 2 * (lane & 3);

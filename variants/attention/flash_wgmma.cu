@@ -297,8 +297,7 @@ static __device__ __forceinline__ void fw_softmax(float (&sacc)[BN / 2], float (
 #pragma unroll
         for (int c = 0; c < BN / 8; c++)
             mx = fmaxf(mx, fmaxf(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 2));
+        mx = att_lanes_max<4>(mx);
         /* tile 0 holds key 0, which no row masks: mx is finite from the start */
         alpha[h] = kb_exp2((m[h] - mx) * sl2);
         m[h] = mx;
@@ -445,10 +444,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
      * (rows past the sequence not stored); Q's slot is already refilling */
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        float t = l[h];
-        t += __shfl_xor_sync(KB_FULL_MASK, t, 1);
-        t += __shfl_xor_sync(KB_FULL_MASK, t, 2);
-        const float inv = kb_rcp(t);
+        const float inv = kb_rcp(att_lanes_sum<4>(l[h]));
         const int row = row0 + 8 * h;
         if (row < s) {
             T *orow = out + ((int64_t)bh * s + row) * D + colq;

@@ -212,10 +212,7 @@ __global__ void __launch_bounds__(FU_THREADS, 1)
             for (int r = 0; r < R; r++)
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
-                    float v = acc[h][r];
-                    v += __shfl_xor_sync(KB_FULL_MASK, v, 1);
-                    v += __shfl_xor_sync(KB_FULL_MASK, v, 2);
-                    v += __shfl_xor_sync(KB_FULL_MASK, v, 4);
+                    const float v = att_lanes_sum<8>(acc[h][r]);
                     if (r % 8 == tg)
                         ss[r * srow + j0 + kp + 32 * h] = v * sh.scale;
                 }
