@@ -373,11 +373,6 @@ extern "C" int kb_matmul_tensor_core_unsupported(const int64_t *shape, kb_dtype 
                                                  size_t why_size)
 {
     (void)d;
-    if (shape[MM_K] % 8 == 0)
-        return 0;
-    snprintf(why, why_size,
-             "tensor-core copies rows of A and B in 16-byte chunks: k=%lld is not a multiple "
-             "of 8",
-             (long long)shape[MM_K]);
-    return 1;
+    return mm_unsupported_k8(shape, "tensor-core copies rows of A and B in 16-byte chunks", why,
+                             why_size);
 }

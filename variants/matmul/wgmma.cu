@@ -571,13 +571,10 @@ extern "C" int kb_matmul_wgmma_unsupported(const int64_t *shape, kb_dtype d, cha
                                            size_t why_size)
 {
     (void)d;
-    if (shape[MM_K] % 8 == 0)
-        return 0;
-    snprintf(why, why_size,
-             "wgmma loads A and B with the copy engine, which needs rows of 16-byte multiples: "
-             "k=%lld is not a multiple of 8",
-             (long long)shape[MM_K]);
-    return 1;
+    return mm_unsupported_k8(shape,
+                             "wgmma loads A and B with the copy engine, which needs rows of "
+                             "16-byte multiples",
+                             why, why_size);
 }
 
 /* The variant's prepare: a GPU other than Hopper is a skip (sm_90a: wgmma,
