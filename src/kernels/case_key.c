@@ -1,7 +1,9 @@
 /* case_key.c - what launchers and the variants that prepare a plan share:
- * the key of the case a plan was built for, the environment's choice among a
- * variant's measured configurations, the current device for a library's
- * handle, and the shared-memory opt-in asked once per kernel. */
+ * the key of the case a plan was built for and the check a library row's
+ * launch makes against it, the error such a launch returns when its library
+ * call fails, the environment's choice among a variant's measured
+ * configurations, the current device for a library's handle, and the
+ * shared-memory opt-in asked once per kernel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,30 @@ int kb_case_key_same(const kb_case_key *k, const kb_args *a)
     kb_case_key now;
     kb_case_key_of(a, k->naxes, &now);
     return memcmp(k, &now, sizeof now) == 0;
+}
+
+cudaError_t kb_case_key_check(const kb_case_key *k, const kb_args *a, const char *who, char *why,
+                              size_t why_size)
+{
+    if (k->naxes == 0) {
+        snprintf(why, why_size, "%s: launched without a plan (prepare did not run, or failed)",
+                 who);
+        return cudaErrorInvalidValue;
+    }
+    if (!kb_case_key_same(k, a)) {
+        snprintf(why, why_size,
+                 "%s: launched with buffers, a shape or a dtype other than the ones its plan was "
+                 "prepared for",
+                 who);
+        return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t kb_library_error(void)
+{
+    cudaError_t ce = cudaGetLastError();
+    return ce != cudaSuccess ? ce : cudaErrorUnknown;
 }
 
 int kb_env_config(const char *var, int count, int dflt)

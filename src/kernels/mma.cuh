@@ -5,7 +5,8 @@
  *              committed in groups and waited for by count;
  *   ldmatrix   four 8 x 8 matrices of 16-bit elements from shared memory into
  *              the mma fragment layout (or transposed);
- *   mma.sync   m16n8k16 with 16-bit inputs and fp32 accumulators.
+ *   mma.sync   m16n8k16 with 16-bit inputs and fp32 accumulators, and the
+ *              zeroing of a grid of them.
  * Device code only; runs on sm_80 and later. */
 #ifndef KB_MMA_CUH
 #define KB_MMA_CUH
@@ -74,6 +75,19 @@ static __device__ __forceinline__ void kb_mma16816(float (&c)[4], const uint32_t
             "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
             : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* Zeroes an M x N grid of m16n8 fp32 accumulator fragments. */
+template <int M, int N>
+static __device__ __forceinline__ void kb_mma_zero(float (&c)[M][N][4])
+{
+#pragma unroll
+    for (int i = 0; i < M; i++)
+#pragma unroll
+        for (int j = 0; j < N; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                c[i][j][e] = 0.0f;
 }
 
 #endif

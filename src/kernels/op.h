@@ -94,6 +94,18 @@ void kb_case_key_of(const kb_args *a, int naxes, kb_case_key *k);
 /* Whether a is the case k was made of (k zeroed: never). */
 int kb_case_key_same(const kb_case_key *k, const kb_args *a);
 
+/* The check a library row's launch makes before using the plan its prepare
+ * built for case k: cudaSuccess when a is that case; else
+ * cudaErrorInvalidValue with "<who>: launched without a plan ..." (k zeroed)
+ * or "<who>: launched with buffers, a shape or a dtype other than ..." in
+ * why. */
+cudaError_t kb_case_key_check(const kb_case_key *k, const kb_args *a, const char *who, char *why,
+                              size_t why_size);
+
+/* What a launch returns when its library call failed: the pending CUDA error
+ * (taken, so cleared), or cudaErrorUnknown when none is pending. */
+cudaError_t kb_library_error(void);
+
 /* The configuration an environment variable names (var=0..count-1, one
  * digit), for measuring a variant's alternatives; dflt when unset or not one
  * of them. */

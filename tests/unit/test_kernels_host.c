@@ -1,7 +1,7 @@
 /* test_kernels_host.c - the host side of src/kernels with no GPU: dtypes and
  * their conversions, shape parsing, the registry and suggestions, the row
- * operators' cluster rung, row sampling, tolerance accounting and the softmax
- * model. */
+ * operators' cluster rung, a library row's check of its plan's case, row
+ * sampling, tolerance accounting and the softmax model. */
 #include <math.h>
 
 #include "kbtest.h"
@@ -109,6 +109,34 @@ static void registry_finds_and_suggests(void **state)
     assert_string_equal(kb_variant_suggest(sm, "fusd"), "fused");
     assert_string_equal(kb_variant_suggest(sm, "coalsced"), "coalesced");
     assert_string_equal(kb_variant_suggest(sm, "shared"), "shared-memory");
+}
+
+/* A library row's launch: refused, saying why, without a plan or with a case
+ * other than the plan's; allowed with the plan's own case. */
+static void case_key_check_refuses_other_cases(void **state)
+{
+    (void)state;
+    static float buf[4];
+    int64_t shape[1] = {8};
+    kb_args a;
+    memset(&a, 0, sizeof a);
+    a.in[0] = buf;
+    a.out[0] = buf + 2;
+    a.shape = shape;
+    a.dtype = KB_FP16;
+    kb_case_key k;
+    memset(&k, 0, sizeof k);
+    char why[256] = "";
+    assert_int_equal(kb_case_key_check(&k, &a, "cudnn", why, sizeof why), cudaErrorInvalidValue);
+    assert_string_equal(why, "cudnn: launched without a plan (prepare did not run, or failed)");
+    kb_case_key_of(&a, 1, &k);
+    why[0] = '\0';
+    assert_int_equal(kb_case_key_check(&k, &a, "cublas", why, sizeof why), cudaSuccess);
+    assert_string_equal(why, "");
+    shape[0] = 9;
+    assert_int_equal(kb_case_key_check(&k, &a, "cublas", why, sizeof why), cudaErrorInvalidValue);
+    assert_string_equal(why, "cublas: launched with buffers, a shape or a dtype other than the "
+                             "ones its plan was prepared for");
 }
 
 /* The row operators' cluster rung: listed after fused, for every dtype, with a
@@ -235,6 +263,7 @@ int main(void)
         cmocka_unit_test(shape_parse_rejects),
         cmocka_unit_test(registry_finds_and_suggests),
         cmocka_unit_test(row_operators_have_a_cluster_rung),
+        cmocka_unit_test(case_key_check_refuses_other_cases),
         cmocka_unit_test(sample_rows_include_ends),
         cmocka_unit_test(check_accounting),
         cmocka_unit_test(uniform_draw_is_spread),

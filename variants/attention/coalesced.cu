@@ -96,39 +96,22 @@ __global__ void __launch_bounds__(COAL_THREADS)
     for (int64_t idx = (int64_t)blockIdx.x * COAL_THREADS + threadIdx.x; idx < n;
          idx += (int64_t)gridDim.x * COAL_THREADS) {
         const int64_t t = idx % d, row = idx / d, i = row % s, b = row / s;
-        const float *p = P + row * s;
-        const T *vb = v + b * s * d + t;
-        const int64_t keys = att_keys(sh, i);
-        float acc = 0.0f;
-        for (int64_t j = 0; j < keys; j++)
-            acc += p[j] * kb_to_float(vb[j * d]);
-        kb_store(o, idx, acc);
+        kb_store(o, idx, att_pv_dot(P, v, sh, b, i, t));
     }
 }
 
 template <typename T> static cudaError_t launch_coal(const kb_args *a, cudaStream_t st)
 {
     const att_shape sh = att_shape_of(a);
-    float *S = (float *)a->scratch;
     const int64_t groups = (sh.s + 31) / 32;
     const kb_dim3 block = {COAL_THREADS, 1, 1};
     const kb_dim3 g1 = {att_blocks(sh.bh * sh.s * groups, COAL_WARPS), 1, 1};
     const kb_dim3 g2 = {att_blocks(sh.bh * sh.s, COAL_WARPS), 1, 1};
     const kb_dim3 g3 = {att_blocks(sh.bh * sh.s * sh.d, COAL_THREADS), 1, 1};
-    cudaError_t e;
-
-    kb_note_launch(a->log, (const void *)att_coal_scores<T>, "att_coal_scores", g1, block, 0);
-    att_coal_scores<T><<<g1.x, block.x, 0, st>>>((const T *)a->in[0], (const T *)a->in[1], S,
-                                                 sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_coal_softmax, "att_coal_softmax", g2, block, 0);
-    att_coal_softmax<<<g2.x, block.x, 0, st>>>(S, sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_coal_pv<T>, "att_coal_pv", g3, block, 0);
-    att_coal_pv<T><<<g3.x, block.x, 0, st>>>(S, (const T *)a->in[2], (T *)a->out[0], sh);
-    return cudaGetLastError();
+    return att_launch_materialised<T>(a, st, sh,
+                                      {att_coal_scores<T>, "att_coal_scores", g1, block},
+                                      {att_coal_softmax, "att_coal_softmax", g2, block},
+                                      {att_coal_pv<T>, "att_coal_pv", g3, block});
 }
 
 /* Launches the coalesced attention of a->in[0..2] into a->out[0] on stream

@@ -74,6 +74,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <initializer_list>
+
 #include "attention.cuh"
 
 #if !defined(KBENCH_NO_CUDNN_HEADERS) && __has_include(<cudnn_graph.h>)
@@ -381,22 +383,40 @@ typedef struct dnn_link {
 
 #define LINK(attr, value) {(attr), #attr, (value)}
 
-/* An operation descriptor of `type` with the links[0 .. n) set, finalised. */
+/* An operation descriptor of `type` with the links set in their order,
+ * finalised. */
 static cudnnBackendDescriptor_t operation(bld *b, const char *name,
                                           cudnnBackendDescriptorType_t type,
-                                          const char *type_name, const dnn_link *links, int n)
+                                          const char *type_name,
+                                          std::initializer_list<dnn_link> links)
 {
     cudnnBackendDescriptor_t op = make(b, type, type_name);
-    for (int i = 0; i < n; i++)
-        if (links[i].value)
-            set(b, op, name, links[i].attr, links[i].attr_name, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                1, &links[i].value);
+    for (const dnn_link &l : links)
+        if (l.value)
+            set(b, op, name, l.attr, l.attr_name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &l.value);
     fin(b, op, name);
     return op;
 }
 
-#define OPERATION(b, name, type, links)                                                 \
-    operation((b), (name), (type), #type, (links), (int)KB_COUNT(links))
+/* OPERATION(b, name, type, LINK(...), ...) */
+#define OPERATION(b, name, type, ...) operation((b), (name), (type), #type, {__VA_ARGS__})
+
+/* The settings descriptor of `type` (a reduction's, a matmul's) with its
+ * compute type, attribute comp, fp32; the caller sets the rest and finalises
+ * it. */
+static cudnnBackendDescriptor_t fp32_settings(bld *b, const char *name,
+                                              cudnnBackendDescriptorType_t type,
+                                              const char *type_name,
+                                              cudnnBackendAttributeName_t comp,
+                                              const char *comp_name)
+{
+    const cudnnDataType_t prec = CUDNN_DATA_FLOAT;
+    cudnnBackendDescriptor_t d = make(b, type, type_name);
+    set(b, d, name, comp, comp_name, CUDNN_TYPE_DATA_TYPE, 1, &prec);
+    return d;
+}
+
+#define FP32_SETTINGS(b, name, type, comp) fp32_settings((b), (name), (type), #type, (comp), #comp)
 
 /* y = mode(x[, bt][, t]) computed in prec; axis >= 0 for GEN_INDEX. For
  * BINARY_SELECT, y = t ? x : bt. */
@@ -413,14 +433,12 @@ static cudnnBackendDescriptor_t pointwise(bld *b, const char *name, cudnnPointwi
     if (axis >= 0)
         SET(b, pw, name, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &axis);
     fin(b, pw, name);
-    const dnn_link links[] = {
-        LINK(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw),
-        LINK(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x),
-        LINK(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, bt),
-        LINK(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t),
-        LINK(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y),
-    };
-    return OPERATION(b, name, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, links);
+    return OPERATION(b, name, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR,
+                     LINK(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, pw),
+                     LINK(CUDNN_ATTR_OPERATION_POINTWISE_XDESC, x),
+                     LINK(CUDNN_ATTR_OPERATION_POINTWISE_BDESC, bt),
+                     LINK(CUDNN_ATTR_OPERATION_POINTWISE_TDESC, t),
+                     LINK(CUDNN_ATTR_OPERATION_POINTWISE_YDESC, y));
 }
 
 /* y = reduce(x) over the axes where y has extent 1, in fp32. */
@@ -428,18 +446,15 @@ static cudnnBackendDescriptor_t reduction(bld *b, const char *name, cudnnReduceT
                                           cudnnBackendDescriptor_t x,
                                           cudnnBackendDescriptor_t y)
 {
-    const cudnnDataType_t prec = CUDNN_DATA_FLOAT;
-    cudnnBackendDescriptor_t red = MAKE(b, CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
-    SET(b, red, name, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &prec);
+    cudnnBackendDescriptor_t red = FP32_SETTINGS(b, name, CUDNN_BACKEND_REDUCTION_DESCRIPTOR,
+                                                 CUDNN_ATTR_REDUCTION_COMP_TYPE);
     SET(b, red, name, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1,
         &how);
     fin(b, red, name);
-    const dnn_link links[] = {
-        LINK(CUDNN_ATTR_OPERATION_REDUCTION_DESC, red),
-        LINK(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x),
-        LINK(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y),
-    };
-    return OPERATION(b, name, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, links);
+    return OPERATION(b, name, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR,
+                     LINK(CUDNN_ATTR_OPERATION_REDUCTION_DESC, red),
+                     LINK(CUDNN_ATTR_OPERATION_REDUCTION_XDESC, x),
+                     LINK(CUDNN_ATTR_OPERATION_REDUCTION_YDESC, y));
 }
 
 /* c = a . bm (batched over the leading dims), fp32 accumulation. */
@@ -447,17 +462,14 @@ static cudnnBackendDescriptor_t matmul(bld *b, const char *name, cudnnBackendDes
                                        cudnnBackendDescriptor_t bm,
                                        cudnnBackendDescriptor_t c)
 {
-    const cudnnDataType_t prec = CUDNN_DATA_FLOAT;
-    cudnnBackendDescriptor_t mm = MAKE(b, CUDNN_BACKEND_MATMUL_DESCRIPTOR);
-    SET(b, mm, name, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &prec);
+    cudnnBackendDescriptor_t mm =
+        FP32_SETTINGS(b, name, CUDNN_BACKEND_MATMUL_DESCRIPTOR, CUDNN_ATTR_MATMUL_COMP_TYPE);
     fin(b, mm, name);
-    const dnn_link links[] = {
-        LINK(CUDNN_ATTR_OPERATION_MATMUL_ADESC, a),
-        LINK(CUDNN_ATTR_OPERATION_MATMUL_BDESC, bm),
-        LINK(CUDNN_ATTR_OPERATION_MATMUL_CDESC, c),
-        LINK(CUDNN_ATTR_OPERATION_MATMUL_DESC, mm),
-    };
-    return OPERATION(b, name, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR, links);
+    return OPERATION(b, name, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR,
+                     LINK(CUDNN_ATTR_OPERATION_MATMUL_ADESC, a),
+                     LINK(CUDNN_ATTR_OPERATION_MATMUL_BDESC, bm),
+                     LINK(CUDNN_ATTR_OPERATION_MATMUL_CDESC, c),
+                     LINK(CUDNN_ATTR_OPERATION_MATMUL_DESC, mm));
 }
 
 /* ---- the graphs ------------------------------------------------------------------------ */
@@ -615,15 +627,13 @@ static cudnnBackendDescriptor_t sdpa_graph(bld *b, cudnnHandle_t handle, const d
     cudnnBackendDescriptor_t o = tensor(b, "tensor O", UID_O, sh->io, 4, qd, qs, false, false);
     cudnnBackendDescriptor_t scale =
         tensor(b, "tensor scale", UID_SCALE, CUDNN_DATA_FLOAT, 1, one, one, false, true);
-    const dnn_link links[] = {
-        LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, q),
-        LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, k),
-        LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, v),
-        LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, o),
-        LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, scale),
-    };
     cudnnBackendDescriptor_t op =
-        OPERATION(b, "operation SDPA_FWD", CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR, links);
+        OPERATION(b, "operation SDPA_FWD", CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR,
+                  LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, q),
+                  LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, k),
+                  LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, v),
+                  LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, o),
+                  LINK(CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, scale));
     return op_graph(b, handle, &op, 1);
 }
 
@@ -1093,17 +1103,9 @@ extern "C" cudaError_t kb_attention_cudnn(const kb_args *a, cudaStream_t s)
 {
     last_failure[0] = '\0';
 #if KB_HAVE_CUDNN
-    if (C.key.naxes == 0) {
-        snprintf(last_failure, sizeof last_failure,
-                 "cudnn: launched without a plan (prepare did not run, or failed)");
-        return cudaErrorInvalidValue;
-    }
-    if (!kb_case_key_same(&C.key, a)) {
-        snprintf(last_failure, sizeof last_failure,
-                 "cudnn: launched with buffers, a shape or a dtype other than the ones its "
-                 "plan was prepared for");
-        return cudaErrorInvalidValue;
-    }
+    cudaError_t ce = kb_case_key_check(&C.key, a, "cudnn", last_failure, sizeof last_failure);
+    if (ce != cudaSuccess)
+        return ce;
     const char *call = "cudnnSetStream";
     cudnnStatus_t st = lib.SetStream(C.handle, s);
     if (st == CUDNN_STATUS_SUCCESS) {
@@ -1112,8 +1114,7 @@ extern "C" cudaError_t kb_attention_cudnn(const kb_args *a, cudaStream_t s)
     }
     if (st != CUDNN_STATUS_SUCCESS) {
         dnn_explain(&lib, st, last_failure, sizeof last_failure, "cudnn: %s", call);
-        cudaError_t ce = cudaGetLastError();
-        return ce != cudaSuccess ? ce : cudaErrorUnknown;
+        return kb_library_error();
     }
     return cudaGetLastError();
 #else

@@ -167,19 +167,14 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 
     float oacc[MT][NO][4];
     float mrow[MT][2], lrow[MT][2];
+    kb_mma_zero(oacc);
 #pragma unroll
-    for (int mt = 0; mt < MT; mt++) {
-#pragma unroll
-        for (int n = 0; n < NO; n++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                oacc[mt][n][e] = 0.0f;
+    for (int mt = 0; mt < MT; mt++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             mrow[mt][h] = kb_neg_inf();
             lrow[mt][h] = 0.0f;
         }
-    }
 
     for (int t = 0; t < ntiles; t++) {
         const uint32_t stage = (uint32_t)(t & 1) * FL_BC * ROWB;
@@ -196,13 +191,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
         if (!(causal && k0 > wrow0 + 16 * MT - 1)) { /* else wholly masked for this warp */
             /* S = Q K^T */
             float sacc[MT][NS][4];
-#pragma unroll
-            for (int mt = 0; mt < MT; mt++)
-#pragma unroll
-                for (int n = 0; n < NS; n++)
-#pragma unroll
-                    for (int e = 0; e < 4; e++)
-                        sacc[mt][n][e] = 0.0f;
+            kb_mma_zero(sacc);
 #pragma unroll
             for (int kk = 0; kk < KT; kk++) {
                 const uint32_t ko = (kk / 4) * 128 + off_b[kk % 4];
@@ -256,8 +245,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
 #pragma unroll
                     for (int n = 0; n < NS; n++)
                         mx = fmaxf(mx, fmaxf(sacc[mt][n][2 * h], sacc[mt][n][2 * h + 1]));
-                    mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 1));
-                    mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 2));
+                    mx = att_lanes_max<4>(mx);
                     /* the first tile holds key 0, which no row masks: mx is finite */
                     alpha[mt][h] = kb_exp2((mrow[mt][h] - mx) * sl2);
                     moved |= mx != mrow[mt][h];
@@ -318,10 +306,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            float l = lrow[mt][h];
-            l += __shfl_xor_sync(KB_FULL_MASK, l, 1);
-            l += __shfl_xor_sync(KB_FULL_MASK, l, 2);
-            const float inv = kb_rcp(l);
+            const float inv = kb_rcp(att_lanes_sum<4>(lrow[mt][h]));
             const int row = wrow0 + mt * 16 + (lane >> 2) + h * 8;
             if (row < sl) {
                 T *orow = o + base + (int64_t)row * D + 2 * (lane & 3);

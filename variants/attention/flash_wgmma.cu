@@ -297,8 +297,7 @@ static __device__ __forceinline__ void fw_softmax(float (&sacc)[BN / 2], float (
 #pragma unroll
         for (int c = 0; c < BN / 8; c++)
             mx = fmaxf(mx, fmaxf(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(KB_FULL_MASK, mx, 2));
+        mx = att_lanes_max<4>(mx);
         /* tile 0 holds key 0, which no row masks: mx is finite from the start */
         alpha[h] = kb_exp2((m[h] - mx) * sl2);
         m[h] = mx;
@@ -445,10 +444,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
      * (rows past the sequence not stored); Q's slot is already refilling */
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        float t = l[h];
-        t += __shfl_xor_sync(KB_FULL_MASK, t, 1);
-        t += __shfl_xor_sync(KB_FULL_MASK, t, 2);
-        const float inv = kb_rcp(t);
+        const float inv = kb_rcp(att_lanes_sum<4>(l[h]));
         const int row = row0 + 8 * h;
         if (row < s) {
             T *orow = out + ((int64_t)bh * s + row) * D + colq;
@@ -608,10 +604,15 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
     return &d64[blocks >= (int64_t)FW_D64_WAVES * sms ? 0 : 3];
 }
 
-/* Finds the plan for a's case unless fw_current already holds it. */
-template <typename T> static cudaError_t fw_plan_for(const kb_args *a)
+/* Finds the plan for a's case unless fw_current already holds it, and points
+ * *plan (when plan is not NULL) at fw_current, usable when cudaSuccess is
+ * returned. Returns the CUDA error of a step that failed, or
+ * cudaErrorInvalidValue for a dim without a configuration. */
+template <typename T> static cudaError_t fw_plan_for(const kb_args *a, const fw_plan **plan)
 {
     fw_plan *p = &fw_current;
+    if (plan)
+        *plan = p;
     if (p->cfg && kb_case_key_same(&p->key, a))
         return cudaSuccess;
     p->cfg = NULL; /* invalid until every step succeeded */
@@ -630,11 +631,10 @@ template <typename T> static cudaError_t fw_plan_for(const kb_args *a)
 
 template <typename T> static cudaError_t launch_fw(const kb_args *a, cudaStream_t st)
 {
-    cudaError_t e = fw_plan_for<T>(a);
-    if (e != cudaSuccess)
-        return e;
-    const fw_plan *p = &fw_current;
-    return p->cfg->launch(a, st, p->maps, p->sms, p->cfg->name, p->cfg->persist);
+    const fw_plan *p;
+    const cudaError_t e = fw_plan_for<T>(a, &p);
+    return e != cudaSuccess ? e
+                            : p->cfg->launch(a, st, p->maps, p->sms, p->cfg->name, p->cfg->persist);
 }
 
 /* Launches the TMA + wgmma flash attention of a->in[0..2] into a->out[0] on
@@ -664,7 +664,8 @@ extern "C" int kb_attention_flash_wgmma_prepare(const kb_args *a, char *why, siz
     if (a->scratch)
         e = cudaMemset(a->scratch, 0, a->scratch_bytes);
     if (e == cudaSuccess) /* the dtype is fp16 or bf16: the variant's mask */
-        e = a->dtype == KB_BF16 ? fw_plan_for<__nv_bfloat16>(a) : fw_plan_for<__half>(a);
+        e = a->dtype == KB_BF16 ? fw_plan_for<__nv_bfloat16>(a, NULL)
+                                : fw_plan_for<__half>(a, NULL);
     if (e != cudaSuccess) {
         snprintf(why, why_size, "preparing flash-wgmma failed: %s", cudaGetErrorString(e));
         return -1;

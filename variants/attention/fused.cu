@@ -133,6 +133,23 @@ static __device__ __forceinline__ void fu_put(const uint4 (&r)[fu_maxv<T>()], fl
     }
 }
 
+/* Puts K or V tile j0 of a slice (src) into skv once every thread is done
+ * with the previous tile: the vectors fu_fetch left in r when the rows are
+ * 16-byte multiples (vec), else scalar loads of src. Returns when the tile is
+ * in place for every thread. */
+template <typename T>
+static __device__ __forceinline__ void fu_tile_in(const uint4 (&r)[fu_maxv<T>()], bool vec,
+                                                  float *skv, int row, const T *__restrict__ src,
+                                                  int64_t j0, int64_t s, int d)
+{
+    __syncthreads();
+    if (vec)
+        fu_put<T>(r, skv, row, d);
+    else
+        fu_stage(skv, FU_KEYS, row, src, j0, s, d);
+    __syncthreads();
+}
+
 template <typename T, int R>
 __global__ void __launch_bounds__(FU_THREADS, 1)
     att_fused(const T *__restrict__ q, const T *__restrict__ k, const T *__restrict__ v,
@@ -167,12 +184,7 @@ __global__ void __launch_bounds__(FU_THREADS, 1)
 
         /* scores */
         for (int64_t j0 = 0; j0 < nblk; j0 += FU_KEYS) {
-            __syncthreads();
-            if (vec)
-                fu_put<T>(pf, skv, row, d);
-            else
-                fu_stage(skv, FU_KEYS, row, kb, j0, s, d);
-            __syncthreads();
+            fu_tile_in<T>(pf, vec, skv, row, kb, j0, s, d);
             if (vec) { /* the next K tile, or the first V tile, loads during this one */
                 const bool more = j0 + FU_KEYS < nblk;
                 fu_fetch<T>(pf, more ? kb : vb, more ? j0 + FU_KEYS : 0, s, d);
@@ -200,10 +212,7 @@ __global__ void __launch_bounds__(FU_THREADS, 1)
             for (int r = 0; r < R; r++)
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
-                    float v = acc[h][r];
-                    v += __shfl_xor_sync(KB_FULL_MASK, v, 1);
-                    v += __shfl_xor_sync(KB_FULL_MASK, v, 2);
-                    v += __shfl_xor_sync(KB_FULL_MASK, v, 4);
+                    const float v = att_lanes_sum<8>(acc[h][r]);
                     if (r % 8 == tg)
                         ss[r * srow + j0 + kp + 32 * h] = v * sh.scale;
                 }
@@ -238,12 +247,7 @@ __global__ void __launch_bounds__(FU_THREADS, 1)
             for (int c = 0; c < 4; c++)
                 acc[r][c] = 0.0f;
         for (int64_t j0 = 0; j0 < nblk; j0 += FU_KEYS) {
-            __syncthreads();
-            if (vec)
-                fu_put<T>(pf, skv, row, d);
-            else
-                fu_stage(skv, FU_KEYS, row, vb, j0, s, d);
-            __syncthreads();
+            fu_tile_in<T>(pf, vec, skv, row, vb, j0, s, d);
             if (vec && j0 + FU_KEYS < nblk)
                 fu_fetch<T>(pf, vb, j0 + FU_KEYS, s, d);
             if (cg < d4) {

@@ -76,38 +76,21 @@ __global__ void __launch_bounds__(NAIVE_THREADS)
     for (int64_t idx = (int64_t)blockIdx.x * NAIVE_THREADS + threadIdx.x; idx < n;
          idx += (int64_t)gridDim.x * NAIVE_THREADS) {
         const int64_t i = idx % s, t = (idx / s) % d, b = idx / (s * d);
-        const float *p = P + (b * s + i) * s;
-        const T *vb = v + b * s * d + t;
-        const int64_t keys = att_keys(sh, i);
-        float acc = 0.0f;
-        for (int64_t j = 0; j < keys; j++)
-            acc += p[j] * kb_to_float(vb[j * d]);
-        kb_store(o, (b * s + i) * d + t, acc);
+        kb_store(o, (b * s + i) * d + t, att_pv_dot(P, v, sh, b, i, t));
     }
 }
 
 template <typename T> static cudaError_t launch_naive(const kb_args *a, cudaStream_t st)
 {
     const att_shape sh = att_shape_of(a);
-    float *S = (float *)a->scratch;
     const kb_dim3 block = {NAIVE_THREADS, 1, 1};
     const kb_dim3 g1 = {att_blocks(sh.bh * sh.s * sh.s, NAIVE_THREADS), 1, 1};
     const kb_dim3 g2 = {att_blocks(sh.bh * sh.s, NAIVE_THREADS), 1, 1};
     const kb_dim3 g3 = {att_blocks(sh.bh * sh.s * sh.d, NAIVE_THREADS), 1, 1};
-    cudaError_t e;
-
-    kb_note_launch(a->log, (const void *)att_naive_scores<T>, "att_naive_scores", g1, block, 0);
-    att_naive_scores<T><<<g1.x, block.x, 0, st>>>((const T *)a->in[0], (const T *)a->in[1], S,
-                                                  sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_naive_softmax, "att_naive_softmax", g2, block, 0);
-    att_naive_softmax<<<g2.x, block.x, 0, st>>>(S, sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_naive_pv<T>, "att_naive_pv", g3, block, 0);
-    att_naive_pv<T><<<g3.x, block.x, 0, st>>>(S, (const T *)a->in[2], (T *)a->out[0], sh);
-    return cudaGetLastError();
+    return att_launch_materialised<T>(a, st, sh,
+                                      {att_naive_scores<T>, "att_naive_scores", g1, block},
+                                      {att_naive_softmax, "att_naive_softmax", g2, block},
+                                      {att_naive_pv<T>, "att_naive_pv", g3, block});
 }
 
 /* Launches the naive attention of a->in[0..2] into a->out[0] on stream s,

@@ -32,6 +32,23 @@
 #define SM_THREADS 256
 #define SM_SOFTMAX_THREADS 256
 
+/* The product step of a staged pair of slabs: for kk < SM_K,
+ * acc[r][c] += A(ty + 16 r, kk) B(kk, tx + 16 c), where A_AT and B_AT are the
+ * shared-memory elements of the thread's row and column x at kk: two shared
+ * loads per 16 FMAs and kk step. A macro, so that both kernels compile to
+ * the instructions of the loop written out in place. */
+#define SM_SLAB_FMA(acc, A_AT, B_AT)                                                        \
+    _Pragma("unroll") for (int kk = 0; kk < SM_K; kk++) {                                   \
+        float av[4], bv[4];                                                                 \
+        _Pragma("unroll") for (int x = 0; x < 4; x++) {                                     \
+            av[x] = (A_AT);                                                                 \
+            bv[x] = (B_AT);                                                                 \
+        }                                                                                   \
+        _Pragma("unroll") for (int r = 0; r < 4; r++)                                       \
+            _Pragma("unroll") for (int c = 0; c < 4; c++)                                   \
+                (acc)[r][c] += av[r] * bv[c];                                               \
+    }
+
 /* S tile (qt, kt) of slice b: S[i][j] = scale * q_i . k_j for 64 x 64 (i, j). */
 template <typename T>
 __global__ void __launch_bounds__(SM_THREADS, 3)
@@ -61,20 +78,7 @@ __global__ void __launch_bounds__(SM_THREADS, 3)
                 sk[r0 + 16 * u][c] = in_t && 16 * u < krows ? kb_to_float(kp[off]) : 0.0f;
             }
             __syncthreads();
-#pragma unroll
-            for (int kk = 0; kk < SM_K; kk++) {
-                float av[4], bv[4];
-#pragma unroll
-                for (int x = 0; x < 4; x++) {
-                    av[x] = sq[ty + 16 * x][kk];
-                    bv[x] = sk[tx + 16 * x][kk];
-                }
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++)
-                        acc[r][c] += av[r] * bv[c];
-            }
+            SM_SLAB_FMA(acc, sq[ty + 16 * x][kk], sk[tx + 16 * x][kk]);
             __syncthreads();
         }
 #pragma unroll
@@ -147,20 +151,7 @@ __global__ void __launch_bounds__(SM_THREADS, 3)
                                  : 0.0f;
             }
             __syncthreads();
-#pragma unroll
-            for (int kk = 0; kk < SM_K; kk++) {
-                float av[4], bv[4];
-#pragma unroll
-                for (int x = 0; x < 4; x++) {
-                    av[x] = sp[ty + 16 * x][kk];
-                    bv[x] = sv[kk][tx + 16 * x];
-                }
-#pragma unroll
-                for (int r = 0; r < 4; r++)
-#pragma unroll
-                    for (int c = 0; c < 4; c++)
-                        acc[r][c] += av[r] * bv[c];
-            }
+            SM_SLAB_FMA(acc, sp[ty + 16 * x][kk], sv[kk][tx + 16 * x]);
             __syncthreads();
         }
 #pragma unroll
@@ -178,7 +169,6 @@ __global__ void __launch_bounds__(SM_THREADS, 3)
 template <typename T> static cudaError_t launch_sm(const kb_args *a, cudaStream_t st)
 {
     const att_shape sh = att_shape_of(a);
-    float *S = (float *)a->scratch;
     const int64_t nt = (sh.s + SM_TILE - 1) / SM_TILE, nd = (sh.d + SM_TILE - 1) / SM_TILE;
     const unsigned gy = (unsigned)(sh.bh < 65535 ? sh.bh : 65535);
     const kb_dim3 block = {SM_THREADS, 1, 1};
@@ -186,21 +176,10 @@ template <typename T> static cudaError_t launch_sm(const kb_args *a, cudaStream_
     const kb_dim3 g2 = {att_blocks(sh.bh * sh.s, 1), 1, 1};
     const kb_dim3 g3 = {(unsigned)(nt * nd), gy, 1};
     const kb_dim3 b2 = {SM_SOFTMAX_THREADS, 1, 1};
-    cudaError_t e;
-
-    kb_note_launch(a->log, (const void *)att_sm_scores<T>, "att_sm_scores", g1, block, 0);
-    att_sm_scores<T><<<dim3(g1.x, g1.y), block.x, 0, st>>>((const T *)a->in[0],
-                                                           (const T *)a->in[1], S, sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_sm_softmax, "att_sm_softmax", g2, b2, 0);
-    att_sm_softmax<<<g2.x, b2.x, 0, st>>>(S, sh);
-    if ((e = cudaGetLastError()) != cudaSuccess)
-        return e;
-    kb_note_launch(a->log, (const void *)att_sm_pv<T>, "att_sm_pv", g3, block, 0);
-    att_sm_pv<T><<<dim3(g3.x, g3.y), block.x, 0, st>>>(S, (const T *)a->in[2], (T *)a->out[0],
-                                                       sh);
-    return cudaGetLastError();
+    return att_launch_materialised<T>(a, st, sh,
+                                      {att_sm_scores<T>, "att_sm_scores", g1, block},
+                                      {att_sm_softmax, "att_sm_softmax", g2, b2},
+                                      {att_sm_pv<T>, "att_sm_pv", g3, block});
 }
 
 /* Launches the shared-memory attention of a->in[0..2] into a->out[0] on

@@ -228,25 +228,16 @@ extern "C" int kb_matmul_cublas_prepare(const kb_args *a, char *why, size_t why_
 extern "C" cudaError_t kb_matmul_cublas(const kb_args *a, cudaStream_t s)
 {
     last_failure[0] = '\0';
-    if (L.key.naxes == 0) {
-        snprintf(last_failure, sizeof last_failure,
-                 "cublas: launched without a plan (prepare did not run, or failed)");
-        return cudaErrorInvalidValue;
-    }
-    if (!kb_case_key_same(&L.key, a)) {
-        snprintf(last_failure, sizeof last_failure,
-                 "cublas: launched with buffers, a shape or a dtype other than the ones its "
-                 "plan was prepared for");
-        return cudaErrorInvalidValue;
-    }
+    cudaError_t ce = kb_case_key_check(&L.key, a, "cublas", last_failure, sizeof last_failure);
+    if (ce != cudaSuccess)
+        return ce;
     const float one = 1.0f, zero = 0.0f;
     cublasStatus_t st =
         cublasLtMatmul(L.handle, L.op, &one, a->in[1], L.la, a->in[0], L.lb, &zero, a->out[0],
                        L.lc, a->out[0], L.lc, &L.algo, L.workspace, L.workspace_bytes, s);
     if (st != CUBLAS_STATUS_SUCCESS) {
         lt_explain(st, "cublas: cublasLtMatmul", last_failure, sizeof last_failure);
-        cudaError_t ce = cudaGetLastError();
-        return ce != cudaSuccess ? ce : cudaErrorUnknown;
+        return kb_library_error();
     }
     return cudaGetLastError();
 }

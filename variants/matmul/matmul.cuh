@@ -1,11 +1,14 @@
 /* matmul.cuh - what the matmul variants share: the shape as the launchers read
  * it from kb_args (axis order of src/kernels/matmul.c), the tanh GELU of the
  * epilogue as the kernels compute it, the tensor-core rungs' bias and pair
- * stores from the accumulator layout, and the epilogue kernel that the
- * CUDA-core rungs run after their product. Inline host and device code, plus
+ * stores from the accumulator layout, the epilogue kernel that the CUDA-core
+ * rungs run after their product, and the k check of the rungs that move rows
+ * of A and B in 16-byte units. Inline host and device code, plus
  * the declaration of the epilogue's launcher (variants/matmul/epilogue.cu). */
 #ifndef KB_MATMUL_CUH
 #define KB_MATMUL_CUH
+
+#include <stdio.h>
 
 #include "kernels/device.cuh"
 #include "kernels/op.h"
@@ -98,6 +101,18 @@ static inline cudaError_t mm_then_epilogue(cudaError_t e, const kb_args *a, cuda
     if (e != cudaSuccess || !a->shape[MM_EPILOGUE])
         return e;
     return kb_matmul_epilogue(a, s);
+}
+
+/* The unsupported hook's check for a rung that moves rows of A and B (16-bit
+ * elements) in 16-byte units: 0 when k is a multiple of 8, else 1 with
+ * "<how>: k=<k> is not a multiple of 8" in why. */
+static inline int mm_unsupported_k8(const int64_t *shape, const char *how, char *why,
+                                    size_t why_size)
+{
+    if (shape[MM_K] % 8 == 0)
+        return 0;
+    snprintf(why, why_size, "%s: k=%lld is not a multiple of 8", how, (long long)shape[MM_K]);
+    return 1;
 }
 
 #endif

@@ -275,13 +275,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     constexpr int KK = TC_BK / 16;
 
     float acc[C::MI][C::NI][4];
-#pragma unroll
-    for (int mi = 0; mi < C::MI; mi++)
-#pragma unroll
-        for (int ni = 0; ni < C::NI; ni++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                acc[mi][ni][e] = 0.0f;
+    kb_mma_zero(acc);
 
     tc_copier<T, C> cp(a, b, m0, n0, m, n, k);
 #pragma unroll
@@ -379,11 +373,6 @@ extern "C" int kb_matmul_tensor_core_unsupported(const int64_t *shape, kb_dtype 
                                                  size_t why_size)
 {
     (void)d;
-    if (shape[MM_K] % 8 == 0)
-        return 0;
-    snprintf(why, why_size,
-             "tensor-core copies rows of A and B in 16-byte chunks: k=%lld is not a multiple "
-             "of 8",
-             (long long)shape[MM_K]);
-    return 1;
+    return mm_unsupported_k8(shape, "tensor-core copies rows of A and B in 16-byte chunks", why,
+                             why_size);
 }

@@ -510,10 +510,14 @@ template <typename T> static cudaError_t mw_setup(const kb_args *a, mw_plan *p)
     return e;
 }
 
-/* Finds the plan for a's case unless mw_current already holds it. */
-template <typename T> static cudaError_t mw_plan_for(const kb_args *a)
+/* Finds the plan for a's case unless mw_current already holds it, and points
+ * *plan (when plan is not NULL) at mw_current, usable when cudaSuccess is
+ * returned. Returns the CUDA error of a step that failed. */
+template <typename T> static cudaError_t mw_plan_for(const kb_args *a, const mw_plan **plan)
 {
     mw_plan *p = &mw_current;
+    if (plan)
+        *plan = p;
     if (p->cfg && kb_case_key_same(&p->key, a))
         return cudaSuccess;
     int count;
@@ -533,10 +537,10 @@ template <typename T> static cudaError_t mw_plan_for(const kb_args *a)
 
 template <typename T> static cudaError_t launch_mw(const kb_args *a, cudaStream_t s)
 {
-    cudaError_t e = mw_plan_for<T>(a);
+    const mw_plan *p;
+    cudaError_t e = mw_plan_for<T>(a, &p);
     if (e != cudaSuccess)
         return e;
-    const mw_plan *p = &mw_current;
     const mw_config *cfg = p->cfg;
     const mm_shape sh = mm_shape_of(a);
     const int64_t tiles_m = (sh.m + MW_BM - 1) / MW_BM, tiles_n = (sh.n + MW_BN - 1) / MW_BN;
@@ -571,13 +575,10 @@ extern "C" int kb_matmul_wgmma_unsupported(const int64_t *shape, kb_dtype d, cha
                                            size_t why_size)
 {
     (void)d;
-    if (shape[MM_K] % 8 == 0)
-        return 0;
-    snprintf(why, why_size,
-             "wgmma loads A and B with the copy engine, which needs rows of 16-byte multiples: "
-             "k=%lld is not a multiple of 8",
-             (long long)shape[MM_K]);
-    return 1;
+    return mm_unsupported_k8(shape,
+                             "wgmma loads A and B with the copy engine, which needs rows of "
+                             "16-byte multiples",
+                             why, why_size);
 }
 
 /* The variant's prepare: a GPU other than Hopper is a skip (sm_90a: wgmma,
@@ -588,7 +589,8 @@ extern "C" int kb_matmul_wgmma_prepare(const kb_args *a, char *why, size_t why_s
     int r = kb_require_sm90a("wgmma", why, why_size);
     if (r != 0)
         return r;
-    cudaError_t e = a->dtype == KB_BF16 ? mw_plan_for<__nv_bfloat16>(a) : mw_plan_for<__half>(a);
+    cudaError_t e = a->dtype == KB_BF16 ? mw_plan_for<__nv_bfloat16>(a, NULL)
+                                            : mw_plan_for<__half>(a, NULL);
     if (e != cudaSuccess) {
         snprintf(why, why_size, "preparing wgmma failed: %s", cudaGetErrorString(e));
         return -1;
