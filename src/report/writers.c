@@ -888,29 +888,6 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
     }
 }
 
-kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
-{
-    char title[512];
-    header(f, run, FMT_TEXT, KB_TEXT_WIDTH);
-    if (run->nresults == 0)
-        fputs("\nno results\n", f);
-    for (size_t i = 0; i < run->nresults; i++) {
-        const kb_result *r = &run->results[i];
-        result_title(r, title, sizeof title);
-        fputc('\n', f);
-        kb_text_line(f, title);
-        fprintf(f, "  [%s]\n  counters    ", kb_rstatus_name(r->status));
-        counters_line(f, r, FMT_TEXT);
-        if (r->nkernels <= 0)
-            no_kernels(f, r, FMT_TEXT);
-        for (int j = 0; j < r->nkernels; j++)
-            kernel_text(f, &r->kernels[j], j, r->nkernels);
-    }
-    if (ferror(f))
-        return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
-    return KB_OK;
-}
-
 /* A table of name -> value (or % share) of one kernel, under a bold caption. */
 static void md_values(FILE *f, const char *caption, const char *head, const kb_named_value *v,
                       int n, int pct)
@@ -938,54 +915,75 @@ static void md_values(FILE *f, const char *caption, const char *head, const kb_n
     }
 }
 
-kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
+/* The kernels of a result (at least one) in markdown: a table of their
+ * launches and resources, then each kernel's metrics and stalls. */
+static void kernels_markdown(FILE *f, const kb_result *r)
 {
-    char title[512], g[48], bl[48], occ[40], cap[96];
-    header(f, run, FMT_MD, 0);
+    char g[48], bl[48], occ[40], cap[96];
+    fputs("\n| # | kernel | grid | block | regs | static smem | dynamic smem | local "
+          "| occupancy | limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+          f);
+    for (int j = 0; j < r->nkernels; j++) {
+        const kb_kernel *k = &r->kernels[j];
+        fmt_dim3(k->grid, g, sizeof g);
+        fmt_dim3(k->block, bl, sizeof bl);
+        kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
+        fprintf(f, "| %d | ", j + 1);
+        kb_md_text(f, k->name);
+        fprintf(f, " | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
+                (long long)k->static_smem, (long long)k->dynamic_smem,
+                (long long)k->local_bytes, occ);
+        kb_md_text(f, *k->occ_limiter ? k->occ_limiter : "-");
+        fputs(" |\n", f);
+    }
+    for (int j = 0; j < r->nkernels; j++) {
+        const kb_kernel *k = &r->kernels[j];
+        if (kb_kernel_nmetrics(k) > 0) {
+            snprintf(cap, sizeof cap, "**kernel %d metrics**", j + 1);
+            md_values(f, cap, "metric", k->metrics, kb_kernel_nmetrics(k), 0);
+        }
+        if (kb_kernel_nstalls(k) > 0) {
+            snprintf(cap, sizeof cap,
+                     "**kernel %d stalls** (share of stalled warp cycles, largest first)", j + 1);
+            md_values(f, cap, "reason", k->stalls, kb_kernel_nstalls(k), 1);
+        }
+    }
+}
+
+/* The kernels report in format k: per result its title, status and counters
+ * line, then its kernels or why there are none. */
+static kb_status write_kernels(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
+{
+    char title[512];
+    header(f, run, k, k == FMT_TEXT ? KB_TEXT_WIDTH : 0);
     if (run->nresults == 0)
-        fputs("\n_no results_\n", f);
+        fputs(k == FMT_TEXT ? "\nno results\n" : "\n_no results_\n", f);
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         result_title(r, title, sizeof title);
-        fputs("\n## ", f);
-        kb_md_text(f, title);
-        fprintf(f, " (%s)\n\n- **counters**: ", kb_rstatus_name(r->status));
-        counters_line(f, r, FMT_MD);
-        if (r->nkernels <= 0) {
-            no_kernels(f, r, FMT_MD);
-            continue;
-        }
-        fputs("\n| # | kernel | grid | block | regs | static smem | dynamic smem | local "
-              "| occupancy | limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
-              f);
-        for (int j = 0; j < r->nkernels; j++) {
-            const kb_kernel *k = &r->kernels[j];
-            fmt_dim3(k->grid, g, sizeof g);
-            fmt_dim3(k->block, bl, sizeof bl);
-            kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
-            fprintf(f, "| %d | ", j + 1);
-            kb_md_text(f, k->name);
-            fprintf(f, " | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
-                    (long long)k->static_smem, (long long)k->dynamic_smem,
-                    (long long)k->local_bytes, occ);
-            kb_md_text(f, *k->occ_limiter ? k->occ_limiter : "-");
-            fputs(" |\n", f);
-        }
-        for (int j = 0; j < r->nkernels; j++) {
-            const kb_kernel *k = &r->kernels[j];
-            if (kb_kernel_nmetrics(k) > 0) {
-                snprintf(cap, sizeof cap, "**kernel %d metrics**", j + 1);
-                md_values(f, cap, "metric", k->metrics, kb_kernel_nmetrics(k), 0);
-            }
-            if (kb_kernel_nstalls(k) > 0) {
-                snprintf(cap, sizeof cap,
-                         "**kernel %d stalls** (share of stalled warp cycles, largest first)",
-                         j + 1);
-                md_values(f, cap, "reason", k->stalls, kb_kernel_nstalls(k), 1);
-            }
-        }
+        fputs(k == FMT_TEXT ? "\n" : "\n## ", f);
+        put_text(f, title, k);
+        fprintf(f, k == FMT_TEXT ? "  [%s]\n  counters    " : " (%s)\n\n- **counters**: ",
+                kb_rstatus_name(r->status));
+        counters_line(f, r, k);
+        if (r->nkernels <= 0)
+            no_kernels(f, r, k);
+        else if (k == FMT_MD)
+            kernels_markdown(f, r);
+        for (int j = 0; k == FMT_TEXT && j < r->nkernels; j++)
+            kernel_text(f, &r->kernels[j], j, r->nkernels);
     }
     if (ferror(f))
         return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
     return KB_OK;
+}
+
+kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
+{
+    return write_kernels(f, run, FMT_TEXT, e);
+}
+
+kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
+{
+    return write_kernels(f, run, FMT_MD, e);
 }
