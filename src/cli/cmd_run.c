@@ -162,13 +162,47 @@ static kb_status parse_number(int c, const char *arg, run_opts *o, kb_err *e)
     return st;
 }
 
+/* The field an option that switches something on sets to 1, by getopt code;
+ * NULL for other options. */
+static int *switch_of(int c, run_opts *o)
+{
+    switch (c) {
+    case 'C': return &o->bench.no_check;
+    case 'W': return &o->watch;
+    case 'X': return &o->bench.exclusive;
+    case 'R': return &o->recalibrate;
+    case 'w': return &o->wide;
+    default: return NULL;
+    }
+}
+
+/* The field an option whose value is kept as given is stored in, by getopt
+ * code; NULL for other options. */
+static const char **text_of(int c, run_opts *o)
+{
+    switch (c) {
+    case 'v': return &o->variants;
+    case 'T': return &o->tag;
+    case 'j': return &o->json;
+    case 'b': return &o->db;
+    default: return NULL;
+    }
+}
+
 /* One option (code c, its value arg), checked by kind already. */
 static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
 {
-    switch (c) {
-    case 'v':
-        o->variants = arg;
+    int *on = switch_of(c, o);
+    const char **text = text_of(c, o);
+    if (on) {
+        *on = 1;
         return KB_OK;
+    }
+    if (text) {
+        *text = arg;
+        return KB_OK;
+    }
+    switch (c) {
     case 's':
         if (o->nshapes == KB_PLAN_MAX_SHAPES)
             return kb_fail(e, KB_EUSAGE, "at most %d --shape options", KB_PLAN_MAX_SHAPES);
@@ -178,33 +212,9 @@ static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
         return parse_dtypes(arg, o, e);
     case 'm': case 'M': case 'n': case 't': case 'S': case 'D':
         return parse_number(c, arg, o, e);
-    case 'C':
-        o->bench.no_check = 1;
-        return KB_OK;
-    case 'W':
-        o->watch = 1;
-        return KB_OK;
-    case 'X':
-        o->bench.exclusive = 1;
-        return KB_OK;
-    case 'R':
-        o->recalibrate = 1;
-        return KB_OK;
     case 'I':
         if (kb_timing_parse(arg, &o->timing) != 0)
             return kb_fail(e, KB_EUSAGE, "unknown timing '%s' (cold, batch)", arg);
-        return KB_OK;
-    case 'T':
-        o->tag = arg;
-        return KB_OK;
-    case 'j':
-        o->json = arg;
-        return KB_OK;
-    case 'b':
-        o->db = arg;
-        return KB_OK;
-    case 'w':
-        o->wide = 1;
         return KB_OK;
     default: /* 'x' */
         if (kb_metric_set_parse(arg, &o->bench.metrics) != 0)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fill.h"
+#include "inputs.h"
 #include "op.h"
 
 cudaError_t kb_attention_naive(const kb_args *a, cudaStream_t s);
@@ -186,17 +186,10 @@ static void model(const int64_t *shape, kb_dtype d, double *bytes, double *flops
 
 static kb_status generate(const kb_args *a, uint64_t seed, cudaStream_t s, kb_err *e)
 {
-    static const char *const names[3] = {"Q", "K", "V"};
-    const float spread[3] = {QK_SPREAD, QK_SPREAD, V_SPREAD};
     const size_t n = tensor_elems(a->shape);
-    for (int i = 0; i < 3; i++) {
-        cudaError_t ce =
-            kb_fill_uniform((void *)a->in[i], n, a->dtype, seed + (uint64_t)i, 0.0f, spread[i], s);
-        if (ce != cudaSuccess)
-            return kb_fail(e, KB_EENV, "generating attention input %s failed: %s", names[i],
-                           cudaGetErrorString(ce));
-    }
-    return KB_OK;
+    const kb_input_fill in[3] = {
+        {"Q", n, 0.0f, QK_SPREAD}, {"K", n, 0.0f, QK_SPREAD}, {"V", n, 0.0f, V_SPREAD}};
+    return kb_fill_inputs(a, "attention", in, 3, seed, s, e);
 }
 
 /* The fp64 reference of one query row: scores s_j = scale * q . k_j over keys

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fill.h"
+#include "inputs.h"
 #include "layernorm_ref.h"
 #include "op.h"
 
@@ -127,18 +127,12 @@ static void model(const int64_t *shape, kb_dtype d, double *bytes, double *flops
  * each from its own seed. */
 static kb_status generate(const kb_args *a, uint64_t seed, cudaStream_t s, kb_err *e)
 {
-    static const char *const names[4] = {"x", "gamma", "beta", "b"};
     const size_t rows = (size_t)a->shape[ROWS], cols = (size_t)a->shape[COLS];
-    const float centre[4] = {(float)a->shape[MEAN], 1.0f, 0.0f, 0.0f};
-    const float spread[4] = {1.0f, 0.5f, 0.5f, 0.5f};
-    for (int i = 0; i < 4; i++) {
-        cudaError_t ce = kb_fill_uniform((void *)a->in[i], i == 0 ? rows * cols : cols, a->dtype,
-                                         seed + (uint64_t)i, centre[i], spread[i], s);
-        if (ce != cudaSuccess)
-            return kb_fail(e, KB_EENV, "generating layernorm input %s failed: %s", names[i],
-                           cudaGetErrorString(ce));
-    }
-    return KB_OK;
+    const kb_input_fill in[4] = {{"x", rows * cols, (float)a->shape[MEAN], 1.0f},
+                                 {"gamma", cols, 1.0f, 0.5f},
+                                 {"beta", cols, 0.0f, 0.5f},
+                                 {"b", cols, 0.0f, 0.5f}};
+    return kb_fill_inputs(a, "layernorm", in, 4, seed, s, e);
 }
 
 /* Compares y with the fp64 reference computed from the device's own

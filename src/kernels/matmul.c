@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fill.h"
+#include "inputs.h"
 #include "matmul_ref.h"
 #include "op.h"
 
@@ -121,15 +121,12 @@ static void model(const int64_t *shape, kb_dtype d, double *bytes, double *flops
 static kb_status generate(const kb_args *a, uint64_t seed, cudaStream_t s, kb_err *e)
 {
     static const char *const names[3] = {"A", "B", "bias"};
+    kb_input_fill in[3];
     for (int i = 0; i < 3; i++) {
         const size_t n = in_bytes(a->shape, a->dtype, i) / kb_dtype_size(a->dtype);
-        cudaError_t ce = kb_fill_uniform((void *)a->in[i], n, a->dtype, seed + (uint64_t)i,
-                                         0.0f, (float)KB_MM_SPREAD, s);
-        if (ce != cudaSuccess)
-            return kb_fail(e, KB_EENV, "generating matmul input %s failed: %s", names[i],
-                           cudaGetErrorString(ce));
+        in[i] = (kb_input_fill){names[i], n, 0.0f, (float)KB_MM_SPREAD};
     }
-    return KB_OK;
+    return kb_fill_inputs(a, "matmul", in, 3, seed, s, e);
 }
 
 /* Rows of the fp64 copies of A and B fetched at a time, so that the check's

@@ -170,6 +170,16 @@ static const char page_css[] =
     "line.sweep-ceiling{stroke:#333;stroke-width:1.5;stroke-dasharray:6 3}"
     "circle.sweep-point{stroke:#fff;stroke-width:1}td.best{font-weight:700}";
 
+/* Opens an SVG image of class cls, w x h pixels, inside a chart <figure> when
+ * figure is nonzero (the caller closes both). */
+static void svg_open(FILE *f, int figure, const char *cls, int w, int h)
+{
+    fprintf(f,
+            "%s<svg class=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+            "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
+            figure ? "<figure class=\"chart\">" : "", cls, w, h, w, h);
+}
+
 static void page_start(FILE *f, const char *title)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -324,10 +334,7 @@ static void bar_chart(FILE *f, const kb_run *run, const size_t *idx, size_t n)
     }
     const double pw = BAR_W - BAR_LABEL - BAR_VALUE, top = step * nsteps;
     int height = BAR_TOP + (int)nb * BAR_ROW + BAR_AXIS;
-    fprintf(f,
-            "<figure class=\"chart\"><svg class=\"bars\" xmlns=\"http://www.w3.org/2000/svg\" "
-            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
-            BAR_W, height, BAR_W, height);
+    svg_open(f, 1, "bars", BAR_W, height);
     int axis_y = BAR_TOP + (int)nb * BAR_ROW;
     fputs("<g class=\"grid\">", f);
     for (int t = 0; t <= nsteps; t++) {
@@ -480,10 +487,8 @@ static roof_frame roof_extent(const kb_run *run)
 static void roof_grid(FILE *f, const roof_axes *ax)
 {
     char v[32];
-    fprintf(f,
-            "<figure class=\"chart\"><svg class=\"roofline\" xmlns=\"http://www.w3.org/2000/svg\" "
-            "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
-            RF_W, RF_H, RF_W, RF_H);
+    svg_open(f, 1, "roofline", RF_W, RF_H);
+    fputs("<g class=\"grid\">", f);
     for (int k = (int)ax->lx0; k <= (int)ax->lx1; k++) {
         double x = rx(ax, pow(10.0, k));
         fmt_decade(k, v, sizeof v);
@@ -693,11 +698,8 @@ static void copy_chart(FILE *f, const kb_run *run, const size_t *caseno)
     }
     const double pw = CP_W - CP_LABEL - CP_VALUE, top = step * nsteps;
     const int height = CP_TOP + (int)nb * CP_ROW + CP_AXIS, axis_y = CP_TOP + (int)nb * CP_ROW;
-    fprintf(f,
-            "<figure class=\"chart\"><svg class=\"copy-chart\" "
-            "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
-            CP_W, height, CP_W, height);
+    svg_open(f, 1, "copy-chart", CP_W, height);
+    fputs("<g class=\"grid\">", f);
     for (int t = 0; t <= nsteps; t++) {
         const double x = CP_LABEL + pw * t / nsteps;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/><text class=\"tick\" "
@@ -871,11 +873,8 @@ static void sweep_chart(FILE *f, const kb_run *run, const kb_sweep *s)
     a.lx0 -= pad;
     a.lx1 += pad;
     char b[160], t[64];
-    fprintf(f,
-            "<figure class=\"chart\"><svg class=\"sweep-chart\" "
-            "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" role=\"img\">\n<g class=\"grid\">",
-            SW_W, SW_H, SW_W, SW_H);
+    svg_open(f, 1, "sweep-chart", SW_W, SW_H);
+    fputs("<g class=\"grid\">", f);
     for (int k = 0; k <= nsteps; k++) {
         const double y = sw_y(&a, step * k);
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text class=\"tick\" "
@@ -1041,9 +1040,7 @@ static void stall_section(FILE *f, const kb_run *run)
         kb_html_escape(f, k->name);
         fputs(")</small></h3>\n", f);
         int height = ns * ST_ROW + 4;
-        fprintf(f, "<svg class=\"stall-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                   "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
-                ST_W, height, ST_W, height);
+        svg_open(f, 0, "stall-chart", ST_W, height);
         for (int j = 0; j < ns; j++) {
             double frac = k->stalls[j].value, y = 2 + j * ST_ROW;
             double w = isfinite(frac) && frac > 0 ? (ST_W - ST_LABEL - 60) * frac : 0;
@@ -1166,10 +1163,7 @@ static void ci_chart(FILE *f, const kb_compare *c, const size_t *idx, size_t n)
     lo -= 0.05 * span;
     hi += 0.05 * span;
     int height = (int)nc * CI_ROW + CI_AXIS + 4;
-    fprintf(f, "<figure class=\"chart\"><svg class=\"ci-chart\" "
-               "xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-               "viewBox=\"0 0 %d %d\" role=\"img\">\n",
-            CI_W, height, CI_W, height);
+    svg_open(f, 1, "ci-chart", CI_W, height);
     int axis_y = (int)nc * CI_ROW + 4;
     fprintf(f, "<rect class=\"band\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"%d\"/>",
             ci_x(1.0 - t, lo, hi), ci_x(1.0 + t, lo, hi) - ci_x(1.0 - t, lo, hi), axis_y);

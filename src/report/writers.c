@@ -13,6 +13,7 @@
 #include "report/format.h"
 #include "report/table.h"
 #include "results/metrics.h"
+#include "util/member.h"
 #include "util/text.h"
 
 /* The text table stays within the layout's width by cutting the stalls column
@@ -645,94 +646,153 @@ static void csv_known(FILE *f, long long v)
         csv_int(f, v);
 }
 
-static const char *const csv_head[] = {
-    "run_id",       "started",      "state",     "tag",          "device",
-    "device_uuid",  "cc",           "copy_gbps", "op",           "variant",
-    "dtype",        "shape",        "status",    "reason",       "seed",
-    "checked",      "max_abs_err",  "rel_l2_err", "atol",        "rtol",
-    "rows_checked", "median_us",    "min_us",    "max_us",       "stdrel",
-    "nsamples",     "sm_clock_mhz", "throttled", "bytes",        "flops",
-    "gbps",         "tflops",       "pct_peak",  "speedup_vs_naive", "kernels",
-    "metric_set",   "passes",       "counters_reason", "dram_bytes", "dram_gbps",
-    "excess_traffic", "achieved_occupancy", "theoretical_occupancy", "registers",
-    "local_bytes",  "top_stalls",   "mma_tflops", "fp32_tflops",  "bound",
-    "extra_bytes",  "batch_us",     "batch_stdrel", "batch_launches", "gbps_batch",
-    "tflops_batch", "pct_peak_batch", "speedup_batch_vs_naive", "flags", "throttle_reason",
-    "copy_batch_gbps",
+/* The cells of a row that are figured from a result rather than read from a
+ * member. */
+typedef struct csv_figured {
+    int64_t run_id;
+    char cc[24];
+    char shape[256];
+    char status[16];
+    char seed[32];
+    int64_t nsamples;
+    char flags[96];
+} csv_figured;
+
+/* The struct a column's value is a member of. */
+typedef enum csv_src { CSV_RUN, CSV_DEV, CSV_RES, CSV_FIG } csv_src;
+
+/* How a column's cell is written. */
+typedef enum csv_kind {
+    CSV_TEXT,  /* untrusted text (csv_str) */
+    CSV_OWN,   /* kbench's own text (csv_cell) */
+    CSV_NUM,   /* a double */
+    CSV_INT,   /* an int or int64_t (util/member.h) */
+    CSV_KNOWN, /* an int or int64_t, empty when negative (unknown) */
+} csv_kind;
+
+typedef struct csv_column {
+    const char *head;
+    size_t off, size; /* the member's offset in its struct and its size */
+    csv_src src;
+    csv_kind kind;
+} csv_column;
+
+#define CSV_MEMBER(type, member) offsetof(type, member), sizeof(((type *)0)->member)
+#define RUN(member) CSV_MEMBER(kb_run, member), CSV_RUN
+#define DEV(member) CSV_MEMBER(kb_device, member), CSV_DEV
+#define RES(member) CSV_MEMBER(kb_result, member), CSV_RES
+#define FIG(member) CSV_MEMBER(csv_figured, member), CSV_FIG
+
+/* The CSV report's columns, in order: the header row and every result's row
+ * are written from this one table. */
+static const csv_column csv_columns[] = {
+    {"run_id", FIG(run_id), CSV_INT},
+    {"started", RUN(started), CSV_TEXT},
+    {"state", RUN(state), CSV_TEXT},
+    {"tag", RUN(tag), CSV_TEXT},
+    {"device", DEV(name), CSV_TEXT},
+    {"device_uuid", DEV(uuid), CSV_TEXT},
+    {"cc", FIG(cc), CSV_OWN},
+    {"copy_gbps", DEV(copy_gbps), CSV_NUM},
+    {"op", RES(op), CSV_TEXT},
+    {"variant", RES(variant), CSV_TEXT},
+    {"dtype", RES(dtype), CSV_TEXT},
+    {"shape", FIG(shape), CSV_TEXT},
+    {"status", FIG(status), CSV_OWN},
+    {"reason", RES(reason), CSV_TEXT},
+    {"seed", FIG(seed), CSV_OWN},
+    {"checked", RES(checked), CSV_INT},
+    {"max_abs_err", RES(max_abs_err), CSV_NUM},
+    {"rel_l2_err", RES(rel_l2_err), CSV_NUM},
+    {"atol", RES(atol), CSV_NUM},
+    {"rtol", RES(rtol), CSV_NUM},
+    {"rows_checked", RES(rows_checked), CSV_INT},
+    {"median_us", RES(median_us), CSV_NUM},
+    {"min_us", RES(min_us), CSV_NUM},
+    {"max_us", RES(max_us), CSV_NUM},
+    {"stdrel", RES(stdrel), CSV_NUM},
+    {"nsamples", FIG(nsamples), CSV_INT},
+    {"sm_clock_mhz", RES(sm_clock_mhz), CSV_NUM},
+    {"throttled", RES(throttled), CSV_INT},
+    {"bytes", RES(bytes), CSV_NUM},
+    {"flops", RES(flops), CSV_NUM},
+    {"gbps", RES(gbps), CSV_NUM},
+    {"tflops", RES(tflops), CSV_NUM},
+    {"pct_peak", RES(pct_peak), CSV_NUM},
+    {"speedup_vs_naive", RES(speedup), CSV_NUM},
+    {"kernels", RES(nkernels), CSV_INT},
+    {"metric_set", RES(metric_set), CSV_TEXT},
+    {"passes", RES(passes), CSV_INT},
+    {"counters_reason", RES(counters_reason), CSV_TEXT},
+    {"dram_bytes", RES(dram_bytes), CSV_NUM},
+    {"dram_gbps", RES(dram_gbps), CSV_NUM},
+    {"excess_traffic", RES(excess_traffic), CSV_NUM},
+    {"achieved_occupancy", RES(achieved_occupancy), CSV_NUM},
+    {"theoretical_occupancy", RES(theoretical_occupancy), CSV_NUM},
+    {"registers", RES(registers), CSV_KNOWN},
+    {"local_bytes", RES(local_bytes), CSV_KNOWN},
+    {"top_stalls", RES(top_stalls), CSV_TEXT},
+    {"mma_tflops", DEV(mma_tflops), CSV_NUM},
+    {"fp32_tflops", DEV(fp32_tflops), CSV_NUM},
+    {"bound", RES(bound), CSV_TEXT},
+    {"extra_bytes", RES(extra_bytes), CSV_NUM},
+    {"batch_us", RES(batch_us), CSV_NUM},
+    {"batch_stdrel", RES(batch_stdrel), CSV_NUM},
+    {"batch_launches", RES(batch_launches), CSV_INT},
+    {"gbps_batch", RES(gbps_batch), CSV_NUM},
+    {"tflops_batch", RES(tflops_batch), CSV_NUM},
+    {"pct_peak_batch", RES(pct_peak_batch), CSV_NUM},
+    {"speedup_batch_vs_naive", RES(speedup_batch), CSV_NUM},
+    {"flags", FIG(flags), CSV_TEXT},
+    {"throttle_reason", RES(throttle_reason), CSV_TEXT},
+    {"copy_batch_gbps", DEV(copy_batch_gbps), CSV_NUM},
 };
+
+/* The cell of column c, its member at m; first: the row's first cell. */
+static void csv_column_cell(FILE *f, const csv_column *c, const void *m, int first)
+{
+    switch (c->kind) {
+    case CSV_TEXT:
+        csv_str(f, m, first);
+        break;
+    case CSV_OWN:
+        csv_cell(f, m, first);
+        break;
+    case CSV_NUM:
+        csv_num(f, *(const double *)m);
+        break;
+    case CSV_INT:
+        if (first)
+            fprintf(f, "%lld", (long long)kb_int_member(m, c->size));
+        else
+            csv_int(f, kb_int_member(m, c->size));
+        break;
+    default: /* CSV_KNOWN */
+        csv_known(f, kb_int_member(m, c->size));
+        break;
+    }
+}
 
 kb_status kb_write_csv(FILE *f, const kb_run *run, kb_err *e)
 {
-    char cc[24], shape[256], seed[32], flags[96];
-    for (size_t c = 0; c < KB_COUNT(csv_head); c++)
-        csv_cell(f, csv_head[c], c == 0);
+    csv_figured fig = {.run_id = run->id};
+    for (size_t c = 0; c < KB_COUNT(csv_columns); c++)
+        csv_cell(f, csv_columns[c].head, c == 0);
     fputs("\r\n", f);
-    snprintf(cc, sizeof cc, "%d.%d", run->dev.cc_major, run->dev.cc_minor);
+    snprintf(fig.cc, sizeof fig.cc, "%d.%d", run->dev.cc_major, run->dev.cc_minor);
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
-        kb_result_shape_str(r, ",", shape, sizeof shape);
-        snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
-        fprintf(f, "%lld", (long long)run->id);
-        csv_str(f, run->started, 0);
-        csv_str(f, run->state, 0);
-        csv_str(f, run->tag, 0);
-        csv_str(f, run->dev.name, 0);
-        csv_str(f, run->dev.uuid, 0);
-        csv_cell(f, cc, 0);
-        csv_num(f, run->dev.copy_gbps);
-        csv_str(f, r->op, 0);
-        csv_str(f, r->variant, 0);
-        csv_str(f, r->dtype, 0);
-        csv_str(f, shape, 0);
-        csv_cell(f, kb_rstatus_name(r->status), 0);
-        csv_str(f, r->reason, 0);
-        csv_cell(f, seed, 0);
-        csv_int(f, r->checked);
-        csv_num(f, r->max_abs_err);
-        csv_num(f, r->rel_l2_err);
-        csv_num(f, r->atol);
-        csv_num(f, r->rtol);
-        csv_int(f, (long long)r->rows_checked);
-        csv_num(f, r->median_us);
-        csv_num(f, r->min_us);
-        csv_num(f, r->max_us);
-        csv_num(f, r->stdrel);
-        csv_int(f, (long long)r->nsamples);
-        csv_num(f, r->sm_clock_mhz);
-        csv_int(f, r->throttled);
-        csv_num(f, r->bytes);
-        csv_num(f, r->flops);
-        csv_num(f, r->gbps);
-        csv_num(f, r->tflops);
-        csv_num(f, r->pct_peak);
-        csv_num(f, r->speedup);
-        csv_int(f, r->nkernels);
-        csv_str(f, r->metric_set, 0);
-        csv_int(f, r->passes);
-        csv_str(f, r->counters_reason, 0);
-        csv_num(f, r->dram_bytes);
-        csv_num(f, r->dram_gbps);
-        csv_num(f, r->excess_traffic);
-        csv_num(f, r->achieved_occupancy);
-        csv_num(f, r->theoretical_occupancy);
-        csv_known(f, r->registers);
-        csv_known(f, r->local_bytes);
-        csv_str(f, r->top_stalls, 0);
-        csv_num(f, run->dev.mma_tflops);
-        csv_num(f, run->dev.fp32_tflops);
-        csv_str(f, r->bound, 0);
-        csv_num(f, r->extra_bytes);
-        csv_num(f, r->batch_us);
-        csv_num(f, r->batch_stdrel);
-        csv_int(f, r->batch_launches);
-        csv_num(f, r->gbps_batch);
-        csv_num(f, r->tflops_batch);
-        csv_num(f, r->pct_peak_batch);
-        csv_num(f, r->speedup_batch);
-        kb_flags_str(r->flags, flags, sizeof flags);
-        csv_str(f, flags, 0);
-        csv_str(f, r->throttle_reason, 0);
-        csv_num(f, run->dev.copy_batch_gbps);
+        const void *base[] = {[CSV_RUN] = run, [CSV_DEV] = &run->dev, [CSV_RES] = r,
+                              [CSV_FIG] = &fig};
+        kb_result_shape_str(r, ",", fig.shape, sizeof fig.shape);
+        kb_strlcpy(fig.status, kb_rstatus_name(r->status), sizeof fig.status);
+        snprintf(fig.seed, sizeof fig.seed, "%llu", (unsigned long long)r->seed);
+        fig.nsamples = (int64_t)r->nsamples;
+        kb_flags_str(r->flags, fig.flags, sizeof fig.flags);
+        for (size_t c = 0; c < KB_COUNT(csv_columns); c++) {
+            const csv_column *col = &csv_columns[c];
+            csv_column_cell(f, col, (const char *)base[col->src] + col->off, c == 0);
+        }
         fputs("\r\n", f);
     }
     if (ferror(f))
@@ -888,29 +948,6 @@ static void kernel_text(FILE *f, const kb_kernel *k, int i, int n)
     }
 }
 
-kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
-{
-    char title[512];
-    header(f, run, FMT_TEXT, KB_TEXT_WIDTH);
-    if (run->nresults == 0)
-        fputs("\nno results\n", f);
-    for (size_t i = 0; i < run->nresults; i++) {
-        const kb_result *r = &run->results[i];
-        result_title(r, title, sizeof title);
-        fputc('\n', f);
-        kb_text_line(f, title);
-        fprintf(f, "  [%s]\n  counters    ", kb_rstatus_name(r->status));
-        counters_line(f, r, FMT_TEXT);
-        if (r->nkernels <= 0)
-            no_kernels(f, r, FMT_TEXT);
-        for (int j = 0; j < r->nkernels; j++)
-            kernel_text(f, &r->kernels[j], j, r->nkernels);
-    }
-    if (ferror(f))
-        return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
-    return KB_OK;
-}
-
 /* A table of name -> value (or % share) of one kernel, under a bold caption. */
 static void md_values(FILE *f, const char *caption, const char *head, const kb_named_value *v,
                       int n, int pct)
@@ -938,54 +975,75 @@ static void md_values(FILE *f, const char *caption, const char *head, const kb_n
     }
 }
 
-kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
+/* The kernels of a result (at least one) in markdown: a table of their
+ * launches and resources, then each kernel's metrics and stalls. */
+static void kernels_markdown(FILE *f, const kb_result *r)
 {
-    char title[512], g[48], bl[48], occ[40], cap[96];
-    header(f, run, FMT_MD, 0);
+    char g[48], bl[48], occ[40], cap[96];
+    fputs("\n| # | kernel | grid | block | regs | static smem | dynamic smem | local "
+          "| occupancy | limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+          f);
+    for (int j = 0; j < r->nkernels; j++) {
+        const kb_kernel *k = &r->kernels[j];
+        fmt_dim3(k->grid, g, sizeof g);
+        fmt_dim3(k->block, bl, sizeof bl);
+        kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
+        fprintf(f, "| %d | ", j + 1);
+        kb_md_text(f, k->name);
+        fprintf(f, " | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
+                (long long)k->static_smem, (long long)k->dynamic_smem,
+                (long long)k->local_bytes, occ);
+        kb_md_text(f, *k->occ_limiter ? k->occ_limiter : "-");
+        fputs(" |\n", f);
+    }
+    for (int j = 0; j < r->nkernels; j++) {
+        const kb_kernel *k = &r->kernels[j];
+        if (kb_kernel_nmetrics(k) > 0) {
+            snprintf(cap, sizeof cap, "**kernel %d metrics**", j + 1);
+            md_values(f, cap, "metric", k->metrics, kb_kernel_nmetrics(k), 0);
+        }
+        if (kb_kernel_nstalls(k) > 0) {
+            snprintf(cap, sizeof cap,
+                     "**kernel %d stalls** (share of stalled warp cycles, largest first)", j + 1);
+            md_values(f, cap, "reason", k->stalls, kb_kernel_nstalls(k), 1);
+        }
+    }
+}
+
+/* The kernels report in format k: per result its title, status and counters
+ * line, then its kernels or why there are none. */
+static kb_status write_kernels(FILE *f, const kb_run *run, fmt_kind k, kb_err *e)
+{
+    char title[512];
+    header(f, run, k, k == FMT_TEXT ? KB_TEXT_WIDTH : 0);
     if (run->nresults == 0)
-        fputs("\n_no results_\n", f);
+        fputs(k == FMT_TEXT ? "\nno results\n" : "\n_no results_\n", f);
     for (size_t i = 0; i < run->nresults; i++) {
         const kb_result *r = &run->results[i];
         result_title(r, title, sizeof title);
-        fputs("\n## ", f);
-        kb_md_text(f, title);
-        fprintf(f, " (%s)\n\n- **counters**: ", kb_rstatus_name(r->status));
-        counters_line(f, r, FMT_MD);
-        if (r->nkernels <= 0) {
-            no_kernels(f, r, FMT_MD);
-            continue;
-        }
-        fputs("\n| # | kernel | grid | block | regs | static smem | dynamic smem | local "
-              "| occupancy | limiter |\n|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
-              f);
-        for (int j = 0; j < r->nkernels; j++) {
-            const kb_kernel *k = &r->kernels[j];
-            fmt_dim3(k->grid, g, sizeof g);
-            fmt_dim3(k->block, bl, sizeof bl);
-            kb_fmt_fixed(100.0 * k->occupancy, 1, "", "%", occ, sizeof occ);
-            fprintf(f, "| %d | ", j + 1);
-            kb_md_text(f, k->name);
-            fprintf(f, " | %s | %s | %d | %lld B | %lld B | %lld B | %s | ", g, bl, k->registers,
-                    (long long)k->static_smem, (long long)k->dynamic_smem,
-                    (long long)k->local_bytes, occ);
-            kb_md_text(f, *k->occ_limiter ? k->occ_limiter : "-");
-            fputs(" |\n", f);
-        }
-        for (int j = 0; j < r->nkernels; j++) {
-            const kb_kernel *k = &r->kernels[j];
-            if (kb_kernel_nmetrics(k) > 0) {
-                snprintf(cap, sizeof cap, "**kernel %d metrics**", j + 1);
-                md_values(f, cap, "metric", k->metrics, kb_kernel_nmetrics(k), 0);
-            }
-            if (kb_kernel_nstalls(k) > 0) {
-                snprintf(cap, sizeof cap,
-                         "**kernel %d stalls** (share of stalled warp cycles, largest first)",
-                         j + 1);
-                md_values(f, cap, "reason", k->stalls, kb_kernel_nstalls(k), 1);
-            }
-        }
+        fputs(k == FMT_TEXT ? "\n" : "\n## ", f);
+        put_text(f, title, k);
+        fprintf(f, k == FMT_TEXT ? "  [%s]\n  counters    " : " (%s)\n\n- **counters**: ",
+                kb_rstatus_name(r->status));
+        counters_line(f, r, k);
+        if (r->nkernels <= 0)
+            no_kernels(f, r, k);
+        else if (k == FMT_MD)
+            kernels_markdown(f, r);
+        for (int j = 0; k == FMT_TEXT && j < r->nkernels; j++)
+            kernel_text(f, &r->kernels[j], j, r->nkernels);
     }
     if (ferror(f))
         return kb_fail(e, KB_EENV, "cannot write the report: %s", strerror(errno));
     return KB_OK;
+}
+
+kb_status kb_write_kernels_text(FILE *f, const kb_run *run, kb_err *e)
+{
+    return write_kernels(f, run, FMT_TEXT, e);
+}
+
+kb_status kb_write_kernels_markdown(FILE *f, const kb_run *run, kb_err *e)
+{
+    return write_kernels(f, run, FMT_MD, e);
 }

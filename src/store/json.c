@@ -11,9 +11,143 @@
 
 #include "results/metrics.h"
 #include "util/file.h"
+#include "util/member.h"
 
 /* The largest integer a JSON number (a double) holds exactly: 2^53. */
 #define KB_JSON_MAX_INT 9007199254740992LL
+
+/* ---- field tables ----------------------------------------------------------- */
+
+/* Whether reading a field requires it. */
+enum { OPT = 0, REQ = 1 };
+
+/* The objects of the report whose fields the schema table lists. A few are
+ * listed in parts, which the reader takes in another order than the writer. */
+typedef enum field_group {
+    G_CHECK,
+    G_TOLERANCE,
+    G_TIME,       /* the summary, before the samples */
+    G_TIME_BATCH, /* the batch figures, after them */
+    G_MODEL,
+    G_DERIVED,
+    G_DERIVED_BATCH,
+    G_DERIVED_DRAM,
+    G_COUNTERS, /* after the set */
+    G_RESOURCES,
+    G_KERNEL,      /* between the launch shape and the counters */
+    G_DEVICE_ID,   /* before the compute capability */
+    G_DEVICE,      /* after it */
+    G_CEIL_COPY,   /* the ceilings object: the copy bandwidth, */
+    G_CEIL_CALIB,  /* how the ceilings were calibrated, */
+    G_CEIL_PEAK,   /* the compute peaks */
+    G_KBENCH,      /* before the tag */
+} field_group;
+
+/* What the member of a field holds. Integers are int or int64_t members,
+ * told apart by their size; read back, an int is in [0, INT32_MAX] and an
+ * int64_t in [0, 2^53]. */
+typedef enum field_kind {
+    F_NUM,   /* double: a number, null for NaN and infinities */
+    F_INT,   /* int or int64_t: an integer */
+    F_KNOWN, /* int or int64_t: an integer, null when negative (unknown) */
+    F_BOOL,  /* int: true or false */
+    F_STR,   /* char[size]: a string */
+    F_OBJ,   /* the object of the group sub, members of the same struct */
+} field_kind;
+
+/* One field of an object of the report and the struct member it is written
+ * from and read into. */
+typedef struct field {
+    const char *key;
+    size_t off, size; /* the member's offset in its struct (kb_result, kb_kernel,
+                       * kb_device or kb_run, as the group says) and its size */
+    field_group group;
+    field_kind kind;
+    int req;         /* REQ or OPT, for reading; F_KNOWN fields are OPT */
+    field_group sub; /* F_OBJ: the object's group; else the field's own */
+} field;
+
+#define MEMBER(type, member) offsetof(type, member), sizeof(((type *)0)->member)
+#define RES(member) MEMBER(kb_result, member)
+#define KRN(member) MEMBER(kb_kernel, member)
+#define DEV(member) MEMBER(kb_device, member)
+#define RUN(member) MEMBER(kb_run, member)
+/* A row of a plain member, and a row of an object within the group's. */
+#define FIELD(group, key, kind, req, member) {key, member, group, kind, req, group}
+#define OBJECT(group, key, req, sub) {key, 0, 0, group, F_OBJ, req, sub}
+
+/* The schema (docs/json.md) of the fields that are plain members: the
+ * writer and the reader of each object walk its group here, so the two
+ * cannot drift apart. Within a group, the order is the output's. */
+static const field schema[] = {
+    FIELD(G_CHECK, "checked", F_BOOL, OPT, RES(checked)),
+    FIELD(G_CHECK, "max_abs_err", F_NUM, REQ, RES(max_abs_err)),
+    FIELD(G_CHECK, "rel_l2_err", F_NUM, REQ, RES(rel_l2_err)),
+    OBJECT(G_CHECK, "tolerance", REQ, G_TOLERANCE),
+    FIELD(G_CHECK, "rows_checked", F_INT, OPT, RES(rows_checked)),
+    FIELD(G_TOLERANCE, "atol", F_NUM, REQ, RES(atol)),
+    FIELD(G_TOLERANCE, "rtol", F_NUM, REQ, RES(rtol)),
+    FIELD(G_TIME, "median_us", F_NUM, REQ, RES(median_us)),
+    FIELD(G_TIME, "min_us", F_NUM, REQ, RES(min_us)),
+    FIELD(G_TIME, "max_us", F_NUM, REQ, RES(max_us)),
+    FIELD(G_TIME, "stdrel", F_NUM, REQ, RES(stdrel)),
+    FIELD(G_TIME_BATCH, "batch_us", F_NUM, OPT, RES(batch_us)),
+    FIELD(G_TIME_BATCH, "batch_stdrel", F_NUM, OPT, RES(batch_stdrel)),
+    FIELD(G_TIME_BATCH, "batch_launches", F_INT, OPT, RES(batch_launches)),
+    FIELD(G_MODEL, "bytes", F_NUM, REQ, RES(bytes)),
+    FIELD(G_MODEL, "flops", F_NUM, REQ, RES(flops)),
+    FIELD(G_MODEL, "extra_bytes", F_NUM, OPT, RES(extra_bytes)),
+    FIELD(G_DERIVED, "gbps", F_NUM, REQ, RES(gbps)),
+    FIELD(G_DERIVED, "tflops", F_NUM, REQ, RES(tflops)),
+    FIELD(G_DERIVED, "pct_peak", F_NUM, REQ, RES(pct_peak)),
+    FIELD(G_DERIVED, "speedup", F_NUM, OPT, RES(speedup)),
+    FIELD(G_DERIVED_BATCH, "gbps_batch", F_NUM, OPT, RES(gbps_batch)),
+    FIELD(G_DERIVED_BATCH, "tflops_batch", F_NUM, OPT, RES(tflops_batch)),
+    FIELD(G_DERIVED_BATCH, "pct_peak_batch", F_NUM, OPT, RES(pct_peak_batch)),
+    FIELD(G_DERIVED_BATCH, "speedup_batch", F_NUM, OPT, RES(speedup_batch)),
+    FIELD(G_DERIVED_DRAM, "dram_gbps", F_NUM, OPT, RES(dram_gbps)),
+    FIELD(G_DERIVED_DRAM, "excess_traffic", F_NUM, OPT, RES(excess_traffic)),
+    FIELD(G_COUNTERS, "passes", F_INT, OPT, RES(passes)),
+    FIELD(G_COUNTERS, "reason", F_STR, OPT, RES(counters_reason)),
+    FIELD(G_COUNTERS, "dram_bytes", F_NUM, OPT, RES(dram_bytes)),
+    FIELD(G_COUNTERS, "achieved_occupancy", F_NUM, OPT, RES(achieved_occupancy)),
+    FIELD(G_COUNTERS, "top_stalls", F_STR, OPT, RES(top_stalls)),
+    FIELD(G_RESOURCES, "registers", F_KNOWN, OPT, RES(registers)),
+    FIELD(G_RESOURCES, "local_bytes", F_KNOWN, OPT, RES(local_bytes)),
+    FIELD(G_RESOURCES, "theoretical_occupancy", F_NUM, OPT, RES(theoretical_occupancy)),
+    FIELD(G_KERNEL, "registers", F_INT, REQ, KRN(registers)),
+    FIELD(G_KERNEL, "static_smem", F_INT, REQ, KRN(static_smem)),
+    FIELD(G_KERNEL, "dynamic_smem", F_INT, REQ, KRN(dynamic_smem)),
+    FIELD(G_KERNEL, "local_bytes", F_INT, REQ, KRN(local_bytes)),
+    FIELD(G_KERNEL, "blocks_per_sm", F_INT, REQ, KRN(blocks_per_sm)),
+    FIELD(G_KERNEL, "occupancy", F_NUM, REQ, KRN(occupancy)),
+    FIELD(G_KERNEL, "occupancy_limiter", F_STR, OPT, KRN(occ_limiter)),
+    FIELD(G_DEVICE_ID, "ordinal", F_INT, OPT, DEV(ordinal)),
+    FIELD(G_DEVICE_ID, "name", F_STR, REQ, DEV(name)),
+    FIELD(G_DEVICE_ID, "uuid", F_STR, REQ, DEV(uuid)),
+    FIELD(G_DEVICE, "sms", F_INT, REQ, DEV(sms)),
+    FIELD(G_DEVICE, "memory_bytes", F_INT, REQ, DEV(memory_bytes)),
+    FIELD(G_DEVICE, "l2_bytes", F_INT, OPT, DEV(l2_bytes)),
+    FIELD(G_DEVICE, "sm_clock_mhz", F_INT, OPT, DEV(sm_clock_mhz)),
+    FIELD(G_DEVICE, "mem_clock_mhz", F_INT, OPT, DEV(mem_clock_mhz)),
+    FIELD(G_DEVICE, "mem_bus_bits", F_INT, OPT, DEV(mem_bus_bits)),
+    FIELD(G_DEVICE, "driver", F_STR, REQ, DEV(driver)),
+    FIELD(G_DEVICE, "runtime", F_STR, REQ, DEV(runtime)),
+    FIELD(G_CEIL_COPY, "copy_gbps", F_NUM, REQ, DEV(copy_gbps)),
+    FIELD(G_CEIL_CALIB, "copy_batch_gbps", F_NUM, OPT, DEV(copy_batch_gbps)),
+    FIELD(G_CEIL_CALIB, "calibrated_at", F_STR, OPT, DEV(ceilings_at)),
+    FIELD(G_CEIL_CALIB, "calibrated_driver", F_STR, OPT, DEV(ceilings_driver)),
+    FIELD(G_CEIL_CALIB, "calibrated_sm_clock_mhz", F_NUM, OPT, DEV(ceilings_sm_clock_mhz)),
+    FIELD(G_CEIL_CALIB, "calibrated_mem_clock_mhz", F_INT, OPT, DEV(ceilings_mem_clock_mhz)),
+    FIELD(G_CEIL_PEAK, "mma_tflops", F_NUM, OPT, DEV(mma_tflops)),
+    FIELD(G_CEIL_PEAK, "fp32_tflops", F_NUM, OPT, DEV(fp32_tflops)),
+    FIELD(G_KBENCH, "version", F_STR, REQ, RUN(version)),
+    FIELD(G_KBENCH, "git", F_STR, REQ, RUN(git)),
+    FIELD(G_KBENCH, "argv", F_STR, REQ, RUN(argv)),
+    FIELD(G_KBENCH, "started", F_STR, REQ, RUN(started)),
+    FIELD(G_KBENCH, "finished", F_STR, OPT, RUN(finished)),
+    FIELD(G_KBENCH, "state", F_STR, OPT, RUN(state)),
+};
 
 /* ---- writing ---------------------------------------------------------------- */
 
@@ -82,6 +216,51 @@ static cJSON *int_or_null(long long v)
     return v < 0 ? cJSON_CreateNull() : int_item(v);
 }
 
+static int put_object(cJSON *o, const char *key, const void *base, field_group g);
+
+/* Adds the fields of group g, members of the struct at base, to o in schema
+ * order. Returns 1 on success. */
+static int put_group(cJSON *o, const void *base, field_group g)
+{
+    for (size_t i = 0; i < KB_COUNT(schema); i++) {
+        const field *f = &schema[i];
+        const void *m = (const char *)base + f->off;
+        int ok = 1;
+        if (f->group != g)
+            continue;
+        switch (f->kind) {
+        case F_NUM:
+            ok = put_num(o, f->key, *(const double *)m);
+            break;
+        case F_INT:
+            ok = put_int(o, f->key, kb_int_member(m, f->size));
+            break;
+        case F_KNOWN:
+            ok = put(o, f->key, int_or_null(kb_int_member(m, f->size)));
+            break;
+        case F_BOOL:
+            ok = put_bool(o, f->key, *(const int *)m);
+            break;
+        case F_STR:
+            ok = put_str(o, f->key, m);
+            break;
+        default: /* F_OBJ */
+            ok = put_object(o, f->key, base, f->sub);
+            break;
+        }
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+/* Adds an object key of the fields of group g to o. Returns 1 on success. */
+static int put_object(cJSON *o, const char *key, const void *base, field_group g)
+{
+    cJSON *obj = cJSON_AddObjectToObject(o, key);
+    return obj && put_group(obj, base, g);
+}
+
 /* An object name -> number of the first n named values, in order. */
 static cJSON *named_item(const kb_named_value *v, int n)
 {
@@ -103,13 +282,7 @@ static cJSON *kernel_item(const kb_kernel *k)
         return NULL;
     const int nm = kb_kernel_nmetrics(k), ns = kb_kernel_nstalls(k);
     if (!put_str(o, "name", k->name) || !put(o, "grid", uint3_item(k->grid)) ||
-        !put(o, "block", uint3_item(k->block)) || !put_int(o, "registers", k->registers) ||
-        !put_int(o, "static_smem", k->static_smem) ||
-        !put_int(o, "dynamic_smem", k->dynamic_smem) ||
-        !put_int(o, "local_bytes", k->local_bytes) ||
-        !put_int(o, "blocks_per_sm", k->blocks_per_sm) ||
-        !put_num(o, "occupancy", k->occupancy) ||
-        !put_str(o, "occupancy_limiter", k->occ_limiter) ||
+        !put(o, "block", uint3_item(k->block)) || !put_group(o, k, G_KERNEL) ||
         !put(o, "metrics", named_item(k->metrics, nm)) ||
         !put(o, "stalls", named_item(k->stalls, ns))) {
         cJSON_Delete(o);
@@ -154,7 +327,7 @@ static cJSON *flags_item(unsigned flags)
 
 cJSON *kb_json_from_result(const kb_result *r)
 {
-    cJSON *o = cJSON_CreateObject(), *chk, *tol, *tm, *smp, *mdl, *der, *cnt, *res, *ks;
+    cJSON *o = cJSON_CreateObject(), *tm, *smp, *der, *cnt, *ks;
     if (!o)
         return NULL;
     if (!put_str(o, "op", r->op) || !put_str(o, "variant", r->variant) ||
@@ -163,56 +336,38 @@ cJSON *kb_json_from_result(const kb_result *r)
         !put_str(o, "reason", r->reason) || !put(o, "seed", seed_item(r->seed)))
         goto fail;
 
-    if (!(chk = cJSON_AddObjectToObject(o, "check")) || !put_bool(chk, "checked", r->checked) ||
-        !put_num(chk, "max_abs_err", r->max_abs_err) ||
-        !put_num(chk, "rel_l2_err", r->rel_l2_err) ||
-        !(tol = cJSON_AddObjectToObject(chk, "tolerance")) || !put_num(tol, "atol", r->atol) ||
-        !put_num(tol, "rtol", r->rtol) || !put_int(chk, "rows_checked", r->rows_checked))
+    if (!put_object(o, "check", r, G_CHECK))
         goto fail;
 
-    if (!(tm = cJSON_AddObjectToObject(o, "time")) || !put_num(tm, "median_us", r->median_us) ||
-        !put_num(tm, "min_us", r->min_us) || !put_num(tm, "max_us", r->max_us) ||
-        !put_num(tm, "stdrel", r->stdrel) || !(smp = cJSON_AddArrayToObject(tm, "samples_us")))
+    if (!(tm = cJSON_AddObjectToObject(o, "time")) ||
+        !put_group(tm, r, G_TIME) ||
+        !(smp = cJSON_AddArrayToObject(tm, "samples_us")))
         goto fail;
     for (size_t i = 0; i < r->nsamples; i++)
         if (!push(smp, num_item(r->samples_us[i])))
             goto fail;
-    if (!put_num(tm, "batch_us", r->batch_us) || !put_num(tm, "batch_stdrel", r->batch_stdrel) ||
-        !put_int(tm, "batch_launches", r->batch_launches) ||
+    if (!put_group(tm, r, G_TIME_BATCH) ||
         !put_num(tm, "sm_clock_mhz", r->sm_clock_mhz) ||
         !put_str(tm, "throttle_reason", r->throttle_reason) ||
         !put_bool(tm, "throttled", r->throttled) || !put(o, "flags", flags_item(r->flags)))
         goto fail;
 
-    if (!(mdl = cJSON_AddObjectToObject(o, "model")) || !put_num(mdl, "bytes", r->bytes) ||
-        !put_num(mdl, "flops", r->flops) || !put_num(mdl, "extra_bytes", r->extra_bytes) ||
-        !put_str(o, "bound", r->bound))
+    if (!put_object(o, "model", r, G_MODEL) || !put_str(o, "bound", r->bound))
         goto fail;
     cJSON *src;
     if (r->source_sha256[0] &&
         (!(src = cJSON_AddObjectToObject(o, "source")) || !put_str(src, "path", r->source_path) ||
          !put_str(src, "sha256", r->source_sha256)))
         goto fail;
-    if (!(der = cJSON_AddObjectToObject(o, "derived")) || !put_num(der, "gbps", r->gbps) ||
-        !put_num(der, "tflops", r->tflops) || !put_num(der, "pct_peak", r->pct_peak) ||
-        !put_num(der, "speedup", r->speedup) || !put_num(der, "gbps_batch", r->gbps_batch) ||
-        !put_num(der, "tflops_batch", r->tflops_batch) ||
-        !put_num(der, "pct_peak_batch", r->pct_peak_batch) ||
-        !put_num(der, "speedup_batch", r->speedup_batch) ||
-        !put_num(der, "dram_gbps", r->dram_gbps) ||
-        !put_num(der, "excess_traffic", r->excess_traffic))
+    if (!(der = cJSON_AddObjectToObject(o, "derived")) ||
+        !put_group(der, r, G_DERIVED) ||
+        !put_group(der, r, G_DERIVED_BATCH) ||
+        !put_group(der, r, G_DERIVED_DRAM))
         goto fail;
 
     if (!(cnt = cJSON_AddObjectToObject(o, "counters")) || !put_str(cnt, "set", r->metric_set) ||
-        !put_int(cnt, "passes", r->passes) || !put_str(cnt, "reason", r->counters_reason) ||
-        !put_num(cnt, "dram_bytes", r->dram_bytes) ||
-        !put_num(cnt, "achieved_occupancy", r->achieved_occupancy) ||
-        !put_str(cnt, "top_stalls", r->top_stalls))
-        goto fail;
-    if (!(res = cJSON_AddObjectToObject(o, "resources")) ||
-        !put(res, "registers", int_or_null(r->registers)) ||
-        !put(res, "local_bytes", int_or_null(r->local_bytes)) ||
-        !put_num(res, "theoretical_occupancy", r->theoretical_occupancy))
+        !put_group(cnt, r, G_COUNTERS) ||
+        !put_object(o, "resources", r, G_RESOURCES))
         goto fail;
 
     if (!(ks = cJSON_AddArrayToObject(o, "kernels")))
@@ -233,21 +388,12 @@ cJSON *kb_json_from_device(const kb_device *d)
     if (!o)
         return NULL;
     snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-    if (!put_int(o, "ordinal", d->ordinal) || !put_str(o, "name", d->name) ||
-        !put_str(o, "uuid", d->uuid) || !put_str(o, "cc", cc) || !put_int(o, "sms", d->sms) ||
-        !put_int(o, "memory_bytes", d->memory_bytes) || !put_int(o, "l2_bytes", d->l2_bytes) ||
-        !put_int(o, "sm_clock_mhz", d->sm_clock_mhz) ||
-        !put_int(o, "mem_clock_mhz", d->mem_clock_mhz) ||
-        !put_int(o, "mem_bus_bits", d->mem_bus_bits) || !put_str(o, "driver", d->driver) ||
-        !put_str(o, "runtime", d->runtime) || !(ceil = cJSON_AddObjectToObject(o, "ceilings")) ||
-        !put_num(ceil, "copy_gbps", d->copy_gbps) ||
-        !put_num(ceil, "copy_batch_gbps", d->copy_batch_gbps) ||
-        !put_str(ceil, "calibrated_at", d->ceilings_at) ||
-        !put_str(ceil, "calibrated_driver", d->ceilings_driver) ||
-        !put_num(ceil, "calibrated_sm_clock_mhz", d->ceilings_sm_clock_mhz) ||
-        !put_int(ceil, "calibrated_mem_clock_mhz", d->ceilings_mem_clock_mhz) ||
-        !put_num(ceil, "mma_tflops", d->mma_tflops) ||
-        !put_num(ceil, "fp32_tflops", d->fp32_tflops)) {
+    if (!put_group(o, d, G_DEVICE_ID) || !put_str(o, "cc", cc) ||
+        !put_group(o, d, G_DEVICE) ||
+        !(ceil = cJSON_AddObjectToObject(o, "ceilings")) ||
+        !put_group(ceil, d, G_CEIL_COPY) ||
+        !put_group(ceil, d, G_CEIL_CALIB) ||
+        !put_group(ceil, d, G_CEIL_PEAK)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -260,10 +406,8 @@ cJSON *kb_json_from_run(const kb_run *run)
     if (!root)
         return NULL;
     if (!put_int(root, "schema_version", KB_SCHEMA_VERSION) ||
-        !(kb = cJSON_AddObjectToObject(root, "kbench")) || !put_str(kb, "version", run->version) ||
-        !put_str(kb, "git", run->git) || !put_str(kb, "argv", run->argv) ||
-        !put_str(kb, "started", run->started) || !put_str(kb, "finished", run->finished) ||
-        !put_str(kb, "state", run->state) || !put_str(kb, "tag", run->tag) ||
+        !(kb = cJSON_AddObjectToObject(root, "kbench")) ||
+        !put_group(kb, run, G_KBENCH) || !put_str(kb, "tag", run->tag) ||
         !put(root, "device", kb_json_from_device(&run->dev)) ||
         !(res = cJSON_AddArrayToObject(root, "results")))
         goto fail;
@@ -277,8 +421,6 @@ fail:
 }
 
 /* ---- reading ---------------------------------------------------------------- */
-
-enum { OPT = 0, REQ = 1 };
 
 static void fpath(char *buf, size_t n, const char *pre, const char *key)
 {
@@ -420,17 +562,6 @@ static kb_status get_int(const cJSON *obj, const char *pre, const char *key, int
     if (st != KB_OK || !it)
         return st;
     return int_value(it, pre, key, lo, hi, dst, e);
-}
-
-/* get_int into an int field. */
-static kb_status get_int32(const cJSON *obj, const char *pre, const char *key, int req,
-                           int64_t lo, int64_t hi, int *dst, kb_err *e)
-{
-    int64_t v = *dst;
-    kb_status st = get_int(obj, pre, key, req, lo, hi, &v, e);
-    if (st == KB_OK)
-        *dst = (int)v;
-    return st;
 }
 
 static kb_status get_bool(const cJSON *obj, const char *pre, const char *key, int req, int *dst,
@@ -576,6 +707,68 @@ static kb_status get_int_or_null(const cJSON *obj, const char *pre, const char *
     return st;
 }
 
+static kb_status get_object(const cJSON *obj, const char *pre, const char *key, int req,
+                            void *base, field_group g, kb_err *e);
+
+/* Reads the fields of group g of obj (named pre) into the members of the
+ * struct at base, in schema order; a field absent and optional leaves its
+ * member alone. KB_EUSAGE naming the first field that is missing or not what
+ * it must be. */
+static kb_status get_group(const cJSON *obj, const char *pre, void *base, field_group g,
+                           kb_err *e)
+{
+    kb_status st = KB_OK;
+    for (size_t i = 0; i < KB_COUNT(schema) && st == KB_OK; i++) {
+        const field *f = &schema[i];
+        void *m = (char *)base + f->off;
+        const int64_t hi = f->size == sizeof(int) ? INT32_MAX : KB_JSON_MAX_INT;
+        int64_t v = 0;
+        if (f->group != g)
+            continue;
+        switch (f->kind) {
+        case F_NUM:
+            st = get_num(obj, pre, f->key, f->req, m, e);
+            break;
+        case F_INT:
+            v = kb_int_member(m, f->size);
+            st = get_int(obj, pre, f->key, f->req, 0, hi, &v, e);
+            if (st == KB_OK)
+                kb_set_int_member(m, f->size, v);
+            break;
+        case F_KNOWN:
+            v = kb_int_member(m, f->size);
+            st = get_int_or_null(obj, pre, f->key, hi, &v, e);
+            if (st == KB_OK)
+                kb_set_int_member(m, f->size, v);
+            break;
+        case F_BOOL:
+            st = get_bool(obj, pre, f->key, f->req, m, e);
+            break;
+        case F_STR:
+            st = get_str(obj, pre, f->key, f->req, m, f->size, e);
+            break;
+        default: /* F_OBJ */
+            st = get_object(obj, pre, f->key, f->req, base, f->sub, e);
+            break;
+        }
+    }
+    return st;
+}
+
+/* Reads the object pre.key of the fields of group g into the struct at base;
+ * absent and optional leaves it alone. */
+static kb_status get_object(const cJSON *obj, const char *pre, const char *key, int req,
+                            void *base, field_group g, kb_err *e)
+{
+    const cJSON *o;
+    char p[320];
+    kb_status st = get_obj(obj, pre, key, req, &o, e);
+    if (st != KB_OK || !o)
+        return st;
+    fpath(p, sizeof p, pre, key);
+    return get_group(o, p, base, g, e);
+}
+
 static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_err *e)
 {
     kb_status st = KB_OK;
@@ -586,13 +779,7 @@ static kb_status kernel_from(const cJSON *o, const char *pre, kb_kernel *k, kb_e
     KB_TRY(get_str(o, pre, "name", REQ, k->name, sizeof k->name, e));
     KB_TRY(get_uint3(o, pre, "grid", k->grid, e));
     KB_TRY(get_uint3(o, pre, "block", k->block, e));
-    KB_TRY(get_int32(o, pre, "registers", REQ, 0, INT32_MAX, &k->registers, e));
-    KB_TRY(get_int(o, pre, "static_smem", REQ, 0, KB_JSON_MAX_INT, &k->static_smem, e));
-    KB_TRY(get_int(o, pre, "dynamic_smem", REQ, 0, KB_JSON_MAX_INT, &k->dynamic_smem, e));
-    KB_TRY(get_int(o, pre, "local_bytes", REQ, 0, KB_JSON_MAX_INT, &k->local_bytes, e));
-    KB_TRY(get_int32(o, pre, "blocks_per_sm", REQ, 0, INT32_MAX, &k->blocks_per_sm, e));
-    KB_TRY(get_num(o, pre, "occupancy", REQ, &k->occupancy, e));
-    KB_TRY(get_str(o, pre, "occupancy_limiter", OPT, k->occ_limiter, sizeof k->occ_limiter, e));
+    KB_TRY(get_group(o, pre, k, G_KERNEL, e));
     KB_TRY(get_named(o, pre, "metrics", k->metrics, KB_RES_MAX_METRICS, &k->nmetrics, e));
     KB_TRY(get_named(o, pre, "stalls", k->stalls, KB_RES_MAX_STALLS, &k->nstalls, e));
 done:
@@ -605,7 +792,6 @@ static kb_status counters_from(const cJSON *o, const char *pre, kb_result *r, kb
     kb_status st = KB_OK;
     const cJSON *cnt, *set;
     char p[256], q[320];
-    int64_t passes = 0;
     KB_TRY(get_obj(o, pre, "counters", OPT, &cnt, e));
     if (!cnt)
         goto done;
@@ -626,31 +812,7 @@ static kb_status counters_from(const cJSON *o, const char *pre, kb_result *r, kb
         }
         kb_strlcpy(r->metric_set, kb_metric_set_name(ms), sizeof r->metric_set);
     }
-    KB_TRY(get_int(cnt, p, "passes", OPT, 0, INT32_MAX, &passes, e));
-    r->passes = (int)passes;
-    KB_TRY(get_str(cnt, p, "reason", OPT, r->counters_reason, sizeof r->counters_reason, e));
-    KB_TRY(get_num(cnt, p, "dram_bytes", OPT, &r->dram_bytes, e));
-    KB_TRY(get_num(cnt, p, "achieved_occupancy", OPT, &r->achieved_occupancy, e));
-    KB_TRY(get_str(cnt, p, "top_stalls", OPT, r->top_stalls, sizeof r->top_stalls, e));
-done:
-    return st;
-}
-
-/* Reads the optional resources object of a result (absent: unknown). */
-static kb_status resources_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
-{
-    kb_status st = KB_OK;
-    const cJSON *res;
-    char p[256];
-    int64_t regs = r->registers;
-    KB_TRY(get_obj(o, pre, "resources", OPT, &res, e));
-    if (!res)
-        goto done;
-    fpath(p, sizeof p, pre, "resources");
-    KB_TRY(get_int_or_null(res, p, "registers", INT32_MAX, &regs, e));
-    r->registers = (int)regs;
-    KB_TRY(get_int_or_null(res, p, "local_bytes", KB_JSON_MAX_INT, &r->local_bytes, e));
-    KB_TRY(get_num(res, p, "theoretical_occupancy", OPT, &r->theoretical_occupancy, e));
+    KB_TRY(get_group(cnt, p, r, G_COUNTERS, e));
 done:
     return st;
 }
@@ -681,26 +843,6 @@ static kb_status case_from(const cJSON *o, const char *pre, kb_result *r, kb_err
     }
     KB_TRY(get_str(o, pre, "reason", REQ, r->reason, sizeof r->reason, e));
     KB_TRY(get_seed(o, pre, &r->seed, e));
-done:
-    return st;
-}
-
-/* The check object of a result. */
-static kb_status check_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
-{
-    kb_status st = KB_OK;
-    const cJSON *chk, *tol;
-    char p[256], q[320];
-    fpath(p, sizeof p, pre, "check");
-    KB_TRY(get_obj(o, pre, "check", REQ, &chk, e));
-    KB_TRY(get_bool(chk, p, "checked", OPT, &r->checked, e));
-    KB_TRY(get_num(chk, p, "max_abs_err", REQ, &r->max_abs_err, e));
-    KB_TRY(get_num(chk, p, "rel_l2_err", REQ, &r->rel_l2_err, e));
-    KB_TRY(get_obj(chk, p, "tolerance", REQ, &tol, e));
-    fpath(q, sizeof q, p, "tolerance");
-    KB_TRY(get_num(tol, q, "atol", REQ, &r->atol, e));
-    KB_TRY(get_num(tol, q, "rtol", REQ, &r->rtol, e));
-    KB_TRY(get_int(chk, p, "rows_checked", OPT, 0, KB_JSON_MAX_INT, &r->rows_checked, e));
 done:
     return st;
 }
@@ -738,10 +880,7 @@ static kb_status time_from(const cJSON *o, const char *pre, kb_result *r, kb_err
     char p[256], q[320];
     fpath(p, sizeof p, pre, "time");
     KB_TRY(get_obj(o, pre, "time", REQ, &tm, e));
-    KB_TRY(get_num(tm, p, "median_us", REQ, &r->median_us, e));
-    KB_TRY(get_num(tm, p, "min_us", REQ, &r->min_us, e));
-    KB_TRY(get_num(tm, p, "max_us", REQ, &r->max_us, e));
-    KB_TRY(get_num(tm, p, "stdrel", REQ, &r->stdrel, e));
+    KB_TRY(get_group(tm, p, r, G_TIME, e));
     KB_TRY(get_arr(tm, p, "samples_us", REQ, &smp, e));
     fpath(q, sizeof q, p, "samples_us");
     KB_TRY(samples_from(smp, q, r, e));
@@ -749,9 +888,7 @@ static kb_status time_from(const cJSON *o, const char *pre, kb_result *r, kb_err
     KB_TRY(get_bool(tm, p, "throttled", OPT, &r->throttled, e));
     KB_TRY(get_str(tm, p, "throttle_reason", OPT, r->throttle_reason, sizeof r->throttle_reason,
                    e));
-    KB_TRY(get_num(tm, p, "batch_us", OPT, &r->batch_us, e));
-    KB_TRY(get_num(tm, p, "batch_stdrel", OPT, &r->batch_stdrel, e));
-    KB_TRY(get_int32(tm, p, "batch_launches", OPT, 0, INT32_MAX, &r->batch_launches, e));
+    KB_TRY(get_group(tm, p, r, G_TIME_BATCH, e));
 done:
     return st;
 }
@@ -806,13 +943,9 @@ done:
 static kb_status figures_from(const cJSON *o, const char *pre, kb_result *r, kb_err *e)
 {
     kb_status st = KB_OK;
-    const cJSON *mdl, *der;
+    const cJSON *der;
     char p[256], bound[64];
-    fpath(p, sizeof p, pre, "model");
-    KB_TRY(get_obj(o, pre, "model", REQ, &mdl, e));
-    KB_TRY(get_num(mdl, p, "bytes", REQ, &r->bytes, e));
-    KB_TRY(get_num(mdl, p, "flops", REQ, &r->flops, e));
-    KB_TRY(get_num(mdl, p, "extra_bytes", OPT, &r->extra_bytes, e));
+    KB_TRY(get_object(o, pre, "model", REQ, r, G_MODEL, e));
     kb_strlcpy(bound, r->bound, sizeof bound);
     KB_TRY(get_str(o, pre, "bound", OPT, bound, sizeof bound, e));
     if (strcmp(bound, "memory") != 0 && strcmp(bound, "compute") != 0) {
@@ -823,16 +956,9 @@ static kb_status figures_from(const cJSON *o, const char *pre, kb_result *r, kb_
     kb_strlcpy(r->bound, bound, sizeof r->bound);
     fpath(p, sizeof p, pre, "derived");
     KB_TRY(get_obj(o, pre, "derived", REQ, &der, e));
-    KB_TRY(get_num(der, p, "gbps", REQ, &r->gbps, e));
-    KB_TRY(get_num(der, p, "tflops", REQ, &r->tflops, e));
-    KB_TRY(get_num(der, p, "pct_peak", REQ, &r->pct_peak, e));
-    KB_TRY(get_num(der, p, "speedup", OPT, &r->speedup, e));
-    KB_TRY(get_num(der, p, "dram_gbps", OPT, &r->dram_gbps, e));
-    KB_TRY(get_num(der, p, "excess_traffic", OPT, &r->excess_traffic, e));
-    KB_TRY(get_num(der, p, "gbps_batch", OPT, &r->gbps_batch, e));
-    KB_TRY(get_num(der, p, "tflops_batch", OPT, &r->tflops_batch, e));
-    KB_TRY(get_num(der, p, "pct_peak_batch", OPT, &r->pct_peak_batch, e));
-    KB_TRY(get_num(der, p, "speedup_batch", OPT, &r->speedup_batch, e));
+    KB_TRY(get_group(der, p, r, G_DERIVED, e));
+    KB_TRY(get_group(der, p, r, G_DERIVED_DRAM, e));
+    KB_TRY(get_group(der, p, r, G_DERIVED_BATCH, e));
 done:
     return st;
 }
@@ -871,13 +997,13 @@ static kb_status result_from(const cJSON *o, const char *pre, kb_result *r, kb_e
         return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "result",
                        jtype(o));
     KB_TRY(case_from(o, pre, r, e));
-    KB_TRY(check_from(o, pre, r, e));
+    KB_TRY(get_object(o, pre, "check", REQ, r, G_CHECK, e));
     KB_TRY(time_from(o, pre, r, e));
     KB_TRY(flags_from(o, pre, r, e));
     KB_TRY(figures_from(o, pre, r, e));
     KB_TRY(source_from(o, pre, r, e));
     KB_TRY(counters_from(o, pre, r, e));
-    KB_TRY(resources_from(o, pre, r, e));
+    KB_TRY(get_object(o, pre, "resources", OPT, r, G_RESOURCES, e));
     KB_TRY(kernels_from(o, pre, r, e));
 done:
     return st;
@@ -921,35 +1047,19 @@ static kb_status device_from(const cJSON *o, const char *pre, kb_device *d, kb_e
     if (!cJSON_IsObject(o))
         return kb_fail(e, KB_EUSAGE, "field '%s' must be an object, got %s", *pre ? pre : "device",
                        jtype(o));
-    KB_TRY(get_int32(o, pre, "ordinal", OPT, 0, INT32_MAX, &d->ordinal, e));
-    KB_TRY(get_str(o, pre, "name", REQ, d->name, sizeof d->name, e));
-    KB_TRY(get_str(o, pre, "uuid", REQ, d->uuid, sizeof d->uuid, e));
+    KB_TRY(get_group(o, pre, d, G_DEVICE_ID, e));
     KB_TRY(get_str(o, pre, "cc", REQ, cc, sizeof cc, e));
     if (parse_cc(cc, &d->cc_major, &d->cc_minor) != 0) {
         fpath(p, sizeof p, pre, "cc");
         st = kb_fail(e, KB_EUSAGE, "field '%s' must be like \"9.0\", got '%s'", p, cc);
         goto done;
     }
-    KB_TRY(get_int32(o, pre, "sms", REQ, 0, INT32_MAX, &d->sms, e));
-    KB_TRY(get_int(o, pre, "memory_bytes", REQ, 0, KB_JSON_MAX_INT, &d->memory_bytes, e));
-    KB_TRY(get_int(o, pre, "l2_bytes", OPT, 0, KB_JSON_MAX_INT, &d->l2_bytes, e));
-    KB_TRY(get_int32(o, pre, "sm_clock_mhz", OPT, 0, INT32_MAX, &d->sm_clock_mhz, e));
-    KB_TRY(get_int32(o, pre, "mem_clock_mhz", OPT, 0, INT32_MAX, &d->mem_clock_mhz, e));
-    KB_TRY(get_int32(o, pre, "mem_bus_bits", OPT, 0, INT32_MAX, &d->mem_bus_bits, e));
-    KB_TRY(get_str(o, pre, "driver", REQ, d->driver, sizeof d->driver, e));
-    KB_TRY(get_str(o, pre, "runtime", REQ, d->runtime, sizeof d->runtime, e));
+    KB_TRY(get_group(o, pre, d, G_DEVICE, e));
     fpath(p, sizeof p, pre, "ceilings");
     KB_TRY(get_obj(o, pre, "ceilings", REQ, &ceil, e));
-    KB_TRY(get_num(ceil, p, "copy_gbps", REQ, &d->copy_gbps, e));
-    KB_TRY(get_num(ceil, p, "mma_tflops", OPT, &d->mma_tflops, e));
-    KB_TRY(get_num(ceil, p, "fp32_tflops", OPT, &d->fp32_tflops, e));
-    KB_TRY(get_num(ceil, p, "copy_batch_gbps", OPT, &d->copy_batch_gbps, e));
-    KB_TRY(get_str(ceil, p, "calibrated_at", OPT, d->ceilings_at, sizeof d->ceilings_at, e));
-    KB_TRY(get_str(ceil, p, "calibrated_driver", OPT, d->ceilings_driver,
-                   sizeof d->ceilings_driver, e));
-    KB_TRY(get_num(ceil, p, "calibrated_sm_clock_mhz", OPT, &d->ceilings_sm_clock_mhz, e));
-    KB_TRY(get_int32(ceil, p, "calibrated_mem_clock_mhz", OPT, 0, INT32_MAX,
-                     &d->ceilings_mem_clock_mhz, e));
+    KB_TRY(get_group(ceil, p, d, G_CEIL_COPY, e));
+    KB_TRY(get_group(ceil, p, d, G_CEIL_PEAK, e));
+    KB_TRY(get_group(ceil, p, d, G_CEIL_CALIB, e));
 done:
     return st;
 }
@@ -998,12 +1108,7 @@ static kb_status run_from(const cJSON *root, const char *file, kb_run *out, kb_e
         goto done;
     }
     KB_TRY(get_obj(root, "", "kbench", REQ, &kb, e));
-    KB_TRY(get_str(kb, "kbench", "version", REQ, out->version, sizeof out->version, e));
-    KB_TRY(get_str(kb, "kbench", "git", REQ, out->git, sizeof out->git, e));
-    KB_TRY(get_str(kb, "kbench", "argv", REQ, out->argv, sizeof out->argv, e));
-    KB_TRY(get_str(kb, "kbench", "started", REQ, out->started, sizeof out->started, e));
-    KB_TRY(get_str(kb, "kbench", "finished", OPT, out->finished, sizeof out->finished, e));
-    KB_TRY(get_str(kb, "kbench", "state", OPT, out->state, sizeof out->state, e));
+    KB_TRY(get_group(kb, "kbench", out, G_KBENCH, e));
     if (!*out->state)
         kb_strlcpy(out->state, "complete", sizeof out->state);
     if (strcmp(out->state, "running") != 0 && strcmp(out->state, "complete") != 0 &&

@@ -19,8 +19,7 @@
  * of) and results.extra_bytes (device memory beyond inputs and outputs).
  * Version 4 adds the batch time and its figures, flags and throttle reason to
  * results, the driver and clocks to ceilings, and the batch copy ceiling and
- * the ceilings' date, driver and clocks to runs (bind_ceilings,
- * read_ceilings).
+ * the ceilings' date, driver and clocks to runs (the C_CEILINGS columns).
  * Version 5 adds results.source_path and results.source_sha256: the variant
  * file of the user's own a result ran, and the SHA-256 of its source ('' for
  * built-in variants).
@@ -46,6 +45,7 @@
 #include <unistd.h>
 
 #include "store/json.h"
+#include "util/member.h"
 #include "util/text.h"
 
 #define KB_STORE_BUSY_MS 10000
@@ -293,6 +293,157 @@ static void c_text(reader *c, char *dst, size_t n)
 {
     const unsigned char *t = sqlite3_column_text(c->q, c->i++);
     kb_strlcpy(dst, t ? (const char *)t : "", n);
+}
+
+/* The runs of columns that are plain members of a struct, in statement
+ * order, as the column table lists them. */
+typedef enum col_group {
+    C_RUN,         /* kb_run: version .. finished */
+    C_DEVICE,      /* kb_device: uuid .. runtime, in the devices table and the
+                    * runs table's snapshot (device_uuid, dev_ordinal .. dev_runtime) */
+    C_DEVICE_PEAK, /* kb_device: the runs columns dev_copy_gbps .. dev_fp32_tflops */
+    C_CEILINGS,    /* kb_device: the runs columns dev_copy_batch_gbps ..
+                    * dev_ceilings_mem_clock_mhz (schema version 4) */
+    C_CASE,        /* kb_result: op .. dtype */
+    C_CHECK_TIME,  /* kb_result: checked .. stdrel */
+    C_FIGURES,     /* kb_result: sm_clock_mhz .. pct_peak_batch */
+    C_KERNEL,      /* kb_kernel: registers .. occ_limiter */
+} col_group;
+
+/* What the member of a column holds; integers are int or int64_t members
+ * (util/member.h). */
+typedef enum col_kind {
+    COL_TEXT,  /* char[size] */
+    COL_INT,   /* int or int64_t */
+    COL_KNOWN, /* int or int64_t, NULL when negative (unknown) */
+    COL_REAL,  /* double, NULL when not finite */
+} col_kind;
+
+typedef struct column {
+    col_group group;
+    col_kind kind;
+    size_t off, size; /* the member's offset in its struct and its size */
+} column;
+
+#define MEMBER(type, member) offsetof(type, member), sizeof(((type *)0)->member)
+
+/* The columns that are plain members, group by group in statement order:
+ * what bind_group binds and read_group reads, so that writing and reading a
+ * row cannot drift apart. */
+static const column columns[] = {
+    {C_RUN, COL_TEXT, MEMBER(kb_run, version)},
+    {C_RUN, COL_TEXT, MEMBER(kb_run, git)},
+    {C_RUN, COL_TEXT, MEMBER(kb_run, argv)},
+    {C_RUN, COL_TEXT, MEMBER(kb_run, started)},
+    {C_RUN, COL_TEXT, MEMBER(kb_run, finished)},
+    {C_DEVICE, COL_TEXT, MEMBER(kb_device, uuid)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, ordinal)},
+    {C_DEVICE, COL_TEXT, MEMBER(kb_device, name)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, cc_major)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, cc_minor)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, sms)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, memory_bytes)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, l2_bytes)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, sm_clock_mhz)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, mem_clock_mhz)},
+    {C_DEVICE, COL_INT, MEMBER(kb_device, mem_bus_bits)},
+    {C_DEVICE, COL_TEXT, MEMBER(kb_device, driver)},
+    {C_DEVICE, COL_TEXT, MEMBER(kb_device, runtime)},
+    {C_DEVICE_PEAK, COL_REAL, MEMBER(kb_device, copy_gbps)},
+    {C_DEVICE_PEAK, COL_REAL, MEMBER(kb_device, mma_tflops)},
+    {C_DEVICE_PEAK, COL_REAL, MEMBER(kb_device, fp32_tflops)},
+    {C_CEILINGS, COL_REAL, MEMBER(kb_device, copy_batch_gbps)},
+    {C_CEILINGS, COL_TEXT, MEMBER(kb_device, ceilings_at)},
+    {C_CEILINGS, COL_TEXT, MEMBER(kb_device, ceilings_driver)},
+    {C_CEILINGS, COL_REAL, MEMBER(kb_device, ceilings_sm_clock_mhz)},
+    {C_CEILINGS, COL_INT, MEMBER(kb_device, ceilings_mem_clock_mhz)},
+    {C_CASE, COL_TEXT, MEMBER(kb_result, op)},
+    {C_CASE, COL_TEXT, MEMBER(kb_result, variant)},
+    {C_CASE, COL_TEXT, MEMBER(kb_result, dtype)},
+    {C_CHECK_TIME, COL_INT, MEMBER(kb_result, checked)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, max_abs_err)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, rel_l2_err)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, atol)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, rtol)},
+    {C_CHECK_TIME, COL_INT, MEMBER(kb_result, rows_checked)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, median_us)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, min_us)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, max_us)},
+    {C_CHECK_TIME, COL_REAL, MEMBER(kb_result, stdrel)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, sm_clock_mhz)},
+    {C_FIGURES, COL_INT, MEMBER(kb_result, throttled)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, bytes)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, flops)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, gbps)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, tflops)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, pct_peak)},
+    {C_FIGURES, COL_TEXT, MEMBER(kb_result, metric_set)},
+    {C_FIGURES, COL_INT, MEMBER(kb_result, passes)},
+    {C_FIGURES, COL_TEXT, MEMBER(kb_result, counters_reason)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, dram_bytes)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, excess_traffic)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, achieved_occupancy)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, dram_gbps)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, theoretical_occupancy)},
+    {C_FIGURES, COL_KNOWN, MEMBER(kb_result, registers)},
+    {C_FIGURES, COL_KNOWN, MEMBER(kb_result, local_bytes)},
+    {C_FIGURES, COL_TEXT, MEMBER(kb_result, top_stalls)},
+    {C_FIGURES, COL_TEXT, MEMBER(kb_result, bound)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, extra_bytes)},
+    {C_FIGURES, COL_TEXT, MEMBER(kb_result, source_path)},
+    {C_FIGURES, COL_TEXT, MEMBER(kb_result, source_sha256)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, batch_us)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, batch_stdrel)},
+    {C_FIGURES, COL_INT, MEMBER(kb_result, batch_launches)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, gbps_batch)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, tflops_batch)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, pct_peak_batch)},
+    {C_KERNEL, COL_INT, MEMBER(kb_kernel, registers)},
+    {C_KERNEL, COL_INT, MEMBER(kb_kernel, static_smem)},
+    {C_KERNEL, COL_INT, MEMBER(kb_kernel, dynamic_smem)},
+    {C_KERNEL, COL_INT, MEMBER(kb_kernel, local_bytes)},
+    {C_KERNEL, COL_INT, MEMBER(kb_kernel, blocks_per_sm)},
+    {C_KERNEL, COL_REAL, MEMBER(kb_kernel, occupancy)},
+    {C_KERNEL, COL_TEXT, MEMBER(kb_kernel, occ_limiter)},
+};
+
+/* Binds the columns of group g from the members of the struct at base. */
+static void bind_group(binder *b, const void *base, col_group g)
+{
+    for (size_t i = 0; i < KB_COUNT(columns); i++) {
+        const column *k = &columns[i];
+        const void *m = (const char *)base + k->off;
+        if (k->group != g)
+            continue;
+        if (k->kind == COL_TEXT)
+            b_text(b, m);
+        else if (k->kind == COL_INT)
+            b_int(b, kb_int_member(m, k->size));
+        else if (k->kind == COL_KNOWN)
+            b_int_known(b, kb_int_member(m, k->size));
+        else
+            b_real(b, *(const double *)m);
+    }
+}
+
+/* Reads the columns of group g, as bind_group binds them, into the members
+ * of the struct at base. */
+static void read_group(reader *c, void *base, col_group g)
+{
+    for (size_t i = 0; i < KB_COUNT(columns); i++) {
+        const column *k = &columns[i];
+        void *m = (char *)base + k->off;
+        if (k->group != g)
+            continue;
+        if (k->kind == COL_TEXT)
+            c_text(c, m, k->size);
+        else if (k->kind == COL_INT)
+            kb_set_int_member(m, k->size, c_int(c));
+        else if (k->kind == COL_KNOWN)
+            kb_set_int_member(m, k->size, c_int_known(c));
+        else
+            *(double *)m = c_real(c);
+    }
 }
 
 static void now_iso(char *buf, size_t n)
@@ -761,65 +912,6 @@ done:
 
 /* ---- writing ---------------------------------------------------------------- */
 
-/* The device's columns, in the order of the devices table (uuid .. runtime) and
- * of the runs table's snapshot (device_uuid, dev_ordinal .. dev_runtime). */
-static void bind_device(binder *b, const kb_device *d)
-{
-    b_text(b, d->uuid);
-    b_int(b, d->ordinal);
-    b_text(b, d->name);
-    b_int(b, d->cc_major);
-    b_int(b, d->cc_minor);
-    b_int(b, d->sms);
-    b_int(b, d->memory_bytes);
-    b_int(b, d->l2_bytes);
-    b_int(b, d->sm_clock_mhz);
-    b_int(b, d->mem_clock_mhz);
-    b_int(b, d->mem_bus_bits);
-    b_text(b, d->driver);
-    b_text(b, d->runtime);
-}
-
-/* Reads the columns bind_device binds, in its order, into d. */
-static void read_device(reader *c, kb_device *d)
-{
-    c_text(c, d->uuid, sizeof d->uuid);
-    d->ordinal = (int)c_int(c);
-    c_text(c, d->name, sizeof d->name);
-    d->cc_major = (int)c_int(c);
-    d->cc_minor = (int)c_int(c);
-    d->sms = (int)c_int(c);
-    d->memory_bytes = c_int(c);
-    d->l2_bytes = c_int(c);
-    d->sm_clock_mhz = (int)c_int(c);
-    d->mem_clock_mhz = (int)c_int(c);
-    d->mem_bus_bits = (int)c_int(c);
-    c_text(c, d->driver, sizeof d->driver);
-    c_text(c, d->runtime, sizeof d->runtime);
-}
-
-/* The batch copy ceiling and the date, driver and clocks the ceilings of d
- * were measured at (schema version 4), in the order of the runs columns
- * dev_copy_batch_gbps .. dev_ceilings_mem_clock_mhz. */
-static void bind_ceilings(binder *b, const kb_device *d)
-{
-    b_real(b, d->copy_batch_gbps);
-    b_text(b, d->ceilings_at);
-    b_text(b, d->ceilings_driver);
-    b_real(b, d->ceilings_sm_clock_mhz);
-    b_int(b, d->ceilings_mem_clock_mhz);
-}
-
-/* Reads the columns bind_ceilings binds, in its order, into d. */
-static void read_ceilings(reader *c, kb_device *d)
-{
-    d->copy_batch_gbps = c_real(c);
-    c_text(c, d->ceilings_at, sizeof d->ceilings_at);
-    c_text(c, d->ceilings_driver, sizeof d->ceilings_driver);
-    d->ceilings_sm_clock_mhz = c_real(c);
-    d->ceilings_mem_clock_mhz = (int)c_int(c);
-}
-
 /* Inserts or refreshes device d; seen is the time it was seen (a newer row of
  * the same uuid is not overwritten by an older report). */
 static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, kb_err *e)
@@ -842,7 +934,7 @@ static kb_status put_device(kb_store *s, const kb_device *d, const char *seen, k
                    " runtime = excluded.runtime, last_seen = excluded.last_seen"
                    " WHERE excluded.last_seen >= devices.last_seen",
                    &q, &b, e));
-    bind_device(&b, d);
+    bind_group(&b, d, C_DEVICE);
     b_text(&b, seen);
     KB_TRY(run_bound(s, &b, &row, e));
 done:
@@ -870,11 +962,7 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
                    " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                    " ?, ?, ?, ?, ?, ?, ?)",
                    &q, &b, e));
-    b_text(&b, run->version);
-    b_text(&b, run->git);
-    b_text(&b, run->argv);
-    b_text(&b, run->started);
-    b_text(&b, run->finished);
+    bind_group(&b, run, C_RUN);
     b_text(&b, state);
     b_text(&b, run->tag);
     if (pid > 0)
@@ -883,11 +971,9 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
         b_text(&b, NULL);
     b_text(&b, host);
     b_int(&b, imported);
-    bind_device(&b, d);
-    b_real(&b, d->copy_gbps);
-    b_real(&b, d->mma_tflops);
-    b_real(&b, d->fp32_tflops);
-    bind_ceilings(&b, d);
+    bind_group(&b, d, C_DEVICE);
+    bind_group(&b, d, C_DEVICE_PEAK);
+    bind_group(&b, d, C_CEILINGS);
     KB_TRY(run_bound(s, &b, &row, e));
     run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
 done:
@@ -925,53 +1011,15 @@ static void bind_result(binder *b, const kb_result *r, const char *shape_text,
 {
     int64_t seed;
     memcpy(&seed, &r->seed, sizeof seed); /* the 64 bits as SQLite's signed integer */
-    b_text(b, r->op);
-    b_text(b, r->variant);
-    b_text(b, r->dtype);
+    bind_group(b, r, C_CASE);
     b_text(b, shape_text);
     b_text(b, kb_rstatus_name(r->status));
     b_text(b, r->reason);
     b_int(b, seed);
-    b_int(b, r->checked);
-    b_real(b, r->max_abs_err);
-    b_real(b, r->rel_l2_err);
-    b_real(b, r->atol);
-    b_real(b, r->rtol);
-    b_int(b, r->rows_checked);
-    b_real(b, r->median_us);
-    b_real(b, r->min_us);
-    b_real(b, r->max_us);
-    b_real(b, r->stdrel);
+    bind_group(b, r, C_CHECK_TIME);
     b_int(b, (int64_t)r->nsamples);
     b_blob(b, r->samples_us, r->nsamples * sizeof *r->samples_us);
-    b_real(b, r->sm_clock_mhz);
-    b_int(b, r->throttled);
-    b_real(b, r->bytes);
-    b_real(b, r->flops);
-    b_real(b, r->gbps);
-    b_real(b, r->tflops);
-    b_real(b, r->pct_peak);
-    b_text(b, r->metric_set);
-    b_int(b, r->passes);
-    b_text(b, r->counters_reason);
-    b_real(b, r->dram_bytes);
-    b_real(b, r->excess_traffic);
-    b_real(b, r->achieved_occupancy);
-    b_real(b, r->dram_gbps);
-    b_real(b, r->theoretical_occupancy);
-    b_int_known(b, r->registers);
-    b_int_known(b, r->local_bytes);
-    b_text(b, r->top_stalls);
-    b_text(b, r->bound);
-    b_real(b, r->extra_bytes);
-    b_text(b, r->source_path);
-    b_text(b, r->source_sha256);
-    b_real(b, r->batch_us);
-    b_real(b, r->batch_stdrel);
-    b_int(b, r->batch_launches);
-    b_real(b, r->gbps_batch);
-    b_real(b, r->tflops_batch);
-    b_real(b, r->pct_peak_batch);
+    bind_group(b, r, C_FIGURES);
     b_text(b, flags_text);
     b_text(b, r->throttle_reason);
 }
@@ -1004,13 +1052,7 @@ static kb_status put_kernels(kb_store *s, int64_t result_id, const kb_result *r,
             b_int(&b, k->grid[j]);
         for (int j = 0; j < 3; j++)
             b_int(&b, k->block[j]);
-        b_int(&b, k->registers);
-        b_int(&b, k->static_smem);
-        b_int(&b, k->dynamic_smem);
-        b_int(&b, k->local_bytes);
-        b_int(&b, k->blocks_per_sm);
-        b_real(&b, k->occupancy);
-        b_text(&b, k->occ_limiter);
+        bind_group(&b, k, C_KERNEL);
         SQL_CHECK(b.rc);
         SQL_STEP(q, rc);
         KB_TRY(put_values(s, vq, result_id, i, "metric", k->metrics, kb_kernel_nmetrics(k), e));
@@ -1310,13 +1352,7 @@ static kb_status load_kernels(kb_store *s, sqlite3_stmt *kq, int64_t result_id, 
             k->grid[j] = (unsigned)c_int(&c);
         for (int j = 0; j < 3; j++)
             k->block[j] = (unsigned)c_int(&c);
-        k->registers = (int)c_int(&c);
-        k->static_smem = c_int(&c);
-        k->dynamic_smem = c_int(&c);
-        k->local_bytes = c_int(&c);
-        k->blocks_per_sm = (int)c_int(&c);
-        k->occupancy = c_real(&c);
-        c_text(&c, k->occ_limiter, sizeof k->occ_limiter);
+        read_group(&c, k, C_KERNEL);
     }
 done:
     return st;
@@ -1366,9 +1402,7 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
     int64_t seed;
 
     *result_id = c_int(&c);
-    c_text(&c, r->op, sizeof r->op);
-    c_text(&c, r->variant, sizeof r->variant);
-    c_text(&c, r->dtype, sizeof r->dtype);
+    read_group(&c, r, C_CASE);
     c_text(&c, shape_text, sizeof shape_text);
     shape = cJSON_Parse(shape_text);
     if (!shape || kb_json_to_shape(shape, r, e) != KB_OK) {
@@ -1383,16 +1417,7 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
     c_text(&c, r->reason, sizeof r->reason);
     seed = c_int(&c);
     memcpy(&r->seed, &seed, sizeof seed);
-    r->checked = (int)c_int(&c);
-    r->max_abs_err = c_real(&c);
-    r->rel_l2_err = c_real(&c);
-    r->atol = c_real(&c);
-    r->rtol = c_real(&c);
-    r->rows_checked = c_int(&c);
-    r->median_us = c_real(&c);
-    r->min_us = c_real(&c);
-    r->max_us = c_real(&c);
-    r->stdrel = c_real(&c);
+    read_group(&c, r, C_CHECK_TIME);
     int blob_col = c.i++;
     const void *blob = sqlite3_column_blob(q, blob_col);
     size_t nbytes = (size_t)sqlite3_column_bytes(q, blob_col);
@@ -1409,34 +1434,7 @@ static kb_status read_result(kb_store *s, sqlite3_stmt *q, kb_result *r, int64_t
         memcpy(r->samples_us, blob, nbytes);
         r->nsamples = nbytes / sizeof(double);
     }
-    r->sm_clock_mhz = c_real(&c);
-    r->throttled = (int)c_int(&c);
-    r->bytes = c_real(&c);
-    r->flops = c_real(&c);
-    r->gbps = c_real(&c);
-    r->tflops = c_real(&c);
-    r->pct_peak = c_real(&c);
-    c_text(&c, r->metric_set, sizeof r->metric_set);
-    r->passes = (int)c_int(&c);
-    c_text(&c, r->counters_reason, sizeof r->counters_reason);
-    r->dram_bytes = c_real(&c);
-    r->excess_traffic = c_real(&c);
-    r->achieved_occupancy = c_real(&c);
-    r->dram_gbps = c_real(&c);
-    r->theoretical_occupancy = c_real(&c);
-    r->registers = (int)c_int_known(&c);
-    r->local_bytes = c_int_known(&c);
-    c_text(&c, r->top_stalls, sizeof r->top_stalls);
-    c_text(&c, r->bound, sizeof r->bound);
-    r->extra_bytes = c_real(&c);
-    c_text(&c, r->source_path, sizeof r->source_path);
-    c_text(&c, r->source_sha256, sizeof r->source_sha256);
-    r->batch_us = c_real(&c);
-    r->batch_stdrel = c_real(&c);
-    r->batch_launches = (int)c_int(&c);
-    r->gbps_batch = c_real(&c);
-    r->tflops_batch = c_real(&c);
-    r->pct_peak_batch = c_real(&c);
+    read_group(&c, r, C_FIGURES);
     c_text(&c, flags, sizeof flags);
     c_text(&c, r->throttle_reason, sizeof r->throttle_reason);
     if (kb_flags_parse(flags, &r->flags) != 0)
@@ -1484,18 +1482,12 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     reader c = {q, 0};
     kb_device *d = &out->dev;
     out->id = c_int(&c);
-    c_text(&c, out->version, sizeof out->version);
-    c_text(&c, out->git, sizeof out->git);
-    c_text(&c, out->argv, sizeof out->argv);
-    c_text(&c, out->started, sizeof out->started);
-    c_text(&c, out->finished, sizeof out->finished);
+    read_group(&c, out, C_RUN);
     c_text(&c, out->state, sizeof out->state);
     c_text(&c, out->tag, sizeof out->tag);
-    read_device(&c, d);
-    d->copy_gbps = c_real(&c);
-    d->mma_tflops = c_real(&c);
-    d->fp32_tflops = c_real(&c);
-    read_ceilings(&c, d);
+    read_group(&c, d, C_DEVICE);
+    read_group(&c, d, C_DEVICE_PEAK);
+    read_group(&c, d, C_CEILINGS);
     fin(q);
     q = NULL;
 
