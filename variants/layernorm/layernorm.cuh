@@ -398,6 +398,43 @@ KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *stt, const T *__restri
     }
 }
 
+/* The end of a row kernel's row: y = GELU(z(k, i) gamma + (beta + b)) for this
+ * thread's vectors of the row (none when !ok), plain 16-byte stores; then the
+ * group's thread 0 writes the row's mean and rstd to mean_out and rstd_out
+ * (when not NULL). z(k, i) is element i of vector k normalised. FENCE: a
+ * compiler barrier after each vector, so that the next vector's gamma/beta/b
+ * loads are not hoisted above this store (where, at 64 registers, they would
+ * spill). */
+template <typename T, int THREADS, int NV, bool EXACT, bool TANH, bool FENCE, typename Z>
+KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta,
+                         const T *__restrict__ bias, T *__restrict__ y,
+                         float *__restrict__ mean_out, float *__restrict__ rstd_out, int row,
+                         bool ok, int cols, int nvec, int tid, const uint4 *stt, float mean,
+                         float rstd, Z z)
+{
+    constexpr int V = kb_vec_width<T>();
+    uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)(ok ? row : 0) * cols) + tid;
+    const T *gt = ln_opaque(gamma) + tid * V, *b1t = ln_opaque(beta) + tid * V,
+            *b2t = ln_opaque(bias) + tid * V;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        if (ok && (EXACT || tid + k * THREADS < nvec)) {
+            float g[V], bb[V], o[V];
+            ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                o[i] = ln_gelu<TANH>(fmaf(z(k, i), g[i], bb[i]));
+            kb_st128(yv + k * THREADS, kb_pack<T>(o));
+        }
+        if constexpr (FENCE)
+            asm volatile("" ::: "memory");
+    }
+    if (mean_out != nullptr && ok && tid == 0) {
+        mean_out[row] = mean;
+        rstd_out[row] = rstd;
+    }
+}
+
 /* ---- the register paths' plan (host) --------------------------------------------
  *
  * A row of cols elements is held in registers as nvec = cols / V 16-byte vectors

@@ -167,30 +167,13 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
         const float rstd = rsqrtf(var + LN_EPS);
         const float off = -mean * rstd;
 
-        /* Output: y = GELU((x - mean) * rstd * gamma + (beta + b)). */
-        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)(ok ? row : 0) * cols) + tid;
-        const T *gt = ln_opaque(gamma) + tid * V, *b1t = ln_opaque(beta) + tid * V,
-                *b2t = ln_opaque(bias) + tid * V;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (ok && (EXACT || tid + k * THREADS < nvec)) {
-                float g[V], bb[V], o[V];
-                ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
-#pragma unroll
-                for (int i = 0; i < V; i++)
-                    o[i] = ln_gelu<TANH>(fmaf(fmaf(v[k][i], rstd, off), g[i], bb[i]));
-                kb_st128(yv + k * THREADS, kb_pack<T>(o));
-            }
-            /* fp32: keep the next vector's gamma/beta/b loads below this store
-             * (fused needs it for the tanh form only; here the alternating
-             * buffers' address costs the register). */
-            if constexpr (sizeof(T) == 4)
-                asm volatile("" ::: "memory");
-        }
-        if (mean_out != nullptr && ok && tid == 0) {
-            mean_out[row] = mean;
-            rstd_out[row] = rstd;
-        }
+        /* Output: y = GELU((x - mean) * rstd * gamma + (beta + b)). fp32 fences
+         * each vector's store from the next vector's gamma/beta/b loads (fused
+         * needs it for the tanh form only; here the alternating buffers'
+         * address costs the register). */
+        ln_row_store<T, THREADS, NV, EXACT, TANH, sizeof(T) == 4>(
+            gamma, beta, bias, y, mean_out, rstd_out, row, ok, cols, nvec, tid, stt, mean, rstd,
+            [&](int k, int i) { return fmaf(v[k][i], rstd, off); });
         if (nbase >= rows)
             break;
         base = nbase;
