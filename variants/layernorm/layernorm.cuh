@@ -3,9 +3,10 @@
  * computes, Welford states with Chan's merge and their block merge,
  * the pieces of the persistent row kernels (group sums over named barriers,
  * the fetch of a row's slice with its cp.async prefetch, the shared-memory
- * stage of gamma and beta + b) and the host-side plan (the ladder of row-kernel
- * shapes, the persistent grid) that fused and one_pass_variance share. Element
- * loads, 16-byte vectors and warp sums come from kernels/device.cuh.
+ * stage of gamma and beta + b, the end of a row) and the host-side plan (the
+ * ladder of row-kernel shapes, the persistent grid, the kernels' buffer
+ * parameters) that fused and one_pass_variance share. Element loads, 16-byte
+ * vectors and warp sums come from kernels/device.cuh.
  *
  * Shifted data. The correct variants take their fp32 statistics of d = x - K, K
  * the row's first element: for a row centred at 1e4 with spread 1 the
@@ -570,6 +571,17 @@ template <typename T> static ln_ptrs<T> ln_ptrs_of(const kb_args *a)
                     1.0f / (float)a->shape[LN_COLS]};
     return p;
 }
+
+/* The buffers a register-path kernel takes first, in the order ln_launchers
+ * passes them: x, gamma, beta and bias (read), y (written), mean_out and
+ * rstd_out (the stats outputs, NULL when the shape asks for none); T is the
+ * kernel's element type. The warp and row kernels follow them with rows, cols
+ * and inv_cols (rows an int64_t and an int), the streaming kernel with cols and
+ * inv_cols. */
+#define LN_PATH_BUFFERS                                                                 \
+    const T *__restrict__ x, const T *__restrict__ gamma, const T *__restrict__ beta,   \
+        const T *__restrict__ bias, T *__restrict__ y, float *__restrict__ mean_out,    \
+        float *__restrict__ rstd_out
 
 /* The launchers of the register path's three kernels, K's (see ln_dispatch). */
 template <typename K> struct ln_launchers {
