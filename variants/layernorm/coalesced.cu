@@ -14,8 +14,8 @@
  *   normalise  t = (x - mean) * rstd * gamma + beta       (t: fp32 scratch);
  *   bias       t += b;
  *   gelu       y = GELU(t).
- * The elementwise kernels use a 2-D grid-stride loop (y over rows, x over
- * columns in 256-thread strips), so no index is divided by cols.
+ * The elementwise kernels share one 2-D grid-stride loop (ew_walk: y over
+ * rows, x over columns in 256-thread strips), so no index is divided by cols.
  *
  * Resource budget (nvcc -Xptxas -v, sm_90): 19 to 32 registers, no shared
  * memory, no spills; full occupancy (2048 threads per SM).
@@ -68,6 +68,28 @@ __global__ void __launch_bounds__(STATS_THREADS)
     }
 }
 
+/* The elementwise kernels' 2-D grid-stride walk: block row blockIdx.y takes
+ * rows blockIdx.y, blockIdx.y + gridDim.y, ...; in each, the threads of the
+ * block row take columns in strips of gridDim.x * blockDim.x. row(r) is called
+ * once for each of the thread's rows, then f(base, j) for each of its columns
+ * j of that row, base = r * cols. */
+template <typename R, typename F>
+static __device__ __forceinline__ void ew_walk(int64_t rows, int cols, R row, F f)
+{
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        row(r);
+        const int64_t base = r * cols;
+        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x)
+            f(base, j);
+    }
+}
+
+/* ew_walk with nothing to do once a row. */
+template <typename F> static __device__ __forceinline__ void ew_walk(int64_t rows, int cols, F f)
+{
+    ew_walk(rows, cols, [](int64_t) {}, f);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(EW_MAX_THREADS)
     layernorm_coalesced_normalise(const T *__restrict__ x, const float *__restrict__ mean,
@@ -75,13 +97,13 @@ __global__ void __launch_bounds__(EW_MAX_THREADS)
                                   const T *__restrict__ beta, float *__restrict__ t,
                                   int64_t rows, int cols)
 {
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const float m = mean[r], rs = rstd[r];
-        const int64_t base = r * cols;
-        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x)
+    float m, rs; /* the row's statistics */
+    ew_walk(
+        rows, cols, [&](int64_t r) { m = mean[r]; rs = rstd[r]; },
+        [&](int64_t base, int j) {
             t[base + j] =
                 fmaf((kb_load(x, base + j) - m) * rs, kb_load(gamma, j), kb_load(beta, j));
-    }
+        });
 }
 
 template <typename T>
@@ -89,11 +111,7 @@ __global__ void __launch_bounds__(EW_MAX_THREADS)
     layernorm_coalesced_bias(const T *__restrict__ bias, float *__restrict__ t, int64_t rows,
                              int cols)
 {
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const int64_t base = r * cols;
-        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x)
-            t[base + j] += kb_load(bias, j);
-    }
+    ew_walk(rows, cols, [&](int64_t base, int j) { t[base + j] += kb_load(bias, j); });
 }
 
 template <typename T, bool TANH>
@@ -101,11 +119,8 @@ __global__ void __launch_bounds__(EW_MAX_THREADS)
     layernorm_coalesced_gelu(const float *__restrict__ t, T *__restrict__ y, int64_t rows,
                              int cols)
 {
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const int64_t base = r * cols;
-        for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < cols; j += gridDim.x * blockDim.x)
-            kb_store(y, base + j, ln_gelu<TANH>(t[base + j]));
-    }
+    ew_walk(rows, cols,
+            [&](int64_t base, int j) { kb_store(y, base + j, ln_gelu<TANH>(t[base + j])); });
 }
 
 /* The statistics, a warp per row; then three elementwise launches in strips of

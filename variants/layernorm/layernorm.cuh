@@ -3,9 +3,10 @@
  * computes, Welford states with Chan's merge and their block merge,
  * the pieces of the persistent row kernels (group sums over named barriers,
  * the fetch of a row's slice with its cp.async prefetch, the shared-memory
- * stage of gamma and beta + b) and the host-side plan (the ladder of row-kernel
- * shapes, the persistent grid) that fused and one_pass_variance share. Element
- * loads, 16-byte vectors and warp sums come from kernels/device.cuh.
+ * stage of gamma and beta + b, the end of a row) and the host-side plan (the
+ * ladder of row-kernel shapes, the persistent grid, the kernels' buffer
+ * parameters) that fused and one_pass_variance share. Element loads, 16-byte
+ * vectors and warp sums come from kernels/device.cuh.
  *
  * Shifted data. The correct variants take their fp32 statistics of d = x - K, K
  * the row's first element: for a row centred at 1e4 with spread 1 the
@@ -398,6 +399,43 @@ KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *stt, const T *__restri
     }
 }
 
+/* The end of a row kernel's row: y = GELU(z(k, i) gamma + (beta + b)) for this
+ * thread's vectors of the row (none when !ok), plain 16-byte stores; then the
+ * group's thread 0 writes the row's mean and rstd to mean_out and rstd_out
+ * (when not NULL). z(k, i) is element i of vector k normalised. FENCE: a
+ * compiler barrier after each vector, so that the next vector's gamma/beta/b
+ * loads are not hoisted above this store (where, at 64 registers, they would
+ * spill). */
+template <typename T, int THREADS, int NV, bool EXACT, bool TANH, bool FENCE, typename Z>
+KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta,
+                         const T *__restrict__ bias, T *__restrict__ y,
+                         float *__restrict__ mean_out, float *__restrict__ rstd_out, int row,
+                         bool ok, int cols, int nvec, int tid, const uint4 *stt, float mean,
+                         float rstd, Z z)
+{
+    constexpr int V = kb_vec_width<T>();
+    uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)(ok ? row : 0) * cols) + tid;
+    const T *gt = ln_opaque(gamma) + tid * V, *b1t = ln_opaque(beta) + tid * V,
+            *b2t = ln_opaque(bias) + tid * V;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        if (ok && (EXACT || tid + k * THREADS < nvec)) {
+            float g[V], bb[V], o[V];
+            ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                o[i] = ln_gelu<TANH>(fmaf(z(k, i), g[i], bb[i]));
+            kb_st128(yv + k * THREADS, kb_pack<T>(o));
+        }
+        if constexpr (FENCE)
+            asm volatile("" ::: "memory");
+    }
+    if (mean_out != nullptr && ok && tid == 0) {
+        mean_out[row] = mean;
+        rstd_out[row] = rstd;
+    }
+}
+
 /* ---- the register paths' plan (host) --------------------------------------------
  *
  * A row of cols elements is held in registers as nvec = cols / V 16-byte vectors
@@ -533,6 +571,17 @@ template <typename T> static ln_ptrs<T> ln_ptrs_of(const kb_args *a)
                     1.0f / (float)a->shape[LN_COLS]};
     return p;
 }
+
+/* The buffers a register-path kernel takes first, in the order ln_launchers
+ * passes them: x, gamma, beta and bias (read), y (written), mean_out and
+ * rstd_out (the stats outputs, NULL when the shape asks for none); T is the
+ * kernel's element type. The warp and row kernels follow them with rows, cols
+ * and inv_cols (rows an int64_t and an int), the streaming kernel with cols and
+ * inv_cols. */
+#define LN_PATH_BUFFERS                                                                 \
+    const T *__restrict__ x, const T *__restrict__ gamma, const T *__restrict__ beta,   \
+        const T *__restrict__ bias, T *__restrict__ y, float *__restrict__ mean_out,    \
+        float *__restrict__ rstd_out
 
 /* The launchers of the register path's three kernels, K's (see ln_dispatch). */
 template <typename K> struct ln_launchers {

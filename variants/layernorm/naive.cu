@@ -2,7 +2,7 @@
  * thread per row, every intermediate a round trip through global memory.
  *
  * Idea: the baseline the ladder improves on. Kernels, each one thread per row
- * walking its row left to right:
+ * (naive_row) walking its row left to right:
  *   mean       mean[r] = K + sum(x - K) / cols, K = x[r][0] (shifted data: the
  *              sum keeps the spread's digits when the mean is large);
  *   variance   rstd[r] = 1 / sqrt(sum((x - mean)^2) / cols + eps);
@@ -46,24 +46,32 @@
  * rounding near the run's size. The order of loads is unchanged. */
 #define NAIVE_RUN 1024
 
+/* The opening of a thread-per-row kernel: f(r) for this thread's row r, no
+ * call past the last row. */
+template <typename F> static __device__ __forceinline__ void naive_row(int64_t rows, F f)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows)
+        f(r);
+}
+
 template <typename T>
 __global__ void layernorm_naive_mean(const T *__restrict__ x, float *__restrict__ mean,
                                      int64_t rows, int cols, float inv_cols)
 {
-    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= rows)
-        return;
-    const T *xr = x + r * cols;
-    const float K = kb_load(xr, 0);
-    float s = 0.0f;
-    for (int j0 = 0; j0 < cols; j0 += NAIVE_RUN) {
-        const int j1 = cols - j0 < NAIVE_RUN ? cols : j0 + NAIVE_RUN;
-        float run = 0.0f;
-        for (int j = j0; j < j1; j++)
-            run += kb_load(xr, j) - K;
-        s += run;
-    }
-    mean[r] = K + s * inv_cols;
+    naive_row(rows, [&](int64_t r) {
+        const T *xr = x + r * cols;
+        const float K = kb_load(xr, 0);
+        float s = 0.0f;
+        for (int j0 = 0; j0 < cols; j0 += NAIVE_RUN) {
+            const int j1 = cols - j0 < NAIVE_RUN ? cols : j0 + NAIVE_RUN;
+            float run = 0.0f;
+            for (int j = j0; j < j1; j++)
+                run += kb_load(xr, j) - K;
+            s += run;
+        }
+        mean[r] = K + s * inv_cols;
+    });
 }
 
 template <typename T>
@@ -72,22 +80,21 @@ __global__ void layernorm_naive_variance(const T *__restrict__ x,
                                          float *__restrict__ rstd, int64_t rows, int cols,
                                          float inv_cols)
 {
-    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= rows)
-        return;
-    const T *xr = x + r * cols;
-    const float m = mean[r];
-    float q = 0.0f;
-    for (int j0 = 0; j0 < cols; j0 += NAIVE_RUN) {
-        const int j1 = cols - j0 < NAIVE_RUN ? cols : j0 + NAIVE_RUN;
-        float run = 0.0f;
-        for (int j = j0; j < j1; j++) {
-            const float c = kb_load(xr, j) - m;
-            run = fmaf(c, c, run);
+    naive_row(rows, [&](int64_t r) {
+        const T *xr = x + r * cols;
+        const float m = mean[r];
+        float q = 0.0f;
+        for (int j0 = 0; j0 < cols; j0 += NAIVE_RUN) {
+            const int j1 = cols - j0 < NAIVE_RUN ? cols : j0 + NAIVE_RUN;
+            float run = 0.0f;
+            for (int j = j0; j < j1; j++) {
+                const float c = kb_load(xr, j) - m;
+                run = fmaf(c, c, run);
+            }
+            q += run;
         }
-        q += run;
-    }
-    rstd[r] = rsqrtf(fmaf(q, inv_cols, LN_EPS));
+        rstd[r] = rsqrtf(fmaf(q, inv_cols, LN_EPS));
+    });
 }
 
 template <typename T>
@@ -98,39 +105,36 @@ __global__ void layernorm_naive_normalise(const T *__restrict__ x,
                                           const T *__restrict__ beta, float *__restrict__ t,
                                           int64_t rows, int cols)
 {
-    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= rows)
-        return;
-    const T *xr = x + r * cols;
-    float *tr = t + r * cols;
-    const float m = mean[r], rs = rstd[r];
-    for (int j = 0; j < cols; j++)
-        tr[j] = fmaf((kb_load(xr, j) - m) * rs, kb_load(gamma, j), kb_load(beta, j));
+    naive_row(rows, [&](int64_t r) {
+        const T *xr = x + r * cols;
+        float *tr = t + r * cols;
+        const float m = mean[r], rs = rstd[r];
+        for (int j = 0; j < cols; j++)
+            tr[j] = fmaf((kb_load(xr, j) - m) * rs, kb_load(gamma, j), kb_load(beta, j));
+    });
 }
 
 template <typename T>
 __global__ void layernorm_naive_bias(const T *__restrict__ bias, float *__restrict__ t,
                                      int64_t rows, int cols)
 {
-    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= rows)
-        return;
-    float *tr = t + r * cols;
-    for (int j = 0; j < cols; j++)
-        tr[j] += kb_load(bias, j);
+    naive_row(rows, [&](int64_t r) {
+        float *tr = t + r * cols;
+        for (int j = 0; j < cols; j++)
+            tr[j] += kb_load(bias, j);
+    });
 }
 
 template <typename T, bool TANH>
 __global__ void layernorm_naive_gelu(const float *__restrict__ t, T *__restrict__ y,
                                      int64_t rows, int cols)
 {
-    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= rows)
-        return;
-    const float *tr = t + r * cols;
-    T *yr = y + r * cols;
-    for (int j = 0; j < cols; j++)
-        kb_store(yr, j, ln_gelu<TANH>(tr[j]));
+    naive_row(rows, [&](int64_t r) {
+        const float *tr = t + r * cols;
+        T *yr = y + r * cols;
+        for (int j = 0; j < cols; j++)
+            kb_store(yr, j, ln_gelu<TANH>(tr[j]));
+    });
 }
 
 /* Five launches in order, each a thread per row (ln_steps: the buffers). */

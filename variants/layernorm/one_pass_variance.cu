@@ -59,11 +59,7 @@ static __device__ __forceinline__ void one_pass_sums(const uint4 (&raw)[NV], flo
 /* A warp per row (layernorm.cuh: ln_warp_start, ln_warp_store). */
 template <typename T, int NV, bool TANH>
 __global__ void __launch_bounds__(128, 8)
-    layernorm_one_pass_variance_warp(const T *__restrict__ x, const T *__restrict__ gamma,
-                                     const T *__restrict__ beta, const T *__restrict__ bias,
-                                     T *__restrict__ y, float *__restrict__ mean_out,
-                                     float *__restrict__ rstd_out, int64_t rows, int cols,
-                                     float inv_cols)
+    layernorm_one_pass_variance_warp(LN_PATH_BUFFERS, int64_t rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
     int64_t row;
@@ -111,16 +107,12 @@ static __device__ __forceinline__ float2 block_sum2(float a, float b, float (*re
 /* ---- the persistent group-per-row register kernel ------------------------------- */
 
 /* fused's row kernel (THREADS, NV, PF, MINB, G, EXACT as there, the same ladder,
- * fetch, stage and loop) with one-pass sums: a single group reduction of
- * (sum x, sum x^2), so one barrier a row, the partial buffers alternating by
- * row. */
+ * fetch, stage, loop and end of row, ln_row_store) with one-pass sums: a single
+ * group reduction of (sum x, sum x^2), so one barrier a row, the partial
+ * buffers alternating by row. */
 template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
 __global__ void __launch_bounds__(THREADS *G, MINB)
-    layernorm_one_pass_variance_row(const T *__restrict__ x, const T *__restrict__ gamma,
-                                    const T *__restrict__ beta, const T *__restrict__ bias,
-                                    T *__restrict__ y, float *__restrict__ mean_out,
-                                    float *__restrict__ rstd_out, int rows, int cols,
-                                    float inv_cols)
+    layernorm_one_pass_variance_row(LN_PATH_BUFFERS, int rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
     constexpr int NW = THREADS / 32;
@@ -167,30 +159,13 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
         const float rstd = rsqrtf(var + LN_EPS);
         const float off = -mean * rstd;
 
-        /* Output: y = GELU((x - mean) * rstd * gamma + (beta + b)). */
-        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)(ok ? row : 0) * cols) + tid;
-        const T *gt = ln_opaque(gamma) + tid * V, *b1t = ln_opaque(beta) + tid * V,
-                *b2t = ln_opaque(bias) + tid * V;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (ok && (EXACT || tid + k * THREADS < nvec)) {
-                float g[V], bb[V], o[V];
-                ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
-#pragma unroll
-                for (int i = 0; i < V; i++)
-                    o[i] = ln_gelu<TANH>(fmaf(fmaf(v[k][i], rstd, off), g[i], bb[i]));
-                kb_st128(yv + k * THREADS, kb_pack<T>(o));
-            }
-            /* fp32: keep the next vector's gamma/beta/b loads below this store
-             * (fused needs it for the tanh form only; here the alternating
-             * buffers' address costs the register). */
-            if constexpr (sizeof(T) == 4)
-                asm volatile("" ::: "memory");
-        }
-        if (mean_out != nullptr && ok && tid == 0) {
-            mean_out[row] = mean;
-            rstd_out[row] = rstd;
-        }
+        /* Output: y = GELU((x - mean) * rstd * gamma + (beta + b)). fp32 fences
+         * each vector's store from the next vector's gamma/beta/b loads (fused
+         * needs it for the tanh form only; here the alternating buffers'
+         * address costs the register). */
+        ln_row_store<T, THREADS, NV, EXACT, TANH, sizeof(T) == 4>(
+            gamma, beta, bias, y, mean_out, rstd_out, row, ok, cols, nvec, tid, stt, mean, rstd,
+            [&](int k, int i) { return fmaf(v[k][i], rstd, off); });
         if (nbase >= rows)
             break;
         base = nbase;
@@ -205,10 +180,7 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
 
 template <typename T, bool TANH>
 __global__ void __launch_bounds__(1024, 1)
-    layernorm_one_pass_variance_stream(const T *__restrict__ x, const T *__restrict__ gamma,
-                                       const T *__restrict__ beta, const T *__restrict__ bias,
-                                       T *__restrict__ y, float *__restrict__ mean_out,
-                                       float *__restrict__ rstd_out, int cols, float inv_cols)
+    layernorm_one_pass_variance_stream(LN_PATH_BUFFERS, int cols, float inv_cols)
 {
     __shared__ float red[2][32];
     const int64_t base = (int64_t)blockIdx.x * cols;

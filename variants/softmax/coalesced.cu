@@ -1,8 +1,9 @@
 /* coalesced.cu - softmax with a warp per row: lane l reads elements l, l + 32,
  * l + 64, ... so each warp-wide load is one contiguous 128-byte line (fp32) or
  * 64 bytes (16-bit). Still three passes over global memory (max, sum of
- * exp(x - max), write); the two row reductions are warp shuffles
- * (__shfl_xor_sync butterflies), no shared memory and no barriers.
+ * exp(x - max), write: naive's sm_three_passes, by 32 lanes); the two row
+ * reductions are warp shuffles (__shfl_xor_sync butterflies), no shared
+ * memory and no barriers.
  *
  * Idea: same arithmetic and the same passes as naive, only the access pattern
  * changes, so the difference between the two is what coalescing is worth.
@@ -36,25 +37,10 @@ __global__ void __launch_bounds__(COAL_THREADS)
 {
     const int lane = threadIdx.x % 32;
     const int64_t r = (int64_t)blockIdx.x * COAL_ROWS + threadIdx.x / 32;
-    /* The whole warp leaves together, so the shuffles below see all 32 lanes. */
+    /* The whole warp leaves together, so the shuffles see all 32 lanes. */
     if (r >= rows)
         return;
-    const T *xr = x + r * cols;
-    T *yr = y + r * cols;
-
-    float m = kb_neg_inf();
-    for (int64_t c = lane; c < cols; c += 32)
-        m = fmaxf(m, kb_load(xr, c));
-    m = kb_warp_max(m);
-
-    float d = 0.0f;
-    for (int64_t c = lane; c < cols; c += 32)
-        d += kb_exp2((kb_load(xr, c) - m) * KB_LOG2E);
-    d = kb_warp_sum(d);
-
-    const float inv = kb_rcp(d);
-    for (int64_t c = lane; c < cols; c += 32)
-        kb_store(yr, c, kb_exp2((kb_load(xr, c) - m) * KB_LOG2E) * inv);
+    sm_three_passes<32>(x + r * cols, y + r * cols, cols, lane);
 }
 
 template <typename T> static cudaError_t launch(const kb_args *a, cudaStream_t s)

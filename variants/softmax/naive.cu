@@ -1,5 +1,6 @@
 /* naive.cu - softmax, the formula as written: one thread per row, three passes
- * over global memory (the max, the sum of exp(x - max), the write).
+ * over global memory (the max, the sum of exp(x - max), the write:
+ * sm_three_passes in softmax.cuh, by a single lane).
  *
  * Idea: the baseline. Each thread walks its own row, so at any instant the 32
  * lanes of a warp touch 32 different rows, cols elements apart: every load is
@@ -39,20 +40,7 @@ __global__ void __launch_bounds__(NAIVE_THREADS)
     const int64_t r = (int64_t)blockIdx.x * NAIVE_THREADS + threadIdx.x;
     if (r >= rows)
         return;
-    const T *xr = x + r * cols;
-    T *yr = y + r * cols;
-
-    float m = kb_neg_inf();
-    for (int64_t c = 0; c < cols; c++)
-        m = fmaxf(m, kb_load(xr, c));
-
-    float d = 0.0f;
-    for (int64_t c = 0; c < cols; c++)
-        d += kb_exp2((kb_load(xr, c) - m) * KB_LOG2E);
-
-    const float inv = kb_rcp(d);
-    for (int64_t c = 0; c < cols; c++)
-        kb_store(yr, c, kb_exp2((kb_load(xr, c) - m) * KB_LOG2E) * inv);
+    sm_three_passes<1>(x + r * cols, y + r * cols, cols, 0);
 }
 
 template <typename T> static cudaError_t launch(const kb_args *a, cudaStream_t s)

@@ -1,7 +1,7 @@
 /* softmax.cuh - what the softmax variants share (each variant's kernel file
- * includes it): the axes of the shape and the launch of a row kernel. Element
- * loads, vectors, reductions and the online normaliser come from
- * kernels/device.cuh. */
+ * includes it): the axes of the shape, the three passes over a row that naive
+ * and coalesced make, and the launch of a row kernel. Element loads, vectors,
+ * reductions and the online normaliser come from kernels/device.cuh. */
 #ifndef KB_SOFTMAX_CUH
 #define KB_SOFTMAX_CUH
 
@@ -14,6 +14,30 @@
 
 /* Shape axes (the table order of src/kernels/softmax.c). */
 enum { SM_ROWS = 0, SM_COLS = 1 };
+
+/* Softmax of one row, xr into yr, in three passes over global memory by the
+ * LANES threads that share the row (1: a thread per row; 32: a warp, whose 32
+ * lanes must all call it): lane takes columns lane, lane + LANES, ... The max
+ * m of x; the sum d of exp(x - m); then y = exp(x - m) / d, each exp as exp2
+ * of (x - m) log2 e. After each of the first two passes the lanes' partials
+ * meet in a butterfly (nothing to do for one lane). */
+template <int LANES, typename T>
+KB_DEV void sm_three_passes(const T *xr, T *yr, int64_t cols, int lane)
+{
+    float m = kb_neg_inf();
+    for (int64_t c = lane; c < cols; c += LANES)
+        m = fmaxf(m, kb_load(xr, c));
+    m = kb_warp_max<LANES>(m);
+
+    float d = 0.0f;
+    for (int64_t c = lane; c < cols; c += LANES)
+        d += kb_exp2((kb_load(xr, c) - m) * KB_LOG2E);
+    d = kb_warp_sum<LANES>(d);
+
+    const float inv = kb_rcp(d);
+    for (int64_t c = lane; c < cols; c += LANES)
+        kb_store(yr, c, kb_exp2((kb_load(xr, c) - m) * KB_LOG2E) * inv);
+}
 
 /* A kernel over rows of x into y: (x, y, rows, cols), or (x, y, cols) for one
  * that takes a row per block. */
