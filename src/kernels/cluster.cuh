@@ -34,6 +34,7 @@
 
 #include "kernels/device.cuh"
 #include "kernels/hopper.cuh"
+#include "kernels/tma.h"
 
 /* Copy-engine pieces a slice arrives in (one mbarrier each). */
 #define KB_SLICE_CHUNKS 4
@@ -121,23 +122,34 @@ struct kb_cluster_plan {
     int overflow;    /* 1 when rows do not fit the cluster's shared memory */
 };
 
+/* The launch configuration of grid x block in clusters of cl blocks along x,
+ * smem bytes of dynamic shared memory, on stream s; *at holds its attribute. */
+static inline cudaLaunchConfig_t kb_cluster_config(kb_dim3 grid, kb_dim3 block, size_t smem,
+                                                   int cl, cudaStream_t s, cudaLaunchAttribute *at)
+{
+    cudaLaunchConfig_t cfg = {};
+    at->id = cudaLaunchAttributeClusterDimension;
+    at->val.clusterDim.x = (unsigned)cl;
+    at->val.clusterDim.y = 1;
+    at->val.clusterDim.z = 1;
+    cfg.gridDim = dim3(grid.x, grid.y, grid.z);
+    cfg.blockDim = dim3(block.x, block.y, block.z);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
 /* *active = the clusters of cl blocks of kernel k (threads a block, smem bytes
  * of dynamic shared memory) the GPU holds at once; 0 when it cannot place one.
  * Allows k smem bytes of dynamic shared memory first. Returns the CUDA error. */
 static inline cudaError_t kb_active_clusters(const void *k, int threads, int cl, size_t smem,
                                              int *active)
 {
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)cl;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3((unsigned)cl, 1, 1);
-    cfg.blockDim = dim3((unsigned)threads, 1, 1);
-    cfg.dynamicSmemBytes = smem;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute at;
+    const kb_dim3 grid = {(unsigned)cl, 1, 1}, block = {(unsigned)threads, 1, 1};
+    const cudaLaunchConfig_t cfg = kb_cluster_config(grid, block, smem, cl, 0, &at);
     *active = 0;
     /* Always allowed, not only past 48 KB: the default limit is 48 KB less
      * the kernel's static shared memory, so a slice just under 48 KB (fp32
@@ -259,18 +271,8 @@ static cudaError_t kb_launch_cluster(const kb_args *a, cudaStream_t s, void (*k)
                                      int cl, A... args)
 {
     kb_note_launch(a->log, (const void *)k, name, grid, block, smem);
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)cl;
-    at[0].val.clusterDim.y = 1;
-    at[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(grid.x, grid.y, grid.z);
-    cfg.blockDim = dim3(block.x, block.y, block.z);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
+    cudaLaunchAttribute at;
+    const cudaLaunchConfig_t cfg = kb_cluster_config(grid, block, smem, cl, s, &at);
     const cudaError_t e = cudaLaunchKernelEx(&cfg, k, args...);
     return e != cudaSuccess ? e : cudaGetLastError();
 }
@@ -283,17 +285,9 @@ static cudaError_t kb_launch_cluster(const kb_args *a, cudaStream_t s, void (*k)
 static inline int kb_cluster_prepare(const kb_args *a, int nin, int nout, const char *variant,
                                      char *why, size_t why_size)
 {
-    int dev = 0, major = 0, minor = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (e != cudaSuccess) {
-        snprintf(why, why_size, "asking the GPU's compute capability for %s failed: %s", variant,
-                 cudaGetErrorString(e));
+    int major, minor;
+    if (kb_device_cc(variant, &major, &minor, why, why_size) != 0)
         return -1;
-    }
     if (major < 9) {
         snprintf(why, why_size,
                  "%s needs thread-block clusters (compute capability 9.0), this GPU is %d.%d",

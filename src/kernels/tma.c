@@ -49,19 +49,28 @@ cudaError_t kb_tma_map_3d(CUtensorMap *map, const void *base, kb_dtype d, const 
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-int kb_require_sm90a(const char *variant, char *why, size_t why_size)
+int kb_device_cc(const char *variant, int *major, int *minor, char *why, size_t why_size)
 {
-    int dev, major = 0, minor = 0;
+    int dev;
+    *major = *minor = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        e = cudaDeviceGetAttribute(major, cudaDevAttrComputeCapabilityMajor, dev);
     if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        e = cudaDeviceGetAttribute(minor, cudaDevAttrComputeCapabilityMinor, dev);
     if (e != cudaSuccess) {
         snprintf(why, why_size, "asking the GPU's compute capability for %s failed: %s", variant,
                  cudaGetErrorString(e));
         return -1;
     }
+    return 0;
+}
+
+int kb_require_sm90a(const char *variant, char *why, size_t why_size)
+{
+    int major, minor;
+    if (kb_device_cc(variant, &major, &minor, why, why_size) != 0)
+        return -1;
     if (major == 9 && minor == 0)
         return 0;
     snprintf(why, why_size,

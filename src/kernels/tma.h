@@ -29,6 +29,10 @@ extern "C" {
 cudaError_t kb_tma_map_3d(CUtensorMap *map, const void *base, kb_dtype d, const uint64_t dims[3],
                           const uint64_t strides[2], const uint32_t box[3]);
 
+/* *major, *minor = the current GPU's compute capability. Returns 0, or -1
+ * with the runtime's error in why, naming `variant` (whose prepare asks). */
+int kb_device_cc(const char *variant, int *major, int *minor, char *why, size_t why_size);
+
 /* Whether the current GPU runs the sm_90a rungs (wgmma, setmaxnreg): 0 when it
  * is a Hopper GPU (compute capability 9.0); 1 when it is another, with the
  * reason naming `variant` in why (the case is skipped); -1 when asking the
