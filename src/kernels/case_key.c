@@ -4,6 +4,7 @@
  * call fails, the environment's choice among a variant's measured
  * configurations, the current device for a library's handle, and the
  * shared-memory opt-in asked once per kernel. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,12 +57,17 @@ cudaError_t kb_library_error(void)
     return ce != cudaSuccess ? ce : cudaErrorUnknown;
 }
 
-int kb_env_config(const char *var, int count, int dflt)
+int kb_env_int(const char *name, int dflt, int lo, int hi)
 {
-    const char *env = getenv(var);
-    if (env && env[0] >= '0' && env[0] < '0' + count && env[1] == '\0')
-        return env[0] - '0';
-    return dflt;
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return dflt;
+    char *end = NULL;
+    errno = 0;
+    const long n = strtol(v, &end, 10);
+    if (errno != 0 || *end != '\0' || n < lo || n > hi)
+        return dflt;
+    return (int)n;
 }
 
 int kb_current_device(int *dev, char *why, size_t why_size)

@@ -15,9 +15,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <type_traits>
@@ -69,22 +67,6 @@ static cudaError_t kb_launch(const kb_args *a, cudaStream_t s, void (*k)(P...), 
     kb_note_launch(a->log, (const void *)k, name, grid, block, smem);
     k<<<dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), smem, s>>>(args...);
     return cudaGetLastError();
-}
-
-/* The integer in environment variable name when it is set to a number in
- * [lo, hi], else dflt: the A/B switches of the variants' alternative paths
- * (each variant's header comment names its own). */
-static inline int kb_env_int(const char *name, int dflt, int lo, int hi)
-{
-    const char *v = getenv(name);
-    if (v == nullptr || *v == '\0')
-        return dflt;
-    char *end = nullptr;
-    errno = 0;
-    const long n = strtol(v, &end, 10);
-    if (errno != 0 || *end != '\0' || n < lo || n > hi)
-        return dflt;
-    return (int)n;
 }
 
 /* log2(e): exp(v) = exp2(v * KB_LOG2E). */

@@ -592,7 +592,7 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
         FW_CONFIG(T, 64, 3, 4, false, "att_fw_d64_c3_n128_s4_persist", 1),
         FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1)};
-    const int c = kb_env_config("KBENCH_FLASH_WGMMA_CONFIG", FW_CONFIGS, -1);
+    const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
         return &d128[c < 0 ? 0 : c];

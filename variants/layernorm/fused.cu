@@ -48,7 +48,7 @@
  *                            the row is there); the old one-element kernel for
  *                            pointers off 16 bytes.
  *
- * A/B switches (environment, read at each launch): KBENCH_LAYERNORM_TILE=0
+ * A/B switches (environment, read once per process): KBENCH_LAYERNORM_TILE=0
  * sends short rows back to the warp/streaming kernels, =2 takes every row of
  * up to 256 columns through the tile kernel; KBENCH_LAYERNORM_STREAM=0 takes
  * the old one-element streaming kernel. Prediction for these paths (not yet

@@ -342,7 +342,7 @@ static int tc_config(void)
 {
     static int c = -1;
     if (c < 0)
-        c = kb_env_config("KBENCH_TC_CONFIG", 4, 0);
+        c = kb_env_int("KBENCH_TC_CONFIG", 0, 0, 3);
     return c;
 }
 

@@ -526,7 +526,7 @@ template <typename T> static cudaError_t mw_plan_for(const kb_args *a, const mw_
         return cudaSuccess;
     int count;
     const mw_config *list = mw_configs<T>(&count);
-    int c = kb_env_config("KBENCH_MM_WGMMA_CONFIG", count, MW_DEFAULT);
+    int c = kb_env_int("KBENCH_MM_WGMMA_CONFIG", MW_DEFAULT, 0, count - 1);
     if (list[c].tma_store && mm_shape_of(a).n % 8 != 0)
         c = list[c].cluster > 1 ? 3 : 1; /* the same pairing, C from registers */
     p->cfg = &list[c];

@@ -34,7 +34,7 @@
  *     clusters), peeled to 16-byte alignment (the `cluster` rung holds such
  *     rows in shared memory instead and reads them once).
  *
- * A/B switches (environment, read at each launch): KBENCH_SOFTMAX_TILE=0 sends
+ * A/B switches (environment, read once per process): KBENCH_SOFTMAX_TILE=0 sends
  * short unaligned rows back to the peeled/one-element ladder, =2 takes short
  * aligned rows through the tile path too; KBENCH_SOFTMAX_PEEL=0 sends
  * unaligned rows back to one-element chunks (the old path);
@@ -587,7 +587,7 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
     /* Few rows: 16 blocks a row where the GPU forms such clusters (A/B:
      * KBENCH_SOFTMAX_SPLIT=8 keeps 8, =16 asks for 16 whatever the rows). */
     int sms = 0;
-    const int split = kb_env_int("KBENCH_SOFTMAX_SPLIT", 0, 8, STREAM_CLUSTER_WIDE);
+    static const int split = kb_env_int("KBENCH_SOFTMAX_SPLIT", 0, 8, STREAM_CLUSTER_WIDE);
     if (split != STREAM_CLUSTER && rows <= INT32_MAX / STREAM_CLUSTER_WIDE &&
         kb_current_sms(&sms) == cudaSuccess &&
         (split == STREAM_CLUSTER_WIDE || rows * STREAM_CLUSTER < 2 * (int64_t)sms)) {
@@ -691,8 +691,8 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         return cudaSuccess;
     /* The A/B switches (header comment): 0 turns a path off; tile 2 takes
      * 16-byte-multiple short rows through shared memory too. */
-    const int use_tile = kb_env_int("KBENCH_SOFTMAX_TILE", 1, 0, 2);
-    const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
+    static const int use_tile = kb_env_int("KBENCH_SOFTMAX_TILE", 1, 0, 2);
+    static const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
     const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
     if (aligned && use_tile && (cols % W != 0 || use_tile == 2))
         for (const fused_cfg &c : tile)
