@@ -257,29 +257,11 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
         const float rstd =
             rsqrtf(fmaf(ln_group_sum<NW, G>(q, red[gid][1], gid), inv_cols, LN_EPS));
 
-        /* Output: y = GELU(c * rstd * gamma + (beta + b)), plain 16-byte stores. */
-        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)(ok ? row : 0) * cols) + tid;
-        const T *gt = ln_opaque(gamma) + tid * V, *b1t = ln_opaque(beta) + tid * V,
-                *b2t = ln_opaque(bias) + tid * V;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (ok && (EXACT || tid + k * THREADS < nvec)) {
-                float g[V], bb[V], o[V];
-                ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
-#pragma unroll
-                for (int i = 0; i < V; i++)
-                    o[i] = ln_gelu<TANH>(fmaf(v[k][i] * rstd, g[i], bb[i]));
-                kb_st128(yv + k * THREADS, kb_pack<T>(o));
-            }
-            /* fp32 tanh: keep the next vector's gamma/beta/b loads from being
-             * hoisted above this store (at 64 registers they would spill). */
-            if constexpr (TANH && SHIFT)
-                asm volatile("" ::: "memory");
-        }
-        if (mean_out != nullptr && ok && tid == 0) {
-            mean_out[row] = K + md;
-            rstd_out[row] = rstd;
-        }
+        /* Output: y = GELU(c * rstd * gamma + (beta + b)), plain 16-byte stores;
+         * fp32 tanh fences each vector (ln_row_store). */
+        ln_row_store<T, THREADS, NV, EXACT, TANH, TANH && SHIFT>(
+            gamma, beta, bias, y, mean_out, rstd_out, row, ok, cols, nvec, tid, stt,
+            [&] { return K + md; }, rstd, [&](int k, int i) { return v[k][i] * rstd; });
         if (nbase >= rows)
             break;
         base = nbase;
@@ -582,8 +564,8 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     if (rows <= 0 || cols <= 0)
         return cudaSuccess;
     /* A/B switches (header comment). */
-    const int use_tile = kb_env_int("KBENCH_LAYERNORM_TILE", 1, 0, 2);
-    const int vec_stream = kb_env_int("KBENCH_LAYERNORM_STREAM", 1, 0, 1);
+    static const int use_tile = kb_env_int("KBENCH_LAYERNORM_TILE", 1, 0, 2);
+    static const int vec_stream = kb_env_int("KBENCH_LAYERNORM_STREAM", 1, 0, 1);
     const bool aligned = ln_aligned16(a) != 0;
     /* Short rows: the tile kernel when the warp kernel would leave most lanes
      * idle (fewer than 16 vectors a row) or the row is off 16-byte boundaries. */

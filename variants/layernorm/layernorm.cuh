@@ -401,16 +401,18 @@ KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *stt, const T *__restri
 
 /* The end of a row kernel's row: y = GELU(z(k, i) gamma + (beta + b)) for this
  * thread's vectors of the row (none when !ok), plain 16-byte stores; then the
- * group's thread 0 writes the row's mean and rstd to mean_out and rstd_out
- * (when not NULL). z(k, i) is element i of vector k normalised. FENCE: a
+ * group's thread 0 writes the row's mean (mean(), worked out only there) and
+ * rstd to mean_out and rstd_out (when not NULL). z(k, i) is element i of
+ * vector k normalised. FENCE: a
  * compiler barrier after each vector, so that the next vector's gamma/beta/b
  * loads are not hoisted above this store (where, at 64 registers, they would
  * spill). */
-template <typename T, int THREADS, int NV, bool EXACT, bool TANH, bool FENCE, typename Z>
+template <typename T, int THREADS, int NV, bool EXACT, bool TANH, bool FENCE, typename M,
+          typename Z>
 KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta,
                          const T *__restrict__ bias, T *__restrict__ y,
                          float *__restrict__ mean_out, float *__restrict__ rstd_out, int row,
-                         bool ok, int cols, int nvec, int tid, const uint4 *stt, float mean,
+                         bool ok, int cols, int nvec, int tid, const uint4 *stt, M mean,
                          float rstd, Z z)
 {
     constexpr int V = kb_vec_width<T>();
@@ -431,7 +433,7 @@ KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta
             asm volatile("" ::: "memory");
     }
     if (mean_out != nullptr && ok && tid == 0) {
-        mean_out[row] = mean;
+        mean_out[row] = mean();
         rstd_out[row] = rstd;
     }
 }

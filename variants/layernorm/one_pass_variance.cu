@@ -164,8 +164,8 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
          * needs it for the tanh form only; here the alternating buffers'
          * address costs the register). */
         ln_row_store<T, THREADS, NV, EXACT, TANH, sizeof(T) == 4>(
-            gamma, beta, bias, y, mean_out, rstd_out, row, ok, cols, nvec, tid, stt, mean, rstd,
-            [&](int k, int i) { return fmaf(v[k][i], rstd, off); });
+            gamma, beta, bias, y, mean_out, rstd_out, row, ok, cols, nvec, tid, stt,
+            [&] { return mean; }, rstd, [&](int k, int i) { return fmaf(v[k][i], rstd, off); });
         if (nbase >= rows)
             break;
         base = nbase;
