@@ -103,7 +103,7 @@ $(HOST_TEST_BIN): $(B)/tests/%: tests/%.c tests/kbtest.h $(B)/libkb.a $(B)/shim/
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(TEST_O) $(B)/libkb.a -o $@ $(LDFLAGS) -lcmocka $(LDLIBS)
 
-$(GPU_TEST_BIN): $(B)/tests/gpu/%: tests/gpu/%.c tests/kbtest.h $(B)/libkb.a $(GPU_TEST_O) $(B)/shim/string
+$(GPU_TEST_BIN): $(B)/tests/gpu/%: tests/gpu/%.c tests/kbtest.h tests/gpu/gpu_test.h $(B)/libkb.a $(GPU_TEST_O) $(B)/shim/string
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $< $(GPU_TEST_O) $(B)/libkb.a -o $@ $(LDFLAGS) \
 	  -lcmocka $(LDLIBS)

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu/gpu_test.h"
 #include "kbtest.h"
 #include "kernels/op.h"
 #include "kernels/shape.h"
@@ -74,14 +75,7 @@ static const op_sizes *sizes_of(const kb_op *op)
 static int setup(void **state)
 {
     (void)state;
-    int n = 0;
-    kb_err e = {{0}};
-    gpu = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-    if (!gpu) {
-        fprintf(stderr, "no GPU: skipping the GPU tests\n");
-        return 0;
-    }
-    return kb_device_query(0, &dev, &e) == KB_OK ? 0 : -1;
+    return kbt_gpu_setup(&gpu, &dev, "the GPU tests");
 }
 
 /* KBENCH_TEST_NO_COUNTERS set: a tools client (`make memcheck`'s

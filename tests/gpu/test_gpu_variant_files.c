@@ -4,6 +4,7 @@
  * pass as is. Skips, saying so, without a GPU or without nvcc. */
 #include <cuda_runtime_api.h>
 
+#include "gpu/gpu_test.h"
 #include "kbtest.h"
 #include "kernels/op.h"
 #include "kernels/shape.h"
@@ -33,14 +34,7 @@ static const struct {
 static int setup(void **state)
 {
     (void)state;
-    int n = 0;
-    kb_err e = {{0}};
-    gpu = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-    if (!gpu) {
-        fprintf(stderr, "no GPU: skipping the variant file GPU tests\n");
-        return 0;
-    }
-    return kb_device_query(0, &dev, &e) == KB_OK ? 0 : -1;
+    return kbt_gpu_setup(&gpu, &dev, "the variant file GPU tests");
 }
 
 static const kb_bench_opts quick = {
