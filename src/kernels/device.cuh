@@ -158,6 +158,76 @@ KB_DEV void kb_st128(void *p, uint4 v)
     *(uint4 *)p = v;
 }
 
+/* ---- a span of short rows through shared memory (the row operators' tile paths) --
+ *
+ * A block's rows of a short-row tile are one contiguous span [e0, e0 + n) of
+ * the matrix; the span sits in shared memory as it sits against 16-byte
+ * boundaries in global memory, tile[0] being the element e0 - mis (mis = e0
+ * mod W), so both copies are aligned 16-byte moves: nvec vectors from there,
+ * the first and last of which may stick out of the span and move element by
+ * element. MAXV: the most vectors a thread moves (nvec <= MAXV THREADS). */
+
+/* Rows of cols elements in a span of at most elems elements: a multiple of
+ * rpr (the rows a block's threads take at once), at least rpr. */
+__host__ __device__ constexpr int64_t kb_span_rows(int64_t elems, int rpr, int64_t cols)
+{
+    return elems / cols / rpr * rpr > rpr ? elems / cols / rpr * rpr : rpr;
+}
+
+/* MAXV for spans of up to elems elements moved by threads threads: their
+ * vectors and one either side. */
+template <typename T> __host__ __device__ constexpr int kb_span_maxv(int threads, int elems)
+{
+    return (elems / kb_vec_width<T>() + 2 + threads - 1) / threads;
+}
+
+/* The span of xs (= x + e0 - mis) into tile: every thread's loads are issued
+ * before the first is stored, so MAXV of them fly at once. */
+template <typename T, int THREADS, int MAXV>
+KB_DEV void kb_span_in(T *tile, const T *__restrict__ xs, int nvec, int mis, int64_t n)
+{
+    constexpr int W = kb_vec_width<T>();
+    uint4 r[MAXV];
+#pragma unroll
+    for (int k = 0; k < MAXV; k++) {
+        const int v = (int)threadIdx.x + k * THREADS;
+        const int64_t a = (int64_t)v * W - mis; /* its first element, from e0 */
+        r[k] = v < nvec && a >= 0 && a + W <= n ? kb_ld128(xs + (int64_t)v * W)
+                                                : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < MAXV; k++) {
+        const int v = (int)threadIdx.x + k * THREADS;
+        const int64_t a = (int64_t)v * W - mis;
+        if (v >= nvec)
+            continue;
+        if (a >= 0 && a + W <= n) {
+            *reinterpret_cast<uint4 *>(&tile[v * W]) = r[k];
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    tile[v * W + i] = xs[(int64_t)v * W + i];
+        }
+    }
+}
+
+/* The span back from tile to ys (= y + e0 - mis), as kb_span_in brought it. */
+template <typename T, int THREADS>
+KB_DEV void kb_span_out(T *__restrict__ ys, const T *tile, int nvec, int mis, int64_t n)
+{
+    constexpr int W = kb_vec_width<T>();
+    for (int v = (int)threadIdx.x; v < nvec; v += THREADS) {
+        const int64_t a = (int64_t)v * W - mis;
+        if (a >= 0 && a + W <= n) {
+            kb_st128(ys + (int64_t)v * W, *reinterpret_cast<const uint4 *>(&tile[v * W]));
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    ys[(int64_t)v * W + i] = tile[v * W + i];
+        }
+    }
+}
+
 /* A vector of kb_vec_width<T>() copies of -infinity in T. */
 template <typename T> KB_DEV uint4 kb_vec_neg_inf(void)
 {
