@@ -168,10 +168,11 @@ KB_DEV void kb_st128(void *p, uint4 v)
  * element. MAXV: the most vectors a thread moves (nvec <= MAXV THREADS). */
 
 /* Rows of cols elements in a span of at most elems elements: a multiple of
- * rpr (the rows a block's threads take at once), at least rpr. */
+ * rpr (the rows a block's threads take at once), at least rpr (and rpr for
+ * an empty row). */
 __host__ __device__ constexpr int64_t kb_span_rows(int64_t elems, int rpr, int64_t cols)
 {
-    return elems / cols / rpr * rpr > rpr ? elems / cols / rpr * rpr : rpr;
+    return cols > 0 && elems / cols / rpr * rpr > rpr ? elems / cols / rpr * rpr : rpr;
 }
 
 /* MAXV for spans of up to elems elements moved by threads threads: their
