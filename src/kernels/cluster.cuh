@@ -168,6 +168,77 @@ KB_DEV void kb_ring_issue(const kb_ring &r, unsigned it, const T *x, int64_t row
         kb_ring_load(r, it + 1, x, row + step, cols, rank, cl);
 }
 
+/* Block rank's part of row `row` at the block's iteration it (its rows go by
+ * step): the slice's geometry, the row's x and y, the same from the body's
+ * first 16-byte boundary, and the slice's buffer in sl (the ring's shared
+ * memory). Thread 0 first starts the ring's copies for the iteration. */
+template <typename T> struct kb_row_part {
+    kb_slice sc;
+    const T *xr, *xb;
+    T *yr, *yb;
+    const uint4 *sb;
+};
+template <typename T>
+KB_DEV kb_row_part<T> kb_ring_row(const kb_ring &r, const uint4 *sl, unsigned it, const T *x,
+                                  T *y, int64_t row, int64_t step, int64_t rows, int64_t cols,
+                                  unsigned rank, unsigned cl)
+{
+    if (threadIdx.x == 0)
+        kb_ring_issue(r, it, x, row, step, rows, cols, rank, cl);
+    kb_row_part<T> p;
+    p.sc = kb_slice_of<T>(row, cols, rank, cl, r.capv);
+    p.xr = x + row * cols;
+    p.yr = y + row * cols;
+    p.xb = p.xr + p.sc.head;
+    p.yb = p.yr + p.sc.head;
+    p.sb = sl + (int64_t)(it % (unsigned)r.nbuf) * r.capv;
+    return p;
+}
+
+/* The block's start: its place in its cluster, the ring over its shared
+ * memory sl and barriers bar (initialised and published to the block), and
+ * peer, the address of the partial in block (lane) of the cluster for lanes
+ * below the cluster size (block 0's above), part being the block's own. */
+struct kb_cluster_block {
+    unsigned cl, rank;
+    int64_t clusters; /* clusters of the grid: a block's rows go by this step */
+    kb_ring ring;
+    uint32_t peer;
+};
+KB_DEV kb_cluster_block kb_cluster_start(uint4 *sl, uint64_t *bar, int64_t capv, int nbuf,
+                                         const float4 *part)
+{
+    kb_cluster_block b;
+    b.cl = kb_cluster_size();
+    b.rank = kb_cluster_rank();
+    b.clusters = gridDim.x / b.cl;
+    b.ring = {kb_smem_u32(sl), kb_smem_u32(bar), capv, nbuf};
+    const int lane = (int)(threadIdx.x & 31);
+    b.peer = kb_cluster_map(kb_smem_u32(part), lane < (int)b.cl ? (unsigned)lane : 0u);
+    if (threadIdx.x == 0)
+        kb_ring_init(b.ring);
+    __syncthreads();
+    return b;
+}
+
+/* A row's meeting of the cluster: thread 0 publishes the block's partial mine
+ * in part once the peers have read the last row's (iteration it > 0), every
+ * block arrives and waits, and lane l < cl of every warp gets block l's
+ * partial, the other lanes none. The caller merges the lanes and then calls
+ * kb_cluster_arrive(): its reads are done (the next meeting, or the wait
+ * before the block exits, waits for every block's). */
+KB_DEV float4 kb_cluster_meet(float4 mine, float4 *part, uint32_t peer, unsigned cl, unsigned it,
+                              float4 none)
+{
+    if (it > 0)
+        kb_cluster_wait();
+    if (threadIdx.x == 0)
+        *part = mine;
+    kb_cluster_arrive();
+    kb_cluster_wait();
+    return (threadIdx.x & 31) < cl ? kb_ld_cluster_f4(peer) : none;
+}
+
 /* ---- host: the plan ------------------------------------------------------------- */
 
 /* How a cluster rung runs a shape. */

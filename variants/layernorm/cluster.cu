@@ -71,26 +71,14 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
     __shared__ __align__(8) uint64_t bar[2 * KB_SLICE_CHUNKS];
     __shared__ float red[3][32];
     __shared__ __align__(16) float4 part;
-    const int tid = threadIdx.x, lane = tid & 31;
-    const unsigned cl = kb_cluster_size(), rank = kb_cluster_rank();
-    const int64_t clusters = gridDim.x / cl;
-    const kb_ring ring = {kb_smem_u32(sl), kb_smem_u32(bar), capv, nbuf};
-    const uint32_t peer = kb_cluster_map(kb_smem_u32(&part), lane < (int)cl ? lane : 0);
+    const int tid = threadIdx.x;
     const float inv_cols = 1.0f / (float)cols;
-    if (tid == 0)
-        kb_ring_init(ring);
-    __syncthreads();
+    const auto [cl, rank, clusters, ring, peer] = kb_cluster_start(sl, bar, capv, nbuf, &part);
 
     unsigned it = 0;
     for (int64_t row = blockIdx.x / cl; row < rows; row += clusters, it++) {
-        const kb_slice sc = kb_slice_of<T>(row, cols, rank, cl, capv);
-        const T *xr = x + row * cols;
-        T *yr = y + row * cols;
-        const T *xb = xr + sc.head;
-        T *yb = yr + sc.head;
-        const uint4 *sb = sl + (int64_t)(it % (unsigned)nbuf) * capv; /* this row's slice */
-        if (tid == 0)
-            kb_ring_issue(ring, it, x, row, clusters, rows, cols, rank, cl);
+        const auto [sc, xr, xb, yr, yb, sb] =
+            kb_ring_row(ring, sl, it, x, y, row, clusters, rows, cols, rank, cl);
         const float K = kb_load(xr, 0);
 
         /* The overflow, while the copy engine works: U vectors a step. */
@@ -152,20 +140,9 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         w = ln_block_wf(w, red);
 
         /* The cluster: publish, meet, merge the peers' partials in rank order. */
-        if (it > 0)
-            kb_cluster_wait(); /* the peers have read the last row's partial */
-        if (tid == 0)
-            part = make_float4(w.n, w.mean, w.m2, 0.0f);
-        kb_cluster_arrive();
-        kb_cluster_wait();
-        ln_wf t = {0.0f, 0.0f, 0.0f};
-        if (lane < (int)cl) {
-            const float4 q = kb_ld_cluster_f4(peer);
-            t.n = q.x;
-            t.mean = q.y;
-            t.m2 = q.z;
-        }
-        t = ln_warp_wf(t);
+        const float4 q = kb_cluster_meet(make_float4(w.n, w.mean, w.m2, 0.0f), &part, peer, cl, it,
+                                         make_float4(0.0f, 0.0f, 0.0f, 0.0f));
+        const ln_wf t = ln_warp_wf({q.x, q.y, q.z});
         kb_cluster_arrive();
 
         /* y from the slice, then from the overflow (the L2). */

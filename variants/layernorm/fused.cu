@@ -322,19 +322,14 @@ __global__ void __launch_bounds__(TILE_THREADS)
     __shared__ float gs[TILE_PER_LANE * G], bs[TILE_PER_LANE * G];
     const int tid = threadIdx.x, t = tid % G;
     const int span = (int)kb_span_rows(TILE_ELEMS, RPR, cols); /* rows a block */
-    const int64_t r0 = (int64_t)blockIdx.x * span;
-    const int nrows = (int)(rows - r0 < span ? rows - r0 : span);
-    const int64_t e0 = r0 * cols, n = (int64_t)nrows * cols; /* the span [e0, e0 + n) */
-    const int mis = (int)(e0 % W);
-    const int nvec = (int)((mis + n + W - 1) / W); /* vectors from e0 - mis */
-    const T *xs = x + (e0 - mis);
-    T *ys = y + (e0 - mis);
+    const kb_span sp = kb_span_of<T>(rows, cols, span);
+    const int nrows = sp.nrows, mis = sp.mis;
 
     for (int c = tid; c < cols; c += TILE_THREADS) {
         gs[c] = kb_load(gamma, c);
         bs[c] = kb_load(beta, c) + kb_load(bias, c);
     }
-    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, xs, nvec, mis, n);
+    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, x, sp);
     __syncthreads();
 
     /* Each group its rows, in place; groups past the span's rows compute on
@@ -369,13 +364,13 @@ __global__ void __launch_bounds__(TILE_THREADS)
                 row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
         }
         if (mean_out != nullptr && ok && t == 0) {
-            mean_out[r0 + r] = K + md;
-            rstd_out[r0 + r] = rstd;
+            mean_out[sp.r0 + r] = K + md;
+            rstd_out[sp.r0 + r] = rstd;
         }
     }
     __syncthreads();
 
-    kb_span_out<T, TILE_THREADS>(ys, tile, nvec, mis, n);
+    kb_span_out<T, TILE_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming kernels (rows too long for registers, or unaligned) ------------ */

@@ -105,25 +105,13 @@ __global__ void __launch_bounds__(CLU_THREADS, 2)
     __shared__ __align__(8) uint64_t bar[2 * KB_SLICE_CHUNKS];
     __shared__ float2 red[CLU_THREADS / 32];
     __shared__ __align__(16) float4 part;
-    const int tid = threadIdx.x, lane = tid & 31;
-    const unsigned cl = kb_cluster_size(), rank = kb_cluster_rank();
-    const int64_t clusters = gridDim.x / cl;
-    const kb_ring ring = {kb_smem_u32(sl), kb_smem_u32(bar), capv, nbuf};
-    const uint32_t peer = kb_cluster_map(kb_smem_u32(&part), lane < (int)cl ? lane : 0);
-    if (tid == 0)
-        kb_ring_init(ring);
-    __syncthreads();
+    const int tid = threadIdx.x;
+    const auto [cl, rank, clusters, ring, peer] = kb_cluster_start(sl, bar, capv, nbuf, &part);
 
     unsigned it = 0;
     for (int64_t row = blockIdx.x / cl; row < rows; row += clusters, it++) {
-        const kb_slice sc = kb_slice_of<T>(row, cols, rank, cl, capv);
-        const T *xr = x + row * cols;
-        T *yr = y + row * cols;
-        const T *xb = xr + sc.head;
-        T *yb = yr + sc.head;
-        const uint4 *sb = sl + (int64_t)(it % (unsigned)nbuf) * capv; /* this row's slice */
-        if (tid == 0)
-            kb_ring_issue(ring, it, x, row, clusters, rows, cols, rank, cl);
+        const auto [sc, xr, xb, yr, yb, sb] =
+            kb_ring_row(ring, sl, it, x, y, row, clusters, rows, cols, rank, cl);
 
         /* The overflow, while the copy engine works: U vectors in flight a thread. */
         float2 s = kb_online_empty();
@@ -163,19 +151,11 @@ __global__ void __launch_bounds__(CLU_THREADS, 2)
         }
         s = kb_block_online<CLU_THREADS>(s, red);
 
-        /* The cluster: publish, meet, read the peers' pairs in rank order. */
-        if (it > 0)
-            kb_cluster_wait(); /* the peers have read the last row's pair */
-        if (tid == 0)
-            part = make_float4(s.x, s.y, 0.0f, 0.0f);
-        kb_cluster_arrive();
-        kb_cluster_wait();
-        float2 p = kb_online_empty();
-        if (lane < (int)cl) {
-            const float4 q = kb_ld_cluster_f4(peer);
-            p = make_float2(q.x, q.y);
-        }
-        p = kb_warp_online<32>(p);
+        /* The cluster: publish, meet, merge the peers' pairs in rank order. */
+        const float2 e = kb_online_empty();
+        const float4 q = kb_cluster_meet(make_float4(s.x, s.y, 0.0f, 0.0f), &part, peer, cl, it,
+                                         make_float4(e.x, e.y, 0.0f, 0.0f));
+        const float2 p = kb_warp_online<32>(make_float2(q.x, q.y));
         kb_cluster_arrive();
 
         /* y from the slice in shared memory, then from the overflow (the L2). */

@@ -339,16 +339,11 @@ __global__ void __launch_bounds__(TILE_THREADS)
     __shared__ __align__(16) T tile[TILE_ELEMS + W]; /* + the misalignment */
     const int tid = threadIdx.x, t = tid % G;
     const int span = (int)kb_span_rows(TILE_ELEMS, RPR, cols); /* rows a block */
-    const int64_t r0 = (int64_t)blockIdx.x * span;
-    const int nrows = (int)(rows - r0 < span ? rows - r0 : span);
-    const int64_t e0 = r0 * cols, n = (int64_t)nrows * cols; /* the span [e0, e0 + n) */
-    const int mis = (int)(e0 % W);
-    const int nvec = (int)((mis + n + W - 1) / W); /* vectors from e0 - mis */
-    const T *xs = x + (e0 - mis);
-    T *ys = y + (e0 - mis);
+    const kb_span sp = kb_span_of<T>(rows, cols, span);
+    const int nrows = sp.nrows, mis = sp.mis;
 
     /* The span in: whole vectors inside it as vectors, the edges element-wise. */
-    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, xs, nvec, mis, n);
+    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, x, sp);
     __syncthreads();
 
     /* Each group its rows, in place. Groups past the span's rows compute on
@@ -384,7 +379,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     __syncthreads();
 
     /* The span out, as it came in. */
-    kb_span_out<T, TILE_THREADS>(ys, tile, nvec, mis, n);
+    kb_span_out<T, TILE_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming path: rows too long for the registers -----------------------------
