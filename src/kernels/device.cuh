@@ -158,6 +158,103 @@ KB_DEV void kb_st128(void *p, uint4 v)
     *(uint4 *)p = v;
 }
 
+/* ---- a span of short rows through shared memory (the row operators' tile paths) --
+ *
+ * A block's rows of a short-row tile are one contiguous span [e0, e0 + n) of
+ * the matrix (kb_span); the span sits in shared memory as it sits against 16-byte
+ * boundaries in global memory, tile[0] being the element e0 - mis (mis = e0
+ * mod W), so both copies are aligned 16-byte moves: nvec vectors from there,
+ * the first and last of which may stick out of the span and move element by
+ * element. MAXV: the most vectors a thread moves (nvec <= MAXV THREADS). */
+
+/* Rows of cols elements in a span of at most elems elements: a multiple of
+ * rpr (the rows a block's threads take at once), at least rpr (and rpr for
+ * an empty row). */
+__host__ __device__ constexpr int64_t kb_span_rows(int64_t elems, int rpr, int64_t cols)
+{
+    return cols > 0 && elems / cols / rpr * rpr > rpr ? elems / cols / rpr * rpr : rpr;
+}
+
+/* MAXV for spans of up to elems elements moved by threads threads: their
+ * vectors and one either side. */
+template <typename T> __host__ __device__ constexpr int kb_span_maxv(int threads, int elems)
+{
+    return (elems / kb_vec_width<T>() + 2 + threads - 1) / threads;
+}
+
+/* Block blockIdx.x's span: rows [r0, r0 + nrows) of cols elements (span_rows
+ * a block), the elements [e0, e0 + n) of the matrix, moved as nvec vectors
+ * from element e0 - mis. */
+struct kb_span {
+    int64_t r0, e0, n;
+    int nrows, mis, nvec;
+};
+template <typename T> KB_DEV kb_span kb_span_of(int64_t rows, int64_t cols, int span_rows)
+{
+    constexpr int W = kb_vec_width<T>();
+    kb_span s;
+    s.r0 = (int64_t)blockIdx.x * span_rows;
+    s.nrows = (int)(rows - s.r0 < span_rows ? rows - s.r0 : span_rows);
+    s.e0 = s.r0 * cols;
+    s.n = (int64_t)s.nrows * cols;
+    s.mis = (int)(s.e0 % W);
+    s.nvec = (int)((s.mis + s.n + W - 1) / W);
+    return s;
+}
+
+/* Span sp of x into tile: every thread's loads are issued before the first is
+ * stored, so MAXV of them fly at once. */
+template <typename T, int THREADS, int MAXV>
+KB_DEV void kb_span_in(T *tile, const T *__restrict__ x, const kb_span &sp)
+{
+    constexpr int W = kb_vec_width<T>();
+    const T *xs = x + (sp.e0 - sp.mis);
+    const int nvec = sp.nvec, mis = sp.mis;
+    const int64_t n = sp.n;
+    uint4 r[MAXV];
+#pragma unroll
+    for (int k = 0; k < MAXV; k++) {
+        const int v = (int)threadIdx.x + k * THREADS;
+        const int64_t a = (int64_t)v * W - mis; /* its first element, from e0 */
+        r[k] = v < nvec && a >= 0 && a + W <= n ? kb_ld128(xs + (int64_t)v * W)
+                                                : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < MAXV; k++) {
+        const int v = (int)threadIdx.x + k * THREADS;
+        const int64_t a = (int64_t)v * W - mis;
+        if (v >= nvec)
+            continue;
+        if (a >= 0 && a + W <= n) {
+            *reinterpret_cast<uint4 *>(&tile[v * W]) = r[k];
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    tile[v * W + i] = xs[(int64_t)v * W + i];
+        }
+    }
+}
+
+/* Span sp back from tile to y, as kb_span_in brought it. */
+template <typename T, int THREADS>
+KB_DEV void kb_span_out(T *__restrict__ y, const T *tile, const kb_span &sp)
+{
+    constexpr int W = kb_vec_width<T>();
+    T *ys = y + (sp.e0 - sp.mis);
+    const int nvec = sp.nvec, mis = sp.mis;
+    const int64_t n = sp.n;
+    for (int v = (int)threadIdx.x; v < nvec; v += THREADS) {
+        const int64_t a = (int64_t)v * W - mis;
+        if (a >= 0 && a + W <= n) {
+            kb_st128(ys + (int64_t)v * W, *reinterpret_cast<const uint4 *>(&tile[v * W]));
+        } else {
+            for (int i = 0; i < W; i++)
+                if (a + i >= 0 && a + i < n)
+                    ys[(int64_t)v * W + i] = tile[v * W + i];
+        }
+    }
+}
+
 /* A vector of kb_vec_width<T>() copies of -infinity in T. */
 template <typename T> KB_DEV uint4 kb_vec_neg_inf(void)
 {

@@ -38,11 +38,18 @@ for step in "$@"; do
     check)
         build/tests/gpu/test_gpu_ops 2>&1 | tee "$out/test_gpu_ops.log" || fail "test_gpu_ops failed"
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
+        # memcheck at every path's shape; racecheck and synccheck (far slower:
+        # a row of a million elements takes minutes) at small shapes that take
+        # the same paths: tile, peel, a multi-block cluster of few rows, the
+        # ring with clusters of one and of two blocks
+        small="rows=1001,cols=33 rows=4099,cols=3001 rows=3,cols=65536 rows=300,cols=2048"
         for tool in memcheck racecheck synccheck; do
-            for s in rows=1001,cols=33 rows=4099,cols=3001 rows=3,cols=262144 rows=2,cols=1048573 \
-                     rows=3,cols=1048576 rows=64,cols=65536; do
+            shapes="$small"
+            [ "$tool" = memcheck ] && shapes="$small rows=3,cols=262144 rows=2,cols=1048573 \
+                rows=3,cols=1048576 rows=64,cols=65536 rows=300,cols=32768"
+            for s in $shapes; do
                 for op in softmax layernorm; do
-                    "$san" --tool "$tool" --target-processes all --error-exitcode 9 \
+                    timeout 120 "$san" --tool "$tool" --target-processes all --error-exitcode 9 \
                         $kb run "$op" --variants fused,cluster --dtype fp32,bf16 --shape "$s" \
                         --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
                         >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s: exit $?"
@@ -97,10 +104,12 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         # the cluster rung's own knobs: sizes forced against the plan's choice
-        for sw in KBENCH_CLUSTER_SIZE=8 KBENCH_CLUSTER_SIZE=16 KBENCH_CLUSTER_BPS=1 \
-                  KBENCH_CLUSTER_BPS=2; do
-            ab "$sw" softmax cluster rows=512,cols=1048576 rows=3,cols=262144 rows=8192,cols=32768
-            ab "$sw" layernorm cluster rows=512,cols=1048576 rows=4096,cols=65536
+        for sw in KBENCH_CLUSTER_BUFFERS=1 KBENCH_CLUSTER_SIZE=8 KBENCH_CLUSTER_SIZE=16 \
+                  KBENCH_CLUSTER_BPS=1 KBENCH_CLUSTER_BPS=2; do
+            ab "$sw" softmax cluster rows=512,cols=262144 rows=2048,cols=65536 \
+                rows=128,cols=1048576 rows=3,cols=262144
+            ab "$sw" layernorm cluster rows=512,cols=262144 rows=2048,cols=65536 \
+                rows=128,cols=1048576
         done
         ;;
     *) echo "usage: $0 [check|sweep|ab]..." >&2; exit 2 ;;

@@ -28,13 +28,14 @@ static int gpu;
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
-    const char *shapes[16];
+    const char *shapes[20];
     const char *sampled;
 } op_sizes;
 
 static const op_sizes sizes[] = {
     {"softmax",
-     {"rows=1,cols=1", "rows=7,cols=65537", "rows=4099,cols=3001", "rows=3,cols=3",
+     {"rows=1,cols=1", "rows=7,cols=65537", "rows=137,cols=65537", "rows=4099,cols=3001",
+      "rows=3,cols=3", "rows=1000,cols=128",
       "rows=33,cols=4096", "rows=5,cols=32768", "rows=2,cols=100003", "rows=20000,cols=7",
       "rows=257,cols=1024", "rows=65,cols=8", "rows=1001,cols=33", "rows=3,cols=262144",
       "rows=3,cols=1048576", "rows=2,cols=1048573", "rows=512,cols=12280", NULL},
@@ -44,7 +45,7 @@ static const op_sizes sizes[] = {
       "rows=4099,cols=1024", "rows=20000,cols=5", "rows=17,cols=768",
       "rows=9,cols=4096,gelu=1,stats=1", "rows=300,cols=1000,mean=10000", "rows=1001,cols=33",
       "rows=5,cols=65536", "rows=3,cols=1048576", "rows=2,cols=1048573,stats=1",
-      "rows=512,cols=12280", NULL},
+      "rows=512,cols=12280", "rows=137,cols=65537", "rows=1000,cols=128", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

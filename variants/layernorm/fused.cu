@@ -30,8 +30,8 @@
  *
  * Dispatch, V = 4 (fp32) or 8 (16-bit):
  *   cols <= 256, off 16-byte the tile kernel: several rows a warp (4-32 lanes
- *   boundaries or fewer      a row), a block's rows copied through shared
- *   than 16 vectors          memory with 16-byte moves;
+ *   boundaries or at most    a row), a block's rows copied through shared
+ *   16 vectors               memory with 16-byte moves;
  *   cols <= 1024, aligned    a warp per row, NV = pow2 >= cols / (32 V) vectors a
  *                            lane, 4 rows per 128-thread block, shuffles only;
  *   up to 32768 fp32 /       the persistent row kernel, the first rung of
@@ -58,7 +58,20 @@
  * the `cluster` rung removes it); 4099-row unaligned shapes like 300 x 1000
  * bf16 now vector-loaded (~2x); 1000000 x 33 from a 32-thread block per row to
  * 8 lanes per row: 5-10x. Short aligned rows (32 fp32 columns: 8 vectors, a
- * warp per row left 24 lanes idle) ~2x.
+ * warp per row left 24 lanes idle) ~2x. Measured (H200, 2026-12-01, without
+ * counters, L2 flushed, rows x cols = 2^27, % of the copy bandwidth): tile
+ * path 59% fp32 / 54% bf16 at 32 columns, 62% / 40% at 33; warp kernel 96% /
+ * 38% at 128 (bf16: 16 vectors a row, half a warp idle), 95% / 80% at 768;
+ * row kernels 90-93% fp32, 87-88% bf16 at 4096 and 16384; the vector
+ * streaming path 51-59% from 65536 to 1048576 columns (was 25% / 15%); the
+ * unaligned 4099 x 3001 46% / 21%. Next steps (not yet measured): the tile
+ * kernel fills its 8192-element tile with as many rounds as fit and issues a
+ * thread's loads before its stores (kb_span_in), and takes 16-bit rows of 16
+ * vectors (128 bf16 columns) too: ~80% at 32-128 columns; 16-bit rows of
+ * 33-128 vectors go to 8 one-warp groups a block with the parameters staged
+ * and x prefetched (layernorm.cuh's first 16-bit rung) instead of the warp
+ * kernel, which reloads gamma, beta and b for every vector: 768 bf16 from 80%
+ * to ~88% (the row kernels' figure).
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -286,10 +299,14 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * takes its row from there (up to 8 elements a lane, two-pass statistics of
  * d = x - x[0] over log2(G) shuffles each), writes y in place, and the block
  * stores the span with 16-byte stores. gamma and beta + b are staged once a
- * block as floats. TILE_ROUNDS rounds of 256 / G rows a block. */
+ * block as floats. A block takes as many rounds of 256 / G rows as fill
+ * TILE_ELEMS elements, each thread's loads of the span all issued before it
+ * stores any (kb_span_in). */
 #define TILE_THREADS 256
-#define TILE_ROUNDS 4
 #define TILE_PER_LANE 8 /* elements a lane holds at most: cols <= 8 G */
+/* Elements of a block's span: 4 rounds of rows of 8 G (32 KB of fp32); shorter
+ * rows fill it with more rounds. */
+#define TILE_ELEMS (TILE_THREADS * 4 * TILE_PER_LANE)
 #define TILE_COLS (TILE_PER_LANE * 32) /* the longest row the tile kernel takes */
 
 template <typename T, int G, bool TANH>
@@ -300,39 +317,24 @@ __global__ void __launch_bounds__(TILE_THREADS)
                          float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
 {
     constexpr int W = kb_vec_width<T>();
-    constexpr int RPR = TILE_THREADS / G;                 /* rows a round */
-    constexpr int SPAN = RPR * TILE_ROUNDS;               /* rows a block */
-    constexpr int ELEMS = SPAN * TILE_PER_LANE * G + W;   /* + the misalignment */
-    __shared__ __align__(16) T tile[ELEMS];
+    constexpr int RPR = TILE_THREADS / G; /* rows a round */
+    __shared__ __align__(16) T tile[TILE_ELEMS + W]; /* + the misalignment */
     __shared__ float gs[TILE_PER_LANE * G], bs[TILE_PER_LANE * G];
     const int tid = threadIdx.x, t = tid % G;
-    const int64_t r0 = (int64_t)blockIdx.x * SPAN;
-    const int nrows = (int)(rows - r0 < SPAN ? rows - r0 : SPAN);
-    const int64_t e0 = r0 * cols, n = (int64_t)nrows * cols; /* the span [e0, e0 + n) */
-    const int mis = (int)(e0 % W);
-    const int nvec = (int)((mis + n + W - 1) / W); /* vectors from e0 - mis */
-    const T *xs = x + (e0 - mis);
-    T *ys = y + (e0 - mis);
+    const int span = (int)kb_span_rows(TILE_ELEMS, RPR, cols); /* rows a block */
+    const kb_span sp = kb_span_of<T>(rows, cols, span);
+    const int nrows = sp.nrows, mis = sp.mis;
 
     for (int c = tid; c < cols; c += TILE_THREADS) {
         gs[c] = kb_load(gamma, c);
         bs[c] = kb_load(beta, c) + kb_load(bias, c);
     }
-    for (int v = tid; v < nvec; v += TILE_THREADS) {
-        const int64_t a = (int64_t)v * W - mis; /* its first element, from e0 */
-        if (a >= 0 && a + W <= n) {
-            *reinterpret_cast<uint4 *>(&tile[v * W]) = kb_ld128(xs + (int64_t)v * W);
-        } else {
-            for (int i = 0; i < W; i++)
-                if (a + i >= 0 && a + i < n)
-                    tile[v * W + i] = xs[(int64_t)v * W + i];
-        }
-    }
+    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, x, sp);
     __syncthreads();
 
     /* Each group its rows, in place; groups past the span's rows compute on
      * zeros, write nothing, and take part in the shuffles. */
-    for (int k = 0; k < TILE_ROUNDS; k++) {
+    for (int k = 0; k < span / RPR; k++) {
         const int r = k * RPR + tid / G;
         const bool ok = r < nrows;
         const int lim = ok ? cols : 0;
@@ -362,22 +364,13 @@ __global__ void __launch_bounds__(TILE_THREADS)
                 row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
         }
         if (mean_out != nullptr && ok && t == 0) {
-            mean_out[r0 + r] = K + md;
-            rstd_out[r0 + r] = rstd;
+            mean_out[sp.r0 + r] = K + md;
+            rstd_out[sp.r0 + r] = rstd;
         }
     }
     __syncthreads();
 
-    for (int v = tid; v < nvec; v += TILE_THREADS) {
-        const int64_t a = (int64_t)v * W - mis;
-        if (a >= 0 && a + W <= n) {
-            kb_st128(ys + (int64_t)v * W, *reinterpret_cast<const uint4 *>(&tile[v * W]));
-        } else {
-            for (int i = 0; i < W; i++)
-                if (a + i >= 0 && a + i < n)
-                    ys[(int64_t)v * W + i] = tile[v * W + i];
-        }
-    }
+    kb_span_out<T, TILE_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming kernels (rows too long for registers, or unaligned) ------------ */
@@ -550,7 +543,7 @@ template <typename T, int G, bool TANH>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int64_t span = TILE_THREADS / G * TILE_ROUNDS;
+    const int64_t span = kb_span_rows(TILE_ELEMS, TILE_THREADS / G, p.cols);
     const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
     const kb_dim3 block = {TILE_THREADS, 1, 1};
     return kb_launch(a, s, layernorm_fused_tile<T, G, TANH>, name, grid, block, 0, p.x, p.g, p.b1,
@@ -568,10 +561,10 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     static const int vec_stream = kb_env_int("KBENCH_LAYERNORM_STREAM", 1, 0, 1);
     const bool aligned = ln_aligned16(a) != 0;
     /* Short rows: the tile kernel when the warp kernel would leave most lanes
-     * idle (fewer than 16 vectors a row) or the row is off 16-byte boundaries. */
+     * idle (16 vectors a row or fewer) or the row is off 16-byte boundaries. */
     const bool short_row = cols <= TILE_COLS && rows <= INT32_MAX;
     if (aligned && short_row && use_tile &&
-        (use_tile == 2 || cols % V != 0 || cols / V < 16)) {
+        (use_tile == 2 || cols % V != 0 || cols / V <= 16)) {
         if (cols <= 8 * 4)
             return launch_tile<T, 4, TANH>(a, s, "layernorm_fused_tile_g4");
         if (cols <= 8 * 8)

@@ -259,6 +259,8 @@ template <int NW, int G> KB_DEV float ln_group_sum(float v, float *red, int gid)
 {
     const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & (NW - 1);
     v = kb_warp_sum(v);
+    if constexpr (NW == 1)
+        return v; /* a group of one warp: the shuffles were the whole sum */
     if (lane == 0)
         red[warp] = v;
     ln_group_sync<NW * 32, G>(gid);
@@ -444,7 +446,9 @@ KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta
  * (V = 4 for fp32, 8 for 16-bit):
  *   nvec <= 32 NVW       a warp per row (layernorm_*_warp), NV the least power of
  *                        two with 32 NV >= nvec, 4 rows per 128-thread block;
- *                        NVW = 8 (fp32) or 4 (16-bit);
+ *                        NVW = 8 (fp32) or 1 (16-bit: its rows of 33-128
+ *                        vectors take the ladder's first rung, 8 groups of a
+ *                        warp holding 4 vectors a lane, 256-thread blocks);
  *   up to 8192 vectors   a group of threads per row, persistent (layernorm_*_row):
  *   (32768 fp32, 65536   the first rung of the ladder below that holds nvec
  *   16-bit columns)      vectors; 16-bit stops at 4096 vectors (its 1024 x 4);
@@ -458,12 +462,13 @@ KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta
  * measured no faster). 16-bit: 1024-thread blocks (2 x 512 for 16 elements a
  * thread), so one stage of gamma and beta + b serves the SM, and the next row's
  * x copied into shared memory (PF 2) - except 32768 columns, whose 192 KB stage
- * leaves no room for it. Figures in fused.cu. */
+ * leaves no room for it - and, for rows of up to 1024 columns, 256-thread
+ * blocks of 8 one-warp groups, 4 blocks an SM. Figures in fused.cu. */
 #define LN_ROW_LADDER_F32(X)                                                              \
     X(128, 4, 0, 8, 1) X(128, 8, 0, 8, 1) X(256, 8, 0, 4, 1) X(512, 8, 0, 2, 1)           \
         X(1024, 8, 0, 1, 1)
 #define LN_ROW_LADDER_16(X)                                                               \
-    X(128, 2, 2, 2, 4) X(128, 4, 2, 1, 8) X(256, 4, 2, 1, 4) X(512, 4, 2, 1, 2)            \
+    X(32, 4, 2, 4, 8) X(128, 2, 2, 2, 4) X(128, 4, 2, 1, 8) X(256, 4, 2, 1, 4) X(512, 4, 2, 1, 2)            \
         X(1024, 4, 0, 1, 1)
 
 /* A rung of the ladder as a variant instantiates it: its kernel's launchers for
@@ -630,7 +635,7 @@ template <typename K> struct ln_launchers {
 };
 
 /* The register path's dispatch, one for fused and one-pass-variance so that
- * their speeds compare: the warp kernel for rows of at most 32 x (8 | 4)
+ * their speeds compare: the warp kernel for rows of at most 32 x (8 | 1)
  * vectors, the ladder of row kernels for longer aligned rows, else the
  * streaming kernel. K names the variant's kernels: static member templates
  * warp<T, NV, TANH>(), row<T, THREADS, NV, PF, MINB, G, EXACT, TANH>() and
@@ -648,7 +653,12 @@ static cudaError_t ln_dispatch(const kb_args *a, cudaStream_t s)
     const int64_t cols = a->shape[LN_COLS];
     const bool aligned = ln_aligned16(a) && cols % V == 0;
     const int64_t nvec = cols / V;
-    if (aligned && nvec <= 32 * (WIDE ? 8 : 4)) {
+    /* 16-bit rows of more than 32 vectors go to the ladder's warp-sized
+     * groups: gamma and beta + b staged once a block and x prefetched, where
+     * the warp kernel reads the three parameter vectors again for every row
+     * vector (16-bit is near the issue limit). */
+    constexpr int WARP_NV = WIDE ? 8 : 1;
+    if (aligned && nvec <= 32 * WARP_NV) {
         int nv = 1;
         while (32 * nv < nvec)
             nv *= 2;
@@ -658,7 +668,7 @@ static cudaError_t ln_dispatch(const kb_args *a, cudaStream_t s)
             return ln_launchers<K>::template warp<T, TANH, 2>(a, s, 128);
         if (nv == 4)
             return ln_launchers<K>::template warp<T, TANH, 4>(a, s, 128);
-        return ln_launchers<K>::template warp<T, TANH, WIDE ? 8 : 4>(a, s, 128);
+        return ln_launchers<K>::template warp<T, TANH, WARP_NV>(a, s, 128);
     }
     if (aligned) {
         const ln_row_cfg *ladder;

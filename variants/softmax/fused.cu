@@ -46,7 +46,15 @@
  * shuffles and 2 loads a lane on 1 element; the tile path spends 3 shuffles on
  * 5 elements a lane and moves the span in 16-byte vectors); 4099 x 3001 bf16
  * from 52% to ~85% (16-byte vectors instead of 2-byte loads, 8x fewer load
- * instructions), fp32 from 86% to ~92%.
+ * instructions), fp32 from 86% to ~92%. Measured (H200, 2026-12-01, without
+ * counters, L2 flushed, rows x cols = 2^27): 4067203 x 33 72% fp32 / 53% bf16,
+ * 4099 x 3001 83% / 74%; short aligned rows 97-99% (32, 128, 768, 1024); the
+ * streaming path 55% fp32 / 90% bf16 at 65536 columns, 67% / 66% at 262144,
+ * 62% / 61% at 1048576. Below the prediction at 33 columns: a block's 4
+ * rounds of 32 rows held 4224 elements of its 8192-element tile, and each
+ * thread stored a span vector before loading the next. Next step (not yet
+ * measured): as many rounds as fill the tile (7 at 33 columns) and every load
+ * of a thread issued before its first store (kb_span_in): ~85% / ~75%.
  *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
@@ -312,46 +320,35 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
  * write y back in place, and the block stores the span with 16-byte stores.
  * The span sits in shared memory as it sits against 16-byte boundaries in
  * global memory (offset by the span's misalignment), so both copies are
- * aligned vector moves. TILE_ROUNDS rounds of 256 / G rows a block: 32 KB of
- * fp32 (16 KB of 16-bit) shared memory at most. */
+ * aligned vector moves. A block takes as many rounds of 256 / G rows as fill
+ * TILE_ELEMS elements (4 rounds of the longest rows, 7 of 33-element rows in
+ * groups of 8): 32 KB of fp32 (16 KB of 16-bit) shared memory; each thread
+ * issues all its loads of the span before storing any (kb_span_in). */
 #define TILE_THREADS 256
-#define TILE_ROUNDS 4
 #define TILE_PER_LANE 8 /* elements a lane holds at most: cols <= 8 G */
+/* Elements of a block's span: 4 rounds of rows of 8 G (32 KB of fp32); shorter
+ * rows fill it with more rounds. */
+#define TILE_ELEMS (TILE_THREADS * 4 * TILE_PER_LANE)
 
 template <typename T, int G>
 __global__ void __launch_bounds__(TILE_THREADS)
     softmax_fused_tile(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
     constexpr int W = kb_vec_width<T>();
-    constexpr int RPR = TILE_THREADS / G;         /* rows a round */
-    constexpr int SPAN = RPR * TILE_ROUNDS;       /* rows a block */
-    constexpr int ELEMS = SPAN * TILE_PER_LANE * G + W; /* + the misalignment */
-    __shared__ __align__(16) T tile[ELEMS];
+    constexpr int RPR = TILE_THREADS / G; /* rows a round */
+    __shared__ __align__(16) T tile[TILE_ELEMS + W]; /* + the misalignment */
     const int tid = threadIdx.x, t = tid % G;
-    const int64_t r0 = (int64_t)blockIdx.x * SPAN;
-    const int nrows = (int)(rows - r0 < SPAN ? rows - r0 : SPAN);
-    const int64_t e0 = r0 * cols, n = (int64_t)nrows * cols; /* the span [e0, e0 + n) */
-    const int mis = (int)(e0 % W);
-    const int nvec = (int)((mis + n + W - 1) / W); /* vectors from e0 - mis */
-    const T *xs = x + (e0 - mis);
-    T *ys = y + (e0 - mis);
+    const int span = (int)kb_span_rows(TILE_ELEMS, RPR, cols); /* rows a block */
+    const kb_span sp = kb_span_of<T>(rows, cols, span);
+    const int nrows = sp.nrows, mis = sp.mis;
 
     /* The span in: whole vectors inside it as vectors, the edges element-wise. */
-    for (int v = tid; v < nvec; v += TILE_THREADS) {
-        const int64_t a = (int64_t)v * W - mis; /* its first element, from e0 */
-        if (a >= 0 && a + W <= n) {
-            *reinterpret_cast<uint4 *>(&tile[v * W]) = kb_ld128(xs + (int64_t)v * W);
-        } else {
-            for (int i = 0; i < W; i++)
-                if (a + i >= 0 && a + i < n)
-                    tile[v * W + i] = xs[(int64_t)v * W + i];
-        }
-    }
+    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, x, sp);
     __syncthreads();
 
     /* Each group its rows, in place. Groups past the span's rows compute on
      * nothing and write nothing, but take part in the shuffles. */
-    for (int k = 0; k < TILE_ROUNDS; k++) {
+    for (int k = 0; k < span / RPR; k++) {
         const int r = k * RPR + tid / G;
         const int lim = r < nrows ? (int)cols : 0;
         T *row = &tile[mis + (r < nrows ? r : 0) * (int)cols];
@@ -382,16 +379,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     __syncthreads();
 
     /* The span out, as it came in. */
-    for (int v = tid; v < nvec; v += TILE_THREADS) {
-        const int64_t a = (int64_t)v * W - mis;
-        if (a >= 0 && a + W <= n) {
-            kb_st128(ys + (int64_t)v * W, *reinterpret_cast<const uint4 *>(&tile[v * W]));
-        } else {
-            for (int i = 0; i < W; i++)
-                if (a + i >= 0 && a + i < n)
-                    ys[(int64_t)v * W + i] = tile[v * W + i];
-        }
-    }
+    kb_span_out<T, TILE_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming path: rows too long for the registers -----------------------------
@@ -575,7 +563,8 @@ static cudaError_t launch_regs(const kb_args *a, cudaStream_t s, const char *nam
 template <typename T, int G> static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
     const sm_rows_kernel<T> k = softmax_fused_tile<T, G>;
-    return sm_launch<T>(a, s, k, name, TILE_THREADS, TILE_THREADS / G * TILE_ROUNDS);
+    const int64_t span = kb_span_rows(TILE_ELEMS, TILE_THREADS / G, a->shape[SM_COLS]);
+    return sm_launch<T>(a, s, k, name, TILE_THREADS, (int)span);
 }
 
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
