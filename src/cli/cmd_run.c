@@ -68,6 +68,8 @@ static const char usage_text[] =
     "  --min-samples N        timed samples at least (default 10)\n"
     "  --max-samples N        timed samples at most (default 2000)\n"
     "  --max-noise PCT        stop sampling once stdev/mean < PCT % (default 0.5)\n"
+    "  --max-error PCT        ... or once the mean's standard error, stdev/sqrt(n)/mean,\n"
+    "                         is < PCT % (default 0.2; 0: only --max-noise)\n"
     "  --timeout S            stop sampling after S seconds per case (default 5)\n"
     "  --metrics SET          hardware counters per kernel, in a pass of their own:\n"
     "                         none, core (1 replay pass, default), sol, stalls, full\n"
@@ -145,6 +147,10 @@ static kb_status parse_number(int c, const char *arg, run_opts *o, kb_err *e)
         st = kb_parse_double(arg, 0.0, 100.0, "--max-noise", &dv, e);
         o->bench.max_noise = dv / 100.0;
         break;
+    case 'E':
+        st = kb_parse_double(arg, 0.0, 100.0, "--max-error", &dv, e);
+        o->bench.max_error = dv / 100.0;
+        break;
     case 't':
         st = kb_parse_double(arg, 0.001, MAX_TIMEOUT_S, "--timeout", &dv, e);
         o->bench.time_limit_s = dv;
@@ -210,7 +216,7 @@ static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
         return KB_OK;
     case 'd':
         return parse_dtypes(arg, o, e);
-    case 'm': case 'M': case 'n': case 't': case 'S': case 'D':
+    case 'm': case 'M': case 'n': case 'E': case 't': case 'S': case 'D':
         return parse_number(c, arg, o, e);
     case 'I':
         if (kb_timing_parse(arg, &o->timing) != 0)
@@ -237,6 +243,7 @@ static const kb_cli_opt run_options[] = {
     {"variants", 'v', KB_ARG_LIST},     {"shape", 's', KB_ARG_LIST},
     {"dtype", 'd', KB_ARG_LIST},        {"min-samples", 'm', KB_ARG_VALUE},
     {"max-samples", 'M', KB_ARG_VALUE}, {"max-noise", 'n', KB_ARG_VALUE},
+    {"max-error", 'E', KB_ARG_VALUE},
     {"timeout", 't', KB_ARG_VALUE},     {"no-check", 'C', KB_ARG_NONE},
     {"seed", 'S', KB_ARG_VALUE},        {"device", 'D', KB_ARG_VALUE},
     {"tag", 'T', KB_ARG_TEXT},          {"json", 'j', KB_ARG_PATH},
@@ -252,7 +259,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->bench = (kb_bench_opts){.min_samples = 10, .max_samples = 2000, .max_noise = 0.005,
-                               .time_limit_s = 5.0, .metrics = KB_METRICS_CORE};
+                               .max_error = 0.002, .time_limit_s = 5.0,
+                               .metrics = KB_METRICS_CORE};
     int rc = kb_cli_options(argc, argv, "run", usage_text, ":h", run_options,
                             KB_COUNT(run_options), take_option, o);
     if (rc >= 0)

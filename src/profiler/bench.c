@@ -434,8 +434,9 @@ static int parent_gone(kb_result *r)
 }
 
 /* A series of samples (cold, or batch of n launches) into s[0 .. *ns) (grown
- * as needed, *cap its room): until the relative spread is under o->max_noise
- * after o->min_samples, or the time limit, or o->max_samples. *st is KB_EENV
+ * as needed, *cap its room): after o->min_samples, until it has converged
+ * (kb_series_converged: the spread under o->max_noise or the standard error
+ * under o->max_error), or the time limit, or o->max_samples. *st is KB_EENV
  * when the samples do not fit in host memory. */
 static int sample_series(const kb_variant *v, const kb_bench_opts *o, bench_case *c,
                          kb_result *r, int batch_n, double **s, size_t *ns, size_t *cap,
@@ -456,11 +457,10 @@ static int sample_series(const kb_variant *v, const kb_bench_opts *o, bench_case
         double n = (double)*ns, dev_us = us - mean;
         mean += dev_us / n;
         m2 += dev_us * (us - mean);
-        if ((int)*ns >= o->min_samples) {
-            double stdrel = n > 1 && mean > 0 ? sqrt(m2 / (n - 1)) / mean : 0.0;
-            if (stdrel <= o->max_noise || now_s() - t_start >= o->time_limit_s)
-                break;
-        }
+        if ((int)*ns >= o->min_samples &&
+            (kb_series_converged(n, mean, m2, o->max_noise, o->max_error) ||
+             now_s() - t_start >= o->time_limit_s))
+            break;
     }
     return STEP_OK;
 }

@@ -14,6 +14,8 @@ typedef struct kb_bench_opts {
     int min_samples;     /* at least this many timed samples */
     int max_samples;     /* at most this many */
     double max_noise;    /* stop once stdev/mean is under this fraction */
+    double max_error;    /* ... or once the mean's standard error, stdev / sqrt(n) /
+                          * mean, is (0: this rule off) */
     double time_limit_s; /* ... or once sampling has taken this long */
     int no_check;        /* skip the reference check (recorded) */
     kb_metric_set metrics; /* counters to collect after the samples */

@@ -133,3 +133,11 @@ int kb_calibration_due(const kb_device *d, kb_calibrate_when when, const char *d
         why[0] = '\0';
     return 0;
 }
+
+int kb_series_converged(double n, double mean, double m2, double max_noise, double max_error)
+{
+    if (!(n > 1) || !(mean > 0))
+        return n >= 1 && mean > 0; /* one sample: no spread to judge */
+    const double stdrel = sqrt(m2 / (n - 1)) / mean;
+    return stdrel <= max_noise || (max_error > 0 && stdrel / sqrt(n) <= max_error);
+}

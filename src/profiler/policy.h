@@ -61,6 +61,16 @@ kb_status kb_case_fits(const kb_op *op, kb_dtype d, const int64_t *shape,
  * then find them in the L2, and the case's DRAM figures are not a bandwidth
  * measurement (the result is flagged l2_resident). */
 #define KB_L2_RESIDENT_FACTOR 2
+/* Whether a series of n samples (their running mean and sum of squared
+ * deviations m2, Welford) has converged: its relative spread stdev / mean is
+ * at most max_noise, or the mean's relative standard error stdev / sqrt(n) /
+ * mean is at most max_error (when max_error > 0). The second rule ends the
+ * series of a kernel whose launches jitter by more than max_noise once its
+ * median is known as precisely, instead of sampling it to the time limit (on
+ * a power-capped GPU, seconds of load that leave it hotter and slower than
+ * the variants it is compared with). */
+int kb_series_converged(double n, double mean, double m2, double max_noise, double max_error);
+
 int kb_case_l2_resident(const kb_op *op, kb_dtype d, const int64_t *shape, int64_t l2_bytes);
 
 /* 1 when a ceiling that % of peak needs (copy bandwidth cold and batch,

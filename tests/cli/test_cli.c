@@ -113,6 +113,8 @@ static void run_bad_dtype_and_numbers(void **state)
     assert_err("--min-samples must be in [1, 1000000], got '0'");
     assert_int_equal(kb("run softmax --max-noise abc"), 2);
     assert_err("--max-noise is not a number: 'abc'");
+    assert_int_equal(kb("run softmax --max-error 101"), 2);
+    assert_err("--max-error must be in [0, 100], got '101'");
 }
 
 static void run_refuses_bad_stores_untouched(void **state)

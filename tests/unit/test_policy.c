@@ -297,6 +297,45 @@ static size_t no_bytes(const int64_t *shape, kb_dtype d, int i)
     return 0;
 }
 
+/* Welford's (n, mean, m2) of the samples v[0..n). */
+static void welford(const double *v, int n, double *cnt, double *mean, double *m2)
+{
+    *cnt = 0;
+    *mean = *m2 = 0;
+    for (int i = 0; i < n; i++) {
+        *cnt += 1;
+        const double d = v[i] - *mean;
+        *mean += d / *cnt;
+        *m2 += d * (v[i] - *mean);
+    }
+}
+
+/* A series converges on its spread, or on its mean's standard error once
+ * enough samples of a jittery kernel are in; never on a standard error of 0
+ * allowed (max_error 0). */
+static void series_convergence(void **state)
+{
+    (void)state;
+    double n, mean, m2;
+    /* a steady kernel: spread 0.2 %, under max_noise 0.5 % */
+    const double steady[4] = {100.0, 100.2, 99.8, 100.0};
+    welford(steady, 4, &n, &mean, &m2);
+    assert_true(kb_series_converged(n, mean, m2, 0.005, 0.0));
+    /* a kernel jittering by ~2 %: 10 samples are not enough at 0.2 %
+     * standard error, 120 are; with max_error 0 it never converges */
+    double jitter[120];
+    for (int i = 0; i < 120; i++)
+        jitter[i] = i % 2 ? 98.0 : 102.0;
+    welford(jitter, 10, &n, &mean, &m2);
+    assert_false(kb_series_converged(n, mean, m2, 0.005, 0.002));
+    welford(jitter, 120, &n, &mean, &m2);
+    assert_true(kb_series_converged(n, mean, m2, 0.005, 0.002));
+    assert_false(kb_series_converged(n, mean, m2, 0.005, 0.0));
+    /* one sample: nothing to judge a spread by, but nothing against it */
+    assert_true(kb_series_converged(1, 5.0, 0.0, 0.005, 0.002));
+    assert_false(kb_series_converged(0, 0.0, 0.0, 0.005, 0.002));
+}
+
 static void model(const int64_t *shape, kb_dtype d, double *bytes, double *flops)
 {
     (void)d;
@@ -372,6 +411,7 @@ int main(void)
         cmocka_unit_test(plan_all_uses_each_default_dtype),
         cmocka_unit_test(plan_refuses_bad_names),
         cmocka_unit_test(case_comes_back_from_its_child),
+        cmocka_unit_test(series_convergence),
     };
     return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
 }
