@@ -85,6 +85,14 @@ $(B)/gen/embedded.c: $(EMBED) Makefile
 $(B)/gen/embedded.o: $(B)/gen/embedded.c $(B)/shim/string
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# The revision a run records (KB_GIT): a file rewritten only when it changes,
+# so that a commit rebuilds the objects that print it and no others.
+$(B)/gen/git-rev: FORCE
+	@mkdir -p $(@D)
+	@echo '$(GIT)' | cmp -s - $@ || echo '$(GIT)' > $@
+$(B)/src/cli/main.o $(B)/src/cli/cmd_run.o: $(B)/gen/git-rev
+FORCE:
+
 $(B)/libkb.a: $(LIB_O)
 	@rm -f $@
 	ar rcs $@ $^
@@ -183,7 +191,7 @@ tidy: $(B)/shim/string
 clean:
 	rm -rf $(B) $(ASAN_B)
 
-.PHONY: all run test tests host-tests asan memcheck check tidy clean shiplibs deps-build \
+.PHONY: FORCE all run test tests host-tests asan memcheck check tidy clean shiplibs deps-build \
         deps-test deps-check
 .SECONDARY:
 
