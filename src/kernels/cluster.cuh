@@ -25,10 +25,7 @@
  *                                    non-portable sizes);
  *   KBENCH_CLUSTER_BPS=1|2           blocks an SM the slice is sized for (1:
  *                                    the most shared memory a block, 2: half,
- *                                    so one block loads while another stores);
- *   KBENCH_CLUSTER_BUFFERS=1|2       slices a block holds (kb_ring): 2 copies
- *                                    the next row's slice in while this row is
- *                                    worked on, in half the shared memory each. */
+ *                                    so one block loads while another stores). */
 #ifndef KB_CLUSTER_CUH
 #define KB_CLUSTER_CUH
 
@@ -105,138 +102,13 @@ KB_DEV void kb_slice_load(uint32_t sl, uint32_t bar, const void *src, int64_t ns
     }
 }
 
-/* ---- device: the ring of slices ------------------------------------------------- */
-
-/* A block's slices in shared memory: nbuf (1 or 2) buffers of capv vectors,
- * each with its KB_SLICE_CHUNKS mbarriers. With two, the copy engine brings
- * the block's slice of its next row while this row is reduced, met with the
- * cluster and written, so that the SM's memory traffic does not stop between
- * rows; with one, a row's copy starts only when the last row is written. */
-struct kb_ring {
-    uint32_t sl;  /* shared address of buffer 0 */
-    uint32_t bar; /* shared address of buffer 0's first barrier (2 KB_SLICE_CHUNKS of them) */
-    int64_t capv; /* vectors a buffer */
-    int nbuf;
-};
-
-/* The buffer, its barriers and their phase at the block's iteration it. */
-KB_DEV uint32_t kb_ring_slice(const kb_ring &r, unsigned it)
+/* Initialises the KB_SLICE_CHUNKS barriers at bar (one thread), visible to the
+ * copy engine; the caller's next __syncthreads publishes them. */
+KB_DEV void kb_slice_init(uint32_t bar)
 {
-    return r.sl + (uint32_t)((int64_t)(it % (unsigned)r.nbuf) * r.capv * 16);
-}
-KB_DEV uint32_t kb_ring_bars(const kb_ring &r, unsigned it)
-{
-    return r.bar + 8u * KB_SLICE_CHUNKS * (it % (unsigned)r.nbuf);
-}
-KB_DEV unsigned kb_ring_parity(const kb_ring &r, unsigned it)
-{
-    return (it / (unsigned)r.nbuf) & 1u;
-}
-
-/* Initialises the barriers of every buffer (one thread), visible to the copy
- * engine; the caller's next __syncthreads publishes them. */
-KB_DEV void kb_ring_init(const kb_ring &r)
-{
-    for (int c = 0; c < KB_SLICE_CHUNKS * r.nbuf; c++)
-        kb_mbar_init(r.bar + 8u * (uint32_t)c, 1);
+    for (int c = 0; c < KB_SLICE_CHUNKS; c++)
+        kb_mbar_init(bar + 8u * (uint32_t)c, 1);
     kb_mbar_fence_init();
-}
-
-/* One thread: starts the copy of block rank's slice of row `row` into the
- * buffer of iteration it. */
-template <typename T>
-KB_DEV void kb_ring_load(const kb_ring &r, unsigned it, const T *x, int64_t row, int64_t cols,
-                         unsigned rank, unsigned cl)
-{
-    constexpr int W = kb_vec_width<T>();
-    const kb_slice s = kb_slice_of<T>(row, cols, rank, cl, r.capv);
-    kb_slice_load(kb_ring_slice(r, it), kb_ring_bars(r, it), x + row * cols + s.head + s.lo * W,
-                  s.ns);
-}
-
-/* Thread 0's copies at the top of iteration it, for row `row` of rows (the
- * block's rows go by step): one buffer, this row's slice; two, this row's at
- * the first iteration, then always the next row's into the other buffer (free:
- * the loop's closing __syncthreads came after its last reader). */
-template <typename T>
-KB_DEV void kb_ring_issue(const kb_ring &r, unsigned it, const T *x, int64_t row, int64_t step,
-                          int64_t rows, int64_t cols, unsigned rank, unsigned cl)
-{
-    if (r.nbuf == 1 || it == 0)
-        kb_ring_load(r, it, x, row, cols, rank, cl);
-    if (r.nbuf == 2 && row + step < rows)
-        kb_ring_load(r, it + 1, x, row + step, cols, rank, cl);
-}
-
-/* Block rank's part of row `row` at the block's iteration it (its rows go by
- * step): the slice's geometry, the row's x and y, the same from the body's
- * first 16-byte boundary, and the slice's buffer in sl (the ring's shared
- * memory). Thread 0 first starts the ring's copies for the iteration. */
-template <typename T> struct kb_row_part {
-    kb_slice sc;
-    const T *xr, *xb;
-    T *yr, *yb;
-    const uint4 *sb;
-};
-template <typename T>
-KB_DEV kb_row_part<T> kb_ring_row(const kb_ring &r, const uint4 *sl, unsigned it, const T *x,
-                                  T *y, int64_t row, int64_t step, int64_t rows, int64_t cols,
-                                  unsigned rank, unsigned cl)
-{
-    if (threadIdx.x == 0)
-        kb_ring_issue(r, it, x, row, step, rows, cols, rank, cl);
-    kb_row_part<T> p;
-    p.sc = kb_slice_of<T>(row, cols, rank, cl, r.capv);
-    p.xr = x + row * cols;
-    p.yr = y + row * cols;
-    p.xb = p.xr + p.sc.head;
-    p.yb = p.yr + p.sc.head;
-    p.sb = sl + (int64_t)(it % (unsigned)r.nbuf) * r.capv;
-    return p;
-}
-
-/* The block's start: its place in its cluster, the ring over its shared
- * memory sl and barriers bar (initialised and published to the block), and
- * peer, the address of the partial in block (lane) of the cluster for lanes
- * below the cluster size (block 0's above), part being the block's own. */
-struct kb_cluster_block {
-    unsigned cl, rank;
-    int64_t clusters; /* clusters of the grid: a block's rows go by this step */
-    kb_ring ring;
-    uint32_t peer;
-};
-KB_DEV kb_cluster_block kb_cluster_start(uint4 *sl, uint64_t *bar, int64_t capv, int nbuf,
-                                         const float4 *part)
-{
-    kb_cluster_block b;
-    b.cl = kb_cluster_size();
-    b.rank = kb_cluster_rank();
-    b.clusters = gridDim.x / b.cl;
-    b.ring = {kb_smem_u32(sl), kb_smem_u32(bar), capv, nbuf};
-    const int lane = (int)(threadIdx.x & 31);
-    b.peer = kb_cluster_map(kb_smem_u32(part), lane < (int)b.cl ? (unsigned)lane : 0u);
-    if (threadIdx.x == 0)
-        kb_ring_init(b.ring);
-    __syncthreads();
-    return b;
-}
-
-/* A row's meeting of the cluster: thread 0 publishes the block's partial mine
- * in part once the peers have read the last row's (iteration it > 0), every
- * block arrives and waits, and lane l < cl of every warp gets block l's
- * partial, the other lanes none. The caller merges the lanes and then calls
- * kb_cluster_arrive(): its reads are done (the next meeting, or the wait
- * before the block exits, waits for every block's). */
-KB_DEV float4 kb_cluster_meet(float4 mine, float4 *part, uint32_t peer, unsigned cl, unsigned it,
-                              float4 none)
-{
-    if (it > 0)
-        kb_cluster_wait();
-    if (threadIdx.x == 0)
-        *part = mine;
-    kb_cluster_arrive();
-    kb_cluster_wait();
-    return (threadIdx.x & 31) < cl ? kb_ld_cluster_f4(peer) : none;
 }
 
 /* ---- host: the plan ------------------------------------------------------------- */
@@ -245,8 +117,7 @@ KB_DEV float4 kb_cluster_meet(float4 mine, float4 *part, uint32_t peer, unsigned
 struct kb_cluster_plan {
     int cl;          /* blocks a cluster */
     int64_t capv;    /* 16-byte vectors of a block's shared-memory slice */
-    int nbuf;        /* slices a block holds (kb_ring): 2 to copy the next row's early */
-    size_t smem;     /* dynamic shared memory a block: nbuf * capv * 16 */
+    size_t smem;     /* dynamic shared memory a block: capv * 16 */
     unsigned grid;   /* blocks: clusters * cl */
     int overflow;    /* 1 when rows do not fit the cluster's shared memory */
 };
@@ -309,10 +180,9 @@ static cudaError_t kb_cluster_plan_rows(void (*k)(P...), int threads, int64_t ro
         int64_t rows, cols;
         kb_cluster_plan plan;
     };
-    static memo last = {nullptr, 0, 0, 0, 0, {0, 0, 0, 0, 0, 0}};
+    static memo last = {nullptr, 0, 0, 0, 0, {0, 0, 0, 0, 0}};
     static const int cl_env = kb_env_int("KBENCH_CLUSTER_SIZE", 0, 1, KB_CLUSTER_MAX);
     static const int bps_env = kb_env_int("KBENCH_CLUSTER_BPS", 0, 1, 2);
-    static const int buf_env = kb_env_int("KBENCH_CLUSTER_BUFFERS", 0, 1, 2);
     const void *kf = (const void *)k;
     int dev = 0, sms = 0, smem_sm = 0, smem_optin = 0, l2 = 0;
     cudaFuncAttributes fa;
@@ -353,25 +223,11 @@ static cudaError_t kb_cluster_plan_rows(void (*k)(P...), int threads, int64_t ro
     (void)cudaGetLastError();
 
     const int64_t row_bytes = cols * (int64_t)esize;
-    int cl = 1, bps = 2, nbuf = 1;
-    /* Two buffers in one block an SM where a cluster's halves hold the row and
-     * each cluster has rows to come (more rows than twice the SMs' worth of
-     * blocks); else one buffer, two blocks an SM when they hold it. */
-    int cl2 = 1;
-    while (cl2 < clmax && (int64_t)cl2 * (cap(1) / 2) < row_bytes)
-        cl2 *= 2;
-    if ((int64_t)cl2 * (cap(1) / 2) >= row_bytes && rows * cl2 > 2 * (int64_t)sms)
-        nbuf = 2;
-    nbuf = buf_env ? buf_env : nbuf;
-    if (nbuf == 2) {
-        cl = cl2;
+    int cl = 1, bps = 2;
+    while (cl < clmax && (int64_t)cl * cap(2) < row_bytes)
+        cl *= 2;
+    if ((int64_t)cl * cap(2) < row_bytes)
         bps = 1;
-    } else {
-        while (cl < clmax && (int64_t)cl * cap(2) < row_bytes)
-            cl *= 2;
-        if ((int64_t)cl * cap(2) < row_bytes)
-            bps = 1;
-    }
     bps = bps_env ? bps_env : bps;
     /* Few rows: more blocks a row, while each slice keeps KB_SLICE_MIN_BYTES. */
     while (cl < clmax && rows * cl < (int64_t)sms * bps &&
@@ -382,11 +238,10 @@ static cudaError_t kb_cluster_plan_rows(void (*k)(P...), int threads, int64_t ro
 
     /* The slice: no more shared memory than a block's share of the row needs. */
     const int64_t per_block = ((row_bytes + cl - 1) / cl + 15) / 16 + 1; /* vectors, +1: peel */
-    const int64_t capv = cap(bps) / 16 / nbuf;
+    const int64_t capv = cap(bps) / 16;
     p->cl = cl;
     p->capv = per_block < capv ? per_block : capv;
-    p->nbuf = nbuf;
-    p->smem = (size_t)(nbuf * p->capv * 16);
+    p->smem = (size_t)p->capv * 16;
     p->overflow = per_block > capv;
 
     /* The persistent grid: the clusters that fit at once, no more than rows. */
@@ -397,7 +252,7 @@ static cudaError_t kb_cluster_plan_rows(void (*k)(P...), int threads, int64_t ro
     int64_t clusters = active < rows ? active : rows;
     if (p->overflow) {
         /* The overflow of the rows in flight stays within half the L2. */
-        const int64_t spill = row_bytes - (int64_t)cl * p->capv * 16;
+        const int64_t spill = row_bytes - (int64_t)cl * (int64_t)p->smem;
         const int64_t fit = spill > 0 ? (int64_t)l2 / 2 / spill : clusters;
         clusters = fit < 1 ? 1 : fit < clusters ? fit : clusters;
     }

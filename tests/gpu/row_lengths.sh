@@ -40,8 +40,7 @@ for step in "$@"; do
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         # memcheck at every path's shape; racecheck and synccheck (far slower:
         # a row of a million elements takes minutes) at small shapes that take
-        # the same paths: tile, peel, a multi-block cluster of few rows, the
-        # ring with clusters of one and of two blocks
+        # the same paths: tile, peel, a multi-block cluster of few rows
         small="rows=1001,cols=33 rows=4099,cols=3001 rows=3,cols=65536 rows=300,cols=2048"
         for tool in memcheck racecheck synccheck; do
             shapes="$small"
@@ -104,7 +103,7 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         # the cluster rung's own knobs: sizes forced against the plan's choice
-        for sw in KBENCH_CLUSTER_BUFFERS=1 KBENCH_CLUSTER_SIZE=8 KBENCH_CLUSTER_SIZE=16 \
+        for sw in KBENCH_CLUSTER_SIZE=8 KBENCH_CLUSTER_SIZE=16 \
                   KBENCH_CLUSTER_BPS=1 KBENCH_CLUSTER_BPS=2; do
             ab "$sw" softmax cluster rows=512,cols=262144 rows=2048,cols=65536 \
                 rows=128,cols=1048576 rows=3,cols=262144

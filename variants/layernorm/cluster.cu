@@ -30,8 +30,8 @@
  * KB at 1), so a cluster of 16 holds 1.8 / 3.6 MB rows; static: 4 mbarriers,
  * 3 x 32 floats, one float4.
  *
- * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two), KBENCH_CLUSTER_BPS=1|2,
- * KBENCH_CLUSTER_BUFFERS=1|2 (kernels/cluster.cuh).
+ * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two), KBENCH_CLUSTER_BPS=1|2
+ * (kernels/cluster.cuh).
  *
  * Prediction (before any measurement): rows=4096, cols=65536 (fused 25% fp32
  * / 15% bf16 today: its streaming path re-reads each row with one 1024-thread
@@ -41,16 +41,13 @@
  * weigh more at half the bytes); cols=1048576 few rows: one DRAM read
  * (excess ~1.0x), ~80% where the rows are enough to fill the GPU.
  *
- * Measured (H200, 2026-12-01, without counters, L2 flushed, % of the copy
- * bandwidth, rows x cols = 2^27): 2048 x 65536 52% fp32 / 43% bf16, 512 x
- * 262144 41% / 39%, 128 x 1048576 35% / 30% (fused's streaming path: 51-59%);
- * 3 x 262144 14% / 8% (fused 2%). Short of the prediction for the reason
- * softmax/cluster.cu gives (one slice a block: load, statistics, cluster
- * barriers and output in step, the SM's traffic stopping between them), and
- * the output's parameter loads and GELU come on top.
- * Next step, as in softmax: two slices a block (kb_ring), the next row's
- * copied in under this row's work (KBENCH_CLUSTER_BUFFERS=1: one). Predicted
- * ~80% for the rows that fit a cluster's halves; not yet measured. */
+ * Measured (H200, 2026-12-01, without counters, L2 flushed, two interleaved
+ * rounds, % of the copy bandwidth): 2048 x 65536 482 us (52.3%) fp32 / 293 us
+ * (43.0%) bf16, 512 x 262144 615 us (41.1%) / 326 us (38.7%): below the
+ * prediction. Tried beside it and dropped: a ring of two slices in one block
+ * an SM (the next row's slice copied in while this row is worked on):
+ * 620 / 357 / 795 / 412 us, 20-29% slower at every shape; one block of 512
+ * threads an SM keeps too few loads and stores in flight. */
 #include "kernels/cluster.cuh"
 #include "layernorm.cuh"
 
@@ -63,22 +60,33 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
                            const T *__restrict__ beta, const T *__restrict__ bias,
                            T *__restrict__ y, float *__restrict__ mean_out,
                            float *__restrict__ rstd_out, int64_t rows, int64_t cols,
-                           int64_t capv, int nbuf)
+                           int64_t capv)
 {
     constexpr int W = kb_vec_width<T>();
     constexpr int U = LNC_UNROLL;
     extern __shared__ __align__(128) uint4 sl[];
-    __shared__ __align__(8) uint64_t bar[2 * KB_SLICE_CHUNKS];
+    __shared__ __align__(8) uint64_t bar[KB_SLICE_CHUNKS];
     __shared__ float red[3][32];
     __shared__ __align__(16) float4 part;
-    const int tid = threadIdx.x;
+    const int tid = threadIdx.x, lane = tid & 31;
+    const unsigned cl = kb_cluster_size(), rank = kb_cluster_rank();
+    const int64_t clusters = gridDim.x / cl;
+    const uint32_t bar0 = kb_smem_u32(bar), sl0 = kb_smem_u32(sl);
+    const uint32_t peer = kb_cluster_map(kb_smem_u32(&part), lane < (int)cl ? lane : 0);
     const float inv_cols = 1.0f / (float)cols;
-    const auto [cl, rank, clusters, ring, peer] = kb_cluster_start(sl, bar, capv, nbuf, &part);
+    if (tid == 0)
+        kb_slice_init(bar0);
+    __syncthreads();
 
     unsigned it = 0;
     for (int64_t row = blockIdx.x / cl; row < rows; row += clusters, it++) {
-        const auto [sc, xr, xb, yr, yb, sb] =
-            kb_ring_row(ring, sl, it, x, y, row, clusters, rows, cols, rank, cl);
+        const kb_slice sc = kb_slice_of<T>(row, cols, rank, cl, capv);
+        const T *xr = x + row * cols;
+        T *yr = y + row * cols;
+        const T *xb = xr + sc.head;
+        T *yb = yr + sc.head;
+        if (tid == 0)
+            kb_slice_load(sl0, bar0, xb + sc.lo * W, sc.ns);
         const float K = kb_load(xr, 0);
 
         /* The overflow, while the copy engine works: U vectors a step. */
@@ -103,13 +111,13 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         /* The slice, piece by piece as it lands: two passes over the
          * thread's vectors of the piece in shared memory. */
         for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
-            kb_mbar_wait(kb_ring_bars(ring, it) + 8u * (uint32_t)c, kb_ring_parity(ring, it));
+            kb_mbar_wait(bar0 + 8u * (uint32_t)c, it & 1u);
             const int64_t v0 = kb_slice_piece(sc.ns, c) + tid, v1 = kb_slice_piece(sc.ns, c + 1);
             float s = 0.0f;
             int64_t n = 0;
             for (int64_t j = v0; j < v1; j += LNC_THREADS) {
                 float f[W];
-                kb_unpack<T>(sb[j], f);
+                kb_unpack<T>(sl[j], f);
 #pragma unroll
                 for (int i = 0; i < W; i++)
                     s += f[i] - K;
@@ -120,7 +128,7 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
                 float q = 0.0f;
                 for (int64_t j = v0; j < v1; j += LNC_THREADS) {
                     float f[W];
-                    kb_unpack<T>(sb[j], f);
+                    kb_unpack<T>(sl[j], f);
 #pragma unroll
                     for (int i = 0; i < W; i++) {
                         const float d = f[i] - K - mean;
@@ -140,9 +148,20 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         w = ln_block_wf(w, red);
 
         /* The cluster: publish, meet, merge the peers' partials in rank order. */
-        const float4 q = kb_cluster_meet(make_float4(w.n, w.mean, w.m2, 0.0f), &part, peer, cl, it,
-                                         make_float4(0.0f, 0.0f, 0.0f, 0.0f));
-        const ln_wf t = ln_warp_wf({q.x, q.y, q.z});
+        if (it > 0)
+            kb_cluster_wait(); /* the peers have read the last row's partial */
+        if (tid == 0)
+            part = make_float4(w.n, w.mean, w.m2, 0.0f);
+        kb_cluster_arrive();
+        kb_cluster_wait();
+        ln_wf t = {0.0f, 0.0f, 0.0f};
+        if (lane < (int)cl) {
+            const float4 q = kb_ld_cluster_f4(peer);
+            t.n = q.x;
+            t.mean = q.y;
+            t.m2 = q.z;
+        }
+        t = ln_warp_wf(t);
         kb_cluster_arrive();
 
         /* y from the slice, then from the overflow (the L2). */
@@ -150,7 +169,7 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         const bool vec = sc.head == 0;
         for (int64_t j = tid; j < sc.ns; j += LNC_THREADS) {
             float f[W], g[W], bb[W];
-            kb_unpack<T>(sb[j], f);
+            kb_unpack<T>(sl[j], f);
             ln_affine_any<T>(gamma, beta, bias, sc.head + (sc.lo + j) * W, vec, g, bb);
 #pragma unroll
             for (int i = 0; i < W; i++)
@@ -197,12 +216,11 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     const cudaError_t e = kb_cluster_plan_rows(k, LNC_THREADS, p.rows, cols, sizeof(T), &pl);
     if (e != cudaSuccess)
         return e;
-    static const char *const names[2][2] = {
-        {"layernorm_cluster_rows", "layernorm_cluster_rows_l2"},
-        {"layernorm_cluster_rows_2buf", "layernorm_cluster_rows_2buf_l2"}};
     const kb_dim3 grid = {pl.grid, 1, 1}, block = {LNC_THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k, names[pl.nbuf - 1][pl.overflow], grid, block, pl.smem, pl.cl,
-                             p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, cols, pl.capv, pl.nbuf);
+    return kb_launch_cluster(a, s, k,
+                             pl.overflow ? "layernorm_cluster_rows_l2" : "layernorm_cluster_rows",
+                             grid, block, pl.smem, pl.cl, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
+                             p.rows, cols, pl.capv);
 }
 
 template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaStream_t s)

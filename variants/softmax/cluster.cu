@@ -36,15 +36,13 @@
  * Budget: 512 threads a block, launch bounds of 2 blocks an SM (64 registers
  * a thread at most); dynamic shared memory: the slice, up to ~113 KB (2 blocks
  * an SM: one loads while the other stores) or ~226 KB (1 block), so a
- * cluster of 16 holds rows of up to 1.8 MB or 3.6 MB (with the ring's two
- * slices, one block an SM, each ~113 KB): bf16 rows up to ~900K
+ * cluster of 16 holds rows of up to 1.8 MB or 3.6 MB: bf16 rows up to ~900K
  * elements at 2 an SM, 1.8M at 1; fp32 up to 450K / 900K; fp32 1048576 (4
  * MB) overflows by 0.4 MB a row, read twice (from the L2). Static shared
  * memory: 4 mbarriers, 16 float2 and one float4.
  *
  * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two) forces the cluster size,
- * KBENCH_CLUSTER_BPS=1|2 the blocks an SM the slice is sized for,
- * KBENCH_CLUSTER_BUFFERS=1|2 the slices a block holds.
+ * KBENCH_CLUSTER_BPS=1|2 the blocks an SM the slice is sized for.
  *
  * Prediction (before any measurement; H200, 132 SMs, copy ~4.2 TB/s):
  *   - rows=512, cols=1048576 bf16 (2 MB rows; cl 16, 1 block an SM): the row
@@ -60,19 +58,18 @@
  *     row and 512 threads for a few hundred elements: well below fused
  *     (expect 30-60%), correct by construction.
  *
- * Measured (H200, 2026-12-01, kbench run without counters, L2 flushed, % of
- * the copy bandwidth; rows x cols = 2^27): 2048 x 65536 64% fp32 / 69% bf16,
- * 512 x 262144 54% / 64%, 128 x 1048576 53% / 54%, 3 x 262144 12% (fused
- * 14%); short rows as predicted and worse (0.2-12% below 4096 columns, 39% /
- * 21% at 4096). The long rows missed the ~85% predicted: with one slice a
- * block the blocks of an SM load, reduce, meet and store in step, so the SM's
- * traffic stops for every reduction and cluster barrier.
- * Next step, the ring (kb_ring): two slices a block in one block an SM, the
- * next row's slice copied in while this row is reduced, met and written
- * (KBENCH_CLUSTER_BUFFERS=1 for the old single slice). Predicted: the rows
- * whose halves fit a cluster (up to 1.8 MB: fp32 65536 and 262144, bf16 up to
- * 524288) to ~85-90%; rows that overflow keep one slice (1048576). Not yet
- * measured. */
+ * Measured (H200, 2026-12-01, without counters, L2 flushed, two interleaved
+ * rounds, % of the copy bandwidth): 2048 x 65536 390 us (64.6%) fp32 / 181 us
+ * (69.6%) bf16, 512 x 262144 462 us (54.4%) / 195 us (64.6%); 40 registers,
+ * 3 blocks an SM at most. Tried beside it and dropped: a ring of two slices in
+ * one block an SM, the copy engine bringing the next row's slice while this
+ * row is reduced, met and written. Predicted ~85-90%; measured 654 / 212 /
+ * 903 / 227 us (38-60%), slower at every shape. The same code with one slice
+ * took 634 / 192 / 777 / 212 us: the ring's bookkeeping raised the kernel from
+ * 40 to 64 registers (the launch bound), and one block of 512 threads an SM
+ * has too few loads and stores in flight for the overflow and the write-back.
+ * The rung's gap is elsewhere: every block of an SM stops at the reduction and
+ * the cluster barrier of each row. */
 #include "kernels/cluster.cuh"
 #include "softmax.cuh"
 
@@ -97,21 +94,32 @@ template <int W> static __device__ __forceinline__ float2 clu_fold(float2 s, con
 template <typename T>
 __global__ void __launch_bounds__(CLU_THREADS, 2)
     softmax_cluster_rows(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols,
-                         int64_t capv, int nbuf)
+                         int64_t capv)
 {
     constexpr int W = kb_vec_width<T>();
     constexpr int U = CLU_UNROLL;
     extern __shared__ __align__(128) uint4 sl[];
-    __shared__ __align__(8) uint64_t bar[2 * KB_SLICE_CHUNKS];
+    __shared__ __align__(8) uint64_t bar[KB_SLICE_CHUNKS];
     __shared__ float2 red[CLU_THREADS / 32];
     __shared__ __align__(16) float4 part;
-    const int tid = threadIdx.x;
-    const auto [cl, rank, clusters, ring, peer] = kb_cluster_start(sl, bar, capv, nbuf, &part);
+    const int tid = threadIdx.x, lane = tid & 31;
+    const unsigned cl = kb_cluster_size(), rank = kb_cluster_rank();
+    const int64_t clusters = gridDim.x / cl;
+    const uint32_t bar0 = kb_smem_u32(bar), sl0 = kb_smem_u32(sl);
+    const uint32_t peer = kb_cluster_map(kb_smem_u32(&part), lane < (int)cl ? lane : 0);
+    if (tid == 0)
+        kb_slice_init(bar0);
+    __syncthreads();
 
     unsigned it = 0;
     for (int64_t row = blockIdx.x / cl; row < rows; row += clusters, it++) {
-        const auto [sc, xr, xb, yr, yb, sb] =
-            kb_ring_row(ring, sl, it, x, y, row, clusters, rows, cols, rank, cl);
+        const kb_slice sc = kb_slice_of<T>(row, cols, rank, cl, capv);
+        const T *xr = x + row * cols;
+        T *yr = y + row * cols;
+        const T *xb = xr + sc.head;
+        T *yb = yr + sc.head;
+        if (tid == 0)
+            kb_slice_load(sl0, bar0, xb + sc.lo * W, sc.ns);
 
         /* The overflow, while the copy engine works: U vectors in flight a thread. */
         float2 s = kb_online_empty();
@@ -135,11 +143,11 @@ __global__ void __launch_bounds__(CLU_THREADS, 2)
 
         /* The slice, piece by piece as it lands. */
         for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
-            kb_mbar_wait(kb_ring_bars(ring, it) + 8u * (uint32_t)c, kb_ring_parity(ring, it));
+            kb_mbar_wait(bar0 + 8u * (uint32_t)c, it & 1u);
             const int64_t v1 = kb_slice_piece(sc.ns, c + 1);
             for (int64_t j = kb_slice_piece(sc.ns, c) + tid; j < v1; j += CLU_THREADS) {
                 float f[W];
-                kb_unpack<T>(sb[j], f);
+                kb_unpack<T>(sl[j], f);
                 s = clu_fold<W>(s, f);
             }
         }
@@ -151,18 +159,26 @@ __global__ void __launch_bounds__(CLU_THREADS, 2)
         }
         s = kb_block_online<CLU_THREADS>(s, red);
 
-        /* The cluster: publish, meet, merge the peers' pairs in rank order. */
-        const float2 e = kb_online_empty();
-        const float4 q = kb_cluster_meet(make_float4(s.x, s.y, 0.0f, 0.0f), &part, peer, cl, it,
-                                         make_float4(e.x, e.y, 0.0f, 0.0f));
-        const float2 p = kb_warp_online<32>(make_float2(q.x, q.y));
+        /* The cluster: publish, meet, read the peers' pairs in rank order. */
+        if (it > 0)
+            kb_cluster_wait(); /* the peers have read the last row's pair */
+        if (tid == 0)
+            part = make_float4(s.x, s.y, 0.0f, 0.0f);
+        kb_cluster_arrive();
+        kb_cluster_wait();
+        float2 p = kb_online_empty();
+        if (lane < (int)cl) {
+            const float4 q = kb_ld_cluster_f4(peer);
+            p = make_float2(q.x, q.y);
+        }
+        p = kb_warp_online<32>(p);
         kb_cluster_arrive();
 
         /* y from the slice in shared memory, then from the overflow (the L2). */
         const float mx = p.x, inv = kb_rcp(p.y);
         for (int64_t j = tid; j < sc.ns; j += CLU_THREADS) {
             float f[W];
-            kb_unpack<T>(sb[j], f);
+            kb_unpack<T>(sl[j], f);
 #pragma unroll
             for (int i = 0; i < W; i++)
                 f[i] = kb_exp2((f[i] - mx) * KB_LOG2E) * inv;
@@ -201,12 +217,10 @@ template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaSt
     const cudaError_t e = kb_cluster_plan_rows(k, CLU_THREADS, rows, cols, sizeof(T), &p);
     if (e != cudaSuccess)
         return e;
-    static const char *const names[2][2] = {
-        {"softmax_cluster_rows", "softmax_cluster_rows_l2"},
-        {"softmax_cluster_rows_2buf", "softmax_cluster_rows_2buf_l2"}};
     const kb_dim3 grid = {p.grid, 1, 1}, block = {CLU_THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k, names[p.nbuf - 1][p.overflow], grid, block, p.smem, p.cl,
-                             (const T *)a->in[0], (T *)a->out[0], rows, cols, p.capv, p.nbuf);
+    return kb_launch_cluster(a, s, k, p.overflow ? "softmax_cluster_rows_l2" : "softmax_cluster_rows",
+                             grid, block, p.smem, p.cl, (const T *)a->in[0], (T *)a->out[0], rows,
+                             cols, p.capv);
 }
 
 /* Launches the cluster softmax of a->in[0] into a->out[0] on stream s (the
