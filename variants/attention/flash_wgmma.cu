@@ -98,7 +98,22 @@
  * clock's variation (the same binary measured 0.94x and 0.99x cuDNN in two
  * later runs); dim 64 is behind, causal most: a tile's products there take as
  * long as its softmax's 64 MUFU.EX2 a thread, so the overlap has less to hide
- * behind, and the diagonal tiles are computed whole and masked. */
+ * behind, and the diagonal tiles are computed whole and masked.
+ * Tried for dim 64 and dropped (2026-12-01, two interleaved rounds beside
+ * cuDNN): a quarter or a half of each tile's exponentials on the FMA pipe (a
+ * cubic for 2^f and an add into the exponent field, relative error 1e-4)
+ * instead of MUFU.EX2, to share the exponentials' time between two pipes.
+ * Slower everywhere: dim 64 causal 692-698 / 780-789 us against 659-661 with
+ * MUFU alone, non-causal 1.17-1.25 / 1.33-1.37 ms against 1.09-1.12, dim 128
+ * 979 / 952-1019 us against 911-928; the FMA pipe's extra instructions cost
+ * the consumers more issue slots than MUFU's wait did.
+ * The report of 2026-12-01 (results/h200/attention.json, kbench e267004,
+ * cuDNN 9.14 in the same run; the sampling now stops on the mean's standard
+ * error, so this kernel's jittery causal cases no longer run for seconds and
+ * heat the GPU): dim 128 587 (0.90x; at 1725 MHz against cuDNN's 1830, 0.96x a
+ * clock) / causal 522 (0.96x), dim 64 473
+ * (0.94x) / causal 411 (0.91x), S=16384 dim 128 638 (1.02x) / causal 570
+ * (0.95x). */
 #include <stdio.h>
 
 #include "attention.cuh"

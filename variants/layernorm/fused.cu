@@ -64,14 +64,20 @@
  * 38% at 128 (bf16: 16 vectors a row, half a warp idle), 95% / 80% at 768;
  * row kernels 90-93% fp32, 87-88% bf16 at 4096 and 16384; the vector
  * streaming path 51-59% from 65536 to 1048576 columns (was 25% / 15%); the
- * unaligned 4099 x 3001 46% / 21%. Next steps (not yet measured): the tile
+ * unaligned 4099 x 3001 46% / 21%. Next steps: the tile
  * kernel fills its 8192-element tile with as many rounds as fit and issues a
  * thread's loads before its stores (kb_span_in), and takes 16-bit rows of 16
  * vectors (128 bf16 columns) too: ~80% at 32-128 columns; 16-bit rows of
  * 33-128 vectors go to 8 one-warp groups a block with the parameters staged
  * and x prefetched (layernorm.cuh's first 16-bit rung) instead of the warp
  * kernel, which reloads gamma, beta and b for every vector: 768 bf16 from 80%
- * to ~88% (the row kernels' figure).
+ * to ~88% (the row kernels' figure). Measured (same method, 2026-12-01, 10:35
+ * UTC): 32 columns 60.2% fp32 / 52.0% bf16, 33 65.8% / 38.5%, 128 95.7% /
+ * 54.0% (was 38%), 768 94.8% / 87.5% (was 80%), 4099 x 3001 46.0% / 20.6%.
+ * The 16-bit rung did what was predicted at 768 and half of it at 128; the
+ * tile path at 32-33 columns stayed near 60%, short of ~80%: a row of 32 is
+ * one warp's two-pass reduction and 32 parameter pairs for every 128 bytes of
+ * x, and the counters have yet to say which of them waits.
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
