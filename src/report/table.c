@@ -151,6 +151,26 @@ void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_ro
         vis[c] &= cols[c].compact;
 }
 
+int kb_case_clocks(const kb_run *run, const size_t *idx, size_t n, kb_clock_spread *s)
+{
+    *s = (kb_clock_spread){NAN, NAN, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        const kb_result *r = &run->results[idx[i]];
+        const double c = r->sm_clock_mhz;
+        if (r->status != KB_R_OK || !isfinite(c) || c <= 0)
+            continue;
+        if (!(c >= s->lo)) {
+            s->lo = c;
+            s->at_lo = i;
+        }
+        if (!(c <= s->hi)) {
+            s->hi = c;
+            s->at_hi = i;
+        }
+    }
+    return isfinite(s->lo) && s->hi > KB_CLOCKS_APART * s->lo;
+}
+
 int kb_col_right(int c)
 {
     return c >= 0 && c < KB_NCOL && cols[c].right;

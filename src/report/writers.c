@@ -392,6 +392,19 @@ static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m,
         fprintf(l.lf, "%s: top stalls %s", rows[j].c[KB_COL_VARIANT], rows[j].c[KB_COL_STALLS]);
         note_end(&l);
     }
+    kb_clock_spread cs;
+    if (kb_case_clocks(run, idx, m, &cs)) {
+        note_line l;
+        note_begin(&l, f, k, v->width);
+        fputs("clocks: ", l.lf);
+        put_text(l.lf, run->results[idx[cs.at_lo]].variant, k);
+        fprintf(l.lf, " ran at %.0f MHz, ", cs.lo);
+        put_text(l.lf, run->results[idx[cs.at_hi]].variant, k);
+        fprintf(l.lf, " at %.0f (%.0f%% apart): ratios between this case's results are partly "
+                      "the clock's",
+                cs.hi, 100.0 * (cs.hi / cs.lo - 1.0));
+        note_end(&l);
+    }
     int any_bad = 0;
     for (size_t j = 0; j < m; j++)
         any_bad |= run->results[idx[j]].status != KB_R_OK ||

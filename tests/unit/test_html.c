@@ -143,6 +143,24 @@ static void test_run_escaped(void **state)
     kb_run_release(&run);
 }
 
+/* The note under a case whose results ran at clocks far apart, the variant's
+ * name escaped. */
+static void test_clocks_note(void **state)
+{
+    (void)state;
+    kb_run run;
+    build(&run);
+    run.results[0].sm_clock_mhz = 1980.0;
+    run.results[2].sm_clock_mhz = 1500.0;
+    char *t = render_run(&run);
+    kbt_has(t, "<ul class=\"notes\"><li>clocks: &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+               "&amp;amp;&quot; ran at 1500 MHz, naive at 1980 (32% apart): ratios between this "
+               "case's results are partly the clock's</li>");
+    assert_null(strstr(t, "<script"));
+    free(t);
+    kb_run_release(&run);
+}
+
 static void test_run_structure(void **state)
 {
     (void)state;
@@ -389,6 +407,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_run_escaped),
+        cmocka_unit_test(test_clocks_note),
         cmocka_unit_test(test_run_structure),
         cmocka_unit_test(test_extreme_values),
         cmocka_unit_test(test_compute_columns),

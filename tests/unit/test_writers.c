@@ -861,6 +861,35 @@ static void test_sweep_table(void **state)
     kb_run_release(&run);
 }
 
+/* Results of one case at clocks far apart: the table says so under it, naming
+ * the results at the lowest and highest; clocks close together, or far apart
+ * only on a result that is not ok, say nothing. */
+static void test_clocks_apart(void **state)
+{
+    (void)state;
+    kb_run run;
+    build_run(&run, "complete");
+    run.results[0].sm_clock_mhz = 1590.0; /* softmax naive */
+    run.results[2].sm_clock_mhz = 1965.0; /* softmax coalesced */
+    run.results[3].sm_clock_mhz = 900.0;  /* softmax fused: a mismatch */
+    run.results[1].sm_clock_mhz = 1200.0; /* layernorm, a case of its own */
+    const char *line =
+        "clocks: naive ran at 1590 MHz, coalesced at 1965 (24% apart): ratios between this "
+        "case's results are partly the clock's";
+    char *t = render(write_wide, &run);
+    assert_non_null(strstr(t, line));
+    assert_int_equal(strstr(strstr(t, line) + 1, "clocks:") == NULL, 1); /* once */
+    free(t);
+    t = render(kb_write_markdown, &run);
+    assert_non_null(strstr(t, line));
+    free(t);
+    run.results[2].sm_clock_mhz = 1660.0; /* 4.4% apart */
+    t = render(kb_write_text, &run);
+    assert_null(strstr(t, "clocks:"));
+    free(t);
+    kb_run_release(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -874,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_compute_bound),
         cmocka_unit_test(test_kernels_detail),
         cmocka_unit_test(test_sweep_table),
+        cmocka_unit_test(test_clocks_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
