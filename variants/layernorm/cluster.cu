@@ -44,10 +44,12 @@
  * Measured (H200, 2026-12-01, without counters, L2 flushed, two interleaved
  * rounds, % of the copy bandwidth): 2048 x 65536 482 us (52.3%) fp32 / 293 us
  * (43.0%) bf16, 512 x 262144 615 us (41.1%) / 326 us (38.7%): below the
- * prediction. Tried beside it and dropped: a ring of two slices in one block
- * an SM (the next row's slice copied in while this row is worked on):
- * 620 / 357 / 795 / 412 us, 20-29% slower at every shape; one block of 512
- * threads an SM keeps too few loads and stores in flight. */
+ * prediction. 55-64 registers a thread hold it to 2 blocks of 512 an SM
+ * (theoretical occupancy 50%) where the slices would allow 3; softmax's
+ * cluster rung, at 40 registers and 3 blocks, reaches 64.6% at fp32 65536.
+ * Tried beside it and dropped: a ring of two slices in one block an SM (the
+ * next row's slice copied in while this row is worked on): 620 / 357 / 795 /
+ * 412 us, 20-29% slower at every shape, at 1 block an SM. */
 #include "kernels/cluster.cuh"
 #include "layernorm.cuh"
 

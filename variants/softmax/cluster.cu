@@ -61,15 +61,17 @@
  * Measured (H200, 2026-12-01, without counters, L2 flushed, two interleaved
  * rounds, % of the copy bandwidth): 2048 x 65536 390 us (64.6%) fp32 / 181 us
  * (69.6%) bf16, 512 x 262144 462 us (54.4%) / 195 us (64.6%); 40 registers,
- * 3 blocks an SM at most. Tried beside it and dropped: a ring of two slices in
+ * so 3 blocks an SM where the slices allow (64 KB at fp32 65536: achieved
+ * occupancy 68% of 75%). Tried beside it and dropped: a ring of two slices in
  * one block an SM, the copy engine bringing the next row's slice while this
  * row is reduced, met and written. Predicted ~85-90%; measured 654 / 212 /
  * 903 / 227 us (38-60%), slower at every shape. The same code with one slice
- * took 634 / 192 / 777 / 212 us: the ring's bookkeeping raised the kernel from
- * 40 to 64 registers (the launch bound), and one block of 512 threads an SM
- * has too few loads and stores in flight for the overflow and the write-back.
- * The rung's gap is elsewhere: every block of an SM stops at the reduction and
- * the cluster barrier of each row. */
+ * took 634 / 192 / 777 / 212 us: its bookkeeping took the kernel from 40 to
+ * 64 registers, and 64 registers a thread leave room for 2 blocks of 512 an
+ * SM instead of 3 (theoretical occupancy 50% against 75%); the ring itself
+ * then holds 1 block an SM. Blocks resident an SM are what this rung lives
+ * on: while one block waits for its slice or its cluster, the others move
+ * data. */
 #include "kernels/cluster.cuh"
 #include "softmax.cuh"
 
