@@ -64,9 +64,6 @@ typedef struct kb_clock_spread {
     size_t at_lo, at_hi;
 } kb_clock_spread;
 
-/* How far apart (hi / lo) the clocks of a case are before its table says so. */
-#define KB_CLOCKS_APART 1.05
-
 /* Fills *s for the case idx[0..n) of run; 1 when two of its ok results ran at
  * clocks more than KB_CLOCKS_APART apart, else 0. */
 int kb_case_clocks(const kb_run *run, const size_t *idx, size_t n, kb_clock_spread *s);

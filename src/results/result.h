@@ -21,6 +21,10 @@
 extern "C" {
 #endif
 
+
+/* Two SM clocks further apart than this (the higher over the lower) make a
+ * ratio of times partly the clock's: a case's table and a comparison say so. */
+#define KB_CLOCKS_APART 1.05
 /* Axes of a shape. The operators' own limit, KB_MAX_AXES in kernels/op.h, is
  * held to this one where the two meet (profiler/bench.c). */
 #define KB_RES_MAX_AXES 6

@@ -433,9 +433,15 @@ static void test_what_moved(void **state)
     p->registers = q->registers = 16;
     snprintf(p->top_stalls, sizeof p->top_stalls, "long_sb 61%%");
     snprintf(q->top_stalls, sizeof q->top_stalls, "long_sb 58%%");
+    /* clocks 20% apart are named first; 4% apart, not at all */
+    x->sm_clock_mhz = 1980.0;
+    y->sm_clock_mhz = 1590.0;
+    p->sm_clock_mhz = 1980.0;
+    q->sm_clock_mhz = 1900.0;
     assert_int_equal(kb_compare_runs(&a, "a", &b, "b", 0.05, &c, &e), KB_OK);
     assert_int_equal(c.cases[0].verdict, KB_V_SLOWER);
-    assert_string_equal(c.cases[0].moved, "DRAM 1.52x \xC2\xB7 occ -23.2 pts \xC2\xB7 regs "
+    assert_string_equal(c.cases[0].moved, "clock 1980\xE2\x86\x92" "1590 MHz \xC2\xB7 "
+                                          "DRAM 1.52x \xC2\xB7 occ -23.2 pts \xC2\xB7 regs "
                                           "32\xE2\x86\x92" "72 \xC2\xB7 spill 0\xE2\x86\x92"
                                           "64 B \xC2\xB7 stall long_sb 52%\xE2\x86\x92"
                                           "lg_throttle 44%");
@@ -446,7 +452,7 @@ static void test_what_moved(void **state)
     assert_true(isnan(c.cases[1].dram_ratio));
     /* on the same line as the time change */
     char *t = render(kb_compare_write_text, &c);
-    kbt_has(t, "SLOWER   DRAM 1.52x");
+    kbt_has(t, "SLOWER   clock 1980\xE2\x86\x92" "1590 MHz");
     free(t);
     kb_compare_release(&c);
     kb_run_release(&a);
