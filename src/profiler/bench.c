@@ -32,7 +32,7 @@ _Static_assert(KB_MAX_AXES == KB_RES_MAX_AXES, "a result holds exactly an operat
 #define WARMUP_MIN_S 0.05
 #define WARMUP_SYNC_EVERY 8
 
-/* A sample run is "throttled" when the SM clock measured around the samples is
+/* A sample run is "throttled" when the SM clock measured right after the samples is
  * under this share of the device's peak clock. */
 #define THROTTLE_SHARE 0.9
 

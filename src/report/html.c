@@ -295,14 +295,14 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, k
     kb_clock_spread cs;
     if (kb_case_clocks(run, idx, n, &cs)) {
         char b[192];
-        fputs("<ul class=\"notes\"><li>clocks: ", f);
+        fputs("<ul class=\"notes\"><li>clocks after the samples: ", f);
         opened = 1;
         kb_html_escape(f, rows[cs.at_lo].c[KB_COL_VARIANT]);
-        snprintf(b, sizeof b, " ran at %.0f MHz, ", cs.lo);
+        snprintf(b, sizeof b, " %.0f MHz, ", cs.lo);
         fputs(b, f);
         kb_html_escape(f, rows[cs.at_hi].c[KB_COL_VARIANT]);
-        snprintf(b, sizeof b, " at %.0f (%.0f%% apart): ratios between this case's results are "
-                              "partly the clock's</li>", cs.hi, 100.0 * (cs.hi / cs.lo - 1.0));
+        snprintf(b, sizeof b, " %.0f (%.0f%% apart): these results met the power cap "
+                              "differently</li>", cs.hi, 100.0 * (cs.hi / cs.lo - 1.0));
         fputs(b, f);
     }
     for (size_t i = 0; i < n; i++) {

@@ -54,17 +54,17 @@ void kb_result_cells(const kb_result *r, int compute, kb_timing timing, kb_row *
 void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_row *rows,
                      int note_always, int compact, int vis[KB_NCOL]);
 
-/* The SM clocks a case's ok results ran at (result.h: sm_clock_mhz): the
- * lowest and the highest, and the positions in idx of the results that ran at
- * them. Under a power cap the GPU's clock follows the load of the last
- * moments, so results of one case can run at clocks far apart, and a ratio
- * between them is then partly the clock's. */
+/* The SM clocks a case's ok results left the GPU at (result.h: sm_clock_mhz,
+ * read right after each one's samples): the lowest and the highest, and the
+ * positions in idx of the results that left them. Under a power cap the GPU's
+ * clock follows the load of the last moments, so results of one case can
+ * leave clocks far apart: they met the cap differently. */
 typedef struct kb_clock_spread {
     double lo, hi;     /* MHz */
     size_t at_lo, at_hi;
 } kb_clock_spread;
 
-/* Fills *s for the case idx[0..n) of run; 1 when two of its ok results ran at
+/* Fills *s for the case idx[0..n) of run; 1 when two of its ok results left
  * clocks more than KB_CLOCKS_APART apart, else 0. */
 int kb_case_clocks(const kb_run *run, const size_t *idx, size_t n, kb_clock_spread *s);
 

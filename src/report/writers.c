@@ -396,12 +396,11 @@ static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m,
     if (kb_case_clocks(run, idx, m, &cs)) {
         note_line l;
         note_begin(&l, f, k, v->width);
-        fputs("clocks: ", l.lf);
+        fputs("clocks after the samples: ", l.lf);
         put_text(l.lf, run->results[idx[cs.at_lo]].variant, k);
-        fprintf(l.lf, " ran at %.0f MHz, ", cs.lo);
+        fprintf(l.lf, " %.0f MHz, ", cs.lo);
         put_text(l.lf, run->results[idx[cs.at_hi]].variant, k);
-        fprintf(l.lf, " at %.0f (%.0f%% apart): ratios between this case's results are partly "
-                      "the clock's",
+        fprintf(l.lf, " %.0f (%.0f%% apart): these results met the power cap differently",
                 cs.hi, 100.0 * (cs.hi / cs.lo - 1.0));
         note_end(&l);
     }

@@ -22,8 +22,8 @@ extern "C" {
 #endif
 
 
-/* Two SM clocks further apart than this (the higher over the lower) make a
- * ratio of times partly the clock's: a case's table and a comparison say so. */
+/* Two SM clocks further apart than this (the higher over the lower): results
+ * that met the power cap differently; a case's table and a comparison say so. */
 #define KB_CLOCKS_APART 1.05
 /* Axes of a shape. The operators' own limit, KB_MAX_AXES in kernels/op.h, is
  * held to this one where the two meet (profiler/bench.c). */
@@ -93,7 +93,7 @@ typedef struct kb_result {
     double stdrel;                    /* sample standard deviation / mean */
     double *samples_us;               /* every timed sample; owned (malloc) */
     size_t nsamples;
-    double sm_clock_mhz; /* SM clock measured around the samples */
+    double sm_clock_mhz; /* SM clock measured right after the samples */
     int throttled;       /* SM clock under 90% of the device's peak, or the driver
                             reported thermal or power throttling during the case */
     char throttle_reason[64]; /* why throttled: "sm clock under 90% of peak",

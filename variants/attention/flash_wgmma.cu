@@ -110,8 +110,7 @@
  * The report of 2026-12-01 (results/h200/attention.json, kbench e267004,
  * cuDNN 9.14 in the same run; the sampling now stops on the mean's standard
  * error, so this kernel's jittery causal cases no longer run for seconds and
- * heat the GPU): dim 128 587 (0.90x; at 1725 MHz against cuDNN's 1830, 0.96x a
- * clock) / causal 522 (0.96x), dim 64 473
+ * heat the GPU): dim 128 587 (0.90x) / causal 522 (0.96x), dim 64 473
  * (0.94x) / causal 411 (0.91x), S=16384 dim 128 638 (1.02x) / causal 570
  * (0.95x). */
 #include <stdio.h>

@@ -87,8 +87,8 @@
  *     fastest of ours in three of the four rounds and is the default; its B
  *     reads from the L2 are half the plain kernel's. The committed report
  *     (kbench 86c852b, matmul run first in its call): 781.3 vs cuBLAS's 734.1
- *     (1.06x) at 4096^3, but at 1980 against 1719 MHz: 0.92x per clock;
- *     709.8 vs 692.8 (1.02x) at 8192^3 at equal clocks (1543-1545 MHz);
+ *     (1.06x) at 4096^3 (clocks read after the batch samples: 1980 and
+ *     1719 MHz), 709.8 vs 692.8 (1.02x) at 8192^3 (1543-1545 MHz);
  *     DRAM excess 1.80x against the plain kernel's 2.19x; epilogue=1 +2.7%.
  * In kbench's runs (cuBLASLt beside it, the same harness):
  *   06:19 UTC: 4096^3 721.1 vs 756.6 (0.953x), 8192^3 785.9 vs 707.3 (cuBLAS
