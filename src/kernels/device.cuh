@@ -202,6 +202,15 @@ template <typename T> KB_DEV kb_span kb_span_of(int64_t rows, int64_t cols, int 
     return s;
 }
 
+/* The tile kernels' blocks (softmax's and layernorm's short-row paths):
+ * KB_TILE_THREADS threads, G lanes a row, up to KB_TILE_PER_LANE elements a
+ * lane (rows of up to 8 G elements), a block's span at most KB_TILE_ELEMS
+ * elements: 4 rounds of the longest rows (32 KB of fp32), shorter rows fill
+ * it with more rounds. */
+#define KB_TILE_THREADS 256
+#define KB_TILE_PER_LANE 8
+#define KB_TILE_ELEMS (KB_TILE_THREADS * 4 * KB_TILE_PER_LANE)
+
 /* Span sp of x into tile: every thread's loads are issued before the first is
  * stored, so MAXV of them fly at once. */
 template <typename T, int THREADS, int MAXV>

@@ -32,8 +32,8 @@ _Static_assert(KB_MAX_AXES == KB_RES_MAX_AXES, "a result holds exactly an operat
 #define WARMUP_MIN_S 0.05
 #define WARMUP_SYNC_EVERY 8
 
-/* A sample run is "throttled" when the SM clock measured right after the samples is
- * under this share of the device's peak clock. */
+/* A sample run is "throttled" when the SM clock measured right after the
+ * samples is under this share of the device's peak clock. */
 #define THROTTLE_SHARE 0.9
 
 /* Room for this many samples at first; doubled as needed. */

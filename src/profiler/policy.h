@@ -56,11 +56,6 @@ int kb_case_skip(const kb_op *op, const kb_variant *v, kb_dtype d, const int64_t
 kb_status kb_case_fits(const kb_op *op, kb_dtype d, const int64_t *shape,
                        const kb_device *dev, kb_err *e);
 
-/* 1 when the inputs and outputs of op at shape in dtype d fit in
- * KB_L2_RESIDENT_FACTOR times the L2 (l2_bytes > 0): back-to-back launches may
- * then find them in the L2, and the case's DRAM figures are not a bandwidth
- * measurement (the result is flagged l2_resident). */
-#define KB_L2_RESIDENT_FACTOR 2
 /* Whether a series of n samples (their running mean and sum of squared
  * deviations m2, Welford) has converged: its relative spread stdev / mean is
  * at most max_noise, or the mean's relative standard error stdev / sqrt(n) /
@@ -71,6 +66,11 @@ kb_status kb_case_fits(const kb_op *op, kb_dtype d, const int64_t *shape,
  * the variants it is compared with). */
 int kb_series_converged(double n, double mean, double m2, double max_noise, double max_error);
 
+/* 1 when the inputs and outputs of op at shape in dtype d fit in
+ * KB_L2_RESIDENT_FACTOR times the L2 (l2_bytes > 0): back-to-back launches may
+ * then find them in the L2, and the case's DRAM figures are not a bandwidth
+ * measurement (the result is flagged l2_resident). */
+#define KB_L2_RESIDENT_FACTOR 2
 int kb_case_l2_resident(const kb_op *op, kb_dtype d, const int64_t *shape, int64_t l2_bytes);
 
 /* 1 when a ceiling that % of peak needs (copy bandwidth cold and batch,

@@ -294,16 +294,15 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, k
     int opened = 0;
     kb_clock_spread cs;
     if (kb_case_clocks(run, idx, n, &cs)) {
-        char b[192];
-        fputs("<ul class=\"notes\"><li>clocks after the samples: ", f);
+        char b[96];
+        fputs("<ul class=\"notes\"><li>", f);
         opened = 1;
-        kb_html_escape(f, rows[cs.at_lo].c[KB_COL_VARIANT]);
-        snprintf(b, sizeof b, " %.0f MHz, ", cs.lo);
-        fputs(b, f);
-        kb_html_escape(f, rows[cs.at_hi].c[KB_COL_VARIANT]);
-        snprintf(b, sizeof b, " %.0f (%.0f%% apart): these results met the power cap "
-                              "differently</li>", cs.hi, 100.0 * (cs.hi / cs.lo - 1.0));
-        fputs(b, f);
+        for (int part = 0; part < 3; part++) {
+            fputs(kb_clock_note_part(&cs, part, b, sizeof b), f);
+            if (part < 2)
+                kb_html_escape(f, rows[part ? cs.at_hi : cs.at_lo].c[KB_COL_VARIANT]);
+        }
+        fputs("</li>", f);
     }
     for (size_t i = 0; i < n; i++) {
         if (!kb_counters_reason_is_new(run, idx, i))

@@ -168,7 +168,19 @@ int kb_case_clocks(const kb_run *run, const size_t *idx, size_t n, kb_clock_spre
             s->at_hi = i;
         }
     }
-    return isfinite(s->lo) && s->hi > KB_CLOCKS_APART * s->lo;
+    return kb_clocks_apart(s->lo, s->hi);
+}
+
+const char *kb_clock_note_part(const kb_clock_spread *s, int part, char *b, size_t n)
+{
+    if (part == 0)
+        snprintf(b, n, "clocks after the samples: ");
+    else if (part == 1)
+        snprintf(b, n, " %.0f MHz, ", s->lo);
+    else
+        snprintf(b, n, " %.0f (%.0f%% apart): these results met the power cap differently",
+                 s->hi, 100.0 * (s->hi / s->lo - 1.0));
+    return b;
 }
 
 int kb_col_right(int c)

@@ -65,8 +65,14 @@ typedef struct kb_clock_spread {
 } kb_clock_spread;
 
 /* Fills *s for the case idx[0..n) of run; 1 when two of its ok results left
- * clocks more than KB_CLOCKS_APART apart, else 0. */
+ * clocks more than KB_CLOCKS_APART apart (kb_clocks_apart), else 0. */
 int kb_case_clocks(const kb_run *run, const size_t *idx, size_t n, kb_clock_spread *s);
+
+/* The words of the note a case with clocks apart gets, in three parts that
+ * the two variants' names go between (each report escapes them its own way):
+ * part 0 before the lowest clock's variant, 1 between it and the highest's, 2
+ * after it. Written into b (n bytes, 96 enough), which is returned. */
+const char *kb_clock_note_part(const kb_clock_spread *s, int part, char *b, size_t n);
 
 /* ---- the table of a sweep (results/sweep.h) ---------------------------------------- */
 

@@ -396,12 +396,12 @@ static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m,
     if (kb_case_clocks(run, idx, m, &cs)) {
         note_line l;
         note_begin(&l, f, k, v->width);
-        fputs("clocks after the samples: ", l.lf);
-        put_text(l.lf, run->results[idx[cs.at_lo]].variant, k);
-        fprintf(l.lf, " %.0f MHz, ", cs.lo);
-        put_text(l.lf, run->results[idx[cs.at_hi]].variant, k);
-        fprintf(l.lf, " %.0f (%.0f%% apart): these results met the power cap differently",
-                cs.hi, 100.0 * (cs.hi / cs.lo - 1.0));
+        char b[96];
+        for (int part = 0; part < 3; part++) {
+            fputs(kb_clock_note_part(&cs, part, b, sizeof b), l.lf);
+            if (part < 2)
+                put_text(l.lf, run->results[idx[part ? cs.at_hi : cs.at_lo]].variant, k);
+        }
         note_end(&l);
     }
     int any_bad = 0;

@@ -220,10 +220,9 @@ static void what_moved(kb_cmp_case *k)
     char n1[64], p1[16], n2[64], p2[16];
     k->moved[0] = '\0';
     k->dram_ratio = k->occ_delta = NAN;
-    const double ca = a->sm_clock_mhz, cb = b->sm_clock_mhz;
-    if (ca > 0 && cb > 0 && isfinite(ca) && isfinite(cb) &&
-        (cb > KB_CLOCKS_APART * ca || ca > KB_CLOCKS_APART * cb))
-        add_part(k->moved, sizeof k->moved, "clock %.0f\xE2\x86\x92%.0f MHz", ca, cb);
+    if (kb_clocks_apart(a->sm_clock_mhz, b->sm_clock_mhz))
+        add_part(k->moved, sizeof k->moved, "clock %.0f\xE2\x86\x92%.0f MHz", a->sm_clock_mhz,
+                 b->sm_clock_mhz);
     if (a->dram_bytes > 0 && isfinite(a->dram_bytes) && isfinite(b->dram_bytes)) {
         k->dram_ratio = b->dram_bytes / a->dram_bytes;
         add_part(k->moved, sizeof k->moved, "DRAM %.2fx", k->dram_ratio);

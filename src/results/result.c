@@ -14,6 +14,12 @@
 static const char *const rstatus_names[] = {"ok", "mismatch", "failed", "skipped"};
 #define NSTATUS ((int)KB_COUNT(rstatus_names))
 
+int kb_clocks_apart(double a, double b)
+{
+    const double lo = a < b ? a : b, hi = a < b ? b : a;
+    return lo > 0 && isfinite(lo) && isfinite(hi) && hi > KB_CLOCKS_APART * lo;
+}
+
 const char *kb_rstatus_name(kb_rstatus s)
 {
     return (int)s >= 0 && (int)s < NSTATUS ? rstatus_names[s] : "?";

@@ -21,10 +21,11 @@
 extern "C" {
 #endif
 
-
 /* Two SM clocks further apart than this (the higher over the lower): results
- * that met the power cap differently; a case's table and a comparison say so. */
+ * that met the power cap differently; a case's table and a comparison say so
+ * (kb_clocks_apart). */
 #define KB_CLOCKS_APART 1.05
+
 /* Axes of a shape. The operators' own limit, KB_MAX_AXES in kernels/op.h, is
  * held to this one where the two meet (profiler/bench.c). */
 #define KB_RES_MAX_AXES 6
@@ -35,6 +36,10 @@ typedef enum kb_rstatus {
     KB_R_FAILED = 2,   /* crashed, hung, CUDA error, out of memory */
     KB_R_SKIPPED = 3,  /* not run: dtype or shape unsupported, too large */
 } kb_rstatus;
+
+/* 1 when SM clocks a and b (MHz) are both known (finite, > 0) and more than
+ * KB_CLOCKS_APART apart. */
+int kb_clocks_apart(double a, double b);
 
 const char *kb_rstatus_name(kb_rstatus s); /* "ok", "mismatch", "failed", "skipped" */
 int kb_rstatus_parse(const char *s, kb_rstatus *out); /* 0 or -1 */

@@ -140,8 +140,8 @@ static void killed_run_leaves_no_process(void **state)
     /* one case that samples for a minute: it never reaches the noise target */
     char *argv[] = {(char *)bin(), "run", "softmax", "--variants", "naive", "--shape",
                     "rows=4096,cols=4096", "--metrics", "none", "--min-samples", "100000",
-                    "--max-samples", "100000", "--max-noise", "0", "--max-error", "0", "--timeout", "60", "--db", db,
-                    NULL};
+                    "--max-samples", "100000", "--max-noise", "0", "--max-error", "0",
+                    "--timeout", "60", "--db", db, NULL};
     pid_t kb = start_kbench(argv);
     long child = 0;
     /* the device query's child comes and goes; the case's child stays */

@@ -306,36 +306,31 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * d = x - x[0] over log2(G) shuffles each), writes y in place, and the block
  * stores the span with 16-byte stores. gamma and beta + b are staged once a
  * block as floats. A block takes as many rounds of 256 / G rows as fill
- * TILE_ELEMS elements, each thread's loads of the span all issued before it
+ * KB_TILE_ELEMS elements, each thread's loads of the span all issued before it
  * stores any (kb_span_in). */
-#define TILE_THREADS 256
-#define TILE_PER_LANE 8 /* elements a lane holds at most: cols <= 8 G */
-/* Elements of a block's span: 4 rounds of rows of 8 G (32 KB of fp32); shorter
- * rows fill it with more rounds. */
-#define TILE_ELEMS (TILE_THREADS * 4 * TILE_PER_LANE)
-#define TILE_COLS (TILE_PER_LANE * 32) /* the longest row the tile kernel takes */
+#define TILE_COLS (KB_TILE_PER_LANE * 32) /* the longest row the tile kernel takes */
 
 template <typename T, int G, bool TANH>
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(KB_TILE_THREADS)
     layernorm_fused_tile(const T *__restrict__ x, const T *__restrict__ gamma,
                          const T *__restrict__ beta, const T *__restrict__ bias,
                          T *__restrict__ y, float *__restrict__ mean_out,
                          float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
 {
     constexpr int W = kb_vec_width<T>();
-    constexpr int RPR = TILE_THREADS / G; /* rows a round */
-    __shared__ __align__(16) T tile[TILE_ELEMS + W]; /* + the misalignment */
-    __shared__ float gs[TILE_PER_LANE * G], bs[TILE_PER_LANE * G];
+    constexpr int RPR = KB_TILE_THREADS / G; /* rows a round */
+    __shared__ __align__(16) T tile[KB_TILE_ELEMS + W]; /* + the misalignment */
+    __shared__ float gs[KB_TILE_PER_LANE * G], bs[KB_TILE_PER_LANE * G];
     const int tid = threadIdx.x, t = tid % G;
-    const int span = (int)kb_span_rows(TILE_ELEMS, RPR, cols); /* rows a block */
+    const int span = (int)kb_span_rows(KB_TILE_ELEMS, RPR, cols); /* rows a block */
     const kb_span sp = kb_span_of<T>(rows, cols, span);
     const int nrows = sp.nrows, mis = sp.mis;
 
-    for (int c = tid; c < cols; c += TILE_THREADS) {
+    for (int c = tid; c < cols; c += KB_TILE_THREADS) {
         gs[c] = kb_load(gamma, c);
         bs[c] = kb_load(beta, c) + kb_load(bias, c);
     }
-    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, x, sp);
+    kb_span_in<T, KB_TILE_THREADS, kb_span_maxv<T>(KB_TILE_THREADS, KB_TILE_ELEMS)>(tile, x, sp);
     __syncthreads();
 
     /* Each group its rows, in place; groups past the span's rows compute on
@@ -346,10 +341,10 @@ __global__ void __launch_bounds__(TILE_THREADS)
         const int lim = ok ? cols : 0;
         T *row = &tile[mis + (ok ? r : 0) * cols];
         const float K = ok ? kb_to_float(row[0]) : 0.0f;
-        float v[TILE_PER_LANE];
+        float v[KB_TILE_PER_LANE];
         float sum = 0.0f;
 #pragma unroll
-        for (int i = 0; i < TILE_PER_LANE; i++) {
+        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
             const int c = t + i * G;
             v[i] = c < lim ? kb_to_float(row[c]) - K : 0.0f;
             sum += v[i];
@@ -357,14 +352,14 @@ __global__ void __launch_bounds__(TILE_THREADS)
         const float md = kb_warp_sum<G>(sum) * inv_cols;
         float q = 0.0f;
 #pragma unroll
-        for (int i = 0; i < TILE_PER_LANE; i++) {
+        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
             const int c = t + i * G;
             v[i] -= md;
             q = c < lim ? fmaf(v[i], v[i], q) : q;
         }
         const float rstd = rsqrtf(fmaf(kb_warp_sum<G>(q), inv_cols, LN_EPS));
 #pragma unroll
-        for (int i = 0; i < TILE_PER_LANE; i++) {
+        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
             const int c = t + i * G;
             if (c < lim)
                 row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
@@ -376,7 +371,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     }
     __syncthreads();
 
-    kb_span_out<T, TILE_THREADS>(y, tile, sp);
+    kb_span_out<T, KB_TILE_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming kernels (rows too long for registers, or unaligned) ------------ */
@@ -549,9 +544,9 @@ template <typename T, int G, bool TANH>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int64_t span = kb_span_rows(TILE_ELEMS, TILE_THREADS / G, p.cols);
+    const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, p.cols);
     const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
-    const kb_dim3 block = {TILE_THREADS, 1, 1};
+    const kb_dim3 block = {KB_TILE_THREADS, 1, 1};
     return kb_launch(a, s, layernorm_fused_tile<T, G, TANH>, name, grid, block, 0, p.x, p.g, p.b1,
                      p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }

@@ -468,8 +468,8 @@ KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta
     X(128, 4, 0, 8, 1) X(128, 8, 0, 8, 1) X(256, 8, 0, 4, 1) X(512, 8, 0, 2, 1)           \
         X(1024, 8, 0, 1, 1)
 #define LN_ROW_LADDER_16(X)                                                               \
-    X(32, 4, 2, 4, 8) X(128, 2, 2, 2, 4) X(128, 4, 2, 1, 8) X(256, 4, 2, 1, 4) X(512, 4, 2, 1, 2)            \
-        X(1024, 4, 0, 1, 1)
+    X(32, 4, 2, 4, 8) X(128, 2, 2, 2, 4) X(128, 4, 2, 1, 8) X(256, 4, 2, 1, 4)             \
+        X(512, 4, 2, 1, 2) X(1024, 4, 0, 1, 1)
 
 /* A rung of the ladder as a variant instantiates it: its kernel's launchers for
  * rows of exactly threads nv vectors and of fewer. */

@@ -327,29 +327,24 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
  * The span sits in shared memory as it sits against 16-byte boundaries in
  * global memory (offset by the span's misalignment), so both copies are
  * aligned vector moves. A block takes as many rounds of 256 / G rows as fill
- * TILE_ELEMS elements (4 rounds of the longest rows, 7 of 33-element rows in
+ * KB_TILE_ELEMS elements (4 rounds of the longest rows, 7 of 33-element rows in
  * groups of 8): 32 KB of fp32 (16 KB of 16-bit) shared memory; each thread
  * issues all its loads of the span before storing any (kb_span_in). */
-#define TILE_THREADS 256
-#define TILE_PER_LANE 8 /* elements a lane holds at most: cols <= 8 G */
-/* Elements of a block's span: 4 rounds of rows of 8 G (32 KB of fp32); shorter
- * rows fill it with more rounds. */
-#define TILE_ELEMS (TILE_THREADS * 4 * TILE_PER_LANE)
 
 template <typename T, int G>
-__global__ void __launch_bounds__(TILE_THREADS)
+__global__ void __launch_bounds__(KB_TILE_THREADS)
     softmax_fused_tile(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
     constexpr int W = kb_vec_width<T>();
-    constexpr int RPR = TILE_THREADS / G; /* rows a round */
-    __shared__ __align__(16) T tile[TILE_ELEMS + W]; /* + the misalignment */
+    constexpr int RPR = KB_TILE_THREADS / G; /* rows a round */
+    __shared__ __align__(16) T tile[KB_TILE_ELEMS + W]; /* + the misalignment */
     const int tid = threadIdx.x, t = tid % G;
-    const int span = (int)kb_span_rows(TILE_ELEMS, RPR, cols); /* rows a block */
+    const int span = (int)kb_span_rows(KB_TILE_ELEMS, RPR, cols); /* rows a block */
     const kb_span sp = kb_span_of<T>(rows, cols, span);
     const int nrows = sp.nrows, mis = sp.mis;
 
     /* The span in: whole vectors inside it as vectors, the edges element-wise. */
-    kb_span_in<T, TILE_THREADS, kb_span_maxv<T>(TILE_THREADS, TILE_ELEMS)>(tile, x, sp);
+    kb_span_in<T, KB_TILE_THREADS, kb_span_maxv<T>(KB_TILE_THREADS, KB_TILE_ELEMS)>(tile, x, sp);
     __syncthreads();
 
     /* Each group its rows, in place. Groups past the span's rows compute on
@@ -358,10 +353,10 @@ __global__ void __launch_bounds__(TILE_THREADS)
         const int r = k * RPR + tid / G;
         const int lim = r < nrows ? (int)cols : 0;
         T *row = &tile[mis + (r < nrows ? r : 0) * (int)cols];
-        float v[TILE_PER_LANE];
+        float v[KB_TILE_PER_LANE];
         float m = kb_neg_inf();
 #pragma unroll
-        for (int i = 0; i < TILE_PER_LANE; i++) {
+        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
             const int c = t + i * G;
             v[i] = c < lim ? kb_to_float(row[c]) : kb_neg_inf();
             m = fmaxf(m, v[i]);
@@ -369,14 +364,14 @@ __global__ void __launch_bounds__(TILE_THREADS)
         const float ms = m == kb_neg_inf() ? 0.0f : m;
         float sm = 0.0f;
 #pragma unroll
-        for (int i = 0; i < TILE_PER_LANE; i++) {
+        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
             v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
             sm += v[i];
         }
         const float2 st = kb_warp_online<G>(make_float2(m, sm));
         const float scale = kb_exp2((ms - st.x) * KB_LOG2E) * kb_rcp(st.y);
 #pragma unroll
-        for (int i = 0; i < TILE_PER_LANE; i++) {
+        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
             const int c = t + i * G;
             if (c < lim)
                 row[c] = kb_from_float<T>(v[i] * scale);
@@ -385,7 +380,7 @@ __global__ void __launch_bounds__(TILE_THREADS)
     __syncthreads();
 
     /* The span out, as it came in. */
-    kb_span_out<T, TILE_THREADS>(y, tile, sp);
+    kb_span_out<T, KB_TILE_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming path: rows too long for the registers -----------------------------
@@ -566,11 +561,12 @@ static cudaError_t launch_regs(const kb_args *a, cudaStream_t s, const char *nam
     return sm_launch<T>(a, s, k, name, THREADS, THREADS / TPR);
 }
 
-template <typename T, int G> static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
+template <typename T, int G>
+static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
     const sm_rows_kernel<T> k = softmax_fused_tile<T, G>;
-    const int64_t span = kb_span_rows(TILE_ELEMS, TILE_THREADS / G, a->shape[SM_COLS]);
-    return sm_launch<T>(a, s, k, name, TILE_THREADS, (int)span);
+    const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, a->shape[SM_COLS]);
+    return sm_launch<T>(a, s, k, name, KB_TILE_THREADS, (int)span);
 }
 
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
@@ -638,10 +634,10 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
         TPR * NVEC, launch_regs<T, THREADS, TPR, NVEC, W, true>,                           \
             "softmax_fused_regs_b" #THREADS "_g" #TPR "_n" #NVEC "_peel"                   \
     }
-/* A tile row: G lanes a row, rows of up to TILE_PER_LANE G elements. */
+/* A tile row: G lanes a row, rows of up to KB_TILE_PER_LANE G elements. */
 #define FUSED_TILE(G)                                                                       \
     {                                                                                      \
-        TILE_PER_LANE * G, launch_tile<T, G>, "softmax_fused_tile_g" #G                    \
+        KB_TILE_PER_LANE * G, launch_tile<T, G>, "softmax_fused_tile_g" #G                    \
     }
 
 template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStream_t s)
