@@ -25,7 +25,12 @@
  *                                    non-portable sizes);
  *   KBENCH_CLUSTER_BPS=1|2           blocks an SM the slice is sized for (1:
  *                                    the most shared memory a block, 2: half,
- *                                    so one block loads while another stores). */
+ *                                    so one block loads while another stores);
+ *   KBENCH_CLUSTER_STORE=0|1         how y leaves the slice: 0 the threads' own
+ *                                    16-byte stores, 1 the copy engine, piece by
+ *                                    piece (kb_slice_store_piece), so that the
+ *                                    next row's copy waits only until the last
+ *                                    row's slice is read out. */
 #ifndef KB_CLUSTER_CUH
 #define KB_CLUSTER_CUH
 
@@ -102,6 +107,17 @@ KB_DEV void kb_slice_load(uint32_t sl, uint32_t bar, const void *src, int64_t ns
     }
 }
 
+/* One thread: the copy engine writes piece c of the ns vectors at sl (y,
+ * computed in place) to dst (16-byte aligned), as one bulk group. The piece's
+ * writers have fenced (kb_fence_proxy_async) and met at a block barrier. */
+KB_DEV void kb_slice_store_piece(void *dst, uint32_t sl, int64_t ns, int c)
+{
+    const int64_t v0 = kb_slice_piece(ns, c), v1 = kb_slice_piece(ns, c + 1);
+    if (v1 > v0)
+        kb_bulk_store((char *)dst + v0 * 16, sl + (uint32_t)(v0 * 16), (uint32_t)((v1 - v0) * 16));
+    kb_bulk_commit();
+}
+
 /* Initialises the KB_SLICE_CHUNKS barriers at bar (one thread), visible to the
  * copy engine; the caller's next __syncthreads publishes them. */
 KB_DEV void kb_slice_init(uint32_t bar)
@@ -111,7 +127,14 @@ KB_DEV void kb_slice_init(uint32_t bar)
     kb_mbar_fence_init();
 }
 
-/* ---- host: the plan ------------------------------------------------------------- */
+/* ---- host: the switches and the plan ------------------------------------------------------------- */
+
+/* KBENCH_CLUSTER_STORE: 1 when the copy engine writes y from the slice. */
+static inline int kb_cluster_store_engine(void)
+{
+    static const int v = kb_env_int("KBENCH_CLUSTER_STORE", 0, 0, 1);
+    return v;
+}
 
 /* How a cluster rung runs a shape. */
 struct kb_cluster_plan {

@@ -241,6 +241,18 @@ KB_HDEV void kb_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_
                  : "memory");
 }
 
+/* Copies `bytes` (a multiple of 16) from this block's shared memory at src
+ * (16-byte aligned) to global dst (16-byte aligned) with the copy engine, in
+ * this thread's current bulk group (kb_bulk_commit closes it; kb_bulk_wait_read
+ * says when src may be written again). Ordinary stores to src must be made
+ * visible to the copy engine first (kb_fence_proxy_async, then a barrier). */
+KB_HDEV void kb_bulk_store(void *dst, uint32_t src, uint32_t bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst),
+                 "r"(src), "r"(bytes)
+                 : "memory");
+}
+
 /* ---- named barriers and register reallocation -------------------------------------- */
 
 /* Waits at barrier id until `threads` threads have arrived (this one included). */

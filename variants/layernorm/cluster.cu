@@ -30,8 +30,8 @@
  * KB at 1), so a cluster of 16 holds 1.8 / 3.6 MB rows; static: 4 mbarriers,
  * 3 x 32 floats, one float4.
  *
- * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two), KBENCH_CLUSTER_BPS=1|2
- * (kernels/cluster.cuh).
+ * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two), KBENCH_CLUSTER_BPS=1|2,
+ * KBENCH_CLUSTER_STORE=1 (kernels/cluster.cuh).
  *
  * Prediction (before any measurement): rows=4096, cols=65536 (fused 25% fp32
  * / 15% bf16 today: its streaming path re-reads each row with one 1024-thread
@@ -49,14 +49,20 @@
  * cluster rung, at 40 registers and 3 blocks, reaches 64.6% at fp32 65536.
  * Tried beside it and dropped: a ring of two slices in one block an SM (the
  * next row's slice copied in while this row is worked on): 620 / 357 / 795 /
- * 412 us, 20-29% slower at every shape, at 1 block an SM. */
+ * 412 us, 20-29% slower at every shape, at 1 block an SM.
+ *
+ * Next step (KBENCH_CLUSTER_STORE=1, not yet measured): y written back into
+ * the slice and sent out by the copy engine piece by piece, as in softmax's
+ * rung; built for 2 blocks an SM (at 3, 40 registers, it spills 24-96 bytes).
+ * Predicted: +10-15% at 65536 and 262144. Then the registers: the parameter
+ * loads of the store phase (gamma, beta, b per vector) are what holds them. */
 #include "kernels/cluster.cuh"
 #include "layernorm.cuh"
 
 #define LNC_THREADS 512
 #define LNC_UNROLL 4 /* overflow vectors a thread loads before using them */
 
-template <typename T, bool TANH>
+template <typename T, bool TANH, bool ENGINE>
 __global__ void __launch_bounds__(LNC_THREADS, 2)
     layernorm_cluster_rows(const T *__restrict__ x, const T *__restrict__ gamma,
                            const T *__restrict__ beta, const T *__restrict__ bias,
@@ -87,8 +93,11 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         T *yr = y + row * cols;
         const T *xb = xr + sc.head;
         T *yb = yr + sc.head;
-        if (tid == 0)
+        if (tid == 0) {
+            if (ENGINE)
+                kb_bulk_wait_read<0>(); /* the last row's y has left the slice */
             kb_slice_load(sl0, bar0, xb + sc.lo * W, sc.ns);
+        }
         const float K = kb_load(xr, 0);
 
         /* The overflow, while the copy engine works: U vectors a step. */
@@ -166,17 +175,38 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         t = ln_warp_wf(t);
         kb_cluster_arrive();
 
-        /* y from the slice, then from the overflow (the L2). */
+        /* y from the slice, then from the overflow (the L2). ENGINE: y
+         * replaces x in the slice, and the copy engine writes each piece out
+         * once the block has computed it. */
         const float md = t.mean, rstd = rsqrtf(fmaf(t.m2, inv_cols, LN_EPS));
         const bool vec = sc.head == 0;
-        for (int64_t j = tid; j < sc.ns; j += LNC_THREADS) {
-            float f[W], g[W], bb[W];
-            kb_unpack<T>(sl[j], f);
-            ln_affine_any<T>(gamma, beta, bias, sc.head + (sc.lo + j) * W, vec, g, bb);
+        if (ENGINE) {
+            for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
+                const int64_t v1 = kb_slice_piece(sc.ns, c + 1);
+                for (int64_t j = kb_slice_piece(sc.ns, c) + tid; j < v1; j += LNC_THREADS) {
+                    float f[W], g[W], bb[W];
+                    kb_unpack<T>(sl[j], f);
+                    ln_affine_any<T>(gamma, beta, bias, sc.head + (sc.lo + j) * W, vec, g, bb);
 #pragma unroll
-            for (int i = 0; i < W; i++)
-                f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
-            kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
+                    for (int i = 0; i < W; i++)
+                        f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
+                    sl[j] = kb_pack<T>(f);
+                }
+                kb_fence_proxy_async();
+                __syncthreads();
+                if (tid == 0)
+                    kb_slice_store_piece(yb + sc.lo * W, sl0, sc.ns, c);
+            }
+        } else {
+            for (int64_t j = tid; j < sc.ns; j += LNC_THREADS) {
+                float f[W], g[W], bb[W];
+                kb_unpack<T>(sl[j], f);
+                ln_affine_any<T>(gamma, beta, bias, sc.head + (sc.lo + j) * W, vec, g, bb);
+#pragma unroll
+                for (int i = 0; i < W; i++)
+                    f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
+                kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
+            }
         }
         for (int64_t j = o0 + tid; j < sc.hi; j += LNC_THREADS) {
             float f[W], g[W], bb[W];
@@ -201,33 +231,40 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         }
         __syncthreads(); /* the slice and red are read before they are written again */
     }
+    if (ENGINE && tid == 0)
+        kb_bulk_wait<0>(); /* the slice stays until the copy engine is done */
     if (it > 0)
         kb_cluster_wait(); /* no block leaves while a peer may read its partial */
 }
 
-template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
+template <typename T, bool TANH, bool ENGINE>
+static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s, const ln_ptrs<T> &p)
 {
-    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    if (p.rows <= 0 || p.cols <= 0)
-        return cudaSuccess;
-    if (!ln_aligned16(a))
-        return cudaErrorMisalignedAddress; /* prepare skips such buffers */
-    const auto k = layernorm_cluster_rows<T, TANH>;
+    static const char *const names[2][2] = {
+        {"layernorm_cluster_rows", "layernorm_cluster_rows_l2"},
+        {"layernorm_cluster_rows_engine", "layernorm_cluster_rows_engine_l2"}};
+    const auto k = layernorm_cluster_rows<T, TANH, ENGINE>;
     const int64_t cols = a->shape[LN_COLS];
     kb_cluster_plan pl;
     const cudaError_t e = kb_cluster_plan_rows(k, LNC_THREADS, p.rows, cols, sizeof(T), &pl);
     if (e != cudaSuccess)
         return e;
     const kb_dim3 grid = {pl.grid, 1, 1}, block = {LNC_THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k,
-                             pl.overflow ? "layernorm_cluster_rows_l2" : "layernorm_cluster_rows",
-                             grid, block, pl.smem, pl.cl, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
-                             p.rows, cols, pl.capv);
+    return kb_launch_cluster(a, s, k, names[ENGINE][pl.overflow], grid, block, pl.smem, pl.cl,
+                             p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, cols, pl.capv);
 }
 
 template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaStream_t s)
 {
-    return a->shape[LN_GELU] ? launch_gelu<T, true>(a, s) : launch_gelu<T, false>(a, s);
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    if (p.rows <= 0 || p.cols <= 0)
+        return cudaSuccess;
+    if (!ln_aligned16(a))
+        return cudaErrorMisalignedAddress; /* prepare skips such buffers */
+    const bool tanh = a->shape[LN_GELU] != 0, engine = kb_cluster_store_engine() != 0;
+    if (engine)
+        return tanh ? launch_gelu<T, true, true>(a, s, p) : launch_gelu<T, false, true>(a, s, p);
+    return tanh ? launch_gelu<T, true, false>(a, s, p) : launch_gelu<T, false, false>(a, s, p);
 }
 
 /* Launches the cluster layernorm of a->in[0] (gamma, beta, b: in[1..3]) into

@@ -42,7 +42,8 @@
  * memory: 4 mbarriers, 16 float2 and one float4.
  *
  * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two) forces the cluster size,
- * KBENCH_CLUSTER_BPS=1|2 the blocks an SM the slice is sized for.
+ * KBENCH_CLUSTER_BPS=1|2 the blocks an SM the slice is sized for,
+ * KBENCH_CLUSTER_STORE=1 the copy engine's store of y (below).
  *
  * Prediction (before any measurement; H200, 132 SMs, copy ~4.2 TB/s):
  *   - rows=512, cols=1048576 bf16 (2 MB rows; cl 16, 1 block an SM): the row
@@ -71,7 +72,17 @@
  * SM instead of 3 (theoretical occupancy 50% against 75%); the ring itself
  * then holds 1 block an SM. Blocks resident an SM are what this rung lives
  * on: while one block waits for its slice or its cluster, the others move
- * data. */
+ * data.
+ *
+ * Next step (KBENCH_CLUSTER_STORE=1, not yet measured): y written back into
+ * the slice and sent out by the copy engine piece by piece (one bulk store a
+ * piece, after the block's barrier), so a row's stores leave the threads and
+ * the next row's copy is issued as soon as the engine has read the slice out,
+ * rather than after 512 threads' 16-byte stores drained through the LSU
+ * pipeline. The kernel is built for 3 blocks an SM (40 registers, no spills)
+ * so that residency stays as it is. Predicted: 2048 x 65536 and 512 x 262144
+ * from 54-70% to ~75-80%; no change where the rows overflow (the overflow
+ * part is still the threads'). */
 #include "kernels/cluster.cuh"
 #include "softmax.cuh"
 
@@ -93,8 +104,8 @@ template <int W> static __device__ __forceinline__ float2 clu_fold(float2 s, con
     return make_float2(m, d[0] + d[1]);
 }
 
-template <typename T>
-__global__ void __launch_bounds__(CLU_THREADS, 2)
+template <typename T, bool ENGINE>
+__global__ void __launch_bounds__(CLU_THREADS, ENGINE ? 3 : 2)
     softmax_cluster_rows(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols,
                          int64_t capv)
 {
@@ -120,8 +131,11 @@ __global__ void __launch_bounds__(CLU_THREADS, 2)
         T *yr = y + row * cols;
         const T *xb = xr + sc.head;
         T *yb = yr + sc.head;
-        if (tid == 0)
+        if (tid == 0) {
+            if (ENGINE)
+                kb_bulk_wait_read<0>(); /* the last row's y has left the slice */
             kb_slice_load(sl0, bar0, xb + sc.lo * W, sc.ns);
+        }
 
         /* The overflow, while the copy engine works: U vectors in flight a thread. */
         float2 s = kb_online_empty();
@@ -176,15 +190,35 @@ __global__ void __launch_bounds__(CLU_THREADS, 2)
         p = kb_warp_online<32>(p);
         kb_cluster_arrive();
 
-        /* y from the slice in shared memory, then from the overflow (the L2). */
+        /* y from the slice in shared memory, then from the overflow (the L2).
+         * ENGINE: y replaces x in the slice, and the copy engine writes each
+         * piece out once the block has computed it. */
         const float mx = p.x, inv = kb_rcp(p.y);
-        for (int64_t j = tid; j < sc.ns; j += CLU_THREADS) {
-            float f[W];
-            kb_unpack<T>(sl[j], f);
+        if (ENGINE) {
+            for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
+                const int64_t v1 = kb_slice_piece(sc.ns, c + 1);
+                for (int64_t j = kb_slice_piece(sc.ns, c) + tid; j < v1; j += CLU_THREADS) {
+                    float f[W];
+                    kb_unpack<T>(sl[j], f);
 #pragma unroll
-            for (int i = 0; i < W; i++)
-                f[i] = kb_exp2((f[i] - mx) * KB_LOG2E) * inv;
-            kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
+                    for (int i = 0; i < W; i++)
+                        f[i] = kb_exp2((f[i] - mx) * KB_LOG2E) * inv;
+                    sl[j] = kb_pack<T>(f);
+                }
+                kb_fence_proxy_async();
+                __syncthreads();
+                if (tid == 0)
+                    kb_slice_store_piece(yb + sc.lo * W, sl0, sc.ns, c);
+            }
+        } else {
+            for (int64_t j = tid; j < sc.ns; j += CLU_THREADS) {
+                float f[W];
+                kb_unpack<T>(sl[j], f);
+#pragma unroll
+                for (int i = 0; i < W; i++)
+                    f[i] = kb_exp2((f[i] - mx) * KB_LOG2E) * inv;
+                kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
+            }
         }
         for (int64_t j = o0 + tid; j < sc.hi; j += CLU_THREADS) {
             float f[W];
@@ -203,8 +237,26 @@ __global__ void __launch_bounds__(CLU_THREADS, 2)
         }
         __syncthreads(); /* the slice is read before the next row's copy lands */
     }
+    if (ENGINE && tid == 0)
+        kb_bulk_wait<0>(); /* the slice stays until the copy engine is done */
     if (it > 0)
         kb_cluster_wait(); /* no block leaves while a peer may read its pair */
+}
+
+template <typename T, bool ENGINE>
+static cudaError_t launch_rows(const kb_args *a, cudaStream_t s, int64_t rows, int64_t cols)
+{
+    static const char *const names[2][2] = {
+        {"softmax_cluster_rows", "softmax_cluster_rows_l2"},
+        {"softmax_cluster_rows_engine", "softmax_cluster_rows_engine_l2"}};
+    const auto k = softmax_cluster_rows<T, ENGINE>;
+    kb_cluster_plan p;
+    const cudaError_t e = kb_cluster_plan_rows(k, CLU_THREADS, rows, cols, sizeof(T), &p);
+    if (e != cudaSuccess)
+        return e;
+    const kb_dim3 grid = {p.grid, 1, 1}, block = {CLU_THREADS, 1, 1};
+    return kb_launch_cluster(a, s, k, names[ENGINE][p.overflow], grid, block, p.smem, p.cl,
+                             (const T *)a->in[0], (T *)a->out[0], rows, cols, p.capv);
 }
 
 template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaStream_t s)
@@ -214,15 +266,8 @@ template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaSt
         return cudaSuccess;
     if (((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 != 0)
         return cudaErrorMisalignedAddress; /* prepare skips such buffers */
-    const auto k = softmax_cluster_rows<T>;
-    kb_cluster_plan p;
-    const cudaError_t e = kb_cluster_plan_rows(k, CLU_THREADS, rows, cols, sizeof(T), &p);
-    if (e != cudaSuccess)
-        return e;
-    const kb_dim3 grid = {p.grid, 1, 1}, block = {CLU_THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k, p.overflow ? "softmax_cluster_rows_l2" : "softmax_cluster_rows",
-                             grid, block, p.smem, p.cl, (const T *)a->in[0], (T *)a->out[0], rows,
-                             cols, p.capv);
+    return kb_cluster_store_engine() ? launch_rows<T, true>(a, s, rows, cols)
+                                     : launch_rows<T, false>(a, s, rows, cols);
 }
 
 /* Launches the cluster softmax of a->in[0] into a->out[0] on stream s (the
