@@ -51,19 +51,27 @@
  * next row's slice copied in while this row is worked on): 620 / 357 / 795 /
  * 412 us, 20-29% slower at every shape, at 1 block an SM.
  *
- * Next step (KBENCH_CLUSTER_STORE=1, not yet measured): y written back into
+ * Next steps (not yet measured): KBENCH_CLUSTER_STORE=1, y written back into
  * the slice and sent out by the copy engine piece by piece, as in softmax's
- * rung; built for 2 blocks an SM (at 3, 40 registers, it spills 24-96 bytes).
- * Predicted: +10-15% at 65536 and 262144. Then the registers: the parameter
- * loads of the store phase (gamma, beta, b per vector) are what holds them. */
+ * rung, built for 2 blocks an SM; predicted +10-15% at 65536 and 262144.
+ * KBENCH_CLUSTER_STORE=2, the same with the kernel for rows that fit (no
+ * overflow loops) built for 3 blocks an SM: 40 registers, fp32 without
+ * spills, 16-bit and the tanh GELU spilling 32-48 bytes; predicted another
+ * +15-20% where the slices allow 3 blocks (fp32 65536: 64 KB each), as
+ * softmax's 40-register rung reaches 64.6% there against this rung's 52.3%.
+ * The threads' store (0, the default) keeps the one kernel it was measured
+ * with. */
 #include "kernels/cluster.cuh"
 #include "layernorm.cuh"
 
 #define LNC_THREADS 512
 #define LNC_UNROLL 4 /* overflow vectors a thread loads before using them */
 
-template <typename T, bool TANH, bool ENGINE>
-__global__ void __launch_bounds__(LNC_THREADS, 2)
+/* MODE 0: the threads store y; 1: the copy engine does (kb_slice_store_piece);
+ * 2: as 1, the kernel for rows that fit built for 3 blocks an SM. OVF: rows
+ * may overflow the cluster's shared memory (the second read from the L2). */
+template <typename T, bool TANH, int MODE, bool OVF>
+__global__ void __launch_bounds__(LNC_THREADS, MODE == 2 && !OVF ? 3 : 2)
     layernorm_cluster_rows(const T *__restrict__ x, const T *__restrict__ gamma,
                            const T *__restrict__ beta, const T *__restrict__ bias,
                            T *__restrict__ y, float *__restrict__ mean_out,
@@ -72,6 +80,7 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
 {
     constexpr int W = kb_vec_width<T>();
     constexpr int U = LNC_UNROLL;
+    constexpr bool ENGINE = MODE > 0;
     extern __shared__ __align__(128) uint4 sl[];
     __shared__ __align__(8) uint64_t bar[KB_SLICE_CHUNKS];
     __shared__ float red[3][32];
@@ -103,7 +112,7 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         /* The overflow, while the copy engine works: U vectors a step. */
         ln_wf w = {0.0f, 0.0f, 0.0f};
         const int64_t o0 = sc.lo + sc.ns;
-        for (int64_t j0 = o0 + tid; j0 < sc.hi; j0 += (int64_t)U * LNC_THREADS) {
+        for (int64_t j0 = o0 + tid; OVF && j0 < sc.hi; j0 += (int64_t)U * LNC_THREADS) {
             uint4 r[U];
             int n = 0;
 #pragma unroll
@@ -208,7 +217,7 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
                 kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
             }
         }
-        for (int64_t j = o0 + tid; j < sc.hi; j += LNC_THREADS) {
+        for (int64_t j = o0 + tid; OVF && j < sc.hi; j += LNC_THREADS) {
             float f[W], g[W], bb[W];
             kb_unpack<T>(kb_ld128(xb + j * W), f);
             ln_affine_any<T>(gamma, beta, bias, sc.head + j * W, vec, g, bb);
@@ -237,21 +246,33 @@ __global__ void __launch_bounds__(LNC_THREADS, 2)
         kb_cluster_wait(); /* no block leaves while a peer may read its partial */
 }
 
-template <typename T, bool TANH, bool ENGINE>
+template <typename T, bool TANH, int MODE>
 static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s, const ln_ptrs<T> &p)
 {
     static const char *const names[2][2] = {
         {"layernorm_cluster_rows", "layernorm_cluster_rows_l2"},
         {"layernorm_cluster_rows_engine", "layernorm_cluster_rows_engine_l2"}};
-    const auto k = layernorm_cluster_rows<T, TANH, ENGINE>;
+    /* the plan is the overflow kernel's; the other takes the same shared memory */
+    const auto k = layernorm_cluster_rows<T, TANH, MODE, true>;
     const int64_t cols = a->shape[LN_COLS];
     kb_cluster_plan pl;
     const cudaError_t e = kb_cluster_plan_rows(k, LNC_THREADS, p.rows, cols, sizeof(T), &pl);
     if (e != cudaSuccess)
         return e;
+    /* the threads' store (MODE 0) runs one kernel for both, as it was measured */
+    auto kr = k;
+    if constexpr (MODE > 0)
+        kr = pl.overflow ? k : layernorm_cluster_rows<T, TANH, MODE, false>;
     const kb_dim3 grid = {pl.grid, 1, 1}, block = {LNC_THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k, names[ENGINE][pl.overflow], grid, block, pl.smem, pl.cl,
+    return kb_launch_cluster(a, s, kr, names[MODE > 0][pl.overflow], grid, block, pl.smem, pl.cl,
                              p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, cols, pl.capv);
+}
+
+template <typename T, int MODE>
+static cudaError_t launch_mode(const kb_args *a, cudaStream_t s, const ln_ptrs<T> &p)
+{
+    return a->shape[LN_GELU] ? launch_gelu<T, true, MODE>(a, s, p)
+                             : launch_gelu<T, false, MODE>(a, s, p);
 }
 
 template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaStream_t s)
@@ -261,10 +282,14 @@ template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaSt
         return cudaSuccess;
     if (!ln_aligned16(a))
         return cudaErrorMisalignedAddress; /* prepare skips such buffers */
-    const bool tanh = a->shape[LN_GELU] != 0, engine = kb_cluster_store_engine() != 0;
-    if (engine)
-        return tanh ? launch_gelu<T, true, true>(a, s, p) : launch_gelu<T, false, true>(a, s, p);
-    return tanh ? launch_gelu<T, true, false>(a, s, p) : launch_gelu<T, false, false>(a, s, p);
+    switch (kb_cluster_store_engine()) {
+    case 1:
+        return launch_mode<T, 1>(a, s, p);
+    case 2:
+        return launch_mode<T, 2>(a, s, p);
+    default:
+        return launch_mode<T, 0>(a, s, p);
+    }
 }
 
 /* Launches the cluster layernorm of a->in[0] (gamma, beta, b: in[1..3]) into
