@@ -120,6 +120,41 @@ KB_DEV void kb_slice_store_piece(void *dst, uint32_t sl, int64_t ns, int c)
     kb_bulk_commit();
 }
 
+/* y from a block's slice at sl (shared address sl0; x as it landed), THREADS
+ * threads: each of its sc.ns vectors through y_of(f, v) (f: the vector's W
+ * values, in place; v: its vector index in the row's body) to yb, the row's y
+ * from the body's first 16-byte boundary. ENGINE: written back into the slice
+ * and sent out by the copy engine piece by piece, each piece after the
+ * block's barrier (the next row's copy waits for kb_bulk_wait_read); else
+ * stored by the threads. */
+template <typename T, bool ENGINE, int THREADS, typename F>
+KB_DEV void kb_slice_write(uint4 *sl, uint32_t sl0, T *yb, const kb_slice &sc, F y_of)
+{
+    constexpr int W = kb_vec_width<T>();
+    if constexpr (ENGINE) {
+        for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
+            const int64_t v1 = kb_slice_piece(sc.ns, c + 1);
+            for (int64_t j = kb_slice_piece(sc.ns, c) + threadIdx.x; j < v1; j += THREADS) {
+                float f[W];
+                kb_unpack<T>(sl[j], f);
+                y_of(f, sc.lo + j);
+                sl[j] = kb_pack<T>(f);
+            }
+            kb_fence_proxy_async();
+            __syncthreads();
+            if (threadIdx.x == 0)
+                kb_slice_store_piece(yb + sc.lo * W, sl0, sc.ns, c);
+        }
+    } else {
+        for (int64_t j = threadIdx.x; j < sc.ns; j += THREADS) {
+            float f[W];
+            kb_unpack<T>(sl[j], f);
+            y_of(f, sc.lo + j);
+            kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
+        }
+    }
+}
+
 /* Initialises the KB_SLICE_CHUNKS barriers at bar (one thread), visible to the
  * copy engine; the caller's next __syncthreads publishes them. */
 KB_DEV void kb_slice_init(uint32_t bar)

@@ -189,41 +189,18 @@ __global__ void __launch_bounds__(LNC_THREADS, MODE == 2 && !OVF ? 3 : 2)
          * once the block has computed it. */
         const float md = t.mean, rstd = rsqrtf(fmaf(t.m2, inv_cols, LN_EPS));
         const bool vec = sc.head == 0;
-        if (ENGINE) {
-            for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
-                const int64_t v1 = kb_slice_piece(sc.ns, c + 1);
-                for (int64_t j = kb_slice_piece(sc.ns, c) + tid; j < v1; j += LNC_THREADS) {
-                    float f[W], g[W], bb[W];
-                    kb_unpack<T>(sl[j], f);
-                    ln_affine_any<T>(gamma, beta, bias, sc.head + (sc.lo + j) * W, vec, g, bb);
-#pragma unroll
-                    for (int i = 0; i < W; i++)
-                        f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
-                    sl[j] = kb_pack<T>(f);
-                }
-                kb_fence_proxy_async();
-                __syncthreads();
-                if (tid == 0)
-                    kb_slice_store_piece(yb + sc.lo * W, sl0, sc.ns, c);
-            }
-        } else {
-            for (int64_t j = tid; j < sc.ns; j += LNC_THREADS) {
-                float f[W], g[W], bb[W];
-                kb_unpack<T>(sl[j], f);
-                ln_affine_any<T>(gamma, beta, bias, sc.head + (sc.lo + j) * W, vec, g, bb);
-#pragma unroll
-                for (int i = 0; i < W; i++)
-                    f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
-                kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
-            }
-        }
-        for (int64_t j = o0 + tid; OVF && j < sc.hi; j += LNC_THREADS) {
-            float f[W], g[W], bb[W];
-            kb_unpack<T>(kb_ld128(xb + j * W), f);
-            ln_affine_any<T>(gamma, beta, bias, sc.head + j * W, vec, g, bb);
+        const auto y_of = [&](float (&f)[W], int64_t v) {
+            float g[W], bb[W];
+            ln_affine_any<T>(gamma, beta, bias, sc.head + v * W, vec, g, bb);
 #pragma unroll
             for (int i = 0; i < W; i++)
                 f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
+        };
+        kb_slice_write<T, ENGINE, LNC_THREADS>(sl, sl0, yb, sc, y_of);
+        for (int64_t j = o0 + tid; OVF && j < sc.hi; j += LNC_THREADS) {
+            float f[W];
+            kb_unpack<T>(kb_ld128(xb + j * W), f);
+            y_of(f, j);
             kb_st128(yb + j * W, kb_pack<T>(f));
         }
         if (rank == 0) {

@@ -194,38 +194,16 @@ __global__ void __launch_bounds__(CLU_THREADS, ENGINE ? 3 : 2)
          * ENGINE: y replaces x in the slice, and the copy engine writes each
          * piece out once the block has computed it. */
         const float mx = p.x, inv = kb_rcp(p.y);
-        if (ENGINE) {
-            for (int c = 0; c < KB_SLICE_CHUNKS; c++) {
-                const int64_t v1 = kb_slice_piece(sc.ns, c + 1);
-                for (int64_t j = kb_slice_piece(sc.ns, c) + tid; j < v1; j += CLU_THREADS) {
-                    float f[W];
-                    kb_unpack<T>(sl[j], f);
-#pragma unroll
-                    for (int i = 0; i < W; i++)
-                        f[i] = kb_exp2((f[i] - mx) * KB_LOG2E) * inv;
-                    sl[j] = kb_pack<T>(f);
-                }
-                kb_fence_proxy_async();
-                __syncthreads();
-                if (tid == 0)
-                    kb_slice_store_piece(yb + sc.lo * W, sl0, sc.ns, c);
-            }
-        } else {
-            for (int64_t j = tid; j < sc.ns; j += CLU_THREADS) {
-                float f[W];
-                kb_unpack<T>(sl[j], f);
-#pragma unroll
-                for (int i = 0; i < W; i++)
-                    f[i] = kb_exp2((f[i] - mx) * KB_LOG2E) * inv;
-                kb_st128(yb + (sc.lo + j) * W, kb_pack<T>(f));
-            }
-        }
-        for (int64_t j = o0 + tid; j < sc.hi; j += CLU_THREADS) {
-            float f[W];
-            kb_unpack<T>(kb_ld128(xb + j * W), f);
+        const auto y_of = [&](float (&f)[W], int64_t) {
 #pragma unroll
             for (int i = 0; i < W; i++)
                 f[i] = kb_exp2((f[i] - mx) * KB_LOG2E) * inv;
+        };
+        kb_slice_write<T, ENGINE, CLU_THREADS>(sl, sl0, yb, sc, y_of);
+        for (int64_t j = o0 + tid; j < sc.hi; j += CLU_THREADS) {
+            float f[W];
+            kb_unpack<T>(kb_ld128(xb + j * W), f);
+            y_of(f, j);
             kb_st128(yb + j * W, kb_pack<T>(f));
         }
         if (rank == 0) {
