@@ -26,13 +26,15 @@
  *   KBENCH_CLUSTER_BPS=1|2           blocks an SM the slice is sized for (1:
  *                                    the most shared memory a block, 2: half,
  *                                    so one block loads while another stores);
- *   KBENCH_CLUSTER_STORE=0|1|2       how y leaves the slice: 0 the threads' own
+ *   KBENCH_CLUSTER_STORE=0|1|2|3     how y leaves the slice: 0 the threads' own
  *                                    16-byte stores, 1 the copy engine, piece by
  *                                    piece (kb_slice_store_piece), so that the
  *                                    next row's copy waits only until the last
  *                                    row's slice is read out; 2 as 1, with the
  *                                    layernorm kernel for rows that fit built
- *                                    for 3 blocks an SM (a few spilled bytes). */
+ *                                    for 3 blocks an SM (a few spilled bytes);
+ *                                    3 as 0 with that kernel (softmax: 2 and 3
+ *                                    as 1 and 0). */
 #ifndef KB_CLUSTER_CUH
 #define KB_CLUSTER_CUH
 
@@ -166,10 +168,10 @@ KB_DEV void kb_slice_init(uint32_t bar)
 
 /* ---- host: the switches and the plan ------------------------------------------------------------- */
 
-/* KBENCH_CLUSTER_STORE: 0 the threads write y, 1 or 2 the copy engine. */
+/* KBENCH_CLUSTER_STORE: 0 or 3 the threads write y, 1 or 2 the copy engine. */
 static inline int kb_cluster_store_engine(void)
 {
-    static const int v = kb_env_int("KBENCH_CLUSTER_STORE", 0, 0, 2);
+    static const int v = kb_env_int("KBENCH_CLUSTER_STORE", 0, 0, 3);
     return v;
 }
 

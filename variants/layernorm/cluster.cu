@@ -59,6 +59,9 @@
  * spills, 16-bit and the tanh GELU spilling 32-48 bytes; predicted another
  * +15-20% where the slices allow 3 blocks (fp32 65536: 64 KB each), as
  * softmax's 40-register rung reaches 64.6% there against this rung's 52.3%.
+ * KBENCH_CLUSTER_STORE=3: the threads' store with that 3-block kernel, to
+ * tell the residency's share from the copy engine's: 40 registers and no
+ * spills in every dtype (the copy engine's pieces are what spill in 2).
  * The threads' store (0, the default) keeps the one kernel it was measured
  * with. */
 #include "kernels/cluster.cuh"
@@ -68,10 +71,12 @@
 #define LNC_UNROLL 4 /* overflow vectors a thread loads before using them */
 
 /* MODE 0: the threads store y; 1: the copy engine does (kb_slice_store_piece);
- * 2: as 1, the kernel for rows that fit built for 3 blocks an SM. OVF: rows
- * may overflow the cluster's shared memory (the second read from the L2). */
+ * 2: as 1, the kernel for rows that fit built for 3 blocks an SM; 3: the
+ * threads' store with that kernel for 3 blocks an SM (the two effects apart).
+ * OVF: rows may overflow the cluster's shared memory (the second read from
+ * the L2). */
 template <typename T, bool TANH, int MODE, bool OVF>
-__global__ void __launch_bounds__(LNC_THREADS, MODE == 2 && !OVF ? 3 : 2)
+__global__ void __launch_bounds__(LNC_THREADS, MODE >= 2 && !OVF ? 3 : 2)
     layernorm_cluster_rows(const T *__restrict__ x, const T *__restrict__ gamma,
                            const T *__restrict__ beta, const T *__restrict__ bias,
                            T *__restrict__ y, float *__restrict__ mean_out,
@@ -80,7 +85,7 @@ __global__ void __launch_bounds__(LNC_THREADS, MODE == 2 && !OVF ? 3 : 2)
 {
     constexpr int W = kb_vec_width<T>();
     constexpr int U = LNC_UNROLL;
-    constexpr bool ENGINE = MODE > 0;
+    constexpr bool ENGINE = MODE == 1 || MODE == 2;
     extern __shared__ __align__(128) uint4 sl[];
     __shared__ __align__(8) uint64_t bar[KB_SLICE_CHUNKS];
     __shared__ float red[3][32];
@@ -226,9 +231,11 @@ __global__ void __launch_bounds__(LNC_THREADS, MODE == 2 && !OVF ? 3 : 2)
 template <typename T, bool TANH, int MODE>
 static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s, const ln_ptrs<T> &p)
 {
-    static const char *const names[2][2] = {
+    static const char *const names[4][2] = {
         {"layernorm_cluster_rows", "layernorm_cluster_rows_l2"},
-        {"layernorm_cluster_rows_engine", "layernorm_cluster_rows_engine_l2"}};
+        {"layernorm_cluster_rows_engine", "layernorm_cluster_rows_engine_l2"},
+        {"layernorm_cluster_rows_engine_b3", "layernorm_cluster_rows_engine_l2"},
+        {"layernorm_cluster_rows_b3", "layernorm_cluster_rows_l2"}};
     /* the plan is the overflow kernel's; the other takes the same shared memory */
     const auto k = layernorm_cluster_rows<T, TANH, MODE, true>;
     const int64_t cols = a->shape[LN_COLS];
@@ -241,7 +248,7 @@ static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s, const ln_ptrs<T
     if constexpr (MODE > 0)
         kr = pl.overflow ? k : layernorm_cluster_rows<T, TANH, MODE, false>;
     const kb_dim3 grid = {pl.grid, 1, 1}, block = {LNC_THREADS, 1, 1};
-    return kb_launch_cluster(a, s, kr, names[MODE > 0][pl.overflow], grid, block, pl.smem, pl.cl,
+    return kb_launch_cluster(a, s, kr, names[MODE][pl.overflow], grid, block, pl.smem, pl.cl,
                              p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, cols, pl.capv);
 }
 
@@ -264,6 +271,8 @@ template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaSt
         return launch_mode<T, 1>(a, s, p);
     case 2:
         return launch_mode<T, 2>(a, s, p);
+    case 3:
+        return launch_mode<T, 3>(a, s, p);
     default:
         return launch_mode<T, 0>(a, s, p);
     }

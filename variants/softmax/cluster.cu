@@ -244,8 +244,9 @@ template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaSt
         return cudaSuccess;
     if (((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 != 0)
         return cudaErrorMisalignedAddress; /* prepare skips such buffers */
-    return kb_cluster_store_engine() ? launch_rows<T, true>(a, s, rows, cols)
-                                     : launch_rows<T, false>(a, s, rows, cols);
+    const int store = kb_cluster_store_engine(); /* 2 and 3 as 1 and 0: 40 registers */
+    return store == 1 || store == 2 ? launch_rows<T, true>(a, s, rows, cols)
+                                    : launch_rows<T, false>(a, s, rows, cols);
 }
 
 /* Launches the cluster softmax of a->in[0] into a->out[0] on stream s (the
