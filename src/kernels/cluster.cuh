@@ -53,6 +53,8 @@
 /* A block's slice is at least this many bytes when the plan is free to choose:
  * smaller slices only add blocks that wait on one another. */
 #define KB_SLICE_MIN_BYTES 8192
+/* Plans kb_cluster_plan_rows keeps (a launcher picks from up to two kernels). */
+#define KB_PLAN_MEMO 4
 /* Shared memory the runtime reserves per block (sm_90: 1 KB). */
 #define KB_SMEM_RESERVED 1024
 
@@ -234,26 +236,29 @@ template <typename... P>
 static cudaError_t kb_cluster_plan_rows(void (*k)(P...), int threads, int64_t rows, int64_t cols,
                                         size_t esize, kb_cluster_plan *p)
 {
-    /* The last plan, kept: the occupancy queries cost host time inside the
-     * timed region, and a case launches the same shape again and again. */
+    /* The last plans, kept (one a kernel of the few a launcher picks from):
+     * the occupancy queries cost host time inside the timed region, and a
+     * case launches the same shape again and again. */
     struct memo {
         const void *k;
         int dev, threads;
         int64_t rows, cols;
         kb_cluster_plan plan;
     };
-    static memo last = {nullptr, 0, 0, 0, 0, {0, 0, 0, 0, 0}};
+    static memo last[KB_PLAN_MEMO] = {};
+    static unsigned next = 0;
     static const int cl_env = kb_env_int("KBENCH_CLUSTER_SIZE", 0, 1, KB_CLUSTER_MAX);
     static const int bps_env = kb_env_int("KBENCH_CLUSTER_BPS", 0, 1, 2);
     const void *kf = (const void *)k;
     int dev = 0, sms = 0, smem_sm = 0, smem_optin = 0, l2 = 0;
     cudaFuncAttributes fa;
     cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess && last.k == kf && last.dev == dev && last.threads == threads &&
-        last.rows == rows && last.cols == cols) {
-        *p = last.plan;
-        return cudaSuccess;
-    }
+    for (int i = 0; e == cudaSuccess && i < KB_PLAN_MEMO; i++)
+        if (last[i].k == kf && last[i].dev == dev && last[i].threads == threads &&
+            last[i].rows == rows && last[i].cols == cols) {
+            *p = last[i].plan;
+            return cudaSuccess;
+        }
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e == cudaSuccess)
@@ -319,7 +324,7 @@ static cudaError_t kb_cluster_plan_rows(void (*k)(P...), int threads, int64_t ro
         clusters = fit < 1 ? 1 : fit < clusters ? fit : clusters;
     }
     p->grid = (unsigned)(clusters * cl);
-    last = {kf, dev, threads, rows, cols, *p};
+    last[next++ % KB_PLAN_MEMO] = {kf, dev, threads, rows, cols, *p};
     return cudaSuccess;
 }
 

@@ -236,17 +236,30 @@ static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s, const ln_ptrs<T
         {"layernorm_cluster_rows_engine", "layernorm_cluster_rows_engine_l2"},
         {"layernorm_cluster_rows_engine_b3", "layernorm_cluster_rows_engine_l2"},
         {"layernorm_cluster_rows_b3", "layernorm_cluster_rows_l2"}};
-    /* the plan is the overflow kernel's; the other takes the same shared memory */
     const auto k = layernorm_cluster_rows<T, TANH, MODE, true>;
     const int64_t cols = a->shape[LN_COLS];
     kb_cluster_plan pl;
-    const cudaError_t e = kb_cluster_plan_rows(k, LNC_THREADS, p.rows, cols, sizeof(T), &pl);
+    cudaError_t e = kb_cluster_plan_rows(k, LNC_THREADS, p.rows, cols, sizeof(T), &pl);
     if (e != cudaSuccess)
         return e;
-    /* the threads' store (MODE 0) runs one kernel for both, as it was measured */
+    /* Rows that fit run the kernel without the overflow loops, on its own
+     * plan: its attributes set, its grid from its own occupancy (3 blocks an
+     * SM where the slices allow). The threads' store (MODE 0) runs one
+     * kernel for both, as it was measured. */
     auto kr = k;
-    if constexpr (MODE > 0)
-        kr = pl.overflow ? k : layernorm_cluster_rows<T, TANH, MODE, false>;
+    if constexpr (MODE > 0) {
+        if (!pl.overflow) {
+            const auto kf = layernorm_cluster_rows<T, TANH, MODE, false>;
+            kb_cluster_plan pf;
+            if ((e = kb_cluster_plan_rows(kf, LNC_THREADS, p.rows, cols, sizeof(T), &pf)) !=
+                cudaSuccess)
+                return e;
+            if (!pf.overflow) {
+                kr = kf;
+                pl = pf;
+            }
+        }
+    }
     const kb_dim3 grid = {pl.grid, 1, 1}, block = {LNC_THREADS, 1, 1};
     return kb_launch_cluster(a, s, kr, names[MODE][pl.overflow], grid, block, pl.smem, pl.cl,
                              p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, cols, pl.capv);
