@@ -77,7 +77,15 @@
  * The 16-bit rung did what was predicted at 768 and half of it at 128; the
  * tile path at 32-33 columns stayed near 60%, short of ~80%: a row of 32 is
  * one warp's two-pass reduction and 32 parameter pairs for every 128 bytes of
- * x, and the counters have yet to say which of them waits.
+ * x, and the counters have yet to say which of them waits. One cause found in
+ * the code since: lane t of a row's G lanes reads and writes columns t + G i,
+ * so at 32 columns the 8 rows of a warp (128 bytes each, 4 lanes a row) read
+ * the same 4 banks: 8-way conflicts on every shared load and store of the
+ * pass (4-way at 33 columns). KBENCH_TILE_SWIZZLE=1 (not yet measured) has
+ * row r's lanes take their elements in the order i ^ (r % 8) (kb_tile_col),
+ * the same columns spread over the banks; predicted: 32 and 33 columns from
+ * 52-66% to 75-85% if the conflicts are the limit, nothing if the DRAM
+ * traffic's gaps between a block's load and store phases are.
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -310,7 +318,7 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * stores any (kb_span_in). */
 #define TILE_COLS (KB_TILE_PER_LANE * 32) /* the longest row the tile kernel takes */
 
-template <typename T, int G, bool TANH>
+template <typename T, int G, bool TANH, bool SWZ>
 __global__ void __launch_bounds__(KB_TILE_THREADS)
     layernorm_fused_tile(const T *__restrict__ x, const T *__restrict__ gamma,
                          const T *__restrict__ beta, const T *__restrict__ bias,
@@ -345,7 +353,7 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         float sum = 0.0f;
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = t + i * G;
+            const int c = kb_tile_col<G, SWZ>(t, i, r);
             v[i] = c < lim ? kb_to_float(row[c]) - K : 0.0f;
             sum += v[i];
         }
@@ -353,14 +361,14 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         float q = 0.0f;
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = t + i * G;
+            const int c = kb_tile_col<G, SWZ>(t, i, r);
             v[i] -= md;
             q = c < lim ? fmaf(v[i], v[i], q) : q;
         }
         const float rstd = rsqrtf(fmaf(kb_warp_sum<G>(q), inv_cols, LN_EPS));
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = t + i * G;
+            const int c = kb_tile_col<G, SWZ>(t, i, r);
             if (c < lim)
                 row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
         }
@@ -543,12 +551,18 @@ template <bool VEC> struct fused_kernels {
 template <typename T, int G, bool TANH>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
+    /* KBENCH_TILE_SWIZZLE=1 (header comment): the rows' columns swizzled */
+    static const int swz = kb_env_int("KBENCH_TILE_SWIZZLE", 0, 0, 1);
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, p.cols);
     const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
     const kb_dim3 block = {KB_TILE_THREADS, 1, 1};
-    return kb_launch(a, s, layernorm_fused_tile<T, G, TANH>, name, grid, block, 0, p.x, p.g, p.b1,
-                     p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+    static const char *const swz_names[] = {
+        "layernorm_fused_tile_g4_swz", "layernorm_fused_tile_g8_swz",
+        "layernorm_fused_tile_g16_swz", "layernorm_fused_tile_g32_swz"};
+    const auto k = swz ? layernorm_fused_tile<T, G, TANH, true> : layernorm_fused_tile<T, G, TANH, false>;
+    return kb_launch(a, s, k, swz ? swz_names[kb_tile_group_index(G)] : name, grid, block, 0, p.x,
+                     p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
 template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
