@@ -81,11 +81,21 @@
  * the code since: lane t of a row's G lanes reads and writes columns t + G i,
  * so at 32 columns the 8 rows of a warp (128 bytes each, 4 lanes a row) read
  * the same 4 banks: 8-way conflicts on every shared load and store of the
- * pass (4-way at 33 columns). KBENCH_TILE_SWIZZLE=1 (not yet measured) has
- * row r's lanes take their elements in the order i ^ (r % 8) (kb_tile_col),
- * the same columns spread over the banks; predicted: 32 and 33 columns from
- * 52-66% to 75-85% if the conflicts are the limit, nothing if the DRAM
- * traffic's gaps between a block's load and store phases are.
+ * pass (4-way at 33 columns). The swizzle has row r's lanes take their
+ * elements in the order i ^ (r % 8) (kb_tile_col), the same columns spread
+ * over the banks; predicted: 32 and 33 columns from 52-66% to 75-85% if the
+ * conflicts are the limit, nothing if the DRAM traffic's gaps between a
+ * block's load and store phases are. Measured (H200, 2026-12-01, two rounds,
+ * no counters, % of copy bandwidth, off -> on): fp32 32 columns 60.1 -> 77.0
+ * and 60.0 -> 77.9 (short_sb stalls were 48%: the conflicts were its limit);
+ * fp32 128 95.5 -> 95.7 (no conflicts to lose: 4 lanes a 512-byte row read
+ * 16 banks apart already); bf16 32 51.7 -> 47.8, fp32 33 65.4 -> 50.0, bf16
+ * 33 38.3 -> 26.9, bf16 128 53.6 -> 46.6: where rows do not start on the
+ * same banks the XOR only adds index arithmetic (40 -> 48 registers in
+ * bf16). So it is on where the conflicts are, fp32 rows of a multiple of 32
+ * columns (128-byte rows), and off elsewhere; KBENCH_TILE_SWIZZLE=0|1 forces
+ * it either way. bf16 and 33 columns still wait on something else: not_sel
+ * 29-44% of stalls there (issue-bound: instructions per byte, not banks).
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -551,9 +561,12 @@ template <bool VEC> struct fused_kernels {
 template <typename T, int G, bool TANH>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
-    /* KBENCH_TILE_SWIZZLE=1 (header comment): the rows' columns swizzled */
-    static const int swz = kb_env_int("KBENCH_TILE_SWIZZLE", 0, 0, 1);
+    /* The rows' columns swizzled where rows start on the same banks (fp32
+     * rows of a multiple of 32 columns; header comment); KBENCH_TILE_SWIZZLE=0|1
+     * forces it off or on. */
+    static const int swz_env = kb_env_int("KBENCH_TILE_SWIZZLE", -1, 0, 1);
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const bool swz = swz_env >= 0 ? swz_env == 1 : sizeof(T) == 4 && p.cols % 32 == 0;
     const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, p.cols);
     const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
     const kb_dim3 block = {KB_TILE_THREADS, 1, 1};

@@ -60,14 +60,7 @@
  * 98.0% / 98.6%. fp32 moved most of the way; bf16 at 33 columns not at all:
  * its rows are 66 bytes, so most 16-byte vectors of a span straddle two rows
  * and the tile's element-wise pass, not the loads, is the limit (to confirm
- * with the stall counters). Found since in that pass: lane t of a row's G
- * lanes reads columns t + G i, so the rows a warp reads at once sit at the
- * same banks whenever their starts do: 8-way conflicts for 32-column fp32
- * rows, 2-way for 33-column bf16 ones. KBENCH_TILE_SWIZZLE=1 (not yet
- * measured) has row r's lanes take their elements in the order i ^ (r % 8)
- * (kb_tile_col), which spreads a warp's rows over the banks; predicted: bf16
- * 33 columns from 52% to 65-75%, fp32 33 from 80% to ~85%, aligned rows
- * unchanged (they go to the warp kernels).
+ * with the stall counters).
  *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
@@ -338,7 +331,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
  * groups of 8): 32 KB of fp32 (16 KB of 16-bit) shared memory; each thread
  * issues all its loads of the span before storing any (kb_span_in). */
 
-template <typename T, int G, bool SWZ>
+template <typename T, int G>
 __global__ void __launch_bounds__(KB_TILE_THREADS)
     softmax_fused_tile(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -364,7 +357,7 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         float m = kb_neg_inf();
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = kb_tile_col<G, SWZ>(t, i, r);
+            const int c = t + i * G;
             v[i] = c < lim ? kb_to_float(row[c]) : kb_neg_inf();
             m = fmaxf(m, v[i]);
         }
@@ -379,7 +372,7 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         const float scale = kb_exp2((ms - st.x) * KB_LOG2E) * kb_rcp(st.y);
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = kb_tile_col<G, SWZ>(t, i, r);
+            const int c = t + i * G;
             if (c < lim)
                 row[c] = kb_from_float<T>(v[i] * scale);
         }
@@ -571,15 +564,9 @@ static cudaError_t launch_regs(const kb_args *a, cudaStream_t s, const char *nam
 template <typename T, int G>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
-    /* KBENCH_TILE_SWIZZLE=1 (header comment): the rows' columns swizzled */
-    static const int swz = kb_env_int("KBENCH_TILE_SWIZZLE", 0, 0, 1);
-    const sm_rows_kernel<T> k = swz ? softmax_fused_tile<T, G, true> : softmax_fused_tile<T, G, false>;
-    static const char *const swz_names[] = {"softmax_fused_tile_g4_swz", "softmax_fused_tile_g8_swz",
-                                            "softmax_fused_tile_g16_swz",
-                                            "softmax_fused_tile_g32_swz"};
+    const sm_rows_kernel<T> k = softmax_fused_tile<T, G>;
     const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, a->shape[SM_COLS]);
-    return sm_launch<T>(a, s, k, swz ? swz_names[kb_tile_group_index(G)] : name, KB_TILE_THREADS,
-                        (int)span);
+    return sm_launch<T>(a, s, k, name, KB_TILE_THREADS, (int)span);
 }
 
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
