@@ -167,6 +167,22 @@ KB_DEV void kb_st128(void *p, uint4 v)
  * the first and last of which may stick out of the span and move element by
  * element. MAXV: the most vectors a thread moves (nvec <= MAXV THREADS). */
 
+/* The column that lane t of a G-lane group takes as its element i (of up to
+ * 8) of the short row r of a tile (r: the row's index in the block's span).
+ * SWZ: the element indices XOR-ed with r % 8, so that the rows a warp reads at
+ * once, which a power-of-two row length starts in the same banks, read
+ * different banks; a lane holds the same set of columns either way. */
+template <int G, bool SWZ> KB_DEV int kb_tile_col(int t, int i, int r)
+{
+    return t + G * (SWZ ? i ^ (r & 7) : i);
+}
+
+/* 0, 1, 2, 3 for tile groups of 4, 8, 16, 32 lanes (the launchers' name tables). */
+constexpr int kb_tile_group_index(int g)
+{
+    return g <= 4 ? 0 : g <= 8 ? 1 : g <= 16 ? 2 : 3;
+}
+
 /* Rows of cols elements in a span of at most elems elements: a multiple of
  * rpr (the rows a block's threads take at once), at least rpr (and rpr for
  * an empty row). */

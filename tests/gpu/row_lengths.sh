@@ -109,6 +109,8 @@ for step in "$@"; do
             rows=12,cols=100003
         ab KBENCH_LAYERNORM_TILE=0 layernorm fused rows=1000000,cols=33 rows=1000000,cols=32 \
             rows=500000,cols=100
+        ab KBENCH_TILE_SWIZZLE=0 layernorm fused rows=4194304,cols=32 rows=1048576,cols=128
+        ab KBENCH_TILE_SWIZZLE=1 layernorm fused rows=4067203,cols=33 rows=4194304,cols=32
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         # the cluster rung's own knobs: sizes forced against the plan's choice

@@ -77,7 +77,25 @@
  * The 16-bit rung did what was predicted at 768 and half of it at 128; the
  * tile path at 32-33 columns stayed near 60%, short of ~80%: a row of 32 is
  * one warp's two-pass reduction and 32 parameter pairs for every 128 bytes of
- * x, and the counters have yet to say which of them waits.
+ * x, and the counters have yet to say which of them waits. One cause found in
+ * the code since: lane t of a row's G lanes reads and writes columns t + G i,
+ * so at 32 columns the 8 rows of a warp (128 bytes each, 4 lanes a row) read
+ * the same 4 banks: 8-way conflicts on every shared load and store of the
+ * pass (4-way at 33 columns). The swizzle has row r's lanes take their
+ * elements in the order i ^ (r % 8) (kb_tile_col), the same columns spread
+ * over the banks; predicted: 32 and 33 columns from 52-66% to 75-85% if the
+ * conflicts are the limit, nothing if the DRAM traffic's gaps between a
+ * block's load and store phases are. Measured (H200, 2026-12-01, two rounds,
+ * no counters, % of copy bandwidth, off -> on): fp32 32 columns 60.1 -> 77.0
+ * and 60.0 -> 77.9 (short_sb stalls were 48%: the conflicts were its limit);
+ * fp32 128 95.5 -> 95.7 (no conflicts to lose: 4 lanes a 512-byte row read
+ * 16 banks apart already); bf16 32 51.7 -> 47.8, fp32 33 65.4 -> 50.0, bf16
+ * 33 38.3 -> 26.9, bf16 128 53.6 -> 46.6: where rows do not start on the
+ * same banks the XOR only adds index arithmetic (40 -> 48 registers in
+ * bf16). So it is on where the conflicts are, fp32 rows of a multiple of 32
+ * columns (128-byte rows), and off elsewhere; KBENCH_TILE_SWIZZLE=0|1 forces
+ * it either way. bf16 and 33 columns still wait on something else: not_sel
+ * 29-44% of stalls there (issue-bound: instructions per byte, not banks).
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -310,7 +328,7 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * stores any (kb_span_in). */
 #define TILE_COLS (KB_TILE_PER_LANE * 32) /* the longest row the tile kernel takes */
 
-template <typename T, int G, bool TANH>
+template <typename T, int G, bool TANH, bool SWZ>
 __global__ void __launch_bounds__(KB_TILE_THREADS)
     layernorm_fused_tile(const T *__restrict__ x, const T *__restrict__ gamma,
                          const T *__restrict__ beta, const T *__restrict__ bias,
@@ -345,7 +363,7 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         float sum = 0.0f;
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = t + i * G;
+            const int c = kb_tile_col<G, SWZ>(t, i, r);
             v[i] = c < lim ? kb_to_float(row[c]) - K : 0.0f;
             sum += v[i];
         }
@@ -353,14 +371,14 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         float q = 0.0f;
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = t + i * G;
+            const int c = kb_tile_col<G, SWZ>(t, i, r);
             v[i] -= md;
             q = c < lim ? fmaf(v[i], v[i], q) : q;
         }
         const float rstd = rsqrtf(fmaf(kb_warp_sum<G>(q), inv_cols, LN_EPS));
 #pragma unroll
         for (int i = 0; i < KB_TILE_PER_LANE; i++) {
-            const int c = t + i * G;
+            const int c = kb_tile_col<G, SWZ>(t, i, r);
             if (c < lim)
                 row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
         }
@@ -543,12 +561,21 @@ template <bool VEC> struct fused_kernels {
 template <typename T, int G, bool TANH>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
+    /* The rows' columns swizzled where rows start on the same banks (fp32
+     * rows of a multiple of 32 columns; header comment); KBENCH_TILE_SWIZZLE=0|1
+     * forces it off or on. */
+    static const int swz_env = kb_env_int("KBENCH_TILE_SWIZZLE", -1, 0, 1);
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const bool swz = swz_env >= 0 ? swz_env == 1 : sizeof(T) == 4 && p.cols % 32 == 0;
     const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, p.cols);
     const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
     const kb_dim3 block = {KB_TILE_THREADS, 1, 1};
-    return kb_launch(a, s, layernorm_fused_tile<T, G, TANH>, name, grid, block, 0, p.x, p.g, p.b1,
-                     p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+    static const char *const swz_names[] = {
+        "layernorm_fused_tile_g4_swz", "layernorm_fused_tile_g8_swz",
+        "layernorm_fused_tile_g16_swz", "layernorm_fused_tile_g32_swz"};
+    const auto k = swz ? layernorm_fused_tile<T, G, TANH, true> : layernorm_fused_tile<T, G, TANH, false>;
+    return kb_launch(a, s, k, swz ? swz_names[kb_tile_group_index(G)] : name, grid, block, 0, p.x,
+                     p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
 template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
