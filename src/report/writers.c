@@ -751,6 +751,7 @@ static const csv_column csv_columns[] = {
     {"batch_us", RES(batch_us), CSV_NUM},
     {"batch_stdrel", RES(batch_stdrel), CSV_NUM},
     {"batch_launches", RES(batch_launches), CSV_INT},
+    {"batch_sm_clock_mhz", RES(batch_sm_clock_mhz), CSV_NUM},
     {"gbps_batch", RES(gbps_batch), CSV_NUM},
     {"tflops_batch", RES(tflops_batch), CSV_NUM},
     {"pct_peak_batch", RES(pct_peak_batch), CSV_NUM},

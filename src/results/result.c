@@ -43,7 +43,7 @@ void kb_result_init(kb_result *r)
     r->sm_clock_mhz = NAN;
     r->bytes = r->flops = NAN;
     r->gbps = r->tflops = r->pct_peak = r->speedup = NAN;
-    r->batch_us = r->batch_stdrel = NAN;
+    r->batch_us = r->batch_stdrel = r->batch_sm_clock_mhz = NAN;
     r->gbps_batch = r->tflops_batch = r->pct_peak_batch = r->speedup_batch = NAN;
     r->dram_bytes = r->excess_traffic = r->achieved_occupancy = r->dram_gbps = NAN;
     kb_strlcpy(r->metric_set, "none", sizeof r->metric_set);

@@ -98,7 +98,7 @@ typedef struct kb_result {
     double stdrel;                    /* sample standard deviation / mean */
     double *samples_us;               /* every timed sample; owned (malloc) */
     size_t nsamples;
-    double sm_clock_mhz; /* SM clock measured right after the samples */
+    double sm_clock_mhz; /* SM clock measured right after the cold samples */
     int throttled;       /* SM clock under 90% of the device's peak, or the driver
                             reported thermal or power throttling during the case */
     char throttle_reason[64]; /* why throttled: "sm clock under 90% of peak",
@@ -111,6 +111,7 @@ typedef struct kb_result {
     double batch_us;
     double batch_stdrel; /* sample standard deviation / mean of the batch samples */
     int batch_launches;  /* launches per batch sample; 0 when not measured */
+    double batch_sm_clock_mhz; /* SM clock measured right after the batch samples */
 
     unsigned flags; /* KB_FLAG_* bits */
 

@@ -48,6 +48,9 @@ typedef enum field_group {
  * int64_t in [0, 2^53]. */
 typedef enum field_kind {
     F_NUM,   /* double: a number, null for NaN and infinities */
+    F_LATER, /* double added to the format later: a number, left out when not
+                finite, so that reports from before it read and write back as
+                they were */
     F_INT,   /* int or int64_t: an integer */
     F_KNOWN, /* int or int64_t: an integer, null when negative (unknown) */
     F_BOOL,  /* int: true or false */
@@ -94,6 +97,7 @@ static const field schema[] = {
     FIELD(G_TIME_BATCH, "batch_us", F_NUM, OPT, RES(batch_us)),
     FIELD(G_TIME_BATCH, "batch_stdrel", F_NUM, OPT, RES(batch_stdrel)),
     FIELD(G_TIME_BATCH, "batch_launches", F_INT, OPT, RES(batch_launches)),
+    FIELD(G_TIME_BATCH, "batch_sm_clock_mhz", F_LATER, OPT, RES(batch_sm_clock_mhz)),
     FIELD(G_MODEL, "bytes", F_NUM, REQ, RES(bytes)),
     FIELD(G_MODEL, "flops", F_NUM, REQ, RES(flops)),
     FIELD(G_MODEL, "extra_bytes", F_NUM, OPT, RES(extra_bytes)),
@@ -231,6 +235,9 @@ static int put_group(cJSON *o, const void *base, field_group g)
         switch (f->kind) {
         case F_NUM:
             ok = put_num(o, f->key, *(const double *)m);
+            break;
+        case F_LATER:
+            ok = !isfinite(*(const double *)m) || put_num(o, f->key, *(const double *)m);
             break;
         case F_INT:
             ok = put_int(o, f->key, kb_int_member(m, f->size));
@@ -727,6 +734,7 @@ static kb_status get_group(const cJSON *obj, const char *pre, void *base, field_
             continue;
         switch (f->kind) {
         case F_NUM:
+        case F_LATER:
             st = get_num(obj, pre, f->key, f->req, m, e);
             break;
         case F_INT:

@@ -175,6 +175,12 @@ static const char *const migrations[] = {
     "ALTER TABLE results ADD COLUMN source_path TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE results ADD COLUMN source_sha256 TEXT NOT NULL DEFAULT '';"
     "PRAGMA user_version = 5;",
+
+    /* 5 -> 6: the SM clock after the batch samples beside the one after the
+     * cold samples; results of version 5 read with none (their sm_clock_mhz
+     * was read after both). */
+    "ALTER TABLE results ADD COLUMN batch_sm_clock_mhz REAL;"
+    "PRAGMA user_version = 6;",
 };
 
 _Static_assert(KB_COUNT(migrations) == KB_STORE_VERSION,
@@ -306,7 +312,7 @@ typedef enum col_group {
                     * dev_ceilings_mem_clock_mhz (schema version 4) */
     C_CASE,        /* kb_result: op .. dtype */
     C_CHECK_TIME,  /* kb_result: checked .. stdrel */
-    C_FIGURES,     /* kb_result: sm_clock_mhz .. pct_peak_batch */
+    C_FIGURES,     /* kb_result: sm_clock_mhz .. batch_sm_clock_mhz */
     C_KERNEL,      /* kb_kernel: registers .. occ_limiter */
 } col_group;
 
@@ -398,6 +404,7 @@ static const column columns[] = {
     {C_FIGURES, COL_REAL, MEMBER(kb_result, gbps_batch)},
     {C_FIGURES, COL_REAL, MEMBER(kb_result, tflops_batch)},
     {C_FIGURES, COL_REAL, MEMBER(kb_result, pct_peak_batch)},
+    {C_FIGURES, COL_REAL, MEMBER(kb_result, batch_sm_clock_mhz)},
     {C_KERNEL, COL_INT, MEMBER(kb_kernel, registers)},
     {C_KERNEL, COL_INT, MEMBER(kb_kernel, static_smem)},
     {C_KERNEL, COL_INT, MEMBER(kb_kernel, dynamic_smem)},
@@ -1087,13 +1094,13 @@ static kb_status put_result(kb_store *s, int64_t run_id, const kb_result *r, kb_
                    " counters_reason, dram_bytes, excess_traffic, achieved_occupancy, dram_gbps,"
                    " theoretical_occupancy, registers, local_bytes, top_stalls, bound,"
                    " extra_bytes, source_path, source_sha256, batch_us, batch_stdrel,"
-                   " batch_launches, gbps_batch, tflops_batch, pct_peak_batch, flags,"
-                   " throttle_reason)"
+                   " batch_launches, gbps_batch, tflops_batch, pct_peak_batch,"
+                   " batch_sm_clock_mhz, flags, throttle_reason)"
                    " VALUES(?1, (SELECT coalesce(max(seq), 0) + 1 FROM results WHERE run_id = ?1),"
                    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
                    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32,"
                    " ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47,"
-                   " ?48, ?49, ?50)",
+                   " ?48, ?49, ?50, ?51)",
                    &q, &b, e));
     kb_flags_str(r->flags, flags, sizeof flags);
     b_int(&b, run_id);
@@ -1499,7 +1506,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " excess_traffic, achieved_occupancy, dram_gbps, theoretical_occupancy,"
                    " registers, local_bytes, top_stalls, bound, extra_bytes, source_path,"
                    " source_sha256, batch_us, batch_stdrel, batch_launches, gbps_batch,"
-                   " tflops_batch, pct_peak_batch, flags, throttle_reason"
+                   " tflops_batch, pct_peak_batch, batch_sm_clock_mhz, flags, throttle_reason"
                    " FROM results WHERE run_id = ?1 ORDER BY seq",
                    &q));
     SQL_CHECK(stmt_prep(s,

@@ -177,6 +177,7 @@ static void build_run(kb_run *run)
     co->batch_us = 90.0 + 1.0 / 3.0;
     co->batch_stdrel = 0.001;
     co->batch_launches = 12;
+    co->batch_sm_clock_mhz = 1590.5;
     co->flags = KB_FLAG_GPU_SHARED | KB_FLAG_L2_RESIDENT;
     co->throttled = 1;
     snprintf(co->throttle_reason, sizeof co->throttle_reason, "sw power cap, hw slowdown");
@@ -244,6 +245,7 @@ static void assert_same_result(const kb_result *a, const kb_result *b)
     assert_int_equal(a->batch_launches, b->batch_launches);
     assert_true(same_double(a->batch_us, b->batch_us));
     assert_true(same_double(a->batch_stdrel, b->batch_stdrel));
+    assert_true(same_double(a->batch_sm_clock_mhz, b->batch_sm_clock_mhz));
     assert_true(same_double(a->gbps_batch, b->gbps_batch));
     assert_true(same_double(a->tflops_batch, b->tflops_batch));
     assert_true(same_double(a->pct_peak_batch, b->pct_peak_batch));

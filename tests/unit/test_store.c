@@ -171,6 +171,7 @@ static void build_run(kb_run *run, const char *tag)
     ft->batch_us = 90.125;
     ft->batch_stdrel = 0.0025;
     ft->batch_launches = 11;
+    ft->batch_sm_clock_mhz = 1590.5; /* schema version 6 */
     ft->flags = KB_FLAG_GPU_SHARED | KB_FLAG_L2_RESIDENT;
     ft->throttled = 1;
     snprintf(ft->throttle_reason, sizeof ft->throttle_reason, "sw power cap");

@@ -248,7 +248,7 @@ static void test_markdown(void **state)
 /* Splits RFC 4180 text into records of fields; returns the record count and
  * checks every record has nf fields. Fields are written into fields[r][c]. */
 /* Fields of a CSV record. */
-#define CSV_FIELDS 60
+#define CSV_FIELDS 61
 
 static int parse_csv(const char *s, int nf, char fields[][64][256])
 {
@@ -366,7 +366,8 @@ static void test_empty_run(void **state)
     assert_non_null(strstr(t, "speedup_vs_naive,kernels,metric_set,"));
     assert_non_null(
         strstr(t, ",local_bytes,top_stalls,mma_tflops,fp32_tflops,bound,extra_bytes,batch_us,"
-                  "batch_stdrel,batch_launches,gbps_batch,tflops_batch,pct_peak_batch,"
+                  "batch_stdrel,batch_launches,batch_sm_clock_mhz,gbps_batch,tflops_batch,"
+                  "pct_peak_batch,"
                   "speedup_batch_vs_naive,flags,throttle_reason,copy_batch_gbps\r\n"));
     assert_null(strchr(strchr(t, '\n') + 1, '\n'));
     free(t);
