@@ -34,7 +34,8 @@
  *                                    layernorm kernel for rows that fit built
  *                                    for 3 blocks an SM (a few spilled bytes);
  *                                    3 as 0 with that kernel (softmax: 2 and 3
- *                                    as 1 and 0). */
+ *                                    as 1 and 0). Unset: softmax 1, layernorm
+ *                                    3, each its operator's measured best. */
 #ifndef KB_CLUSTER_CUH
 #define KB_CLUSTER_CUH
 
@@ -170,11 +171,12 @@ KB_DEV void kb_slice_init(uint32_t bar)
 
 /* ---- host: the switches and the plan ------------------------------------------------------------- */
 
-/* KBENCH_CLUSTER_STORE: 0 or 3 the threads write y, 1 or 2 the copy engine. */
-static inline int kb_cluster_store_engine(void)
+/* How y leaves the slice (the file comment): KBENCH_CLUSTER_STORE where set,
+ * else the operator's own choice dflt (softmax 1, layernorm 3: measured). */
+static inline int kb_cluster_store_mode(int dflt)
 {
-    static const int v = kb_env_int("KBENCH_CLUSTER_STORE", 0, 0, 3);
-    return v;
+    static const int v = kb_env_int("KBENCH_CLUSTER_STORE", -1, 0, 3);
+    return v >= 0 ? v : dflt;
 }
 
 /* How a cluster rung runs a shape. */

@@ -52,8 +52,8 @@ for step in "$@"; do
                         $kb run "$op" --variants fused,cluster --dtype fp32,bf16 --shape "$s" \
                         --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
                         >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s: exit $?"
-                    # the cluster rung's copy-engine store of y, its own kernels
-                    for st in 1 2 3; do
+                    # the cluster rung's other ways to store y, their own kernels
+                    for st in 0 1 2 3; do
                         KBENCH_CLUSTER_STORE=$st timeout 120 "$san" --tool "$tool" \
                             --target-processes all --error-exitcode 9 $kb run "$op" \
                             --variants cluster --dtype fp32,bf16 --shape "$s" --metrics none \
@@ -114,7 +114,8 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         # the cluster rung's own knobs: sizes forced against the plan's choice
-        for sw in KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 KBENCH_CLUSTER_STORE=3 \
+        for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \
+                  KBENCH_CLUSTER_STORE=3 \
                   KBENCH_CLUSTER_SIZE=8 KBENCH_CLUSTER_SIZE=16 \
                   KBENCH_CLUSTER_BPS=1 KBENCH_CLUSTER_BPS=2; do
             ab "$sw" softmax cluster rows=512,cols=262144 rows=2048,cols=65536 \

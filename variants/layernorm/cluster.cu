@@ -31,7 +31,7 @@
  * 3 x 32 floats, one float4.
  *
  * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two), KBENCH_CLUSTER_BPS=1|2,
- * KBENCH_CLUSTER_STORE=1 (kernels/cluster.cuh).
+ * KBENCH_CLUSTER_STORE=0..3 (kernels/cluster.cuh; below).
  *
  * Prediction (before any measurement): rows=4096, cols=65536 (fused 25% fp32
  * / 15% bf16 today: its streaming path re-reads each row with one 1024-thread
@@ -51,7 +51,7 @@
  * next row's slice copied in while this row is worked on): 620 / 357 / 795 /
  * 412 us, 20-29% slower at every shape, at 1 block an SM.
  *
- * Next steps (not yet measured): KBENCH_CLUSTER_STORE=1, y written back into
+ * Next steps, then measured: KBENCH_CLUSTER_STORE=1, y written back into
  * the slice and sent out by the copy engine piece by piece, as in softmax's
  * rung, built for 2 blocks an SM; predicted +10-15% at 65536 and 262144.
  * KBENCH_CLUSTER_STORE=2, the same with the kernel for rows that fit (no
@@ -62,8 +62,24 @@
  * KBENCH_CLUSTER_STORE=3: the threads' store with that 3-block kernel, to
  * tell the residency's share from the copy engine's: 40 registers and no
  * spills in every dtype (the copy engine's pieces are what spill in 2).
- * The threads' store (0, the default) keeps the one kernel it was measured
- * with. */
+ * The threads' store (0) keeps the one kernel it was first measured with.
+ * Measured (H200, 2026-12-01, two rounds in one call, no counters, % of copy
+ * bandwidth, fp32 / bf16; 0 -> 1 -> 2 -> 3):
+ *   2048 x 65536    51.9 / 44.0 -> 51.4 / 41.7 -> 57.1 / 46.0 -> 56.0 / 47.5
+ *   512 x 262144    41.2 / 39.3 -> 40.9 / 37.2 -> 44.7 / 41.1 -> 43.6 / 42.7
+ *   8192 x 32768    59.0 / 45.8 -> 57.4 / 43.6 -> 62.8 / 46.7 -> 61.8 / 48.7
+ *   128 x 1048576   34.6 / 30.1 -> 31.4 / 27.9 -> 31.4 / 27.8 -> 34.6 / 29.9
+ * The copy engine's store lost 0.3-3 points here (softmax's won 10 in fp32):
+ * layernorm's output pass loads gamma, beta and b for every element beside
+ * the slice, and the store into the slice and the barrier before each piece
+ * leaves add to a pass that is already the longer one. Residency is what
+ * paid: the 3-block kernel gained 4-6 points in fp32 and 2-3 in bf16 with
+ * either store. The default is 3 (the threads' store, the 3-block kernel
+ * where rows fit, the 2-block overflow kernel where they do not: 128 x
+ * 1048576 unchanged). Predicted +15-20% at 3 blocks; measured +8-11%
+ * relative: the achieved occupancy is the next thing to read off the
+ * counters. Still far from 85%: level with fused at 65536 (56.8% fp32, with
+ * its 1.33x excess) and below it at 1048576 (58.9%). */
 #include "kernels/cluster.cuh"
 #include "layernorm.cuh"
 
@@ -279,7 +295,9 @@ template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaSt
         return cudaSuccess;
     if (!ln_aligned16(a))
         return cudaErrorMisalignedAddress; /* prepare skips such buffers */
-    switch (kb_cluster_store_engine()) {
+    /* the threads' store with the 3-block kernel unless KBENCH_CLUSTER_STORE
+     * says otherwise (header comment) */
+    switch (kb_cluster_store_mode(3)) {
     case 1:
         return launch_mode<T, 1>(a, s, p);
     case 2:

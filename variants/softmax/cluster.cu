@@ -43,7 +43,8 @@
  *
  * A/B: KBENCH_CLUSTER_SIZE=1..16 (a power of two) forces the cluster size,
  * KBENCH_CLUSTER_BPS=1|2 the blocks an SM the slice is sized for,
- * KBENCH_CLUSTER_STORE=1 the copy engine's store of y (below).
+ * KBENCH_CLUSTER_STORE=0 the threads' store of y instead of the copy
+ * engine's (below).
  *
  * Prediction (before any measurement; H200, 132 SMs, copy ~4.2 TB/s):
  *   - rows=512, cols=1048576 bf16 (2 MB rows; cl 16, 1 block an SM): the row
@@ -74,15 +75,25 @@
  * on: while one block waits for its slice or its cluster, the others move
  * data.
  *
- * Next step (KBENCH_CLUSTER_STORE=1, not yet measured): y written back into
- * the slice and sent out by the copy engine piece by piece (one bulk store a
- * piece, after the block's barrier), so a row's stores leave the threads and
- * the next row's copy is issued as soon as the engine has read the slice out,
- * rather than after 512 threads' 16-byte stores drained through the LSU
- * pipeline. The kernel is built for 3 blocks an SM (40 registers, no spills)
- * so that residency stays as it is. Predicted: 2048 x 65536 and 512 x 262144
- * from 54-70% to ~75-80%; no change where the rows overflow (the overflow
- * part is still the threads'). */
+ * The copy engine's store (the default since; KBENCH_CLUSTER_STORE=0 for the
+ * threads' store above): y written back into the slice and sent out by the
+ * copy engine piece by piece (one bulk store a piece, after the block's
+ * barrier), so a row's stores leave the threads and the next row's copy is
+ * issued as soon as the engine has read the slice out, rather than after 512
+ * threads' 16-byte stores drained through the LSU pipeline. The kernel is
+ * built for 3 blocks an SM (40 registers, no spills) so that residency stays
+ * as it is. Predicted: 2048 x 65536 and 512 x 262144 from 54-70% to
+ * ~75-80%; no change where the rows overflow (the overflow part is still the
+ * threads'). Measured (H200, 2026-12-01, two rounds against the threads'
+ * store in the same call, % of copy bandwidth): fp32 2048 x 65536 63.7 ->
+ * 73.2 / 72.6, 512 x 262144 54.9 -> 66.4 / 66.9, 8192 x 32768 66.8 -> 76.1 /
+ * 76.2, 128 x 1048576 (overflowing) 54.2 -> 57.7 / 59.2; bf16 unchanged
+ * (69.6 -> 68.9, 64.0 -> 64.1, 70.9 -> 70.6, 54.0 -> 52.9). fp32 moved by
+ * two thirds of the prediction; bf16 not at all: at half the bytes a row its
+ * stall reasons were already not_selected 22% beside long_scoreboard 15%
+ * (issue, not the store path, is its limit). Still short of 85%: the next
+ * thing to find out is what the 25-40% idle of DRAM is spent on between a
+ * block's slice arriving and the next being asked for. */
 #include "kernels/cluster.cuh"
 #include "softmax.cuh"
 
@@ -244,7 +255,9 @@ template <typename T> static cudaError_t launch_cluster(const kb_args *a, cudaSt
         return cudaSuccess;
     if (((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 != 0)
         return cudaErrorMisalignedAddress; /* prepare skips such buffers */
-    const int store = kb_cluster_store_engine(); /* 2 and 3 as 1 and 0: 40 registers */
+    /* the copy engine's store unless KBENCH_CLUSTER_STORE says otherwise
+     * (2 and 3 as 1 and 0: both kernels have 40 registers) */
+    const int store = kb_cluster_store_mode(1);
     return store == 1 || store == 2 ? launch_rows<T, true>(a, s, rows, cols)
                                     : launch_rows<T, false>(a, s, rows, cols);
 }
