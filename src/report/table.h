@@ -55,7 +55,7 @@ void kb_case_columns(const kb_run *run, const size_t *idx, size_t n, const kb_ro
                      int note_always, int compact, int vis[KB_NCOL]);
 
 /* The SM clocks a case's ok results left the GPU at (result.h: sm_clock_mhz,
- * read right after each one's samples): the lowest and the highest, and the
+ * read right after each one's cold samples): the lowest and the highest, and the
  * positions in idx of the results that left them. Under a power cap the GPU's
  * clock follows the load of the last moments, so results of one case can
  * leave clocks far apart: they met the cap differently. */

@@ -211,7 +211,7 @@ static void add_part(char *b, size_t n, const char *fmt, ...)
 }
 
 /* What moved between the two results, each part only where both sides have
- * the figure: the SM clock after the samples when the two are more than
+ * the figure: the SM clock after the cold samples when the two are more than
  * KB_CLOCKS_APART apart, DRAM bytes ratio, achieved occupancy points,
  * registers, spills, the top stall reason. */
 static void what_moved(kb_cmp_case *k)

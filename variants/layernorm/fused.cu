@@ -558,8 +558,9 @@ template <bool VEC> struct fused_kernels {
     }
 };
 
+/* The tile kernel of G lanes a row. */
 template <typename T, int G, bool TANH>
-static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
+static cudaError_t launch_tile(const kb_args *a, cudaStream_t s)
 {
     /* The rows' columns swizzled where rows start on the same banks (fp32
      * rows of a multiple of 32 columns; header comment); KBENCH_TILE_SWIZZLE=0|1
@@ -570,12 +571,15 @@ static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *nam
     const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, p.cols);
     const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
     const kb_dim3 block = {KB_TILE_THREADS, 1, 1};
-    static const char *const swz_names[] = {
-        "layernorm_fused_tile_g4_swz", "layernorm_fused_tile_g8_swz",
-        "layernorm_fused_tile_g16_swz", "layernorm_fused_tile_g32_swz"};
-    const auto k = swz ? layernorm_fused_tile<T, G, TANH, true> : layernorm_fused_tile<T, G, TANH, false>;
-    return kb_launch(a, s, k, swz ? swz_names[kb_tile_group_index(G)] : name, grid, block, 0, p.x,
-                     p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+    static const char *const names[4][2] = {
+        {"layernorm_fused_tile_g4", "layernorm_fused_tile_g4_swz"},
+        {"layernorm_fused_tile_g8", "layernorm_fused_tile_g8_swz"},
+        {"layernorm_fused_tile_g16", "layernorm_fused_tile_g16_swz"},
+        {"layernorm_fused_tile_g32", "layernorm_fused_tile_g32_swz"}};
+    const auto k =
+        swz ? layernorm_fused_tile<T, G, TANH, true> : layernorm_fused_tile<T, G, TANH, false>;
+    return kb_launch(a, s, k, names[kb_tile_group_index(G)][swz], grid, block, 0, p.x, p.g, p.b1,
+                     p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
 template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
@@ -594,12 +598,12 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     if (aligned && short_row && use_tile &&
         (use_tile == 2 || cols % V != 0 || cols / V <= 16)) {
         if (cols <= 8 * 4)
-            return launch_tile<T, 4, TANH>(a, s, "layernorm_fused_tile_g4");
+            return launch_tile<T, 4, TANH>(a, s);
         if (cols <= 8 * 8)
-            return launch_tile<T, 8, TANH>(a, s, "layernorm_fused_tile_g8");
+            return launch_tile<T, 8, TANH>(a, s);
         if (cols <= 8 * 16)
-            return launch_tile<T, 16, TANH>(a, s, "layernorm_fused_tile_g16");
-        return launch_tile<T, 32, TANH>(a, s, "layernorm_fused_tile_g32");
+            return launch_tile<T, 16, TANH>(a, s);
+        return launch_tile<T, 32, TANH>(a, s);
     }
     return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
                       : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);

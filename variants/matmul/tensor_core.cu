@@ -340,9 +340,7 @@ typedef tc_cfg<128, 128, 2, 2, 4, 2> tc_c3; /* 4 warps, two blocks per SM */
 /* The configuration KBENCH_TC_CONFIG names (0..3), read once. */
 static int tc_config(void)
 {
-    static int c = -1;
-    if (c < 0)
-        c = kb_env_int("KBENCH_TC_CONFIG", 0, 0, 3);
+    static const int c = kb_env_int("KBENCH_TC_CONFIG", 0, 0, 3);
     return c;
 }
 
