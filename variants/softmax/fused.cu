@@ -29,16 +29,23 @@
  *     vectors (4099 x 3001 lands here);
  *   buffers themselves off 16-byte boundaries, chunk = 1 element: the same
  *     ladder with up to 32 elements per thread, rows up to 32768;
- *   longer rows: the streaming path below (two reads), a cluster of 8 blocks
- *     per row (16 when rows x 8 < 2 x SMs and the GPU places 16-block
- *     clusters), peeled to 16-byte alignment (the `cluster` rung holds such
- *     rows in shared memory instead and reads them once).
+ *   longer aligned rows, up to 16 blocks' registers (fp32 524288, 16-bit
+ *     1048576): the register path over a thread-block cluster, CL = 2..16
+ *     blocks of 1024 threads x 8 vectors a row, one SM each, the blocks'
+ *     (max, sum) pairs met through distributed shared memory; CL doubled
+ *     while rows x CL leave SMs idle (rows=3);
+ *   longer rows still, or unaligned ones: the streaming path below (two
+ *     reads), a cluster of 8 blocks per row (16 when rows x 8 < 2 x SMs and
+ *     the GPU places 16-block clusters), peeled to 16-byte alignment (the
+ *     `cluster` rung holds such rows in shared memory instead and reads them
+ *     once).
  *
  * A/B switches (environment, read once per process): KBENCH_SOFTMAX_TILE=0 sends
  * short unaligned rows back to the peeled/one-element ladder, =2 takes short
  * aligned rows through the tile path too; KBENCH_SOFTMAX_PEEL=0 sends
  * unaligned rows back to one-element chunks (the old path);
- * KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
+ * KBENCH_SOFTMAX_CLUSTER_REGS=0 sends the long aligned rows back to the
+ * streaming path; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
  * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
  * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16. Prediction for
  * the change, written before it was measured: 1000000 x 33 from 36% (fp32) / 18% (bf16) of
@@ -61,6 +68,20 @@
  * its rows are 66 bytes, so most 16-byte vectors of a span straddle two rows
  * and the tile's element-wise pass, not the loads, is the limit (to confirm
  * with the stall counters).
+ *
+ * Long rows in a cluster's registers (prediction, before any measurement).
+ * The streaming path read x twice and reached 55% fp32 at 2048 x 65536 and
+ * 67% / 66% at 512 x 262144; the `cluster` rung, one read through shared
+ * memory, 72% / 67% there. The one-block register path holds 97.7% at 8192 x
+ * 32768 fp32 with a lone 1024-thread block an SM: 128 KB of loads in flight
+ * an SM is what it lives on. Split over CL blocks, the same 128 KB a block is
+ * in flight; what is new is one cluster barrier and CL distributed-shared-
+ * memory reads between a block's loads and its stores (~1 us against ~8 us a
+ * block at full bandwidth) and clusters placed whole. Predicted: fp32 65536
+ * (CL 2) and 262144 (CL 8), bf16 131072-1048576 (CL 2-16): 85-92% of the copy
+ * bandwidth; rows=3 x 262144 over 48 SMs in one read instead of two: about
+ * 1.5x the streaming path. fp32 rows past 524288 (1048576: 4 MB, 32 SMs'
+ * registers) stay on the streaming path.
  *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
@@ -153,8 +174,12 @@ template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsign
  * holds chunks t, t + TPR, ..., t + (NVEC - 1) * TPR of the row, a chunk being
  * one 16-byte vector (CW = 16 / sizeof(T) elements, rows 16-byte aligned) or
  * one element (CW = 1, any alignment). Chunks past the row's end read as
- * -inf, whose exp is 0, and are not written. */
-template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false>
+ * -inf, whose exp is 0, and are not written.
+ * CL > 1: the row is held by the CL blocks of a thread-block cluster (TPR =
+ * THREADS), one SM's registers each: thread t of block `rank` holds chunks
+ * rank TPR + t + k CL TPR, so each warp still reads 512 contiguous bytes; the
+ * blocks' (max, sum) pairs meet through distributed shared memory. */
+template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -164,6 +189,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "a row is a sub-warp, a warp or the whole block");
     static_assert(!PEEL || (CW == W && TPR >= W - 1),
                   "a peeled row is 16-byte vectors, its head and tail one element a thread");
+    static_assert(CL == 1 || (TPR == THREADS && !PEEL && CW == W),
+                  "a cluster's row is whole blocks of aligned 16-byte chunks");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -171,11 +198,16 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     constexpr int RPB = THREADS / TPR;
 
     const int t = threadIdx.x % TPR;
-    const int64_t row = (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
+    const int64_t row = CL > 1 ? (int64_t)(blockIdx.x / CL)
+                               : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
+    /* The thread's first chunk in the row and the chunks between its chunks. */
+    const int tc = CL > 1 ? (int)kb_cluster_rank() * TPR + t : t;
+    constexpr int STRIDE = CL * TPR;
     /* Chunk k of this thread starts at element k * TPR * CW + t * CW of the row
      * and is in range iff k * TPR * CW < lim: one compare with a constant per
      * chunk. A group past the last row (only in the last block) owns no
-     * elements but still takes part in the shuffles. cols <= 65536 here. */
+     * elements but still takes part in the shuffles. cols <= 65536 here
+     * (CL 65536 with a cluster). */
     const int64_t first = row < rows ? row * cols : 0;
     /* PEEL: the row (not 16-byte aligned, as when cols % W != 0) is head
      * elements up to the first 16-byte boundary, a body of whole vectors and
@@ -192,9 +224,9 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         if (row >= rows)
             head = tail = 0;
     }
-    const int lim = row < rows ? body - t * CW : 0;
-    const T *xr = x + first + head + t * CW;
-    T *yr = y + first + head + t * CW;
+    const int lim = row < rows ? body - tc * CW : 0;
+    const T *xr = x + first + head + tc * CW;
+    T *yr = y + first + head + tc * CW;
     const T *xt = x + first + head + body; /* the tail */
     float eh = kb_neg_inf(), et = kb_neg_inf();
     __shared__ float peel_e[PEEL ? RPB : 1][2][W]; /* a group's head and tail exps */
@@ -209,7 +241,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     /* Every load is issued before any is used: NVEC independent loads in flight. */
 #pragma unroll
     for (int k = 0; k < NVEC; k++) {
-        const int c = k * TPR * CW;
+        const int c = k * STRIDE * CW;
         if constexpr (PACKED) {
             raw[k] = c < lim ? kb_ld128(xr + c) : kb_vec_neg_inf<T>();
         } else if constexpr (CW > 1) {
@@ -281,13 +313,29 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         __shared__ float2 red[THREADS / 32];
         s = kb_block_online<THREADS>(s, red);
     }
+    if constexpr (CL > 1) {
+        /* The cluster's pairs: lane r of every warp reads block r's, and the
+         * warp merges them in one fixed order, so every warp of every block
+         * gets the same bits. The arrival says this block is done reading its
+         * peers; the wait before the exit keeps its own pair alive for them. */
+        __shared__ float2 part;
+        if (threadIdx.x == 0)
+            part = s;
+        kb_cluster_sync();
+        const int lane = threadIdx.x % 32;
+        float2 p = kb_online_empty();
+        if (lane < CL)
+            p = *cg::this_cluster().map_shared_rank(&part, lane);
+        s = kb_warp_online<32>(p);
+        kb_cluster_arrive();
+    }
     const float inv = kb_rcp(s.y);
     /* exp(x - M) = exp(x - m) * exp(m - M) <= exp(x - m) for a thread with elements. */
     const float scale = kb_exp2((ms - s.x) * KB_LOG2E) * inv;
 
 #pragma unroll
     for (int k = 0; k < NVEC; k++) {
-        const int c = k * TPR * CW;
+        const int c = k * STRIDE * CW;
         if (c < lim) {
             if constexpr (PACKED) {
                 float g[CW];
@@ -313,6 +361,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         if (t < tail)
             kb_store(y + first + head + body, t, peel_e[threadIdx.x / TPR][1][t] * scale);
     }
+    if constexpr (CL > 1)
+        kb_cluster_wait();
 }
 
 /* ---- the tile path: short rows of any length ------------------------------------
@@ -569,6 +619,67 @@ static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *nam
     return sm_launch<T>(a, s, k, name, KB_TILE_THREADS, (int)span);
 }
 
+/* Rows longer than one SM's registers hold (1024 threads x 8 vectors): a
+ * cluster of CL blocks a row, each holding its share in registers
+ * (softmax_fused_regs with CL > 1). cudaErrorNotSupported when this GPU does
+ * not place such clusters (asked once a process: the query costs host time in
+ * the timed region). */
+template <typename T, int CL>
+static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, const char *name)
+{
+    constexpr int THREADS = 1024;
+    const auto k = softmax_fused_regs<T, THREADS, THREADS, 8, kb_vec_width<T>(), false, CL>;
+    static int placed = -1;
+    if (placed < 0) {
+        int active = 0;
+        placed = (CL <= KB_CLUSTER_PORTABLE ||
+                  cudaFuncSetAttribute((const void *)k,
+                                       cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                       1) == cudaSuccess) &&
+                 kb_active_clusters((const void *)k, THREADS, CL, 0, &active) == cudaSuccess &&
+                 active > 0;
+        (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
+    }
+    if (!placed)
+        return cudaErrorNotSupported;
+    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
+    const kb_dim3 grid = {(unsigned)(rows * CL), 1, 1}, block = {THREADS, 1, 1};
+    return kb_launch_cluster(a, s, k, name, grid, block, 0, CL, (const T *)a->in[0],
+                             (T *)a->out[0], rows, cols);
+}
+
+/* The cluster size for a row of cols elements: the fewest blocks whose
+ * registers hold it, doubled while rows x blocks leave SMs idle (at most
+ * KB_CLUSTER_MAX); 16 blocks fall back to 8 where the GPU does not place
+ * them and 8 hold the row. cudaErrorNotSupported when no cluster holds it. */
+template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, cudaStream_t s)
+{
+    constexpr int64_t PER = 1024 * 8 * kb_vec_width<T>(); /* elements a block holds */
+    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
+    int cl = 2, sms = 0;
+    while (cl < KB_CLUSTER_MAX && cl * PER < cols)
+        cl *= 2;
+    if (cl * PER < cols || rows > INT32_MAX / KB_CLUSTER_MAX)
+        return cudaErrorNotSupported;
+    if (kb_current_sms(&sms) == cudaSuccess)
+        while (cl < KB_CLUSTER_MAX && rows * cl < sms)
+            cl *= 2;
+    if (cl == 16) {
+        const cudaError_t e = launch_cluster_regs_cl<T, 16>(a, s, "softmax_fused_regs_c16");
+        if (e != cudaErrorNotSupported || 8 * PER < cols)
+            return e;
+        cl = 8;
+    }
+    switch (cl) {
+    case 2:
+        return launch_cluster_regs_cl<T, 2>(a, s, "softmax_fused_regs_c2");
+    case 4:
+        return launch_cluster_regs_cl<T, 4>(a, s, "softmax_fused_regs_c4");
+    default:
+        return launch_cluster_regs_cl<T, 8>(a, s, "softmax_fused_regs_c8");
+    }
+}
+
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
 {
     const int64_t rows = a->shape[0], cols = a->shape[1];
@@ -684,6 +795,7 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * 16-byte-multiple short rows through shared memory too. */
     static const int use_tile = kb_env_int("KBENCH_SOFTMAX_TILE", 1, 0, 2);
     static const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
+    static const int use_creg = kb_env_int("KBENCH_SOFTMAX_CLUSTER_REGS", 1, 0, 1);
     const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
     if (aligned && use_tile && (cols % W != 0 || use_tile == 2))
         for (const fused_cfg &c : tile)
@@ -700,6 +812,11 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     for (const fused_cfg &c : sca)
         if (cols <= c.chunks)
             return c.launch(a, s, c.name);
+    if (aligned && cols % W == 0 && use_creg) {
+        const cudaError_t e = launch_cluster_regs<T>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
+    }
     return aligned ? launch_stream<T, W>(a, s) : launch_stream<T, 1>(a, s);
 }
 
