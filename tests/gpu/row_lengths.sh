@@ -41,7 +41,8 @@ for step in "$@"; do
         # memcheck at every path's shape; racecheck and synccheck (far slower:
         # a row of a million elements takes minutes) at small shapes that take
         # the same paths: tile, peel, a multi-block cluster of few rows
-        small="rows=1001,cols=33 rows=4099,cols=3001 rows=3,cols=65536 rows=300,cols=2048"
+        small="rows=1001,cols=33 rows=999,cols=77 rows=4099,cols=3001 rows=3,cols=65536
+               rows=300,cols=2048 rows=41,cols=98312"
         for tool in memcheck racecheck synccheck; do
             shapes="$small"
             [ "$tool" = memcheck ] && shapes="$small rows=3,cols=262144 rows=2,cols=1048573 \
@@ -109,6 +110,10 @@ for step in "$@"; do
             rows=12,cols=100003
         ab KBENCH_LAYERNORM_TILE=0 layernorm fused rows=1000000,cols=33 rows=1000000,cols=32 \
             rows=500000,cols=100
+        ab KBENCH_SOFTMAX_CLUSTER_REGS=0 softmax fused rows=2048,cols=65536 \
+            rows=512,cols=262144 rows=128,cols=1048576 rows=3,cols=262144
+        ab KBENCH_TILE_NARROW=0 softmax fused rows=4067203,cols=33 rows=1000000,cols=77
+        ab KBENCH_TILE_NARROW=0 layernorm fused rows=4067203,cols=33 rows=1000000,cols=77
         ab KBENCH_TILE_SWIZZLE=0 layernorm fused rows=4194304,cols=32 rows=1048576,cols=128
         ab KBENCH_TILE_SWIZZLE=1 layernorm fused rows=4067203,cols=33 rows=4194304,cols=32
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \

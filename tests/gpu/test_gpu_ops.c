@@ -23,12 +23,15 @@ static int gpu;
  * rungs take several to a warp, and rows of a million elements, which the
  * cluster rung splits over 16 blocks and, in fp32, reads partly twice; and
  * fp32 rows of 12280, whose one-block cluster slice is just under 48 KB, so
- * that with the static shared memory it needs the opt-in); and a
+ * that with the static shared memory it needs the opt-in; rows of 77 and 157,
+ * which the tile kernels take 5 elements a lane in groups of 16 and 32; and,
+ * for softmax, rows of 65536 and 98312, which fused holds in the registers
+ * of a cluster of 2-16 blocks, the last block of 98312 nearly empty); and a
  * small shape of 5000 rows (row-like units) whose check is
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
-    const char *shapes[20];
+    const char *shapes[24];
     const char *sampled;
 } op_sizes;
 
@@ -39,14 +42,16 @@ static const op_sizes sizes[] = {
       "rows=33,cols=4096", "rows=5,cols=32768", "rows=2,cols=100003", "rows=20000,cols=7",
       "rows=257,cols=1024", "rows=65,cols=8", "rows=1001,cols=33", "rows=3,cols=262144",
       "rows=3,cols=1048576", "rows=2,cols=1048573", "rows=512,cols=12280",
-      "rows=137,cols=65536", "rows=41,cols=98312", NULL},
+      "rows=137,cols=65536", "rows=41,cols=98312", "rows=999,cols=77", "rows=513,cols=157",
+      NULL},
      "rows=5000,cols=64"},
     {"layernorm",
      {"rows=1,cols=1", "rows=3,cols=3", "rows=5,cols=4097", "rows=2,cols=65537",
       "rows=4099,cols=1024", "rows=20000,cols=5", "rows=17,cols=768",
       "rows=9,cols=4096,gelu=1,stats=1", "rows=300,cols=1000,mean=10000", "rows=1001,cols=33",
       "rows=5,cols=65536", "rows=3,cols=1048576", "rows=2,cols=1048573,stats=1",
-      "rows=512,cols=12280", "rows=137,cols=65537", "rows=1000,cols=128", NULL},
+      "rows=512,cols=12280", "rows=137,cols=65537", "rows=1000,cols=128", "rows=999,cols=77",
+      "rows=513,cols=157", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

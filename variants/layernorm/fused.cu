@@ -96,6 +96,13 @@
  * columns (128-byte rows), and off elsewhere; KBENCH_TILE_SWIZZLE=0|1 forces
  * it either way. bf16 and 33 columns still wait on something else: not_sel
  * 29-44% of stalls there (issue-bound: instructions per byte, not banks).
+ * One cause of that (prediction, before any measurement): every lane took 8
+ * elements whatever the row, so at 33 columns a row's 8 lanes ran 64 slots
+ * of loads, statistics, GELU and stores for 33 elements (GELU alone is 10
+ * instructions a slot, idle or not). Rows of at most 5 G elements now take a
+ * kernel of 5 a lane (40 slots at 33 columns; not where the swizzle is on,
+ * which permutes 8): predicted 33 columns fp32 65.7% -> 80-85%, bf16 38.5% ->
+ * 50-55%. KBENCH_TILE_NARROW=0 keeps 8 a lane.
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -328,7 +335,7 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * stores any (kb_span_in). */
 #define TILE_COLS (KB_TILE_PER_LANE * 32) /* the longest row the tile kernel takes */
 
-template <typename T, int G, bool TANH, bool SWZ>
+template <typename T, int G, int NPL, bool TANH, bool SWZ>
 __global__ void __launch_bounds__(KB_TILE_THREADS)
     layernorm_fused_tile(const T *__restrict__ x, const T *__restrict__ gamma,
                          const T *__restrict__ beta, const T *__restrict__ bias,
@@ -337,8 +344,9 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
 {
     constexpr int W = kb_vec_width<T>();
     constexpr int RPR = KB_TILE_THREADS / G; /* rows a round */
+    static_assert(!SWZ || NPL == KB_TILE_PER_LANE, "the swizzle permutes 8 elements a lane");
     __shared__ __align__(16) T tile[KB_TILE_ELEMS + W]; /* + the misalignment */
-    __shared__ float gs[KB_TILE_PER_LANE * G], bs[KB_TILE_PER_LANE * G];
+    __shared__ float gs[NPL * G], bs[NPL * G];
     const int tid = threadIdx.x, t = tid % G;
     const int span = (int)kb_span_rows(KB_TILE_ELEMS, RPR, cols); /* rows a block */
     const kb_span sp = kb_span_of<T>(rows, cols, span);
@@ -359,10 +367,10 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         const int lim = ok ? cols : 0;
         T *row = &tile[mis + (ok ? r : 0) * cols];
         const float K = ok ? kb_to_float(row[0]) : 0.0f;
-        float v[KB_TILE_PER_LANE];
+        float v[NPL];
         float sum = 0.0f;
 #pragma unroll
-        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
+        for (int i = 0; i < NPL; i++) {
             const int c = kb_tile_col<G, SWZ>(t, i, r);
             v[i] = c < lim ? kb_to_float(row[c]) - K : 0.0f;
             sum += v[i];
@@ -370,14 +378,14 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         const float md = kb_warp_sum<G>(sum) * inv_cols;
         float q = 0.0f;
 #pragma unroll
-        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
+        for (int i = 0; i < NPL; i++) {
             const int c = kb_tile_col<G, SWZ>(t, i, r);
             v[i] -= md;
             q = c < lim ? fmaf(v[i], v[i], q) : q;
         }
         const float rstd = rsqrtf(fmaf(kb_warp_sum<G>(q), inv_cols, LN_EPS));
 #pragma unroll
-        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
+        for (int i = 0; i < NPL; i++) {
             const int c = kb_tile_col<G, SWZ>(t, i, r);
             if (c < lim)
                 row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
@@ -558,28 +566,50 @@ template <bool VEC> struct fused_kernels {
     }
 };
 
-/* The tile kernel of G lanes a row. */
-template <typename T, int G, bool TANH>
+/* Whether the tile kernel swizzles rows of cols elements: where rows start on
+ * the same banks (fp32 rows of a multiple of 32 columns; header comment);
+ * KBENCH_TILE_SWIZZLE=0|1 forces it off or on. */
+template <typename T> static bool tile_swizzled(int64_t cols)
+{
+    static const int env = kb_env_int("KBENCH_TILE_SWIZZLE", -1, 0, 1);
+    return env >= 0 ? env == 1 : sizeof(T) == 4 && cols % 32 == 0;
+}
+
+/* The tile kernel of G lanes a row, NPL elements a lane (5 or 8). */
+template <typename T, int G, int NPL, bool TANH>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s)
 {
-    /* The rows' columns swizzled where rows start on the same banks (fp32
-     * rows of a multiple of 32 columns; header comment); KBENCH_TILE_SWIZZLE=0|1
-     * forces it off or on. */
-    static const int swz_env = kb_env_int("KBENCH_TILE_SWIZZLE", -1, 0, 1);
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const bool swz = swz_env >= 0 ? swz_env == 1 : sizeof(T) == 4 && p.cols % 32 == 0;
+    const bool swz = tile_swizzled<T>(p.cols);
     const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, p.cols);
     const kb_dim3 grid = {(unsigned)((p.rows + span - 1) / span), 1, 1};
     const kb_dim3 block = {KB_TILE_THREADS, 1, 1};
-    static const char *const names[4][2] = {
-        {"layernorm_fused_tile_g4", "layernorm_fused_tile_g4_swz"},
-        {"layernorm_fused_tile_g8", "layernorm_fused_tile_g8_swz"},
-        {"layernorm_fused_tile_g16", "layernorm_fused_tile_g16_swz"},
-        {"layernorm_fused_tile_g32", "layernorm_fused_tile_g32_swz"}};
-    const auto k =
-        swz ? layernorm_fused_tile<T, G, TANH, true> : layernorm_fused_tile<T, G, TANH, false>;
-    return kb_launch(a, s, k, names[kb_tile_group_index(G)][swz], grid, block, 0, p.x, p.g, p.b1,
+    static const char *const names[4][3] = {
+        {"layernorm_fused_tile_g4_n5", "layernorm_fused_tile_g4",
+         "layernorm_fused_tile_g4_swz"},
+        {"layernorm_fused_tile_g8_n5", "layernorm_fused_tile_g8",
+         "layernorm_fused_tile_g8_swz"},
+        {"layernorm_fused_tile_g16_n5", "layernorm_fused_tile_g16",
+         "layernorm_fused_tile_g16_swz"},
+        {"layernorm_fused_tile_g32_n5", "layernorm_fused_tile_g32",
+         "layernorm_fused_tile_g32_swz"}};
+    const int g = kb_tile_group_index(G);
+    if constexpr (NPL == KB_TILE_PER_LANE) {
+        if (swz)
+            return kb_launch(a, s, layernorm_fused_tile<T, G, NPL, TANH, true>, names[g][2], grid,
+                             block, 0, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
+                             p.inv_cols);
+    }
+    return kb_launch(a, s, layernorm_fused_tile<T, G, NPL, TANH, false>,
+                     names[g][NPL == KB_TILE_PER_LANE ? 1 : 0], grid, block, 0, p.x, p.g, p.b1,
                      p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+/* launch_tile with 5 elements a lane (n5) or 8. */
+template <typename T, int G, bool TANH>
+static cudaError_t launch_tile_g(const kb_args *a, cudaStream_t s, bool n5)
+{
+    return n5 ? launch_tile<T, G, 5, TANH>(a, s) : launch_tile<T, G, KB_TILE_PER_LANE, TANH>(a, s);
 }
 
 template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
@@ -591,19 +621,23 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     /* A/B switches (header comment). */
     static const int use_tile = kb_env_int("KBENCH_LAYERNORM_TILE", 1, 0, 2);
     static const int vec_stream = kb_env_int("KBENCH_LAYERNORM_STREAM", 1, 0, 1);
+    static const int narrow = kb_env_int("KBENCH_TILE_NARROW", 1, 0, 1);
     const bool aligned = ln_aligned16(a) != 0;
     /* Short rows: the tile kernel when the warp kernel would leave most lanes
      * idle (16 vectors a row or fewer) or the row is off 16-byte boundaries. */
     const bool short_row = cols <= TILE_COLS && rows <= INT32_MAX;
     if (aligned && short_row && use_tile &&
         (use_tile == 2 || cols % V != 0 || cols / V <= 16)) {
+        /* 5 elements a lane where they hold the row, else 8: a lane's idle
+         * elements cost as much as its others (header comment) */
+        const bool n5 = narrow && !tile_swizzled<T>(cols);
         if (cols <= 8 * 4)
-            return launch_tile<T, 4, TANH>(a, s);
+            return launch_tile_g<T, 4, TANH>(a, s, n5 && cols <= 5 * 4);
         if (cols <= 8 * 8)
-            return launch_tile<T, 8, TANH>(a, s);
+            return launch_tile_g<T, 8, TANH>(a, s, n5 && cols <= 5 * 8);
         if (cols <= 8 * 16)
-            return launch_tile<T, 16, TANH>(a, s);
-        return launch_tile<T, 32, TANH>(a, s);
+            return launch_tile_g<T, 16, TANH>(a, s, n5 && cols <= 5 * 16);
+        return launch_tile_g<T, 32, TANH>(a, s, n5 && cols <= 5 * 32);
     }
     return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
                       : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);

@@ -83,6 +83,18 @@
  * 1.5x the streaming path. fp32 rows past 524288 (1048576: 4 MB, 32 SMs'
  * registers) stay on the streaming path.
  *
+ * Short unaligned rows, 5 elements a lane (prediction, before any
+ * measurement). The tile kernel's lanes took 8 elements each whatever the
+ * row: at 33 columns, 8 lanes a row, 64 slots for 33 elements, and an idle
+ * slot costs what a busy one does (its load, max, exp, sum, scale and store
+ * run, predicated by value only). The stall counters put bf16 33 columns at
+ * not_selected 36% (issue-bound: 51.8% of the copy bandwidth) and fp32 at
+ * 80%. Rows of at most 5 G elements now take a kernel of 5 a lane (40 slots
+ * at 33 columns): about 35% fewer instructions in the row pass. Predicted:
+ * bf16 33 columns 52% -> 65-70%, fp32 80% -> 85-90%; nothing elsewhere in
+ * the sweep (32 and 128 columns are aligned and take the register path).
+ * KBENCH_TILE_NARROW=0 keeps 8 a lane.
+ *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
  * fp32 vectors: 4 per thread 32-36 registers (256 x 4: 6 blocks, 1536
@@ -381,7 +393,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
  * groups of 8): 32 KB of fp32 (16 KB of 16-bit) shared memory; each thread
  * issues all its loads of the span before storing any (kb_span_in). */
 
-template <typename T, int G>
+template <typename T, int G, int NPL>
 __global__ void __launch_bounds__(KB_TILE_THREADS)
     softmax_fused_tile(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -403,10 +415,10 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         const int r = k * RPR + tid / G;
         const int lim = r < nrows ? (int)cols : 0;
         T *row = &tile[mis + (r < nrows ? r : 0) * (int)cols];
-        float v[KB_TILE_PER_LANE];
+        float v[NPL];
         float m = kb_neg_inf();
 #pragma unroll
-        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
+        for (int i = 0; i < NPL; i++) {
             const int c = t + i * G;
             v[i] = c < lim ? kb_to_float(row[c]) : kb_neg_inf();
             m = fmaxf(m, v[i]);
@@ -414,14 +426,14 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         const float ms = m == kb_neg_inf() ? 0.0f : m;
         float sm = 0.0f;
 #pragma unroll
-        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
+        for (int i = 0; i < NPL; i++) {
             v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
             sm += v[i];
         }
         const float2 st = kb_warp_online<G>(make_float2(m, sm));
         const float scale = kb_exp2((ms - st.x) * KB_LOG2E) * kb_rcp(st.y);
 #pragma unroll
-        for (int i = 0; i < KB_TILE_PER_LANE; i++) {
+        for (int i = 0; i < NPL; i++) {
             const int c = t + i * G;
             if (c < lim)
                 row[c] = kb_from_float<T>(v[i] * scale);
@@ -611,10 +623,10 @@ static cudaError_t launch_regs(const kb_args *a, cudaStream_t s, const char *nam
     return sm_launch<T>(a, s, k, name, THREADS, THREADS / TPR);
 }
 
-template <typename T, int G>
+template <typename T, int G, int NPL>
 static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *name)
 {
-    const sm_rows_kernel<T> k = softmax_fused_tile<T, G>;
+    const sm_rows_kernel<T> k = softmax_fused_tile<T, G, NPL>;
     const int64_t span = kb_span_rows(KB_TILE_ELEMS, KB_TILE_THREADS / G, a->shape[SM_COLS]);
     return sm_launch<T>(a, s, k, name, KB_TILE_THREADS, (int)span);
 }
@@ -745,10 +757,10 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
         TPR * NVEC, launch_regs<T, THREADS, TPR, NVEC, W, true>,                           \
             "softmax_fused_regs_b" #THREADS "_g" #TPR "_n" #NVEC "_peel"                   \
     }
-/* A tile row: G lanes a row, rows of up to KB_TILE_PER_LANE G elements. */
-#define FUSED_TILE(G)                                                                       \
+/* A tile row: G lanes a row, rows of up to NPL G elements (NPL a lane). */
+#define FUSED_TILE(G, NPL)                                                                  \
     {                                                                                      \
-        KB_TILE_PER_LANE * G, launch_tile<T, G>, "softmax_fused_tile_g" #G                    \
+        NPL * G, launch_tile<T, G, NPL>, "softmax_fused_tile_g" #G "_n" #NPL                  \
     }
 
 template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStream_t s)
@@ -774,9 +786,19 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         FUSED_PEEL(512, 512, 8),  FUSED_PEEL(1024, 1024, 8),
     };
     /* Short rows (buffers aligned), any length: through shared memory. */
-    static const fused_cfg tile[] = {
-        FUSED_TILE(4), FUSED_TILE(8), FUSED_TILE(16), FUSED_TILE(32),
+    static const fused_cfg tile8[] = {
+        FUSED_TILE(4, 8),
+        FUSED_TILE(8, 8),
+        FUSED_TILE(16, 8),
+        FUSED_TILE(32, 8),
     };
+    /* ... and with 5 elements a lane for rows of at most 5 G (the header
+     * comment; KBENCH_TILE_NARROW=0: 8 a lane everywhere, as before) */
+    static const fused_cfg tile58[] = {
+        FUSED_TILE(4, 5),  FUSED_TILE(4, 8),  FUSED_TILE(8, 5),  FUSED_TILE(8, 8),
+        FUSED_TILE(16, 5), FUSED_TILE(16, 8), FUSED_TILE(32, 5), FUSED_TILE(32, 8),
+    };
+    static const int narrow = kb_env_int("KBENCH_TILE_NARROW", 1, 0, 1);
     /* Any alignment: one-element chunks. */
     static const fused_cfg sca[] = {
         FUSED_REGS(256, 1, 1, 1, "sca"),     FUSED_REGS(256, 2, 1, 1, "sca"),
@@ -797,10 +819,14 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     static const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
     static const int use_creg = kb_env_int("KBENCH_SOFTMAX_CLUSTER_REGS", 1, 0, 1);
     const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
-    if (aligned && use_tile && (cols % W != 0 || use_tile == 2))
-        for (const fused_cfg &c : tile)
-            if (cols <= c.chunks)
-                return c.launch(a, s, c.name);
+    if (aligned && use_tile && (cols % W != 0 || use_tile == 2)) {
+        const fused_cfg *tile = narrow ? tile58 : tile8;
+        const size_t ntile =
+            narrow ? sizeof tile58 / sizeof tile58[0] : sizeof tile8 / sizeof tile8[0];
+        for (size_t i = 0; i < ntile; i++)
+            if (cols <= tile[i].chunks)
+                return tile[i].launch(a, s, tile[i].name);
+    }
     if (aligned && cols % W == 0)
         for (const fused_cfg &c : vec)
             if (cols <= (int64_t)c.chunks * W)
