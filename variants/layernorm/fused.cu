@@ -39,6 +39,10 @@
  *                            range checks): 4096 -> 128 threads x 8 (fp32),
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
+ *   longer aligned rows,     the cluster register kernel: 2-16 blocks of
+ *   up to 16 x 32768         1024 threads x 32 elements a row, one SM each,
+ *                            the blocks' (n, mean, M2) met through distributed
+ *                            shared memory (below);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
  *   cols % V != 0, or a      threads, ~8 elements each), peeled to 16-byte
  *   pointer off 16 bytes)    boundaries, 16-byte loads, exact statistics of 4
@@ -51,7 +55,8 @@
  * A/B switches (environment, read once per process): KBENCH_LAYERNORM_TILE=0
  * sends short rows back to the warp/streaming kernels, =2 takes every row of
  * up to 256 columns through the tile kernel; KBENCH_LAYERNORM_STREAM=0 takes
- * the old one-element streaming kernel. Prediction for these paths (not yet
+ * the old one-element streaming kernel; KBENCH_LAYERNORM_CLUSTER_REGS=0 sends
+ * the long aligned rows back to the streaming path. Prediction for these paths (not yet
  * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
  * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
  * Welford step with a reciprocal per element; the second read from L2 remains:
@@ -149,6 +154,7 @@
  * Tried and dropped: one barrier a row with Chan's merge of per-thread (mean,
  * M2) (no faster: 83.5 vs 84.0%, more shuffles); 256 threads x 16 elements
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
+#include "kernels/cluster.cuh"
 #include "layernorm.cuh"
 
 /* Pass 2 of the two-pass statistics: centres the NV vectors of V elements a
@@ -543,6 +549,177 @@ __global__ void __launch_bounds__(1024, 1)
  * Before it, short rows go to the tile kernel; the streaming kernel is the
  * vector one unless KBENCH_LAYERNORM_STREAM=0. */
 
+/* ---- the cluster register kernel (rows past one SM's registers) ------------------ *
+ *
+ * Prediction (before any measurement): the streaming path reads x twice and
+ * reached 56.8% fp32 / 51.6% bf16 of the copy bandwidth at 2048 x 65536 and
+ * 58.9% at 128 x 1048576 (the `cluster` rung, one read through shared memory,
+ * 56% / 47.5% at 65536); the one-block row kernel holds 93% at 8192 x 16384
+ * fp32 with the same 32 elements a thread and the same parameter loads. Split
+ * over 2-16 blocks the new costs are one cluster barrier and CL small
+ * distributed-shared-memory reads between a block's loads and its stores,
+ * and clusters placed whole: fp32 65536 (2 blocks) and 262144 (8) to 80-88%,
+ * bf16 65536-524288 to 75-85% (16-bit reads its parameters as three 16-byte
+ * loads a vector here, not from a stage, so it is nearer the issue limit);
+ * rows of 1048576 (32 blocks' registers) stay on the streaming path.
+ *
+ * A row of more than 32768 elements held in the registers of a thread-block
+ * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
+ * vectors: 8 fp32, 4 16-bit): thread t of block `rank` holds the row's
+ * vectors rank 1024 + t + k 1024 CL, so a warp reads 512 contiguous bytes.
+ * Each thread takes the exact two-pass statistics of its elements (of d = x -
+ * x[0]), the block merges its threads' (n, mean, M2) with Chan's formula, and
+ * the blocks' states meet through distributed shared memory: lane r of every
+ * warp reads block r's, and each warp merges them in one fixed order, so every
+ * thread of the cluster holds the same bits. y = GELU((d - mean) rstd gamma +
+ * beta + b) is written from the registers, gamma, beta and b read as 16-byte
+ * vectors through L1 (the parameters of a block's part are read by every row,
+ * from the L2). One read of x, one write of y. */
+template <typename T, int NV, int CL, bool TANH>
+__global__ void __launch_bounds__(1024, 1)
+    layernorm_fused_cluster(const T *__restrict__ x, const T *__restrict__ gamma,
+                            const T *__restrict__ beta, const T *__restrict__ bias,
+                            T *__restrict__ y, float *__restrict__ mean_out,
+                            float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>(), THREADS = 1024, STRIDE = CL * THREADS;
+    /* fp32 with the tanh form: each vector's parameter loads stay below the
+     * last vector's store (hoisted, they would spill at 64 registers) */
+    constexpr bool FENCE = TANH && sizeof(T) == 4;
+    __shared__ float red[3][32];
+    __shared__ __align__(16) float4 part;
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int tv = (int)kb_cluster_rank() * THREADS + tid; /* this thread's first vector */
+    const int64_t row = blockIdx.x / CL;
+    const int nvec = cols / V;
+    const int64_t base = row * cols;
+    const uint4 *xv = reinterpret_cast<const uint4 *>(x + base) + tv;
+
+    uint4 raw[NV];
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        raw[k] = tv + k * STRIDE < nvec ? kb_ld128(xv + k * STRIDE) : make_uint4(0, 0, 0, 0);
+    const float K = kb_load(x, base);
+
+    /* This thread's exact statistics of d = x - K, two passes over registers. */
+    float v[NV][V];
+    float s = 0.0f;
+    int n = 0;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        kb_unpack<T>(raw[k], v[k]);
+        float sk = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            v[k][i] -= K;
+            sk += v[k][i];
+        }
+        const bool in = tv + k * STRIDE < nvec;
+        s += in ? sk : 0.0f;
+        n += in ? V : 0;
+    }
+    const float mt = n > 0 ? s / (float)n : 0.0f;
+    const float q = centred_squares(v, mt, [&](int k) { return tv + k * STRIDE < nvec; });
+    ln_wf w = {(float)n, mt, q};
+    w = ln_block_wf(w, red);
+
+    /* The cluster's states, merged alike everywhere; the arrival says this
+     * block has read its peers', the wait before the exit keeps its own. */
+    if (tid == 0)
+        part = make_float4(w.n, w.mean, w.m2, 0.0f);
+    kb_cluster_sync();
+    ln_wf c = {0.0f, 0.0f, 0.0f};
+    if (lane < CL) {
+        const float4 p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
+        c = {p.x, p.y, p.z};
+    }
+    c = ln_warp_wf(c);
+    kb_cluster_arrive();
+    const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
+    const float md = c.mean - mt; /* v holds d - mt */
+
+    uint4 *yv = reinterpret_cast<uint4 *>(y + base) + tv;
+    const T *gt = ln_opaque(gamma) + tv * V, *b1t = ln_opaque(beta) + tv * V,
+            *b2t = ln_opaque(bias) + tv * V;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        if (tv + k * STRIDE < nvec) {
+            float g[V], bb[V], o[V];
+            ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                o[i] = ln_gelu<TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
+            kb_st128(yv + k * STRIDE, kb_pack<T>(o));
+        }
+        if constexpr (FENCE)
+            asm volatile("" ::: "memory");
+    }
+    if (mean_out != nullptr && tv == 0) {
+        mean_out[row] = K + c.mean;
+        rstd_out[row] = rstd;
+    }
+    kb_cluster_wait();
+}
+
+/* Launches layernorm_fused_cluster with CL blocks a row. cudaErrorNotSupported
+ * when this GPU does not place such clusters (asked once a process: the query
+ * costs host time in the timed region). */
+template <typename T, int CL, bool TANH>
+static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const char *name)
+{
+    constexpr int NV = 32 / kb_vec_width<T>();
+    const auto k = layernorm_fused_cluster<T, NV, CL, TANH>;
+    static int placed = -1;
+    if (placed < 0) {
+        int active = 0;
+        placed = (CL <= KB_CLUSTER_PORTABLE ||
+                  cudaFuncSetAttribute((const void *)k,
+                                       cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                       1) == cudaSuccess) &&
+                 kb_active_clusters((const void *)k, 1024, CL, 0, &active) == cudaSuccess &&
+                 active > 0;
+        (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
+    }
+    if (!placed)
+        return cudaErrorNotSupported;
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const kb_dim3 grid = {(unsigned)(p.rows * CL), 1, 1}, block = {1024, 1, 1};
+    return kb_launch_cluster(a, s, k, name, grid, block, 0, CL, p.x, p.g, p.b1, p.b2, p.y, p.mo,
+                             p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+/* The cluster register path for aligned rows of more than 32768 elements:
+ * the fewest blocks (2-16) whose registers hold the row, doubled while rows x
+ * blocks leave SMs idle; 16 falls back to 8 where the GPU does not place 16
+ * and 8 hold the row. cudaErrorNotSupported when no cluster holds it. */
+template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args *a, cudaStream_t s)
+{
+    constexpr int64_t PER = 32 * 1024; /* elements a block holds */
+    const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
+    int cl = 2, sms = 0;
+    while (cl < KB_CLUSTER_MAX && cl * PER < cols)
+        cl *= 2;
+    if (cl * PER < cols || rows > INT32_MAX / KB_CLUSTER_MAX)
+        return cudaErrorNotSupported;
+    if (kb_current_sms(&sms) == cudaSuccess)
+        while (cl < KB_CLUSTER_MAX && rows * cl < sms)
+            cl *= 2;
+    if (cl == 16) {
+        const cudaError_t e = launch_cluster_cl<T, 16, TANH>(a, s, "layernorm_fused_cluster16");
+        if (e != cudaErrorNotSupported || 8 * PER < cols)
+            return e;
+        cl = 8;
+    }
+    switch (cl) {
+    case 2:
+        return launch_cluster_cl<T, 2, TANH>(a, s, "layernorm_fused_cluster2");
+    case 4:
+        return launch_cluster_cl<T, 4, TANH>(a, s, "layernorm_fused_cluster4");
+    default:
+        return launch_cluster_cl<T, 8, TANH>(a, s, "layernorm_fused_cluster8");
+    }
+}
+
 template <bool VEC> struct fused_kernels {
     static constexpr const char *warp_name = "layernorm_fused_warp";
     static constexpr const char *row_name = "layernorm_fused_row";
@@ -638,6 +815,15 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         if (cols <= 8 * 16)
             return launch_tile_g<T, 16, TANH>(a, s, n5 && cols <= 5 * 16);
         return launch_tile_g<T, 32, TANH>(a, s, n5 && cols <= 5 * 32);
+    }
+    /* Aligned rows past the one-block ladder (fp32 8192 vectors, 16-bit
+     * 4096: 32768 elements) in a cluster's registers, unless
+     * KBENCH_LAYERNORM_CLUSTER_REGS=0 (header comment). */
+    static const int use_creg = kb_env_int("KBENCH_LAYERNORM_CLUSTER_REGS", 1, 0, 1);
+    if (use_creg && aligned && cols % V == 0 && cols > 32768) {
+        const cudaError_t e = launch_cluster<T, TANH>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
     }
     return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
                       : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);

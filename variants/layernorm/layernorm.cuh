@@ -373,6 +373,22 @@ template <typename P> KB_DEV P *ln_opaque(P *p)
     return p;
 }
 
+/* gamma and beta + b of vector off (of V elements) from gt, b1t and b2t as
+ * floats: three 16-byte loads through L1. */
+template <typename T>
+KB_DEV void ln_affine_global(int off, const T *__restrict__ gt, const T *__restrict__ b1t,
+                             const T *__restrict__ b2t, float *g, float *bb)
+{
+    constexpr int V = kb_vec_width<T>();
+    float b2[V];
+    kb_unpack<T>(kb_ld128(gt + off * V), g);
+    kb_unpack<T>(kb_ld128(b1t + off * V), bb);
+    kb_unpack<T>(kb_ld128(b2t + off * V), b2);
+#pragma unroll
+    for (int i = 0; i < V; i++)
+        bb[i] += b2[i];
+}
+
 /* gamma and beta + b of this thread's vector tid + off as floats: from the
  * stage (16-bit) or three 16-byte loads through L1 (fp32). The pointers are
  * advanced to the thread's first vector (stt = stage + tid, gt = gamma + tid V,
@@ -391,13 +407,7 @@ KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *stt, const T *__restri
         bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
         bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
     } else {
-        float b2[V];
-        kb_unpack<T>(kb_ld128(gt + off * V), g);
-        kb_unpack<T>(kb_ld128(b1t + off * V), bb);
-        kb_unpack<T>(kb_ld128(b2t + off * V), b2);
-#pragma unroll
-        for (int i = 0; i < V; i++)
-            bb[i] += b2[i];
+        ln_affine_global<T>(off, gt, b1t, b2t, g, bb);
     }
 }
 
