@@ -112,6 +112,8 @@ for step in "$@"; do
             rows=500000,cols=100
         ab KBENCH_SOFTMAX_CLUSTER_REGS=0 softmax fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=128,cols=1048576 rows=3,cols=262144
+        ab KBENCH_LAYERNORM_SUB=0 layernorm fused rows=4194304,cols=32 rows=1048576,cols=128 \
+            rows=2000000,cols=64
         ab KBENCH_LAYERNORM_CLUSTER_REGS=0 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=300,cols=65536,mean=10000
         ab KBENCH_TILE_NARROW=0 softmax fused rows=4067203,cols=33 rows=1000000,cols=77

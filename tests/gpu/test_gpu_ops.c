@@ -24,14 +24,16 @@ static int gpu;
  * cluster rung splits over 16 blocks and, in fp32, reads partly twice; and
  * fp32 rows of 12280, whose one-block cluster slice is just under 48 KB, so
  * that with the static shared memory it needs the opt-in; rows of 77 and 157,
- * which the tile kernels take 5 elements a lane in groups of 16 and 32; and,
+ * which the tile kernels take 5 elements a lane in groups of 16 and 32; for
+ * layernorm, aligned rows of 8 and 32, which the sub-warp kernel takes 1-8
+ * lanes a row;
  * rows of 65536-131072 and 98312, which fused holds in the registers of a
  * cluster of 2-16 blocks, the last block of 98312 nearly empty); and a
  * small shape of 5000 rows (row-like units) whose check is
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
-    const char *shapes[24];
+    const char *shapes[28];
     const char *sampled;
 } op_sizes;
 
@@ -52,7 +54,8 @@ static const op_sizes sizes[] = {
       "rows=5,cols=65536", "rows=3,cols=1048576", "rows=2,cols=1048573,stats=1",
       "rows=512,cols=12280", "rows=137,cols=65537", "rows=1000,cols=128", "rows=999,cols=77",
       "rows=513,cols=157", "rows=137,cols=65536", "rows=41,cols=98312,stats=1",
-      "rows=67,cols=131072,gelu=1", "rows=33,cols=65536,mean=10000", NULL},
+      "rows=67,cols=131072,gelu=1", "rows=33,cols=65536,mean=10000", "rows=1001,cols=32,stats=1",
+      "rows=77,cols=8,gelu=1", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

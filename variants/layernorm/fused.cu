@@ -29,9 +29,12 @@
  * overlap other blocks' work (register or cp.async prefetch measured no faster).
  *
  * Dispatch, V = 4 (fp32) or 8 (16-bit):
+ *   aligned, at most 16      the sub-warp kernel: 1-16 lanes a row, one vector
+ *   vectors (cols % V == 0)  a lane, gamma and beta + b in registers, 4 rows a
+ *                            group (below);
  *   cols <= 256, off 16-byte the tile kernel: several rows a warp (4-32 lanes
- *   boundaries or at most    a row), a block's rows copied through shared
- *   16 vectors               memory with 16-byte moves;
+ *   boundaries               a row), a block's rows copied through shared
+ *                            memory with 16-byte moves;
  *   cols <= 1024, aligned    a warp per row, NV = pow2 >= cols / (32 V) vectors a
  *                            lane, 4 rows per 128-thread block, shuffles only;
  *   up to 32768 fp32 /       the persistent row kernel, the first rung of
@@ -55,7 +58,8 @@
  * A/B switches (environment, read once per process): KBENCH_LAYERNORM_TILE=0
  * sends short rows back to the warp/streaming kernels, =2 takes every row of
  * up to 256 columns through the tile kernel; KBENCH_LAYERNORM_STREAM=0 takes
- * the old one-element streaming kernel; KBENCH_LAYERNORM_CLUSTER_REGS=0 sends
+ * the old one-element streaming kernel; KBENCH_LAYERNORM_SUB=0 sends short
+ * aligned rows back to the tile kernel; KBENCH_LAYERNORM_CLUSTER_REGS=0 sends
  * the long aligned rows back to the streaming path. Prediction for these paths (not yet
  * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
  * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
@@ -220,6 +224,94 @@ __global__ void __launch_bounds__(128, 8)
     if (mean_out != nullptr && lane == 0) {
         mean_out[row] = K + md;
         rstd_out[row] = rstd;
+    }
+}
+
+/* ---- the sub-warp register kernel (aligned rows of at most 16 vectors) ----------- *
+ *
+ * Prediction (before any measurement): the tile kernel took these rows
+ * through shared memory at 60.0-81.3% (fp32 32 columns, swizzle off / on),
+ * 52.0% (bf16 32) and 53.6% (bf16 128) of the copy bandwidth, bf16 issue-
+ * bound (not_selected 29-40% of stalls): every element went global -> shared
+ * -> registers -> shared -> global, and its gamma and beta + b came from
+ * shared memory once a row. Softmax's register kernels of 1-16 lanes a row
+ * hold 92.6-99% at the same shapes. Here a lane's parameters stay in
+ * registers over its 4 rows and its x goes straight from a 16-byte load into
+ * the statistics: about 19 instructions an element against ~31 the copy
+ * bandwidth leaves at 16 bits (GELU 10 of them). Predicted: fp32 32 columns
+ * 90-95%, bf16 32 and 128 80-90%; fp32 128 (a warp a row, 95.5%) unchanged.
+ *
+ * G = 1, 2, 4, 8 or 16 lanes a row, one 16-byte vector a lane (rows of up to
+ * 64 fp32 or 128 16-bit columns, cols a multiple of V), 256-thread blocks of
+ * 256 / G groups, each group taking SUB_ROWS rows of the block's
+ * 256 / G * SUB_ROWS (row j 256 / G + group, so a warp's loads stay
+ * contiguous). A lane's gamma and beta + b are the same columns in every row:
+ * loaded once, into registers; its SUB_ROWS vectors of x are all loaded before
+ * any is used. Statistics: the exact two passes of d = x - x[0] (fp32; the
+ * group's lane 0 shuffles x[0] out), log2(G) shuffles each. No shared memory,
+ * no barrier. */
+#define SUB_THREADS 256
+#define SUB_ROWS 4
+
+template <typename T, int G, bool TANH>
+__global__ void __launch_bounds__(SUB_THREADS)
+    layernorm_fused_sub(const T *__restrict__ x, const T *__restrict__ gamma,
+                        const T *__restrict__ beta, const T *__restrict__ bias,
+                        T *__restrict__ y, float *__restrict__ mean_out,
+                        float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>();
+    constexpr int RPB = SUB_THREADS / G; /* groups a block */
+    constexpr bool SHIFT = sizeof(T) == 4;
+    const int t = threadIdx.x % G, gi = threadIdx.x / G;
+    const bool lane_in = t < cols / V;
+    const int64_t first = (int64_t)blockIdx.x * RPB * SUB_ROWS + gi;
+
+    uint4 raw[SUB_ROWS];
+#pragma unroll
+    for (int j = 0; j < SUB_ROWS; j++) {
+        const int64_t row = first + (int64_t)j * RPB;
+        raw[j] = lane_in && row < rows
+                     ? kb_ld128(reinterpret_cast<const uint4 *>(x + row * cols) + t)
+                     : make_uint4(0u, 0u, 0u, 0u);
+    }
+    float g[V], bb[V];
+    if (lane_in)
+        ln_affine_global<T>(t, gamma, beta, bias, g, bb);
+
+#pragma unroll
+    for (int j = 0; j < SUB_ROWS; j++) {
+        const int64_t row = first + (int64_t)j * RPB;
+        const bool ok = row < rows, in = ok && lane_in;
+        float v[V];
+        kb_unpack<T>(raw[j], v);
+        const float K = SHIFT ? __shfl_sync(KB_FULL_MASK, v[0], 0, G) : 0.0f;
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            if constexpr (SHIFT)
+                v[i] -= K;
+            s += v[i];
+        }
+        const float md = kb_warp_sum<G>(in ? s : 0.0f) * inv_cols;
+        float q = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            v[i] -= md;
+            q = fmaf(v[i], v[i], q);
+        }
+        const float rstd = rsqrtf(fmaf(kb_warp_sum<G>(in ? q : 0.0f), inv_cols, LN_EPS));
+        if (in) {
+            float o[V];
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                o[i] = ln_gelu<TANH>(fmaf(v[i] * rstd, g[i], bb[i]));
+            kb_st128(reinterpret_cast<uint4 *>(y + row * cols) + t, kb_pack<T>(o));
+        }
+        if (mean_out != nullptr && ok && t == 0) {
+            mean_out[row] = K + md;
+            rstd_out[row] = rstd;
+        }
     }
 }
 
@@ -782,6 +874,34 @@ static cudaError_t launch_tile(const kb_args *a, cudaStream_t s)
                      p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
+/* The sub-warp kernel with G lanes a row. */
+template <typename T, int G, bool TANH>
+static cudaError_t launch_sub_g(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    constexpr int64_t PER_BLOCK = SUB_THREADS / G * SUB_ROWS; /* rows a block */
+    const kb_dim3 grid = {(unsigned)((p.rows + PER_BLOCK - 1) / PER_BLOCK), 1, 1};
+    const kb_dim3 block = {SUB_THREADS, 1, 1};
+    return kb_launch(a, s, layernorm_fused_sub<T, G, TANH>, name, grid, block, 0, p.x, p.g, p.b1,
+                     p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+/* The sub-warp kernel for aligned rows of nvec <= 16 vectors: G the least
+ * power of two >= nvec. */
+template <typename T, bool TANH>
+static cudaError_t launch_sub(const kb_args *a, cudaStream_t s, int64_t nvec)
+{
+    if (nvec <= 1)
+        return launch_sub_g<T, 1, TANH>(a, s, "layernorm_fused_sub_g1");
+    if (nvec <= 2)
+        return launch_sub_g<T, 2, TANH>(a, s, "layernorm_fused_sub_g2");
+    if (nvec <= 4)
+        return launch_sub_g<T, 4, TANH>(a, s, "layernorm_fused_sub_g4");
+    if (nvec <= 8)
+        return launch_sub_g<T, 8, TANH>(a, s, "layernorm_fused_sub_g8");
+    return launch_sub_g<T, 16, TANH>(a, s, "layernorm_fused_sub_g16");
+}
+
 /* launch_tile with 5 elements a lane (n5) or 8. */
 template <typename T, int G, bool TANH>
 static cudaError_t launch_tile_g(const kb_args *a, cudaStream_t s, bool n5)
@@ -803,6 +923,11 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     /* Short rows: the tile kernel when the warp kernel would leave most lanes
      * idle (16 vectors a row or fewer) or the row is off 16-byte boundaries. */
     const bool short_row = cols <= TILE_COLS && rows <= INT32_MAX;
+    /* Aligned rows of at most 16 vectors: the sub-warp register kernel,
+     * unless KBENCH_LAYERNORM_SUB=0 or KBENCH_LAYERNORM_TILE=2 (header comment). */
+    static const int use_sub = kb_env_int("KBENCH_LAYERNORM_SUB", 1, 0, 1);
+    if (aligned && use_sub && use_tile != 2 && cols % V == 0 && cols / V <= 16)
+        return launch_sub<T, TANH>(a, s, cols / V);
     if (aligned && short_row && use_tile &&
         (use_tile == 2 || cols % V != 0 || cols / V <= 16)) {
         /* 5 elements a lane where they hold the row, else 8: a lane's idle
