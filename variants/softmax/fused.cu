@@ -33,7 +33,8 @@
  *     1048576): the register path over a thread-block cluster, CL = 2..16
  *     blocks of 1024 threads x 8 vectors a row, one SM each, the blocks'
  *     (max, sum) pairs met through distributed shared memory; CL doubled
- *     while rows x CL leave SMs idle (rows=3);
+ *     while rows x CL leave SMs idle (rows=3); fp32 rows of up to 1048576
+ *     with 8 more vectors a thread in shared memory;
  *   longer rows still, or unaligned ones: the streaming path below (two
  *     reads), a cluster of 8 blocks per row (16 when rows x 8 < 2 x SMs and
  *     the GPU places 16-block clusters), peeled to 16-byte alignment (the
@@ -80,8 +81,10 @@
  * block at full bandwidth) and clusters placed whole. Predicted: fp32 65536
  * (CL 2) and 262144 (CL 8), bf16 131072-1048576 (CL 2-16): 85-92% of the copy
  * bandwidth; rows=3 x 262144 over 48 SMs in one read instead of two: about
- * 1.5x the streaming path. fp32 rows past 524288 (1048576: 4 MB, 32 SMs'
- * registers) stay on the streaming path.
+ * 1.5x the streaming path. fp32 rows of up to 1048576 (4 MB, 32 SMs'
+ * registers) take 16 blocks holding 8 more vectors a thread in shared memory
+ * (NS = 8, 128 KB a block, copied in by cp.async beside the register loads):
+ * 128 x 1048576 from 62% (streaming) to ~80%; longer rows stream.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -190,8 +193,13 @@ template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsign
  * CL > 1: the row is held by the CL blocks of a thread-block cluster (TPR =
  * THREADS), one SM's registers each: thread t of block `rank` holds chunks
  * rank TPR + t + k CL TPR, so each warp still reads 512 contiguous bytes; the
- * blocks' (max, sum) pairs meet through distributed shared memory. */
-template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1>
+ * blocks' (max, sum) pairs meet through distributed shared memory.
+ * NS > 0 (fp32, with a cluster): each thread holds NS more chunks, k = NVEC ..
+ * NVEC + NS - 1, in its own dynamic shared-memory slots (copied in by
+ * cp.async while the register chunks load; their exps are computed again at
+ * the write), so a 16-block cluster holds 16 x 256 KB rows. */
+template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
+          int NS = 0>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -203,6 +211,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "a peeled row is 16-byte vectors, its head and tail one element a thread");
     static_assert(CL == 1 || (TPR == THREADS && !PEEL && CW == W),
                   "a cluster's row is whole blocks of aligned 16-byte chunks");
+    static_assert(NS == 0 || (CL > 1 && sizeof(T) == 4),
+                  "shared-memory chunks: fp32 rows over a cluster");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -250,6 +260,19 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     uint4 raw[PACKED ? NVEC : 1];
     float v[PACKED ? 1 : NVEC * CW];
 
+    /* NS > 0: the shared-memory chunks first, so that they fly with the
+     * register chunks' loads (past the row's end: no bytes read). */
+    extern __shared__ __align__(16) uint4 sm_xs[];
+    if constexpr (NS > 0) {
+#pragma unroll
+        for (int k = 0; k < NS; k++) {
+            const int c = (NVEC + k) * STRIDE * CW;
+            kb_cp_async16(kb_smem_u32(&sm_xs[k * THREADS + threadIdx.x]), c < lim ? xr + c : x,
+                          c < lim ? 16 : 0);
+        }
+        kb_cp_async_commit();
+    }
+
     /* Every load is issued before any is used: NVEC independent loads in flight. */
 #pragma unroll
     for (int k = 0; k < NVEC; k++) {
@@ -276,6 +299,18 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     }
     if constexpr (PEEL)
         m = fmaxf(m, fmaxf(eh, et));
+    if constexpr (NS > 0) {
+        kb_cp_async_wait<0>(); /* this thread's own copies, read by it alone */
+#pragma unroll 2 /* fully unrolled, the hoisted shared loads spill */
+        for (int k = 0; k < NS; k++) {
+            float f[CW];
+            kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
+            const bool in = (NVEC + k) * STRIDE * CW < lim;
+#pragma unroll
+            for (int j = 0; j < CW; j++)
+                m = in ? fmaxf(m, f[j]) : m;
+        }
+    }
     /* A thread with no elements subtracts 0, so its -inf entries give exp 0. */
     const float ms = m == kb_neg_inf() ? 0.0f : m;
 
@@ -295,6 +330,18 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                 const int i = k * CW + j;
                 v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
                 sm[i % 4] += v[i];
+            }
+        }
+    }
+    if constexpr (NS > 0) {
+#pragma unroll 2
+        for (int k = 0; k < NS; k++) {
+            if ((NVEC + k) * STRIDE * CW < lim) {
+                float f[CW];
+                kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
+#pragma unroll
+                for (int j = 0; j < CW; j++)
+                    sm[j % 4] += kb_exp2((f[j] - ms) * KB_LOG2E);
             }
         }
     }
@@ -372,6 +419,20 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             kb_store(y + first, t, peel_e[threadIdx.x / TPR][0][t] * scale);
         if (t < tail)
             kb_store(y + first + head + body, t, peel_e[threadIdx.x / TPR][1][t] * scale);
+    }
+    if constexpr (NS > 0) {
+#pragma unroll 2
+        for (int k = 0; k < NS; k++) {
+            const int c = (NVEC + k) * STRIDE * CW;
+            if (c < lim) {
+                float f[CW];
+                kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
+#pragma unroll
+                for (int j = 0; j < CW; j++)
+                    f[j] = kb_exp2((f[j] - s.x) * KB_LOG2E) * inv;
+                kb_st128(yr + c, kb_pack<T>(f));
+            }
+        }
     }
     if constexpr (CL > 1)
         kb_cluster_wait();
@@ -636,11 +697,12 @@ static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *nam
  * (softmax_fused_regs with CL > 1). cudaErrorNotSupported when this GPU does
  * not place such clusters (asked once a process: the query costs host time in
  * the timed region). */
-template <typename T, int CL>
+template <typename T, int CL, int NV = 8, int NS = 0>
 static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
     constexpr int THREADS = 1024;
-    const auto k = softmax_fused_regs<T, THREADS, THREADS, 8, kb_vec_width<T>(), false, CL>;
+    constexpr size_t SMEM = (size_t)NS * THREADS * 16;
+    const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, CL, NS>;
     static int placed = -1;
     if (placed < 0) {
         int active = 0;
@@ -648,7 +710,7 @@ static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, cons
                   cudaFuncSetAttribute((const void *)k,
                                        cudaFuncAttributeNonPortableClusterSizeAllowed,
                                        1) == cudaSuccess) &&
-                 kb_active_clusters((const void *)k, THREADS, CL, 0, &active) == cudaSuccess &&
+                 kb_active_clusters((const void *)k, THREADS, CL, SMEM, &active) == cudaSuccess &&
                  active > 0;
         (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
     }
@@ -656,7 +718,7 @@ static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, cons
         return cudaErrorNotSupported;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const kb_dim3 grid = {(unsigned)(rows * CL), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k, name, grid, block, 0, CL, (const T *)a->in[0],
+    return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, (const T *)a->in[0],
                              (T *)a->out[0], rows, cols);
 }
 
@@ -671,8 +733,17 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     int cl = 2, sms = 0;
     while (cl < KB_CLUSTER_MAX && cl * PER < cols)
         cl *= 2;
-    if (cl * PER < cols || rows > INT32_MAX / KB_CLUSTER_MAX)
+    if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
+    if (cl * PER < cols) {
+        /* fp32 rows of up to 16 x 64K elements: 16 vectors a thread, 8 in
+         * registers and 8 in shared memory (128 KB a block; 55 registers) */
+        if constexpr (sizeof(T) == 4)
+            if (cols <= 2 * KB_CLUSTER_MAX * PER)
+                return launch_cluster_regs_cl<T, KB_CLUSTER_MAX, 8, 8>(
+                    a, s, "softmax_fused_regs_c16_r8_s8");
+        return cudaErrorNotSupported;
+    }
     if (kb_current_sms(&sms) == cudaSuccess)
         while (cl < KB_CLUSTER_MAX && rows * cl < sms)
             cl *= 2;
