@@ -43,7 +43,8 @@
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
  *   longer aligned rows,     the cluster register kernel: 2-16 blocks of
- *   up to 16 x 32768         1024 threads x 32 elements a row, one SM each,
+ *   up to 16 x 32768 (fp32   1024 threads x 32 elements a row, one SM each
+ *   16 x 65536)              (fp32 past 524288: 32 more in shared memory),
  *                            the blocks' (n, mean, M2) met through distributed
  *                            shared memory (below);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
@@ -653,7 +654,9 @@ __global__ void __launch_bounds__(1024, 1)
  * and clusters placed whole: fp32 65536 (2 blocks) and 262144 (8) to 80-88%,
  * bf16 65536-524288 to 75-85% (16-bit reads its parameters as three 16-byte
  * loads a vector here, not from a stage, so it is nearer the issue limit);
- * rows of 1048576 (32 blocks' registers) stay on the streaming path.
+ * fp32 rows of up to 1048576 (32 blocks' registers) take 16 blocks with 8
+ * more vectors a thread in shared memory (NS = 8, 128 KB a block): 128 x
+ * 1048576 from 58.9% to ~75-80%; bf16 1048576 (16 blocks' registers) alike.
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
@@ -666,8 +669,11 @@ __global__ void __launch_bounds__(1024, 1)
  * thread of the cluster holds the same bits. y = GELU((d - mean) rstd gamma +
  * beta + b) is written from the registers, gamma, beta and b read as 16-byte
  * vectors through L1 (the parameters of a block's part are read by every row,
- * from the L2). One read of x, one write of y. */
-template <typename T, int NV, int CL, bool TANH>
+ * from the L2). One read of x, one write of y.
+ * NS > 0 (fp32): each thread holds NS more vectors, NV .. NV + NS - 1, in its
+ * own dynamic shared-memory slots (cp.async beside the register loads), so 16
+ * blocks hold rows of 16 x 64K elements. */
+template <typename T, int NV, int CL, bool TANH, int NS = 0>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster(const T *__restrict__ x, const T *__restrict__ gamma,
                             const T *__restrict__ beta, const T *__restrict__ bias,
@@ -686,6 +692,16 @@ __global__ void __launch_bounds__(1024, 1)
     const int nvec = cols / V;
     const int64_t base = row * cols;
     const uint4 *xv = reinterpret_cast<const uint4 *>(x + base) + tv;
+    extern __shared__ __align__(16) uint4 lnc_xs[]; /* NS > 0: the thread's slots */
+    auto slot = [&](int k) -> uint4 & { return lnc_xs[k * THREADS + tid]; };
+    auto slot_in = [&](int k) { return tv + (NV + k) * STRIDE < nvec; };
+    if constexpr (NS > 0) {
+#pragma unroll
+        for (int k = 0; k < NS; k++)
+            kb_cp_async16(kb_smem_u32(&slot(k)), slot_in(k) ? xv + (NV + k) * STRIDE : xv,
+                          slot_in(k) ? 16 : 0);
+        kb_cp_async_commit();
+    }
 
     uint4 raw[NV];
 #pragma unroll
@@ -710,8 +726,35 @@ __global__ void __launch_bounds__(1024, 1)
         s += in ? sk : 0.0f;
         n += in ? V : 0;
     }
+    if constexpr (NS > 0) {
+        kb_cp_async_wait<0>(); /* this thread's own copies, read by it alone */
+#pragma unroll 2 /* fully unrolled, the hoisted shared loads would spill */
+        for (int k = 0; k < NS; k++) {
+            float f[V];
+            kb_unpack<T>(slot(k), f);
+            float sk = 0.0f;
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                sk += f[i] - K;
+            s += slot_in(k) ? sk : 0.0f;
+            n += slot_in(k) ? V : 0;
+        }
+    }
     const float mt = n > 0 ? s / (float)n : 0.0f;
-    const float q = centred_squares(v, mt, [&](int k) { return tv + k * STRIDE < nvec; });
+    float q = centred_squares(v, mt, [&](int k) { return tv + k * STRIDE < nvec; });
+    if constexpr (NS > 0) {
+#pragma unroll 2
+        for (int k = 0; k < NS; k++) {
+            float f[V], qk = 0.0f;
+            kb_unpack<T>(slot(k), f);
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                const float c = f[i] - K - mt;
+                qk = fmaf(c, c, qk);
+            }
+            q += slot_in(k) ? qk : 0.0f;
+        }
+    }
     ln_wf w = {(float)n, mt, q};
     w = ln_block_wf(w, red);
 
@@ -746,6 +789,21 @@ __global__ void __launch_bounds__(1024, 1)
         if constexpr (FENCE)
             asm volatile("" ::: "memory");
     }
+    if constexpr (NS > 0) {
+        const float mk = K + c.mean;
+#pragma unroll 2
+        for (int k = 0; k < NS; k++) {
+            if (slot_in(k)) {
+                float f[V], g[V], bb[V];
+                kb_unpack<T>(slot(k), f);
+                ln_affine_global<T>((NV + k) * STRIDE, gt, b1t, b2t, g, bb);
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    f[i] = ln_gelu<TANH>(fmaf((f[i] - mk) * rstd, g[i], bb[i]));
+                kb_st128(yv + (NV + k) * STRIDE, kb_pack<T>(f));
+            }
+        }
+    }
     if (mean_out != nullptr && tv == 0) {
         mean_out[row] = K + c.mean;
         rstd_out[row] = rstd;
@@ -756,11 +814,12 @@ __global__ void __launch_bounds__(1024, 1)
 /* Launches layernorm_fused_cluster with CL blocks a row. cudaErrorNotSupported
  * when this GPU does not place such clusters (asked once a process: the query
  * costs host time in the timed region). */
-template <typename T, int CL, bool TANH>
+template <typename T, int CL, bool TANH, int NS = 0>
 static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
     constexpr int NV = 32 / kb_vec_width<T>();
-    const auto k = layernorm_fused_cluster<T, NV, CL, TANH>;
+    constexpr size_t SMEM = (size_t)NS * 1024 * 16;
+    const auto k = layernorm_fused_cluster<T, NV, CL, TANH, NS>;
     static int placed = -1;
     if (placed < 0) {
         int active = 0;
@@ -768,7 +827,7 @@ static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const cha
                   cudaFuncSetAttribute((const void *)k,
                                        cudaFuncAttributeNonPortableClusterSizeAllowed,
                                        1) == cudaSuccess) &&
-                 kb_active_clusters((const void *)k, 1024, CL, 0, &active) == cudaSuccess &&
+                 kb_active_clusters((const void *)k, 1024, CL, SMEM, &active) == cudaSuccess &&
                  active > 0;
         (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
     }
@@ -776,8 +835,8 @@ static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const cha
         return cudaErrorNotSupported;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const kb_dim3 grid = {(unsigned)(p.rows * CL), 1, 1}, block = {1024, 1, 1};
-    return kb_launch_cluster(a, s, k, name, grid, block, 0, CL, p.x, p.g, p.b1, p.b2, p.y, p.mo,
-                             p.ro, p.rows, p.cols, p.inv_cols);
+    return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, p.x, p.g, p.b1, p.b2, p.y,
+                             p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
 /* The cluster register path for aligned rows of more than 32768 elements:
@@ -791,8 +850,17 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
     int cl = 2, sms = 0;
     while (cl < KB_CLUSTER_MAX && cl * PER < cols)
         cl *= 2;
-    if (cl * PER < cols || rows > INT32_MAX / KB_CLUSTER_MAX)
+    if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
+    if (cl * PER < cols) {
+        /* fp32 rows of up to 16 x 64K elements: 8 more vectors a thread in
+         * shared memory (128 KB a block) */
+        if constexpr (sizeof(T) == 4)
+            if (cols <= 2 * KB_CLUSTER_MAX * PER)
+                return launch_cluster_cl<T, KB_CLUSTER_MAX, TANH, 8>(
+                    a, s, "layernorm_fused_cluster16_s8");
+        return cudaErrorNotSupported;
+    }
     if (kb_current_sms(&sms) == cudaSuccess)
         while (cl < KB_CLUSTER_MAX && rows * cl < sms)
             cl *= 2;
