@@ -43,8 +43,8 @@
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
  *   longer aligned rows,     the cluster register kernel: 2-16 blocks of
- *   up to 16 x 32768 (fp32   1024 threads x 32 elements a row, one SM each
- *   16 x 65536)              (fp32 past 524288: 32 more in shared memory),
+ *   up to 16 x 65536         1024 threads x 32 elements a row, one SM each
+ *                            (past 524288: 32 more in shared memory),
  *                            the blocks' (n, mean, M2) met through distributed
  *                            shared memory (below);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
@@ -654,9 +654,9 @@ __global__ void __launch_bounds__(1024, 1)
  * and clusters placed whole: fp32 65536 (2 blocks) and 262144 (8) to 80-88%,
  * bf16 65536-524288 to 75-85% (16-bit reads its parameters as three 16-byte
  * loads a vector here, not from a stage, so it is nearer the issue limit);
- * fp32 rows of up to 1048576 (32 blocks' registers) take 16 blocks with 8
- * more vectors a thread in shared memory (NS = 8, 128 KB a block): 128 x
- * 1048576 from 58.9% to ~75-80%; bf16 1048576 (16 blocks' registers) alike.
+ * rows of up to 1048576 (32 blocks' registers) take 16 blocks with 32 more
+ * elements a thread in shared memory (NS = 8 vectors fp32, 128 KB a block;
+ * 4 16-bit, 64 KB): 128 x 1048576 from 58.9% to ~75-80%.
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
@@ -670,7 +670,7 @@ __global__ void __launch_bounds__(1024, 1)
  * beta + b) is written from the registers, gamma, beta and b read as 16-byte
  * vectors through L1 (the parameters of a block's part are read by every row,
  * from the L2). One read of x, one write of y.
- * NS > 0 (fp32): each thread holds NS more vectors, NV .. NV + NS - 1, in its
+ * NS > 0: each thread holds NS more vectors, NV .. NV + NS - 1, in its
  * own dynamic shared-memory slots (cp.async beside the register loads), so 16
  * blocks hold rows of 16 x 64K elements. */
 template <typename T, int NV, int CL, bool TANH, int NS = 0>
@@ -853,12 +853,11 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
     if (cl * PER < cols) {
-        /* fp32 rows of up to 16 x 64K elements: 8 more vectors a thread in
-         * shared memory (128 KB a block) */
-        if constexpr (sizeof(T) == 4)
-            if (cols <= 2 * KB_CLUSTER_MAX * PER)
-                return launch_cluster_cl<T, KB_CLUSTER_MAX, TANH, 8>(
-                    a, s, "layernorm_fused_cluster16_s8");
+        /* rows of up to 16 x 64K elements: 32 more elements a thread in
+         * shared memory (8 vectors fp32, 4 16-bit: 128 or 64 KB a block) */
+        if (cols <= 2 * KB_CLUSTER_MAX * PER)
+            return launch_cluster_cl<T, KB_CLUSTER_MAX, TANH, 32 / kb_vec_width<T>()>(
+                a, s, "layernorm_fused_cluster16_smem");
         return cudaErrorNotSupported;
     }
     if (kb_current_sms(&sms) == cudaSuccess)
