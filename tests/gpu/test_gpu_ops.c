@@ -27,13 +27,15 @@ static int gpu;
  * which the tile kernels take 5 elements a lane in groups of 16 and 32; for
  * layernorm, aligned rows of 8 and 32, which the sub-warp kernel takes 1-8
  * lanes a row;
- * rows of 65536-131072 and 98312, which fused holds in the registers of a
- * cluster of 2-16 blocks, the last block of 98312 nearly empty); and a
+ * rows of 40000-262144, which fused holds in the registers of a cluster of
+ * 2-16 blocks (40000 over 16 blocks: the last ranks hold nothing; 262144 x
+ * 17: 8 blocks), and of 524292 and 786432 in fp32, 16 blocks with shared-
+ * memory vectors partly filled); and a
  * small shape of 5000 rows (row-like units) whose check is
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
-    const char *shapes[28];
+    const char *shapes[32];
     const char *sampled;
 } op_sizes;
 
@@ -45,6 +47,7 @@ static const op_sizes sizes[] = {
       "rows=257,cols=1024", "rows=65,cols=8", "rows=1001,cols=33", "rows=3,cols=262144",
       "rows=3,cols=1048576", "rows=2,cols=1048573", "rows=512,cols=12280",
       "rows=137,cols=65536", "rows=41,cols=98312", "rows=999,cols=77", "rows=513,cols=157",
+      "rows=1,cols=40000", "rows=17,cols=262144", "rows=2,cols=786432", "rows=2,cols=524292",
       NULL},
      "rows=5000,cols=64"},
     {"layernorm",
@@ -55,7 +58,8 @@ static const op_sizes sizes[] = {
       "rows=512,cols=12280", "rows=137,cols=65537", "rows=1000,cols=128", "rows=999,cols=77",
       "rows=513,cols=157", "rows=137,cols=65536", "rows=41,cols=98312,stats=1",
       "rows=67,cols=131072,gelu=1", "rows=33,cols=65536,mean=10000", "rows=1001,cols=32,stats=1",
-      "rows=77,cols=8,gelu=1", NULL},
+      "rows=77,cols=8,gelu=1", "rows=1,cols=40000", "rows=17,cols=262144",
+      "rows=2,cols=786432,stats=1", "rows=2,cols=524292,mean=10000", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

@@ -60,8 +60,9 @@
  * sends short rows back to the warp/streaming kernels, =2 takes every row of
  * up to 256 columns through the tile kernel; KBENCH_LAYERNORM_STREAM=0 takes
  * the old one-element streaming kernel; KBENCH_LAYERNORM_SUB=0 sends short
- * aligned rows back to the tile kernel; KBENCH_LAYERNORM_CLUSTER_REGS=0 sends
- * the long aligned rows back to the streaming path. Prediction for these paths (not yet
+ * aligned rows back to the tile kernel (TILE=0 and 2 skip the sub-warp kernel
+ * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
+ * the streaming path. Prediction for these paths (not yet
  * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
  * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
  * Welford step with a reciprocal per element; the second read from L2 remains:
@@ -790,7 +791,6 @@ __global__ void __launch_bounds__(1024, 1)
             asm volatile("" ::: "memory");
     }
     if constexpr (NS > 0) {
-        const float mk = K + c.mean;
 #pragma unroll 2
         for (int k = 0; k < NS; k++) {
             if (slot_in(k)) {
@@ -799,7 +799,7 @@ __global__ void __launch_bounds__(1024, 1)
                 ln_affine_global<T>((NV + k) * STRIDE, gt, b1t, b2t, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
-                    f[i] = ln_gelu<TANH>(fmaf((f[i] - mk) * rstd, g[i], bb[i]));
+                    f[i] = ln_gelu<TANH>(fmaf((f[i] - K - c.mean) * rstd, g[i], bb[i]));
                 kb_st128(yv + (NV + k) * STRIDE, kb_pack<T>(f));
             }
         }
@@ -991,9 +991,9 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * idle (16 vectors a row or fewer) or the row is off 16-byte boundaries. */
     const bool short_row = cols <= TILE_COLS && rows <= INT32_MAX;
     /* Aligned rows of at most 16 vectors: the sub-warp register kernel,
-     * unless KBENCH_LAYERNORM_SUB=0 or KBENCH_LAYERNORM_TILE=2 (header comment). */
+     * unless KBENCH_LAYERNORM_SUB=0 or KBENCH_LAYERNORM_TILE=0|2 (header comment). */
     static const int use_sub = kb_env_int("KBENCH_LAYERNORM_SUB", 1, 0, 1);
-    if (aligned && use_sub && use_tile != 2 && cols % V == 0 && cols / V <= 16)
+    if (aligned && use_sub && use_tile == 1 && cols % V == 0 && cols / V <= 16)
         return launch_sub<T, TANH>(a, s, cols / V);
     if (aligned && short_row && use_tile &&
         (use_tile == 2 || cols % V != 0 || cols / V <= 16)) {

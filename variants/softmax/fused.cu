@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
      * and is in range iff k * TPR * CW < lim: one compare with a constant per
      * chunk. A group past the last row (only in the last block) owns no
      * elements but still takes part in the shuffles. cols <= 65536 here
-     * (CL 65536 with a cluster). */
+     * (1048576 with a cluster: offsets stay below 2^20). */
     const int64_t first = row < rows ? row * cols : 0;
     /* PEEL: the row (not 16-byte aligned, as when cols % W != 0) is head
      * elements up to the first 16-byte boundary, a body of whole vectors and
