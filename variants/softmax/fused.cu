@@ -96,7 +96,13 @@
  * at 33 columns): about 35% fewer instructions in the row pass. Predicted:
  * bf16 33 columns 52% -> 65-70%, fp32 80% -> 85-90%; nothing elsewhere in
  * the sweep (32 and 128 columns are aligned and take the register path).
- * KBENCH_TILE_NARROW=0 keeps 8 a lane.
+ * KBENCH_TILE_NARROW=0 keeps 8 a lane. Beside it, the group's (max, sum) no
+ * longer merge online over the shuffles (each of log2(G) steps an exp pair, a
+ * max and a rescale: 13 MUFU in the 5-a-lane loop of 145 instructions) but
+ * as a max butterfly, then the exps against the row's max and a sum
+ * butterfly: ~20 instructions fewer a row; measured against the committed
+ * build (the old kernel) and KBENCH_TILE_NARROW=0 (the 8-a-lane kernel with
+ * the new reductions), so each change shows on its own.
  *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
@@ -484,6 +490,11 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
             v[i] = c < lim ? kb_to_float(row[c]) : kb_neg_inf();
             m = fmaxf(m, v[i]);
         }
+        /* The row's max first, then the exps against it and their sum: two
+         * plain butterflies (2 log2(G) instructions) instead of the online
+         * merge's (an exp pair, a max and a rescale a step). A group past
+         * the span's rows has m = -inf and subtracts 0. */
+        m = kb_warp_max<G>(m);
         const float ms = m == kb_neg_inf() ? 0.0f : m;
         float sm = 0.0f;
 #pragma unroll
@@ -491,13 +502,12 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
             v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
             sm += v[i];
         }
-        const float2 st = kb_warp_online<G>(make_float2(m, sm));
-        const float scale = kb_exp2((ms - st.x) * KB_LOG2E) * kb_rcp(st.y);
+        const float inv = kb_rcp(kb_warp_sum<G>(sm));
 #pragma unroll
         for (int i = 0; i < NPL; i++) {
             const int c = t + i * G;
             if (c < lim)
-                row[c] = kb_from_float<T>(v[i] * scale);
+                row[c] = kb_from_float<T>(v[i] * inv);
         }
     }
     __syncthreads();
