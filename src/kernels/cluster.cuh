@@ -226,6 +226,39 @@ static inline cudaError_t kb_active_clusters(const void *k, int threads, int cl,
     return e;
 }
 
+/* Whether this GPU places clusters of cl blocks of kernel k (threads a
+ * block, smem bytes of dynamic shared memory), after allowing k the
+ * non-portable cluster size (past KB_CLUSTER_PORTABLE) and its shared memory.
+ * A refusal is an answer, not an error: the runtime's error state is cleared. */
+static inline bool kb_cluster_placed(const void *k, int threads, int cl, size_t smem)
+{
+    int active = 0;
+    const bool ok = (cl <= KB_CLUSTER_PORTABLE ||
+                     cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+                         cudaSuccess) &&
+                    kb_active_clusters(k, threads, cl, smem, &active) == cudaSuccess &&
+                    active > 0;
+    (void)cudaGetLastError();
+    return ok;
+}
+
+/* Blocks a cluster for rows of cols elements of which a block holds per: the
+ * fewest (a power of two, at least 2) that hold a row, doubled while rows x
+ * blocks leave SMs idle, at most KB_CLUSTER_MAX; 0 when KB_CLUSTER_MAX
+ * blocks do not hold a row. */
+static inline int kb_cluster_blocks(int64_t rows, int64_t cols, int64_t per)
+{
+    int cl = 2, sms = 0;
+    while (cl < KB_CLUSTER_MAX && cl * per < cols)
+        cl *= 2;
+    if (cl * per < cols)
+        return 0;
+    if (kb_current_sms(&sms) == cudaSuccess)
+        while (cl < KB_CLUSTER_MAX && rows * cl < sms)
+            cl *= 2;
+    return cl;
+}
+
 /* The plan for kernel k (threads a block) over rows x cols elements of esize
  * bytes: the smallest cluster whose shared memory holds the row (two blocks an
  * SM when that is enough, else one), grown to fill the GPU when rows are few;

@@ -183,6 +183,29 @@ static __device__ __forceinline__ float centred_squares(float (&v)[NV][V], float
     return q;
 }
 
+/* Pass 1 of the two-pass statistics: unpacks the NV vectors raw into v, less
+ * K when SHIFT, and returns the sum over the vectors in range (in(k)), each
+ * vector's own sum first. */
+template <typename T, bool SHIFT, int NV, int V, typename IN>
+static __device__ __forceinline__ float shifted_sum(const uint4 (&raw)[NV], float (&v)[NV][V],
+                                                    float K, IN in)
+{
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        kb_unpack<T>(raw[k], v[k]);
+        float sk = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            if constexpr (SHIFT)
+                v[k][i] -= K;
+            sk += v[k][i];
+        }
+        s += in(k) ? sk : 0.0f;
+    }
+    return s;
+}
+
 /* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
 
 /* A warp per row (layernorm.cuh: ln_warp_start, ln_warp_store). */
@@ -204,19 +227,7 @@ __global__ void __launch_bounds__(128, 8)
     const float K = SHIFT ? kb_load(x, base) : 0.0f;
 
     float v[NV][V];
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        kb_unpack<T>(raw[k], v[k]);
-        float sk = 0.0f;
-#pragma unroll
-        for (int i = 0; i < V; i++) {
-            if constexpr (SHIFT)
-                v[k][i] -= K;
-            sk += v[k][i];
-        }
-        s += lane + 32 * k < nvec ? sk : 0.0f;
-    }
+    const float s = shifted_sum<T, SHIFT>(raw, v, K, [&](int k) { return lane + 32 * k < nvec; });
     const float md = kb_warp_sum(s) * inv_cols;
     const float q = centred_squares(v, md, [&](int k) { return lane + 32 * k < nvec; });
     const float rstd = rsqrtf(fmaf(kb_warp_sum(q), inv_cols, LN_EPS));
@@ -257,10 +268,7 @@ __global__ void __launch_bounds__(128, 8)
 
 template <typename T, int G, bool TANH>
 __global__ void __launch_bounds__(SUB_THREADS)
-    layernorm_fused_sub(const T *__restrict__ x, const T *__restrict__ gamma,
-                        const T *__restrict__ beta, const T *__restrict__ bias,
-                        T *__restrict__ y, float *__restrict__ mean_out,
-                        float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+    layernorm_fused_sub(LN_PATH_BUFFERS, int64_t rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
     constexpr int RPB = SUB_THREADS / G; /* groups a block */
@@ -676,10 +684,7 @@ __global__ void __launch_bounds__(1024, 1)
  * blocks hold rows of 16 x 64K elements. */
 template <typename T, int NV, int CL, bool TANH, int NS = 0>
 __global__ void __launch_bounds__(1024, 1)
-    layernorm_fused_cluster(const T *__restrict__ x, const T *__restrict__ gamma,
-                            const T *__restrict__ beta, const T *__restrict__ bias,
-                            T *__restrict__ y, float *__restrict__ mean_out,
-                            float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+    layernorm_fused_cluster(LN_PATH_BUFFERS, int64_t rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>(), THREADS = 1024, STRIDE = CL * THREADS;
     /* fp32 with the tanh form: each vector's parameter loads stay below the
@@ -711,22 +716,13 @@ __global__ void __launch_bounds__(1024, 1)
     const float K = kb_load(x, base);
 
     /* This thread's exact statistics of d = x - K, two passes over registers. */
+    auto in = [&](int k) { return tv + k * STRIDE < nvec; };
     float v[NV][V];
-    float s = 0.0f;
+    float s = shifted_sum<T, true>(raw, v, K, in);
     int n = 0;
 #pragma unroll
-    for (int k = 0; k < NV; k++) {
-        kb_unpack<T>(raw[k], v[k]);
-        float sk = 0.0f;
-#pragma unroll
-        for (int i = 0; i < V; i++) {
-            v[k][i] -= K;
-            sk += v[k][i];
-        }
-        const bool in = tv + k * STRIDE < nvec;
-        s += in ? sk : 0.0f;
-        n += in ? V : 0;
-    }
+    for (int k = 0; k < NV; k++)
+        n += in(k) ? V : 0;
     if constexpr (NS > 0) {
         kb_cp_async_wait<0>(); /* this thread's own copies, read by it alone */
 #pragma unroll 2 /* fully unrolled, the hoisted shared loads would spill */
@@ -742,7 +738,7 @@ __global__ void __launch_bounds__(1024, 1)
         }
     }
     const float mt = n > 0 ? s / (float)n : 0.0f;
-    float q = centred_squares(v, mt, [&](int k) { return tv + k * STRIDE < nvec; });
+    float q = centred_squares(v, mt, in);
     if constexpr (NS > 0) {
 #pragma unroll 2
         for (int k = 0; k < NS; k++) {
@@ -820,17 +816,7 @@ static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const cha
     constexpr int NV = 32 / kb_vec_width<T>();
     constexpr size_t SMEM = (size_t)NS * 1024 * 16;
     const auto k = layernorm_fused_cluster<T, NV, CL, TANH, NS>;
-    static int placed = -1;
-    if (placed < 0) {
-        int active = 0;
-        placed = (CL <= KB_CLUSTER_PORTABLE ||
-                  cudaFuncSetAttribute((const void *)k,
-                                       cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                       1) == cudaSuccess) &&
-                 kb_active_clusters((const void *)k, 1024, CL, SMEM, &active) == cudaSuccess &&
-                 active > 0;
-        (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
-    }
+    static const bool placed = kb_cluster_placed((const void *)k, 1024, CL, SMEM);
     if (!placed)
         return cudaErrorNotSupported;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
@@ -847,12 +833,10 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
 {
     constexpr int64_t PER = 32 * 1024; /* elements a block holds */
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
-    int cl = 2, sms = 0;
-    while (cl < KB_CLUSTER_MAX && cl * PER < cols)
-        cl *= 2;
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
-    if (cl * PER < cols) {
+    int cl = kb_cluster_blocks(rows, cols, PER);
+    if (cl == 0) {
         /* rows of up to 16 x 64K elements: 32 more elements a thread in
          * shared memory (8 vectors fp32, 4 16-bit: 128 or 64 KB a block) */
         if (cols <= 2 * KB_CLUSTER_MAX * PER)
@@ -860,9 +844,6 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
                 a, s, "layernorm_fused_cluster16_smem");
         return cudaErrorNotSupported;
     }
-    if (kb_current_sms(&sms) == cudaSuccess)
-        while (cl < KB_CLUSTER_MAX && rows * cl < sms)
-            cl *= 2;
     if (cl == 16) {
         const cudaError_t e = launch_cluster_cl<T, 16, TANH>(a, s, "layernorm_fused_cluster16");
         if (e != cudaErrorNotSupported || 8 * PER < cols)

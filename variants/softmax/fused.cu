@@ -713,17 +713,7 @@ static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, cons
     constexpr int THREADS = 1024;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, CL, NS>;
-    static int placed = -1;
-    if (placed < 0) {
-        int active = 0;
-        placed = (CL <= KB_CLUSTER_PORTABLE ||
-                  cudaFuncSetAttribute((const void *)k,
-                                       cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                       1) == cudaSuccess) &&
-                 kb_active_clusters((const void *)k, THREADS, CL, SMEM, &active) == cudaSuccess &&
-                 active > 0;
-        (void)cudaGetLastError(); /* a refusal is an answer, not this launch's error */
-    }
+    static const bool placed = kb_cluster_placed((const void *)k, THREADS, CL, SMEM);
     if (!placed)
         return cudaErrorNotSupported;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
@@ -740,12 +730,10 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
 {
     constexpr int64_t PER = 1024 * 8 * kb_vec_width<T>(); /* elements a block holds */
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
-    int cl = 2, sms = 0;
-    while (cl < KB_CLUSTER_MAX && cl * PER < cols)
-        cl *= 2;
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
-    if (cl * PER < cols) {
+    int cl = kb_cluster_blocks(rows, cols, PER);
+    if (cl == 0) {
         /* fp32 rows of up to 16 x 64K elements: 16 vectors a thread, 8 in
          * registers and 8 in shared memory (128 KB a block; 55 registers) */
         if constexpr (sizeof(T) == 4)
@@ -754,9 +742,6 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
                     a, s, "softmax_fused_regs_c16_r8_s8");
         return cudaErrorNotSupported;
     }
-    if (kb_current_sms(&sms) == cudaSuccess)
-        while (cl < KB_CLUSTER_MAX && rows * cl < sms)
-            cl *= 2;
     if (cl == 16) {
         const cudaError_t e = launch_cluster_regs_cl<T, 16>(a, s, "softmax_fused_regs_c16");
         if (e != cudaErrorNotSupported || 8 * PER < cols)
