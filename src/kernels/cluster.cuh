@@ -242,6 +242,14 @@ static inline bool kb_cluster_placed(const void *k, int threads, int cl, size_t 
     return ok;
 }
 
+/* Whether rows are fewer than this GPU's SMs (false when it cannot say): a
+ * block a row would leave SMs idle. */
+static inline bool kb_rows_few(int64_t rows)
+{
+    int sms = 0;
+    return kb_current_sms(&sms) == cudaSuccess && rows < sms;
+}
+
 /* Blocks a cluster for rows of cols elements of which a block holds per: the
  * fewest (a power of two, at least 2) that hold a row, doubled while rows x
  * blocks leave SMs idle, at most KB_CLUSTER_MAX; 0 when KB_CLUSTER_MAX

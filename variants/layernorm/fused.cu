@@ -42,9 +42,9 @@
  *                            range checks): 4096 -> 128 threads x 8 (fp32),
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
- *   longer aligned rows,     the cluster register kernel: 2-16 blocks of
- *   up to 16 x 65536         1024 threads x 32 elements a row, one SM each
- *                            (past 524288: 32 more in shared memory),
+ *   longer aligned rows:     the cluster register kernel: 2-16 blocks of
+ *   fp32 up to 524288, or    1024 threads x 32 elements a row, one SM each
+ *   fewer rows than SMs      (past 524288: 32 more in shared memory),
  *                            the blocks' (n, mean, M2) met through distributed
  *                            shared memory (below);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
@@ -113,7 +113,13 @@
  * instructions a slot, idle or not). Rows of at most 5 G elements now take a
  * kernel of 5 a lane (40 slots at 33 columns; not where the swizzle is on,
  * which permutes 8): predicted 33 columns fp32 65.7% -> 80-85%, bf16 38.5% ->
- * 50-55%. KBENCH_TILE_NARROW=0 keeps 8 a lane.
+ * 50-55%. KBENCH_TILE_NARROW=0 keeps 8 a lane. Measured (H200, 2026-12-01
+ * 14:45 UTC, one round, no counters, % of copy bandwidth, 8 -> 5 a lane):
+ * 4067203 x 33 fp32 65.6 -> 72.1, bf16 38.5 -> 46.6; 1743087 x 77 fp32 73.0
+ * -> 80.8, bf16 42.7 -> 50.1. The direction predicted, a third to a half of
+ * the size: the row pass is still global -> shared -> registers -> shared ->
+ * global with the parameters from shared memory, and bf16 at 33 columns
+ * stays far from 85%.
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -253,6 +259,10 @@ __global__ void __launch_bounds__(128, 8)
  * the statistics: about 19 instructions an element against ~31 the copy
  * bandwidth leaves at 16 bits (GELU 10 of them). Predicted: fp32 32 columns
  * 90-95%, bf16 32 and 128 80-90%; fp32 128 (a warp a row, 95.5%) unchanged.
+ * Measured (H200, 2026-12-01 14:45 UTC, one round, no counters, % of copy
+ * bandwidth, tile -> sub-warp): 4194304 x 32 fp32 81.2 -> 97.4, bf16 51.7 ->
+ * 91.8; 2097152 x 64 fp32 80.5 -> 90.7, bf16 50.7 -> 90.6; 1048576 x 128 fp32
+ * 95.6 -> 95.4, bf16 53.9 -> 89.4: at or above the prediction everywhere.
  *
  * G = 1, 2, 4, 8 or 16 lanes a row, one 16-byte vector a lane (rows of up to
  * 64 fp32 or 128 16-bit columns, cols a multiple of V), 256-thread blocks of
@@ -666,6 +676,18 @@ __global__ void __launch_bounds__(1024, 1)
  * rows of up to 1048576 (32 blocks' registers) take 16 blocks with 32 more
  * elements a thread in shared memory (NS = 8 vectors fp32, 128 KB a block;
  * 4 16-bit, 64 KB): 128 x 1048576 from 58.9% to ~75-80%.
+ * Measured (H200, 2026-12-01 14:45 UTC, one round, no counters, % of copy
+ * bandwidth, streaming -> cluster registers): fp32 2048 x 65536 56.6 -> 76.1,
+ * 512 x 262144 56.3 -> 61.1, but 128 x 1048576 (shared memory too) 58.9 ->
+ * 44.1; bf16 65536 51.7 -> 51.8, 262144 51.8 -> 41.3, 1048576 55.8 -> 34.6;
+ * rows=3 x 262144 2.2 -> 15.9 fp32, 1.9 -> 8.9 bf16 (3 blocks against 48).
+ * Short of the prediction everywhere but fp32 65536, and behind the
+ * streaming path wherever 16-bit rows or 16 blocks are involved: one block
+ * an SM has no loads in flight while its cluster waits at the barrier, and
+ * the 16-bit kernel issues three parameter loads a vector. So the path is
+ * taken for fp32 rows that fit the cluster's registers (no shared memory)
+ * and, at any dtype or length, where rows are fewer than the SMs; the rest
+ * stream as before.
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
@@ -993,7 +1015,8 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * 4096: 32768 elements) in a cluster's registers, unless
      * KBENCH_LAYERNORM_CLUSTER_REGS=0 (header comment). */
     static const int use_creg = kb_env_int("KBENCH_LAYERNORM_CLUSTER_REGS", 1, 0, 1);
-    if (use_creg && aligned && cols % V == 0 && cols > 32768) {
+    if (use_creg && aligned && cols % V == 0 && cols > 32768 &&
+        ((sizeof(T) == 4 && cols <= KB_CLUSTER_MAX * 32 * 1024) || kb_rows_few(rows))) {
         const cudaError_t e = launch_cluster<T, TANH>(a, s);
         if (e != cudaErrorNotSupported)
             return e;

@@ -34,7 +34,8 @@
  *     blocks of 1024 threads x 8 vectors a row, one SM each, the blocks'
  *     (max, sum) pairs met through distributed shared memory; CL doubled
  *     while rows x CL leave SMs idle (rows=3); fp32 rows of up to 1048576
- *     with 8 more vectors a thread in shared memory;
+ *     with 8 more vectors a thread in shared memory; 16-bit rows that need
+ *     16 blocks only where rows are fewer than the SMs (measured below);
  *   longer rows still, or unaligned ones: the streaming path below (two
  *     reads), a cluster of 8 blocks per row (16 when rows x 8 < 2 x SMs and
  *     the GPU places 16-block clusters), peeled to 16-byte alignment (the
@@ -85,6 +86,17 @@
  * registers) take 16 blocks holding 8 more vectors a thread in shared memory
  * (NS = 8, 128 KB a block, copied in by cp.async beside the register loads):
  * 128 x 1048576 from 62% (streaming) to ~80%; longer rows stream.
+ * Measured (H200, 2026-12-01 14:45 UTC, one round, no counters, L2 flushed,
+ * % of copy bandwidth, streaming -> cluster registers): fp32 2048 x 65536
+ * 55.2 -> 90.0, 512 x 262144 67.8 -> 83.1, 128 x 1048576 (shared memory too)
+ * 62.4 -> 67.9; bf16 512 x 262144 66.5 -> 72.5, but 128 x 1048576 (CL 16)
+ * 61.7 -> 57.0; rows=3 x 262144 level (13-14% fp32; 7-8% bf16, one launch's
+ * latency with the row in L2). The 16-block bf16 row lost: with one block an
+ * SM and 16 SMs waiting on one cluster barrier, a block's loads stop for the
+ * whole exchange. So 16-bit rows that need 16 blocks stream again unless rows
+ * are fewer than the SMs (then the cluster spreads the row). Not yet near the
+ * prediction at 262144 and 1048576: the cluster's DSMEM exchange and the
+ * clusters' placement, to read in the stall counters next.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -103,6 +115,11 @@
  * butterfly: ~20 instructions fewer a row; measured against the committed
  * build (the old kernel) and KBENCH_TILE_NARROW=0 (the 8-a-lane kernel with
  * the new reductions), so each change shows on its own.
+ * Measured (same run, % of copy bandwidth, old kernel -> new reductions at 8
+ * a lane -> 5 a lane): 4067203 x 33 fp32 80.2 -> 81.7 -> 87.2, bf16 52.0 ->
+ * 63.9 -> 73.2; 1743087 x 77 fp32 87.1 -> 94.7 -> 96.7, bf16 53.9 -> 66.4 ->
+ * 78.8. Both changes moved what was predicted; bf16 at 33 columns remains
+ * short of 85% (66-byte rows: most vectors straddle two rows).
  *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
@@ -904,7 +921,10 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     for (const fused_cfg &c : sca)
         if (cols <= c.chunks)
             return c.launch(a, s, c.name);
-    if (aligned && cols % W == 0 && use_creg) {
+    /* 16-bit rows that need 16 blocks stream unless rows are few (measured:
+     * header comment) */
+    if (aligned && cols % W == 0 && use_creg &&
+        (sizeof(T) == 4 || cols <= 8 * 1024 * 8 * W || kb_rows_few(rows))) {
         const cudaError_t e = launch_cluster_regs<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
