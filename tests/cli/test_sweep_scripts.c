@@ -5,7 +5,11 @@
  * model, rows=3 x 262144 and 4099 x 3001 outside it; bench/torch_peers.py
  * compiles, its --dry-run lists the same shapes as h200.sh without importing
  * torch (a torch that fails on import is put first on the path), and a bad
- * option exits 2 naming it. Skips, saying so, without python3. */
+ * option exits 2 naming it; PEERS=1 runs it after each row operator's report
+ * at that report's shapes; bench/sweep_table.py sets the committed report's
+ * best variants beside peers of the same session with their ratio, and
+ * leaves the ratio out, saying why, for peers of another day. Skips, saying
+ * so, without python3. */
 #include <unistd.h>
 
 #include "kbtest.h"
@@ -167,6 +171,86 @@ static void torch_peers_dry_run(void **state)
                      2);
 }
 
+static void h200_peers_dry_run(void **state)
+{
+    (void)state;
+    char path[128];
+    assert_int_equal(kbt_sh("PEERS=1 PEERS_COMPILE=0 DRY_RUN=1 OUT=/o bash tests/gpu/h200.sh "
+                            "softmax layernorm attention >%s/peers.cmd",
+                            dir),
+                     0);
+    snprintf(path, sizeof path, "%s/peers.cmd", dir);
+    char *cmd = kbt_slurp(path);
+    assert_non_null(cmd);
+    kbt_has(cmd, "python3 bench/torch_peers.py --ops softmax --report /o/softmax.json -o "
+                 "/o/torch_peers_softmax.json --no-compile\n");
+    kbt_has(cmd, "python3 bench/torch_peers.py --ops layernorm --report /o/layernorm.json");
+    assert_int_equal(kbt_count(cmd, "torch_peers.py"), 2); /* not for attention */
+    free(cmd);
+}
+
+/* A peers file for the committed softmax report: one fp32 32768 x 4096 entry
+ * at 2 x kbench's best median there, dated the report's finish. */
+static void write_peers(void)
+{
+    assert_int_equal(
+        kbt_sh("python3 -c 'import json,sys; r=json.load(open(\"results/h200/softmax.json\"));"
+               "b=min(x[\"time\"][\"median_us\"] for x in r[\"results\"] if x[\"status\"]==\"ok\""
+               " and x[\"dtype\"]==\"fp32\" and x[\"shape\"]=={\"rows\":32768,\"cols\":4096});"
+               "json.dump({\"schema\":\"kbench-torch-peers/1\",\"date\":r[\"kbench\"][\"finished\"],"
+               "\"device\":{\"name\":r[\"device\"][\"name\"]},\"torch\":\"t\",\"best\":[{\"op\":"
+               "\"softmax\",\"shape\":{\"rows\":32768,\"cols\":4096},\"dtype\":\"fp32\","
+               "\"mode\":\"eager\",\"median_us\":2*b,\"gbps\":1}]},open(sys.argv[1],\"w\"))' "
+               "%s/peers.json",
+               dir),
+        0);
+}
+
+static void sweep_table_ratios(void **state)
+{
+    (void)state;
+    if (!have_python()) {
+        print_message("python3 is not installed: skipping the sweep table's test\n");
+        skip();
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/table", dir);
+    write_peers(); /* the same session */
+    assert_int_equal(kbt_sh("python3 bench/sweep_table.py results/h200/softmax.json --peers "
+                            "%s/peers.json >%s/table",
+                            dir, dir),
+                     0);
+    char *t = kbt_slurp(path);
+    assert_non_null(t);
+    kbt_has(t, "| PyTorch / kbench |");
+    kbt_has(t, "| softmax | fp32 | rows=32768,cols=4096 | fused |");
+    kbt_has(t, "| eager | ");
+    kbt_has(t, " | 2.00x |");
+    assert_null(strstr(t, "no ratio"));
+    free(t);
+    /* another day: no PyTorch columns, and a line that says why */
+    assert_int_equal(kbt_sh("sed -i 's/\"date\": \"[^\"]*\"/\"date\": \"2026-11-01T00:00:00Z\"/' "
+                            "%s/peers.json && python3 bench/sweep_table.py "
+                            "results/h200/softmax.json --peers %s/peers.json >%s/table",
+                            dir, dir, dir),
+                     0);
+    t = kbt_slurp(path);
+    assert_non_null(t);
+    kbt_has(t, "PyTorch ran at 2026-11-01T00:00:00Z, not within 2 h of this report");
+    assert_null(strstr(t, "PyTorch / kbench"));
+    kbt_has(t, "| softmax | bf16 | rows=4194304,cols=32 | fused |");
+    free(t);
+    /* a file that is not a report */
+    assert_int_equal(kbt_sh("python3 bench/sweep_table.py %s/peers.json >/dev/null 2>%s/err", dir,
+                            dir),
+                     2);
+    snprintf(path, sizeof path, "%s/err", dir);
+    t = kbt_slurp(path);
+    assert_non_null(t);
+    kbt_has(t, "is not a kbench report");
+    free(t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -185,6 +269,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(h200_sweep_dry_run, setup, teardown),
         cmocka_unit_test_setup_teardown(torch_peers_dry_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(h200_peers_dry_run, setup, teardown),
+        cmocka_unit_test_setup_teardown(sweep_table_ratios, setup, teardown),
     };
     return cmocka_run_group_tests_name("sweep scripts", tests, NULL, NULL);
 }

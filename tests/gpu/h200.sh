@@ -26,6 +26,11 @@
 # case (rows=3) does not sample for 10 s. About 150-180 cases an operator:
 # run one operator per call (SWEEP=1 TESTS=0 tests/gpu/h200.sh softmax, then
 # layernorm) to keep each call within ten minutes.
+# PEERS=1 times PyTorch right after each softmax or layernorm report, at that
+# report's shapes (bench/torch_peers.py --report), into $OUT/torch_peers_OP.json:
+# the same GPU and session as the report, so that bench/sweep_table.py may set
+# the two side by side. torch.compile builds each shape once (some seconds a
+# shape): with SWEEP=1, PEERS_COMPILE=0 (eager only) keeps a call short.
 # DRY_RUN=1 prints the kbench commands it would run, and runs nothing.
 set -uo pipefail
 out=${OUT:-/tmp/kbench-out}
@@ -104,13 +109,24 @@ for op in "${ops[@]}"; do
     fi
     cmd=(build/kbench run "$op" --variants all --dtype "$dtypes" "${shapes[@]}" "${extra[@]}"
          --db "$db" --json "$out/$op.json" --tag h200)
+    peer=(python3 bench/torch_peers.py --ops "$op" --report "$out/$op.json"
+          -o "$out/torch_peers_$op.json")
+    [ "${PEERS_COMPILE:-1}" = 0 ] && peer+=(--no-compile)
+    peers=0
+    [ "${PEERS:-0}" = 1 ] && { [ "$op" = softmax ] || [ "$op" = layernorm ]; } && peers=1
     if [ "$dry" = 1 ]; then
         echo "${cmd[*]}"
+        [ "$peers" = 1 ] && echo "${peer[*]}"
         continue
     fi
     start=$(date +%s%N)
     "${cmd[@]}"
     echo "$op: exit $? after $(( ($(date +%s%N) - start) / 1000000 )) ms"
+    if [ "$peers" = 1 ]; then
+        start=$(date +%s%N)
+        "${peer[@]}"
+        echo "$op PyTorch peers: exit $? after $(( ($(date +%s%N) - start) / 1000000 )) ms"
+    fi
 done
 [ "$dry" = 1 ] && exit 0
 if [ "${COST:-0}" = 1 ]; then
