@@ -171,17 +171,24 @@ static void torch_peers_dry_run(void **state)
                      2);
 }
 
+/* The text of file `name` in the test's folder (the caller frees it). */
+static char *read_out(const char *name)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *t = kbt_slurp(path);
+    assert_non_null(t);
+    return t;
+}
+
 static void h200_peers_dry_run(void **state)
 {
     (void)state;
-    char path[128];
     assert_int_equal(kbt_sh("PEERS=1 PEERS_COMPILE=0 DRY_RUN=1 OUT=/o bash tests/gpu/h200.sh "
                             "softmax layernorm attention >%s/peers.cmd",
                             dir),
                      0);
-    snprintf(path, sizeof path, "%s/peers.cmd", dir);
-    char *cmd = kbt_slurp(path);
-    assert_non_null(cmd);
+    char *cmd = read_out("peers.cmd");
     kbt_has(cmd, "python3 bench/torch_peers.py --ops softmax --report /o/softmax.json -o "
                  "/o/torch_peers_softmax.json --no-compile\n");
     kbt_has(cmd, "python3 bench/torch_peers.py --ops layernorm --report /o/layernorm.json");
@@ -213,15 +220,12 @@ static void sweep_table_ratios(void **state)
         print_message("python3 is not installed: skipping the sweep table's test\n");
         skip();
     }
-    char path[128];
-    snprintf(path, sizeof path, "%s/table", dir);
     write_peers(); /* the same session */
     assert_int_equal(kbt_sh("python3 bench/sweep_table.py results/h200/softmax.json --peers "
                             "%s/peers.json >%s/table",
                             dir, dir),
                      0);
-    char *t = kbt_slurp(path);
-    assert_non_null(t);
+    char *t = read_out("table");
     kbt_has(t, "| PyTorch / kbench |");
     kbt_has(t, "| softmax | fp32 | rows=32768,cols=4096 | fused |");
     kbt_has(t, "| eager | ");
@@ -234,8 +238,7 @@ static void sweep_table_ratios(void **state)
                             "results/h200/softmax.json --peers %s/peers.json >%s/table",
                             dir, dir, dir),
                      0);
-    t = kbt_slurp(path);
-    assert_non_null(t);
+    t = read_out("table");
     kbt_has(t, "PyTorch ran at 2026-11-01T00:00:00Z, not within 2 h of this report");
     assert_null(strstr(t, "PyTorch / kbench"));
     kbt_has(t, "| softmax | bf16 | rows=4194304,cols=32 | fused |");
@@ -244,9 +247,7 @@ static void sweep_table_ratios(void **state)
     assert_int_equal(kbt_sh("python3 bench/sweep_table.py %s/peers.json >/dev/null 2>%s/err", dir,
                             dir),
                      2);
-    snprintf(path, sizeof path, "%s/err", dir);
-    t = kbt_slurp(path);
-    assert_non_null(t);
+    t = read_out("err");
     kbt_has(t, "is not a kbench report");
     free(t);
 }
