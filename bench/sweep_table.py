@@ -22,9 +22,6 @@ import datetime
 import json
 import sys
 
-SIZES = {"fp32": 4, "fp16": 2, "bf16": 2}
-
-
 def fail(msg):
     print(f"sweep_table: {msg}", file=sys.stderr)
     sys.exit(2)
@@ -42,15 +39,17 @@ def when(text):
     return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
 
 
-def shape_key(op, shape):
+def axes(op):
     """The shape's axes that name a case on both sides (layernorm: gelu and mean too)."""
-    keys = ("rows", "cols", "gelu", "mean") if op == "layernorm" else ("rows", "cols")
-    return tuple(int(shape.get(k, 0)) for k in keys)
+    return ("rows", "cols", "gelu", "mean") if op == "layernorm" else ("rows", "cols")
+
+
+def shape_key(op, shape):
+    return tuple(int(shape.get(k, 0)) for k in axes(op))
 
 
 def shape_text(op, key):
-    names = ("rows", "cols", "gelu", "mean") if op == "layernorm" else ("rows", "cols")
-    return ",".join(f"{n}={v}" for n, v in zip(names, key) if v or n in ("rows", "cols"))
+    return ",".join(f"{n}={v}" for n, v in zip(axes(op), key) if v or n in ("rows", "cols"))
 
 
 def best_variants(report):

@@ -10,6 +10,7 @@
  * best variants beside peers of the same session with their ratio, and
  * leaves the ratio out, saying why, for peers of another day. Skips, saying
  * so, without python3. */
+#include <stdarg.h>
 #include <unistd.h>
 
 #include "kbtest.h"
@@ -22,11 +23,26 @@ static int have_python(void)
     return system("command -v python3 >/dev/null 2>&1") == 0;
 }
 
+/* The text of the file the format names in the test's folder (the caller
+ * frees it). */
+static char *read_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *read_out(const char *fmt, ...)
+{
+    char name[96], path[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *t = kbt_slurp(path);
+    assert_non_null(t);
+    return t;
+}
+
 /* The kbench command lines of h200.sh for op with SWEEP=1, and its --shape
  * values one a line into dir/op.kbench, sorted. */
 static char *kbench_shapes(const char *op)
 {
-    char path[128];
     assert_int_equal(kbt_sh("SWEEP=1 DRY_RUN=1 OUT=%s/out bash tests/gpu/h200.sh %s >%s/%s.cmd",
                             dir, op, dir, op),
                      0);
@@ -34,20 +50,15 @@ static char *kbench_shapes(const char *op)
                             "--shape | grep -v -x -- -- | sort >%s/%s.kbench",
                             dir, op, dir, op),
                      0);
-    snprintf(path, sizeof path, "%s/%s.kbench", dir, op);
-    char *s = kbt_slurp(path);
-    assert_non_null(s);
-    return s;
+    return read_out("%s.kbench", op);
 }
 
 static void h200_sweep_dry_run(void **state)
 {
     (void)state;
-    char *cmd, path[128];
+    char path[128];
     char *sm = kbench_shapes("softmax");
-    snprintf(path, sizeof path, "%s/softmax.cmd", dir);
-    cmd = kbt_slurp(path);
-    assert_non_null(cmd);
+    char *cmd = read_out("softmax.cmd");
     kbt_has(cmd, "dry run: the commands of tests/gpu/h200.sh softmax (nothing runs)\n"
                  "build/kbench run softmax --variants all --dtype fp32,bf16 --shape "
                  "rows=32768,cols=4096 --shape rows=8192,cols=32768 --shape rows=4099,cols=3001 "
@@ -104,9 +115,7 @@ static void h200_sweep_dry_run(void **state)
 
     /* without SWEEP the report's shapes alone */
     assert_int_equal(kbt_sh("DRY_RUN=1 bash tests/gpu/h200.sh softmax >%s/plain.cmd", dir), 0);
-    snprintf(path, sizeof path, "%s/plain.cmd", dir);
-    cmd = kbt_slurp(path);
-    assert_non_null(cmd);
+    cmd = read_out("plain.cmd");
     assert_int_equal(kbt_count(cmd, "--shape"), 3);
     assert_null(strstr(cmd, "--timeout"));
     free(cmd);
@@ -130,7 +139,7 @@ static void torch_peers_dry_run(void **state)
                      0);
     for (size_t i = 0; i < 2; i++) {
         const char *op = i ? "layernorm" : "softmax";
-        char *k = kbench_shapes(op), path[128];
+        char *k = kbench_shapes(op);
         assert_int_equal(kbt_sh("PYTHONPATH=%s/fake python3 bench/torch_peers.py --dry-run "
                                 "--ops %s --dtypes fp32 >%s/%s.peers",
                                 dir, op, dir, op),
@@ -140,9 +149,7 @@ static void torch_peers_dry_run(void **state)
                                 "'s/,mean=0$//' | sort >%s/%s.peers.shapes",
                                 dir, op, dir, op),
                          0);
-        snprintf(path, sizeof path, "%s/%s.peers.shapes", dir, op);
-        char *t = kbt_slurp(path);
-        assert_non_null(t);
+        char *t = read_out("%s.peers.shapes", op);
         assert_string_equal(t, k);
         free(t);
         free(k);
@@ -150,10 +157,7 @@ static void torch_peers_dry_run(void **state)
     assert_int_equal(kbt_sh("PYTHONPATH=%s/fake python3 bench/torch_peers.py --dry-run >%s/all",
                             dir, dir),
                      0);
-    char path[128];
-    snprintf(path, sizeof path, "%s/all", dir);
-    char *all = kbt_slurp(path);
-    assert_non_null(all);
+    char *all = read_out("all");
     kbt_has(all, "softmax rows=4194304,cols=32 fp32\nsoftmax rows=4194304,cols=32 bf16\n");
     kbt_has(all, "layernorm rows=3,cols=262144,gelu=0,mean=0 bf16\n");
     free(all);
@@ -161,24 +165,12 @@ static void torch_peers_dry_run(void **state)
                             ">/dev/null 2>%s/err",
                             dir),
                      2);
-    snprintf(path, sizeof path, "%s/err", dir);
-    char *err = kbt_slurp(path);
-    assert_non_null(err);
+    char *err = read_out("err");
     kbt_has(err, "unsupported dtype 'fp16' (fp32, bf16)");
     free(err);
     assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --samples 5 >/dev/null "
                             "2>&1"),
                      2);
-}
-
-/* The text of file `name` in the test's folder (the caller frees it). */
-static char *read_out(const char *name)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *t = kbt_slurp(path);
-    assert_non_null(t);
-    return t;
 }
 
 static void h200_peers_dry_run(void **state)

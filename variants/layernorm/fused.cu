@@ -851,9 +851,11 @@ static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const cha
  * the fewest blocks (2-16) whose registers hold the row, doubled while rows x
  * blocks leave SMs idle; 16 falls back to 8 where the GPU does not place 16
  * and 8 hold the row. cudaErrorNotSupported when no cluster holds it. */
+#define LN_CREG_PER (32 * 1024) /* elements a block of the cluster register kernel holds */
+
 template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args *a, cudaStream_t s)
 {
-    constexpr int64_t PER = 32 * 1024; /* elements a block holds */
+    constexpr int64_t PER = LN_CREG_PER;
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
@@ -1016,7 +1018,7 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * KBENCH_LAYERNORM_CLUSTER_REGS=0 (header comment). */
     static const int use_creg = kb_env_int("KBENCH_LAYERNORM_CLUSTER_REGS", 1, 0, 1);
     if (use_creg && aligned && cols % V == 0 && cols > 32768 &&
-        ((sizeof(T) == 4 && cols <= KB_CLUSTER_MAX * 32 * 1024) || kb_rows_few(rows))) {
+        ((sizeof(T) == 4 && cols <= KB_CLUSTER_MAX * LN_CREG_PER) || kb_rows_few(rows))) {
         const cudaError_t e = launch_cluster<T, TANH>(a, s);
         if (e != cudaErrorNotSupported)
             return e;

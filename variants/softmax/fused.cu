@@ -739,13 +739,20 @@ static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, cons
                              (T *)a->out[0], rows, cols);
 }
 
+/* Elements of T a block of the cluster register path holds: 1024 threads x
+ * 8 vectors. */
+template <typename T> static constexpr int64_t creg_per(void)
+{
+    return 1024 * 8 * kb_vec_width<T>();
+}
+
 /* The cluster size for a row of cols elements: the fewest blocks whose
  * registers hold it, doubled while rows x blocks leave SMs idle (at most
  * KB_CLUSTER_MAX); 16 blocks fall back to 8 where the GPU does not place
  * them and 8 hold the row. cudaErrorNotSupported when no cluster holds it. */
 template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, cudaStream_t s)
 {
-    constexpr int64_t PER = 1024 * 8 * kb_vec_width<T>(); /* elements a block holds */
+    constexpr int64_t PER = creg_per<T>();
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
@@ -924,7 +931,7 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     /* 16-bit rows that need 16 blocks stream unless rows are few (measured:
      * header comment) */
     if (aligned && cols % W == 0 && use_creg &&
-        (sizeof(T) == 4 || cols <= 8 * 1024 * 8 * W || kb_rows_few(rows))) {
+        (sizeof(T) == 4 || cols <= 8 * creg_per<T>() || kb_rows_few(rows))) {
         const cudaError_t e = launch_cluster_regs<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
