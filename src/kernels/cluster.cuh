@@ -242,12 +242,13 @@ static inline bool kb_cluster_placed(const void *k, int threads, int cl, size_t 
     return ok;
 }
 
-/* Whether rows are fewer than this GPU's SMs (false when it cannot say): a
- * block a row would leave SMs idle. */
+/* Whether rows are so few that the largest cluster for each fits on this
+ * GPU at once (rows x KB_CLUSTER_MAX <= SMs; false when it cannot say):
+ * there a row split over more SMs pays whatever else it costs. */
 static inline bool kb_rows_few(int64_t rows)
 {
     int sms = 0;
-    return kb_current_sms(&sms) == cudaSuccess && rows < sms;
+    return kb_current_sms(&sms) == cudaSuccess && rows * KB_CLUSTER_MAX <= sms;
 }
 
 /* Blocks a cluster for rows of cols elements of which a block holds per: the
