@@ -686,8 +686,13 @@ __global__ void __launch_bounds__(1024, 1)
  * an SM has no loads in flight while its cluster waits at the barrier, and
  * the 16-bit kernel issues three parameter loads a vector. So the path is
  * taken for fp32 rows that fit the cluster's registers (no shared memory)
- * and, at any dtype or length, where rows are fewer than the SMs; the rest
- * stream as before.
+ * and, at any dtype or length, where rows are so few that all their 16-block
+ * clusters run at once (rows x 16 <= SMs); the rest stream as before. That
+ * bound, measured (same method, 15:00 UTC, streaming -> cluster registers,
+ * us): 3 x 1048576 fp32 385 -> 27.7, bf16 209 -> 22.3; 8 x 262144 103 ->
+ * 24.9, 55.3 -> 21.8; 16 x 262144 bf16 53.4 -> 53.1 (level); 128 x 1048576
+ * bf16 226 against 368 in the cluster (the first bound, rows < SMs, sent
+ * those 128 rows there: 34.5% of the copy bandwidth).
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV

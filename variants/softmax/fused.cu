@@ -93,10 +93,14 @@
  * 61.7 -> 57.0; rows=3 x 262144 level (13-14% fp32; 7-8% bf16, one launch's
  * latency with the row in L2). The 16-block bf16 row lost: with one block an
  * SM and 16 SMs waiting on one cluster barrier, a block's loads stop for the
- * whole exchange. So 16-bit rows that need 16 blocks stream again unless rows
- * are fewer than the SMs (then the cluster spreads the row). Not yet near the
- * prediction at 262144 and 1048576: the cluster's DSMEM exchange and the
- * clusters' placement, to read in the stall counters next.
+ * whole exchange. So 16-bit rows that need 16 blocks stream again. Few rows
+ * (same method, 15:00 UTC, streaming -> cluster registers, us): 8 x 262144
+ * fp32 14.2 -> 19.6, bf16 12.2 -> 18.9; 16 x 262144 21.3 -> 27.8, 17.2 ->
+ * 27.1; 3 x 1048576 20.3 -> 21.0, 15.4 -> 14.9: where rows x 8 leave SMs
+ * idle the streaming path spreads a row over 16 blocks of 512 threads and
+ * wins, so those rows stream too. Not yet near the prediction at 262144 and
+ * 1048576: the cluster's DSMEM exchange and the clusters' placement, to read
+ * in the stall counters next.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -782,6 +786,15 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     }
 }
 
+/* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
+ * the GPU cannot say): the streaming path then spreads a row over 16 blocks,
+ * and beats the cluster register path (header comment). */
+static bool stream_rows_few(int64_t rows)
+{
+    int sms = 0;
+    return kb_current_sms(&sms) == cudaSuccess && rows * STREAM_CLUSTER < 2 * (int64_t)sms;
+}
+
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
 {
     const int64_t rows = a->shape[0], cols = a->shape[1];
@@ -790,11 +803,9 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
     T *y = (T *)a->out[0];
     /* Few rows: 16 blocks a row where the GPU forms such clusters (A/B:
      * KBENCH_SOFTMAX_SPLIT=8 keeps 8, =16 asks for 16 whatever the rows). */
-    int sms = 0;
     static const int split = kb_env_int("KBENCH_SOFTMAX_SPLIT", 0, 8, STREAM_CLUSTER_WIDE);
     if (split != STREAM_CLUSTER && rows <= INT32_MAX / STREAM_CLUSTER_WIDE &&
-        kb_current_sms(&sms) == cudaSuccess &&
-        (split == STREAM_CLUSTER_WIDE || rows * STREAM_CLUSTER < 2 * (int64_t)sms)) {
+        (split == STREAM_CLUSTER_WIDE || stream_rows_few(rows))) {
         const auto k = softmax_fused_cluster_wide<T, CW>;
         /* Whether this GPU places the wide clusters, asked once (a case's
          * process keeps its device): the query costs host time in the timed
@@ -928,10 +939,10 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     for (const fused_cfg &c : sca)
         if (cols <= c.chunks)
             return c.launch(a, s, c.name);
-    /* 16-bit rows that need 16 blocks stream unless rows are few (measured:
-     * header comment) */
-    if (aligned && cols % W == 0 && use_creg &&
-        (sizeof(T) == 4 || cols <= 8 * creg_per<T>() || kb_rows_few(rows))) {
+    /* Not 16-bit rows that need 16 blocks, nor rows the streaming path
+     * spreads over 16 blocks (measured: header comment) */
+    if (aligned && cols % W == 0 && use_creg && (sizeof(T) == 4 || cols <= 8 * creg_per<T>()) &&
+        !stream_rows_few(rows)) {
         const cudaError_t e = launch_cluster_regs<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
