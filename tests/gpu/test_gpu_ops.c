@@ -28,9 +28,10 @@ static int gpu;
  * layernorm, aligned rows of 8 and 32, which the sub-warp kernel takes 1-8
  * lanes a row;
  * rows of 40000-262144, which fused holds in the registers of a cluster of
- * 2-16 blocks (40000 over 16 blocks: the last ranks hold nothing; 262144 x
- * 17: 8 blocks), and of 524292 and 786432 in fp32, 16 blocks with shared-
- * memory vectors partly filled); and a
+ * 2-16 blocks (layernorm's 40000 over 16 blocks: the last ranks hold
+ * nothing; 262144 x 17 layernorm, x 33 softmax: 8 blocks), and of 524292 and
+ * 786432 in fp32, 16 blocks with shared-memory vectors partly filled (softmax
+ * takes that path from 33 rows, fewer stream); and a
  * small shape of 5000 rows (row-like units) whose check is
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
@@ -47,8 +48,8 @@ static const op_sizes sizes[] = {
       "rows=257,cols=1024", "rows=65,cols=8", "rows=1001,cols=33", "rows=3,cols=262144",
       "rows=3,cols=1048576", "rows=2,cols=1048573", "rows=512,cols=12280",
       "rows=137,cols=65536", "rows=41,cols=98312", "rows=999,cols=77", "rows=513,cols=157",
-      "rows=1,cols=40000", "rows=17,cols=262144", "rows=2,cols=786432", "rows=2,cols=524292",
-      NULL},
+      "rows=1,cols=40000", "rows=33,cols=262144", "rows=2,cols=786432", "rows=33,cols=524292",
+      "rows=35,cols=786432", NULL},
      "rows=5000,cols=64"},
     {"layernorm",
      {"rows=1,cols=1", "rows=3,cols=3", "rows=5,cols=4097", "rows=2,cols=65537",
