@@ -120,6 +120,16 @@
  * the size: the row pass is still global -> shared -> registers -> shared ->
  * global with the parameters from shared memory, and bf16 at 33 columns
  * stays far from 85%.
+ * Tried and not kept (17:30 UTC, two rounds, same method, tile -> flat): a
+ * block's rows held as one run of 16-byte chunks in registers, two partial
+ * sums a chunk met in shared memory, a thread a row adding them in chunk
+ * order (no copy of x or y through shared memory; predicted 33 columns fp32
+ * ~88%, bf16 ~75%). 4067203 x 33 fp32 72.3 -> 60.9, bf16 46.8 -> 29.9;
+ * 1743087 x 77 fp32 81.0 -> 58.9, bf16 50.4 -> 26.7; 854773 x 157 fp32 80.7
+ * -> 58.2, bf16 50.6 -> 24.7. Its times hardly depended on the element size
+ * (414-510 us at both): instruction- and latency-bound in the per-chunk row
+ * arithmetic and the serial combine, the opposite of what the registers
+ * were to buy.
  *
  * Resource budget (nvcc -Xptxas -v, sm_90, no spills, no stack anywhere):
  *   row fp32, 32 floats  63-64 registers (cap 64), 32-256 B static shared:
@@ -693,6 +703,16 @@ __global__ void __launch_bounds__(1024, 1)
  * 24.9, 55.3 -> 21.8; 16 x 262144 bf16 53.4 -> 53.1 (level); 128 x 1048576
  * bf16 226 against 368 in the cluster (the first bound, rows < SMs, sent
  * those 128 rows there: 34.5% of the copy bandwidth).
+ * Tried and not kept (17:30 UTC, two rounds, same method, this path or
+ * streaming -> persistent clusters of 4-16 blocks of 16384 elements, gamma
+ * and beta + b staged once in shared memory, the next row prefetched by
+ * cp.async; predicted bf16 65536 and 262144 52% -> ~85%): fp32 2048 x 65536
+ * 76.6 -> 71.9, 512 x 262144 61.1 -> 42.8; bf16 65536 51.8 -> 41.0, 262144
+ * 51.9 -> 24.3; it won only where rows are too few to fill the GPU (137 x
+ * 65536 bf16 26.7 -> 31.5, 33 x 262144 bf16 16.0 -> 20.9) and lost there in
+ * fp32 (33 x 262144 44.1 -> 37.5). Half the streaming path's bandwidth at
+ * 512 x 262144 bf16: the prefetch into shared memory and the reads back out
+ * of it added a pass the streaming path does not make.
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV

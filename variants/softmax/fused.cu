@@ -101,6 +101,17 @@
  * wins, so those rows stream too. Not yet near the prediction at 262144 and
  * 1048576: the cluster's DSMEM exchange and the clusters' placement, to read
  * in the stall counters next.
+ * Tried and not kept (17:30 UTC, two rounds, same method, % of copy
+ * bandwidth, this kernel -> a persistent one): clusters that stay resident
+ * and copy the next row's slice into 128 KB of shared memory by cp.async
+ * while the current row is reduced, exchanged and written, on the theory
+ * that the time lost was the gap between one cluster's last store and the
+ * next cluster's first load. fp32 2048 x 65536 90.9 -> 87.2, 512 x 262144
+ * 83.1 -> 83.0, 128 x 1048576 68.1 -> 68.0, 137 x 65536 62.8 -> 56.1; bf16
+ * 512 x 262144 72.9 -> 72.7, 128 x 1048576 61.9 -> 60.7, 33 x 262144 35.6 ->
+ * 32.7. Nothing moved where it was predicted to (262144 fp32 to ~92%, bf16
+ * to ~90%): the gap between rows is not where the time goes, and the extra
+ * pass through shared memory cost a little everywhere.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -124,6 +135,14 @@
  * 63.9 -> 73.2; 1743087 x 77 fp32 87.1 -> 94.7 -> 96.7, bf16 53.9 -> 66.4 ->
  * 78.8. Both changes moved what was predicted; bf16 at 33 columns remains
  * short of 85% (66-byte rows: most vectors straddle two rows).
+ * Tried and not kept (17:30 UTC, two rounds, same method, tile -> flat): a
+ * kernel holding a block's rows as one run of 16-byte chunks in registers
+ * (no vector straddling rows is split: each chunk's per-row maxima and sums
+ * go to shared memory and a thread a row combines its chunks' partials in
+ * order). 4067203 x 33 fp32 87.3 -> 90.1, bf16 73.3 -> 52.5; 1743087 x 77
+ * fp32 96.5 -> 87.5, bf16 79.0 -> 51.9. At 16 bits it took 240 us whatever
+ * the row, fp32 or not: bound by the chunk-to-row bookkeeping and the
+ * serial combine, not by memory.
  *
  * Budget (ptxas, sm_90): a cap of 64 registers per thread everywhere
  * (__launch_bounds__(T, 1024 / T)), no spills, no stack, no local memory.
