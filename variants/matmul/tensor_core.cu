@@ -41,7 +41,7 @@
  * it 411-414 (0.55x); C through shared memory in whole rows 451 (0.60x), 433-
  * 459 at 8192^3 (0.55-0.59x). 4 stages: the same within 2%; 256 x 128 blocks
  * (4 x 2 warps): 401-449; 128 x 128 blocks of 4 warps, two blocks per SM:
- * 347-357. KBENCH_TC_CONFIG=1..3 runs those (4: one block a tile, below). In kbench's runs: 454.4 vs
+ * 347-357. KBENCH_TC_CONFIG=1..3 runs those. In kbench's runs: 454.4 vs
  * cuBLASLt 756.6 (0.601x) at 4096^3 and 440.7 vs 707.3 (0.62x) at 8192^3 at
  * 06:19 UTC; the committed report (results/h200/matmul.json, after five
  * minutes of attention at the power cap): 420.3 vs 723.3 (0.58x) and 443.2 vs
@@ -49,21 +49,21 @@
  * mma every 8.9 clocks per sub-partition: 90% of the rate assumed above, if
  * that rate holds; the 3.9 waves of 512 tiles at 4096^3 (the last a 116-block
  * wave) and each block's prologue account for most of the rest.
- *
- * Persistent (prediction, before any measurement). The committed report's
- * 4096^3 case, 300.5 us at 1965 MHz, is 0.86 of 2048 flop/clk/SM; the
- * 3.9 waves take 0.97 of that, and each of a block's 4 tiles starts with
- * its pipeline empty: the first step's 48 KB arrive from the L2 or DRAM
- * while all 132 SMs ask at once (~2 us of a tile's ~75) before the first
- * mma, and the store of C sits between one tile's last mma and the next
- * block's first copy. Now one block an SM (KBENCH_TC_CONFIG=0, the
- * default) walks its tiles as one stream of k steps: the next tile's first
- * copies are issued in the current tile's last steps, C goes through its own
- * 64 KB of shared memory (208 KB in all) and its stores drain under the next
- * tile's products. Predicted: 4096^3 +3-5% (457 -> 470-480 TFLOP/s, 0.60x
- * cuBLAS's 793 in that report), 8192^3 (15.5 waves of 2048 tiles) +2-3%;
- * the registers stay under the cap (234-250, no spills). KBENCH_TC_CONFIG=4
- * is one block a tile, as before. */
+ * Tried and not kept (H200, 2026-12-01 17:50 UTC): a persistent form, one
+ * block an SM walking its tiles as one stream of k steps (the next tile's
+ * first copies issued in the current tile's last steps, C staged in its own
+ * 64 KB so its stores drain under the next tile's products; 234 registers,
+ * no spills), predicted +3-5% at 4096^3 on the theory that each tile's
+ * empty pipeline at the start and the store of C at the end were the gap.
+ * Two interleaved rounds, bf16 TFLOP/s, persistent / one block a tile, each
+ * beside cuBLAS in its run: 4096^3 404, 420 / 422, 425 (cuBLAS 722-792);
+ * 8192^3 430, 416 / 410, 424; epilogue=1 392, 405 / 409, 400; a whole matmul
+ * report with the persistent form: 430 (0.54x cuBLAS) at 4096^3 and 456
+ * (0.64x) at 8192^3. No gain: the time is not at the tiles' ends but in
+ * the steady state of the k loop. That session's one-block-a-tile figures
+ * were 0.54x at 4096^3 (cuBLAS at 788-792 and the GPU at its power cap):
+ * below the committed report's 0.58x, so the margin to 0.6x at 4096^3 is
+ * about 10%, of which the mma.sync rate leaves little. */
 #include <stdio.h>
 
 #include <type_traits>
@@ -109,17 +109,10 @@ template <typename T, typename C> struct tc_copier {
     __device__ __forceinline__ tc_copier(const T *a, const T *b, int64_t m0, int64_t n0,
                                          int64_t m, int64_t n, int64_t k_)
     {
+        const int tid = threadIdx.x, r = tid / 8, ch = tid % 8;
         k = k_;
-        dst = tc_swz(threadIdx.x / 8, threadIdx.x % 8);
-        retarget(a, b, m0, n0, m, n);
-    }
-
-    /* Points the copies at the first step of the tile at (m0, n0). */
-    __device__ __forceinline__ void retarget(const T *a, const T *b, int64_t m0, int64_t n0,
-                                             int64_t m, int64_t n)
-    {
-        const int r = threadIdx.x / 8;
-        kcol = (threadIdx.x % 8) * 8;
+        kcol = ch * 8;
+        dst = tc_swz(r, ch);
         amask = bmask = 0;
         for (int i = 0; i < AN; i++)
             amask |= (unsigned)(m0 + r + i * RSTEP < m) << i;
@@ -209,18 +202,16 @@ static __device__ __forceinline__ void tc_mmas(float (&acc)[C::MI][C::NI][4], co
  * writes at once fall in different bank groups), then read back a row of
  * chunks per warp and stored 16 bytes a thread: whole, contiguous rows of C
  * instead of the accumulator layout's 4-byte pieces of eight rows. */
-template <typename T, typename C, bool EPI, bool FREE_SLOTS = true>
+template <typename T, typename C, bool EPI>
 static __device__ __forceinline__ void tc_store(const float (&acc)[C::MI][C::NI][4], uint32_t sbase,
                                                 T *__restrict__ c, const T *__restrict__ bias,
                                                 int64_t m0, int64_t n0, int64_t m, int64_t n,
                                                 int wm, int wn, int lane)
 {
     constexpr int RB = C::BN * 2, CH = C::BN / 8; /* row bytes, chunks a row */
-    static_assert(!FREE_SLOTS || C::BM * RB <= C::SMEM, "the tile fits in the slots");
-    if (FREE_SLOTS) { /* sbase is the pipeline's slots: wait for every warp to leave them */
-        kb_cp_async_wait<0>();
-        __syncthreads();
-    }
+    static_assert(C::BM * RB <= C::SMEM, "the tile fits in the slots");
+    kb_cp_async_wait<0>();
+    __syncthreads(); /* every warp is done with the slots */
 #pragma unroll
     for (int ni = 0; ni < C::NI; ni++) {
         float2 bv = make_float2(0.0f, 0.0f);
@@ -340,98 +331,6 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
     tc_store<T, C, EPI>(acc, sbase, c, bias, m0, n0, m, n, wm, wn, lane);
 }
 
-/* The persistent form: one block an SM walks tiles blockIdx.x, + gridDim.x,
- * ... as one stream of k steps, so the copies of a tile's first steps are
- * issued during the previous tile's last ones and no block starts up with an
- * empty pipeline. C goes through its own 64 KB of shared memory (the slots
- * are busy with the next tile) and its global stores drain while the next
- * tile's products run. */
-template <typename T, typename C, bool EPI>
-__global__ void __launch_bounds__(C::THREADS, 1)
-    mm_tensor_core_persistent(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
-                              const T *__restrict__ bias, int64_t m, int64_t n, int64_t k)
-{
-    extern __shared__ __align__(128) uint8_t tc_smem[];
-    const uint32_t sbase = kb_smem_u32(tc_smem), cbase = sbase + C::SMEM;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = warp / C::WARPS_N, wn = warp % C::WARPS_N;
-    const int64_t tiles_m = (m + C::BM - 1) / C::BM, tiles_n = (n + C::BN - 1) / C::BN;
-    const int64_t tiles = tiles_m * tiles_n;
-    const int ktiles = (int)((k + TC_BK - 1) / TC_BK);
-    constexpr int KK = TC_BK / 16;
-    /* this block's k steps over all its tiles */
-    const int64_t total = ((tiles - 1 - blockIdx.x) / gridDim.x + 1) * ktiles;
-
-    float acc[C::MI][C::NI][4];
-    kb_mma_zero(acc);
-
-    int64_t bm, bn, ctile = blockIdx.x, ltile = blockIdx.x; /* the tiles computed and copied */
-    tc_block_tile(ltile, tiles_m, tiles_n, &bm, &bn);
-    tc_copier<T, C> cp(a, b, bm * C::BM, bn * C::BN, m, n, k);
-    int lks = 0; /* the copies' step within ltile */
-#pragma unroll 1
-    for (int s = 0; s < C::STAGES - 1; s++) {
-        if (s < total) {
-            cp.copy_all(sbase + s * C::STAGE_BYTES);
-            if (++lks == ktiles) {
-                lks = 0;
-                ltile += gridDim.x;
-                if (ltile < tiles) {
-                    tc_block_tile(ltile, tiles_m, tiles_n, &bm, &bn);
-                    cp.retarget(a, b, bm * C::BM, bn * C::BN, m, n);
-                }
-            }
-        }
-        kb_cp_async_commit();
-    }
-    kb_cp_async_wait<C::STAGES - 2>();
-    __syncthreads();
-    tc_frags<C> f[2];
-    int rd = 0, wr = C::STAGES - 1, kt = 0;
-    tc_ldfrags<C>(f[0], sbase, 0, wm, wn, lane);
-#pragma unroll 1
-    for (int64_t gs = 0; gs < total; gs++) {
-        const bool more = gs + C::STAGES - 1 < total, last = kt == ktiles - 1;
-#pragma unroll
-        for (int kk = 0; kk < KK; kk++) {
-            if (kk == KK - 1) {
-                kb_cp_async_wait<C::STAGES - 2>();
-                __syncthreads();
-                rd = rd + 1 == C::STAGES ? 0 : rd + 1;
-            }
-            if (kk < KK - 1 || !last) /* a tile's last slice: the next is loaded after C */
-                tc_ldfrags<C>(f[(kk + 1) % 2], sbase + rd * C::STAGE_BYTES, (kk + 1) % KK, wm,
-                              wn, lane);
-            if (kk < KK - 1 && more)
-                cp.copy(sbase + wr * C::STAGE_BYTES, kk);
-            if (kk == KK - 2) {
-                kb_cp_async_commit();
-                wr = wr + 1 == C::STAGES ? 0 : wr + 1;
-                if (more && ++lks == ktiles) {
-                    lks = 0;
-                    ltile += gridDim.x;
-                    if (ltile < tiles) {
-                        tc_block_tile(ltile, tiles_m, tiles_n, &bm, &bn);
-                        cp.retarget(a, b, bm * C::BM, bn * C::BN, m, n);
-                    }
-                }
-            }
-            tc_mmas<T, C>(acc, f[kk % 2]);
-        }
-        if (last) {
-            tc_block_tile(ctile, tiles_m, tiles_n, &bm, &bn);
-            tc_store<T, C, EPI, false>(acc, cbase, c, bias, bm * C::BM, bn * C::BN, m, n, wm, wn,
-                                       lane);
-            kb_mma_zero(acc);
-            ctile += gridDim.x;
-            kt = 0;
-            tc_ldfrags<C>(f[0], sbase + rd * C::STAGE_BYTES, 0, wm, wn, lane);
-        } else {
-            kt++;
-        }
-    }
-}
-
 template <typename T, typename C, bool EPI>
 static cudaError_t tc_launch(const kb_args *a, cudaStream_t s, const char *name)
 {
@@ -448,37 +347,15 @@ static cudaError_t tc_launch(const kb_args *a, cudaStream_t s, const char *name)
                            (const T *)a->in[2], sh.m, sh.n, sh.k);
 }
 
-/* The persistent launch: as many blocks as SMs (or tiles), each with the
- * slots and C's own staging area. */
-template <typename T, typename C, bool EPI>
-static cudaError_t tc_launch_persistent(const kb_args *a, cudaStream_t s, const char *name)
-{
-    const mm_shape sh = mm_shape_of(a);
-    const int64_t tiles = ((sh.n + C::BN - 1) / C::BN) * ((sh.m + C::BM - 1) / C::BM);
-    int sms = 0;
-    cudaError_t e = kb_current_sms(&sms);
-    if (e != cudaSuccess)
-        return e;
-    const int64_t blocks = tiles < sms ? tiles : sms;
-    constexpr int smem = C::SMEM + C::BM * C::BN * 2;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {C::THREADS, 1, 1};
-    e = kb_allow_smem(mm_tensor_core_persistent<T, C, EPI>, smem);
-    return e != cudaSuccess
-               ? e
-               : kb_launch(a, s, mm_tensor_core_persistent<T, C, EPI>, name, grid, block, smem,
-                           (const T *)a->in[0], (const T *)a->in[1], (T *)a->out[0],
-                           (const T *)a->in[2], sh.m, sh.n, sh.k);
-}
-
 typedef tc_cfg<128, 256, 2, 4, 3, 1> tc_c0; /* 8 warps, one block per SM */
 typedef tc_cfg<128, 256, 2, 4, 4, 1> tc_c1;
 typedef tc_cfg<256, 128, 4, 2, 3, 1> tc_c2;
 typedef tc_cfg<128, 128, 2, 2, 4, 2> tc_c3; /* 4 warps, two blocks per SM */
 
-/* The configuration KBENCH_TC_CONFIG names (0..4), read once. */
+/* The configuration KBENCH_TC_CONFIG names (0..3), read once. */
 static int tc_config(void)
 {
-    static const int c = kb_env_int("KBENCH_TC_CONFIG", 0, 0, 4);
+    static const int c = kb_env_int("KBENCH_TC_CONFIG", 0, 0, 3);
     return c;
 }
 
@@ -488,8 +365,7 @@ template <typename T, bool EPI> static cudaError_t launch_tc_epi(const kb_args *
     case 1: return tc_launch<T, tc_c1, EPI>(a, s, EPI ? "mm_tc_128x256x64_s4_gelu" : "mm_tc_128x256x64_s4");
     case 2: return tc_launch<T, tc_c2, EPI>(a, s, EPI ? "mm_tc_256x128x64_s3_gelu" : "mm_tc_256x128x64_s3");
     case 3: return tc_launch<T, tc_c3, EPI>(a, s, EPI ? "mm_tc_128x128x64_s4_gelu" : "mm_tc_128x128x64_s4");
-    case 4: return tc_launch<T, tc_c0, EPI>(a, s, EPI ? "mm_tc_128x256x64_s3_gelu" : "mm_tc_128x256x64_s3");
-    default: return tc_launch_persistent<T, tc_c0, EPI>(a, s, EPI ? "mm_tc_persistent_128x256x64_s3_gelu" : "mm_tc_persistent_128x256x64_s3");
+    default: return tc_launch<T, tc_c0, EPI>(a, s, EPI ? "mm_tc_128x256x64_s3_gelu" : "mm_tc_128x256x64_s3");
     }
 }
 
