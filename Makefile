@@ -123,7 +123,13 @@ shiplibs:
 	  cmp -s "$$p" $(B)/lib/$$l || { cp -L "$$p" $(B)/lib/$$l.tmp && mv -f $(B)/lib/$$l.tmp $(B)/lib/$$l; } \
 	  || exit 1; done
 
-tests: $(TEST_BIN) $(B)/kbench shiplibs
+tests: $(TEST_BIN) $(B)/kbench shiplibs $(B)/bench/mma_peak
+
+# The tensor-core rung's ceiling (bench/mma_peak.cu's header): built with the
+# tests, run on the GPU machine.
+$(B)/bench/mma_peak: bench/mma_peak.cu src/kernels/mma.cuh
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) $< -o $@
 
 host-tests: $(HOST_TEST_BIN) $(B)/kbench shiplibs
 
