@@ -1,11 +1,14 @@
 /* plan.c - the cases of a run (see plan.h). */
 #include "profiler/plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernels/dtype.h"
 #include "kernels/shape.h"
+#include "util/status.h"
 #include "profiler/policy.h"
 
 /* 1 when variant v is selected by the plan's list. */
@@ -108,6 +111,35 @@ static kb_status check_variants(kb_plan *p, kb_err *e)
     return KB_OK;
 }
 
+static int dtypes_of(const kb_plan *p, const kb_op *op, kb_dtype *out);
+
+/* Shape text t without its dtype=NAME entry, into out (n bytes); *only the
+ * KB_DT bit of that dtype, 0 when t names none. */
+static kb_status split_dtype(const char *t, char *out, size_t n, unsigned *only, kb_err *e)
+{
+    char buf[256];
+    if (kb_strlcpy(buf, t, sizeof buf) || strlen(t) >= n)
+        return kb_fail(e, KB_EUSAGE, "shape '%s' is too long", t);
+    *only = 0;
+    size_t len = 0;
+    out[0] = '\0';
+    char *save = NULL;
+    for (char *a = strtok_r(buf, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+        if (strncmp(a, "dtype=", 6) != 0) { /* fits: out is no shorter than t */
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "," : "", a);
+            continue;
+        }
+        kb_dtype d;
+        if (*only)
+            return kb_fail(e, KB_EUSAGE, "shape '%s' names a dtype twice", t);
+        if (kb_dtype_parse(a + 6, &d) != 0)
+            return kb_fail(e, KB_EUSAGE, "shape '%s': unsupported dtype '%s' (fp32, fp16, bf16)",
+                           t, a + 6);
+        *only = KB_DT(d);
+    }
+    return KB_OK;
+}
+
 /* The dtypes and shapes of operator i. */
 static kb_status op_cases(kb_plan *p, int i, const char *const *shapes, kb_err *e)
 {
@@ -116,8 +148,29 @@ static kb_status op_cases(kb_plan *p, int i, const char *const *shapes, kb_err *
         if (!(op->dtypes & KB_DT(p->dtypes[k])))
             return kb_fail(e, KB_EUSAGE, "unsupported dtype '%s' for %s",
                            kb_dtype_name(p->dtypes[k]), op->name);
+    kb_dtype dts[KB_DTYPE_COUNT];
+    const int nd = dtypes_of(p, op, dts);
+    unsigned used = 0;
+    for (int t = 0; t < nd; t++)
+        used |= KB_DT(dts[t]);
     for (int k = 0; k < p->nshapes; k++) {
-        kb_status st = kb_shape_parse(op, shapes[k], p->shape[i][k], e);
+        char text[256];
+        kb_status st = split_dtype(shapes[k], text, sizeof text, &p->only[k], e);
+        if (st != KB_OK)
+            return st;
+        if (p->only[k] && !(p->only[k] & used)) {
+            char list[64] = "";
+            size_t ll = 0;
+            for (int t = 0; t < nd && ll < sizeof list; t++)
+                ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s%s", t ? ", " : "",
+                                       kb_dtype_name(dts[t]));
+            for (int d = 0; d < KB_DTYPE_COUNT; d++)
+                if (p->only[k] == KB_DT((kb_dtype)d))
+                    return kb_fail(e, KB_EUSAGE,
+                                   "shape '%s': dtype '%s' is not one the run uses (%s)",
+                                   shapes[k], kb_dtype_name((kb_dtype)d), list);
+        }
+        st = kb_shape_parse(op, text, p->shape[i][k], e);
         if (st != KB_OK)
             return st;
     }
@@ -176,7 +229,8 @@ static int dtypes_of(const kb_plan *p, const kb_op *op, kb_dtype *out)
         out[0] = op->default_dtype;
         return 1;
     }
-    memcpy(out, p->dtypes, (size_t)p->ndtypes * sizeof *out);
+    for (int t = 0; t < p->ndtypes; t++)
+        out[t] = p->dtypes[t];
     return p->ndtypes;
 }
 
@@ -185,12 +239,20 @@ static int nshapes(const kb_plan *p)
     return p->nshapes ? p->nshapes : 1;
 }
 
-/* Whether shape k of operator i equals an earlier one of it (two --shape texts
- * that give the same case: it runs once). */
-static int repeated_shape(const kb_plan *p, int i, int k)
+/* Whether shape k of operator i runs in dtype d: every dtype, or the one its
+ * text named. */
+static int shape_runs(const kb_plan *p, int k, kb_dtype d)
+{
+    return !p->nshapes || !p->only[k] || (p->only[k] & KB_DT(d));
+}
+
+/* Whether shape k of operator i runs in dtype d as an earlier one of it does
+ * (two --shape texts that give the same case: it runs once). */
+static int repeated_case(const kb_plan *p, int i, int k, kb_dtype d)
 {
     for (int j = 0; j < k; j++)
-        if (memcmp(p->shape[i][j], p->shape[i][k], sizeof p->shape[i][k]) == 0)
+        if (shape_runs(p, j, d) &&
+            memcmp(p->shape[i][j], p->shape[i][k], sizeof p->shape[i][k]) == 0)
             return 1;
     return 0;
 }
@@ -212,9 +274,10 @@ int kb_plan_next(const kb_plan *p, kb_plan_iter *it, kb_plan_case *c)
         const kb_op *op = p->ops[it->op];
         const int nd = dtypes_of(p, op, dts);
         for (; it->shape < nshapes(p); it->shape++, it->dtype = 0) {
-            if (repeated_shape(p, it->op, it->shape))
-                continue;
-            for (; it->dtype < nd; it->dtype++, it->variant = 0)
+            for (; it->dtype < nd; it->dtype++, it->variant = 0) {
+                if (!shape_runs(p, it->shape, dts[it->dtype]) ||
+                    repeated_case(p, it->op, it->shape, dts[it->dtype]))
+                    continue;
                 while (it->variant < op->nvariants + p->nuser) {
                     const int k = it->variant++;
                     const int u = k - op->nvariants; /* a variant file when >= 0 */
@@ -225,6 +288,7 @@ int kb_plan_next(const kb_plan *p, kb_plan_iter *it, kb_plan_case *c)
                     *c = (kb_plan_case){op, v, dts[it->dtype], p->shape[it->op][it->shape]};
                     return 1;
                 }
+            }
         }
     }
     return 0;
@@ -237,6 +301,8 @@ kb_status kb_plan_fits(const kb_plan *p, const kb_device *dev, kb_err *e)
         const int nd = dtypes_of(p, p->ops[i], dts);
         for (int k = 0; k < nshapes(p); k++)
             for (int t = 0; t < nd; t++) {
+                if (!shape_runs(p, k, dts[t]))
+                    continue;
                 kb_status st = kb_case_fits(p->ops[i], dts[t], p->shape[i][k], dev, e);
                 if (st != KB_OK)
                     return st;

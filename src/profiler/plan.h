@@ -14,7 +14,7 @@
 #include "util/status.h"
 
 /* --shape options of one run. */
-#define KB_PLAN_MAX_SHAPES 16
+#define KB_PLAN_MAX_SHAPES 32
 
 typedef struct kb_plan {
     const kb_op *const *ops; /* the operators, in registry order */
@@ -23,6 +23,7 @@ typedef struct kb_plan {
     const char *variants;    /* NULL or "all": every variant; else a comma list (borrowed) */
     int nshapes;             /* shapes given; 0: each operator's default shape */
     int64_t (*shape)[KB_PLAN_MAX_SHAPES][KB_MAX_AXES]; /* [op][k]: shape k for op; owned */
+    unsigned only[KB_PLAN_MAX_SHAPES]; /* shape k's dtype (KB_DT bit) if its text named one, else 0 */
     kb_dtype dtypes[KB_DTYPE_COUNT];
     int ndtypes;             /* 0: each operator's default_dtype */
     /* Variant files: the --variants entries that end in ".cu" (one operator
@@ -50,15 +51,18 @@ typedef struct kb_plan_iter {
 
 /* Builds the plan of operator `op` ("all": every operator), `variants` (NULL,
  * "all" or a comma list of names), the shape texts shapes[0 .. nshapes) (axis=value
- * lists, parsed per operator) and dtypes[0 .. ndtypes). KB_EUSAGE, checked in
+ * lists, parsed per operator; an entry dtype=NAME runs that shape in that dtype
+ * only, which must be one the run uses) and dtypes[0 .. ndtypes). KB_EUSAGE, checked in
  * this order: "unknown operator 'x' (did you mean 'y'?)", "unknown variant 'x'
  * for OP (did you mean 'y'?)", "unsupported dtype 'x' for OP", the shape's own
  * errors (kb_shape_parse); for variant files (entries ending in ".cu"):
  * "variant file 'x.cu' needs one operator, not 'all'", "no variant file
  * 'x.cu'", a bad file name (kb_user_name), "variant file 'x.cu' is named like
  * the built-in variant 'fused' of softmax", "two variant files named 'x'",
- * "at most 8 variant files"; KB_EENV when out of memory. Shapes that give the
- * same case (the same text twice, or one naming only defaults) run once. On
+ * "at most 8 variant files", "shape 'dtype=fp16,...': dtype 'fp16' is not one
+ * the run uses (fp32, bf16)"; KB_EENV when out of memory. Shapes that give the
+ * same case (the same text twice, or one naming only defaults, or one limited
+ * to a dtype after the same shape unlimited) run once. On
  * success the caller
  * owns *p (kb_plan_release); the strings stay the caller's and must outlive it. */
 kb_status kb_plan_init(kb_plan *p, const char *op, const char *variants,

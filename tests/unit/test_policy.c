@@ -241,6 +241,52 @@ static void plan_runs_identical_cases_once(void **state)
     kb_plan_release(&p);
 }
 
+/* A shape naming a dtype runs in that dtype only (a sweep whose rows differ by
+ * element size); after the same shape unlimited it adds nothing; a dtype the
+ * run does not use, an unknown one or two are refused, saying which. */
+static void plan_shape_limited_to_a_dtype(void **state)
+{
+    (void)state;
+    kb_plan p;
+    kb_err e = {{0}};
+    const char *shapes[] = {"rows=8,cols=16", "dtype=bf16,rows=16,cols=16",
+                            "rows=8,dtype=fp32,cols=16", "dtype=bf16,rows=8,cols=16"};
+    const kb_dtype dts[] = {KB_FP32, KB_BF16};
+    assert_int_equal(kb_plan_init(&p, "softmax", "naive", shapes, 4, dts, 2, &e), KB_OK);
+    char *t = plan_lines(&p);
+    assert_string_equal(t, "softmax naive fp32 rows=8,cols=16\n"
+                           "softmax naive bf16 rows=8,cols=16\n"
+                           "softmax naive bf16 rows=16,cols=16\n");
+    assert_int_equal(kb_plan_count(&p), 3);
+    free(t);
+    kb_plan_release(&p);
+
+    const char *alone[] = {"dtype=fp32,rows=4,cols=4", "dtype=bf16,rows=8,cols=4"};
+    assert_int_equal(kb_plan_init(&p, "softmax", "naive", alone, 2, dts, 2, &e), KB_OK);
+    t = plan_lines(&p);
+    assert_string_equal(t, "softmax naive fp32 rows=4,cols=4\n"
+                           "softmax naive bf16 rows=8,cols=4\n");
+    free(t);
+    kb_plan_release(&p);
+
+    const char *unused[] = {"dtype=fp16,rows=4"};
+    assert_int_equal(kb_plan_init(&p, "softmax", NULL, unused, 1, dts, 2, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "shape 'dtype=fp16,rows=4': dtype 'fp16' is not one the run "
+                               "uses (fp32, bf16)");
+    const char *unknown[] = {"rows=4,dtype=fp64"};
+    assert_int_equal(kb_plan_init(&p, "softmax", NULL, unknown, 1, dts, 2, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "shape 'rows=4,dtype=fp64': unsupported dtype 'fp64' (fp32, "
+                               "fp16, bf16)");
+    const char *twice[] = {"dtype=bf16,dtype=fp32,rows=4"};
+    assert_int_equal(kb_plan_init(&p, "softmax", NULL, twice, 1, dts, 2, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "shape 'dtype=bf16,dtype=fp32,rows=4' names a dtype twice");
+    /* without --dtype, the operator's default is the dtype the run uses */
+    const char *other[] = {"dtype=bf16,rows=4"};
+    assert_int_equal(kb_plan_init(&p, "softmax", NULL, other, 1, NULL, 0, &e), KB_EUSAGE);
+    assert_string_equal(e.msg, "shape 'dtype=bf16,rows=4': dtype 'bf16' is not one the run "
+                               "uses (fp32)");
+}
+
 /* Without --dtype every operator runs in its own default dtype; "all" takes
  * every operator of the registry, however many there are. */
 static void plan_all_uses_each_default_dtype(void **state)
@@ -408,6 +454,7 @@ int main(void)
         cmocka_unit_test(l2_resident_cases),
         cmocka_unit_test(plan_orders_cases),
         cmocka_unit_test(plan_runs_identical_cases_once),
+        cmocka_unit_test(plan_shape_limited_to_a_dtype),
         cmocka_unit_test(plan_all_uses_each_default_dtype),
         cmocka_unit_test(plan_refuses_bad_names),
         cmocka_unit_test(case_comes_back_from_its_child),
