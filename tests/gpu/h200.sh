@@ -14,8 +14,9 @@
 # reports (the sweep view of `kbench report`): cols in {32, 33, 128, 768, 1024,
 # 4096, 16384, 65536, 262144, 1048576} with rows = max(1, SWEEP_ELEMS / cols),
 # plus rows=3, cols=262144 and rows=4099, cols=3001, in
-# the same run as the report's own shapes, so that one JSON holds them all. One
-# run crosses every shape with every dtype, so rows cannot follow the dtype:
+# the same run as the report's own shapes, so that one JSON holds them all. The
+# shapes are crossed with both dtypes, so rows do not follow the dtype (a
+# `--shape dtype=NAME,...` would let them; this sweep does not use it yet):
 # SWEEP_ELEMS (default 2^27) makes x 512 MB in fp32 and 256 MB in bf16, and the
 # point at cols=4096 is the report's own 32768x4096; SWEEP_ELEMS=268435456
 # makes x 512 MB in bf16 (1 GB in fp32). Every variant runs, naive included:
