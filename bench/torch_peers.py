@@ -20,12 +20,14 @@ min, max and the relative spread (sample stdev / mean). GB/s uses kbench's byte
 model: softmax 2 * rows * cols * size (x read once, y written once), layernorm
 that plus 3 * cols * size (gamma, beta, b).
 
-Shapes: by default the sweep of tests/gpu/h200.sh (SWEEP=1): cols in {32, 33,
-128, 768, 1024, 4096, 16384, 65536, 262144, 1048576} with rows = max(1, 2^27 /
-cols) (--sweep-elems), rows=3 x 262144 and 4099 x 3001, and the committed
-reports' own shapes (softmax 8192 x 32768; layernorm 32768 x 4096 with gelu=1
-and with mean=10000). With --report FILE..., the shapes (op, rows, cols, gelu, mean) of
-kbench JSON reports instead, so the peers match a run exactly.
+Cases: by default the sweep of tests/gpu/h200.sh (SWEEP=1): cols in {32, 33,
+128, 768, 1024, 4096, 16384, 65536, 262144, 1048576} with rows = max(1, 512 MB /
+(cols x element size)) in each dtype (--sweep-bytes), rows=3 x 262144 and 4099 x
+3001, and the committed reports' own shapes (softmax 32768 x 4096 and 8192 x
+32768; layernorm 32768 x 4096, also with gelu=1 and with mean=10000, and 8192 x
+16384), in every dtype. With --report
+FILE..., the cases (op, rows, cols, gelu, mean; dtype) of kbench JSON reports
+instead, each in its own dtype, so the peers match a run exactly.
 
 Output (-o, default torch_peers.json), a JSON object:
   schema        "kbench-torch-peers/1"
@@ -61,12 +63,13 @@ import platform
 import sys
 
 SWEEP_COLS = [32, 33, 128, 768, 1024, 4096, 16384, 65536, 262144, 1048576]
-SWEEP_ELEMS = 1 << 27
+SWEEP_BYTES = 512 << 20
 # The reports' own shapes beside the sweep (tests/gpu/h200.sh).
 EXTRA = {
-    "softmax": [{"rows": 8192, "cols": 32768}, {"rows": 4099, "cols": 3001},
-                {"rows": 3, "cols": 262144}],
-    "layernorm": [{"rows": 32768, "cols": 4096, "gelu": 1, "mean": 0},
+    "softmax": [{"rows": 32768, "cols": 4096}, {"rows": 8192, "cols": 32768},
+                {"rows": 4099, "cols": 3001}, {"rows": 3, "cols": 262144}],
+    "layernorm": [{"rows": 32768, "cols": 4096}, {"rows": 8192, "cols": 16384},
+                  {"rows": 32768, "cols": 4096, "gelu": 1, "mean": 0},
                   {"rows": 32768, "cols": 4096, "gelu": 0, "mean": 10000},
                   {"rows": 4099, "cols": 3001}, {"rows": 3, "cols": 262144}],
 }
@@ -80,9 +83,10 @@ LN_EPS = 1e-5
 SIZE = {"fp32": 4, "bf16": 2, "fp16": 2}
 
 
-def sweep_shapes(op, elems):
-    """The sweep and the reports' own shapes of op, each once, in order."""
-    shapes = [{"rows": max(1, elems // c), "cols": c} for c in SWEEP_COLS]
+def sweep_shapes(op, nbytes, dtype):
+    """The sweep (x of nbytes in dtype) and the reports' own shapes of op, each
+    once, in order."""
+    shapes = [{"rows": max(1, nbytes // (c * SIZE[dtype])), "cols": c} for c in SWEEP_COLS]
     shapes += [dict(s) for s in EXTRA[op]]
     if op == "layernorm":
         for s in shapes:
@@ -95,25 +99,26 @@ def sweep_shapes(op, elems):
     return out
 
 
-def report_shapes(paths, ops):
-    """(op, shape) of each distinct case of kbench JSON reports, for ops."""
+def report_cases(paths, ops, dtypes):
+    """(op, shape, dtype) of each distinct case of kbench JSON reports, for ops
+    and dtypes."""
     seen, out = set(), []
     for path in paths:
         with open(path) as f:
             rep = json.load(f)
         for r in rep.get("results", []):
-            op = r.get("op")
-            if op not in ops:
+            op, d = r.get("op"), r.get("dtype")
+            if op not in ops or d not in dtypes:
                 continue
             sh = r.get("shape", {})
             s = {"rows": int(sh["rows"]), "cols": int(sh["cols"])}
             if op == "layernorm":
                 s["gelu"] = int(sh.get("gelu", 0))
                 s["mean"] = int(sh.get("mean", 0))
-            key = (op, tuple(sorted(s.items())))
+            key = (op, tuple(sorted(s.items())), d)
             if key not in seen:
                 seen.add(key)
-                out.append((op, s))
+                out.append((op, s, d))
     return out
 
 
@@ -202,7 +207,7 @@ def main(argv=None):
     ap.add_argument("--ops", default=",".join(OPS))
     ap.add_argument("--dtypes", default=",".join(DTYPES))
     ap.add_argument("--samples", type=int, default=MIN_SAMPLES)
-    ap.add_argument("--sweep-elems", type=int, default=SWEEP_ELEMS)
+    ap.add_argument("--sweep-bytes", type=int, default=SWEEP_BYTES)
     ap.add_argument("--report", nargs="+", default=None, metavar="FILE")
     ap.add_argument("--no-compile", action="store_true")
     ap.add_argument("-o", "--output", default="torch_peers.json")
@@ -219,14 +224,14 @@ def main(argv=None):
             ap.error(f"unsupported dtype '{d}' (fp32, bf16)")
     if a.samples < MIN_SAMPLES:
         ap.error(f"--samples must be at least {MIN_SAMPLES}, got {a.samples}")
-    if a.sweep_elems < 1:
-        ap.error(f"--sweep-elems must be positive, got {a.sweep_elems}")
-    cases = (report_shapes(a.report, ops) if a.report
-             else [(op, s) for op in ops for s in sweep_shapes(op, a.sweep_elems)])
+    if a.sweep_bytes < 1:
+        ap.error(f"--sweep-bytes must be positive, got {a.sweep_bytes}")
+    cases = (report_cases(a.report, ops, dtypes) if a.report
+             else [(op, s, d) for op in ops for d in dtypes
+                   for s in sweep_shapes(op, a.sweep_bytes, d)])
     if a.dry_run:
-        for op, s in cases:
-            for d in dtypes:
-                print(f"{op} {shape_str(s)} {d}")
+        for op, s, d in cases:
+            print(f"{op} {shape_str(s)} {d}")
         return 0
 
     import torch  # only here: --dry-run needs no torch
@@ -255,31 +260,30 @@ def main(argv=None):
         "entries": [], "best": [],
     }
     timer = Timer(torch, FLUSH_FACTOR * l2)
-    for op, s in cases:
-        for d in dtypes:
-            fn, args = make_fn(torch, F, op, s, d)
-            modes = [("eager", fn)]
-            if not a.no_compile:
-                try:
-                    torch._dynamo.reset()  # a fresh cache: no shape falls back to eager
-                    modes.append(("compile", torch.compile(fn, dynamic=False)))
-                except Exception as ex:
-                    out["entries"].append({"op": op, "shape": s, "dtype": d, "mode": "compile",
-                                           "ok": False, "error": one_line(ex),
-                                           "model_bytes": model_bytes(op, s, d)})
-            best = None
-            for mode, f in modes:
-                e = run_entry(torch, timer, f, args, op, s, d, mode, a.samples)
-                out["entries"].append(e)
-                if e["ok"] and (best is None or e["median_us"] < best["median_us"]):
-                    best = {"op": op, "shape": s, "dtype": d, "mode": mode,
-                            "median_us": e["median_us"], "gbps": e["gbps"]}
-                status = f"{e['gbps']:8.1f} GB/s" if e["ok"] else f"failed: {e['error']}"
-                print(f"{op:9s} {shape_str(s):32s} {d} {mode:7s} {status}", flush=True)
-            if best:
-                out["best"].append(best)
-            del fn, args, modes
-            torch.cuda.empty_cache()
+    for op, s, d in cases:
+        fn, args = make_fn(torch, F, op, s, d)
+        modes = [("eager", fn)]
+        if not a.no_compile:
+            try:
+                torch._dynamo.reset()  # a fresh cache: no shape falls back to eager
+                modes.append(("compile", torch.compile(fn, dynamic=False)))
+            except Exception as ex:
+                out["entries"].append({"op": op, "shape": s, "dtype": d, "mode": "compile",
+                                       "ok": False, "error": one_line(ex),
+                                       "model_bytes": model_bytes(op, s, d)})
+        best = None
+        for mode, f in modes:
+            e = run_entry(torch, timer, f, args, op, s, d, mode, a.samples)
+            out["entries"].append(e)
+            if e["ok"] and (best is None or e["median_us"] < best["median_us"]):
+                best = {"op": op, "shape": s, "dtype": d, "mode": mode,
+                        "median_us": e["median_us"], "gbps": e["gbps"]}
+            status = f"{e['gbps']:8.1f} GB/s" if e["ok"] else f"failed: {e['error']}"
+            print(f"{op:9s} {shape_str(s):32s} {d} {mode:7s} {status}", flush=True)
+        if best:
+            out["best"].append(best)
+        del fn, args, modes
+        torch.cuda.empty_cache()
     with open(a.output, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")

@@ -1,9 +1,9 @@
 /* test_sweep_scripts.c - the scripts of the shape sweep, without a GPU:
  * tests/gpu/h200.sh's SWEEP=1 DRY_RUN=1 prints the kbench commands with the
- * sweep's shapes (each once, the report's own shapes kept); those shapes, run
- * in fp32 and bf16, make one sweep per dtype of the ten cols in the result
- * model, rows=3 x 262144 and 4099 x 3001 outside it; bench/torch_peers.py
- * compiles, its --dry-run lists the same shapes as h200.sh without importing
+ * sweep's shapes (each case once, the report's own shapes kept; the sweep's
+ * rows per dtype, x at 512 MB); the shapes of each dtype make one sweep of the
+ * ten cols in the result model, rows=3 x 262144 and 4099 x 3001 outside it;
+ * bench/torch_peers.py compiles, its --dry-run lists the same cases as h200.sh without importing
  * torch (a torch that fails on import is put first on the path), and a bad
  * option exits 2 naming it; PEERS=1 runs it after each row operator's report
  * at that report's shapes; bench/sweep_table.py sets the committed report's
@@ -41,32 +41,36 @@ static char *read_out(const char *fmt, ...)
 
 /* The kbench command lines of h200.sh for op with SWEEP=1, and its --shape
  * values one a line into dir/op.kbench, sorted. */
-static char *kbench_shapes(const char *op)
+/* The shapes h200.sh's sweep runs op at in dtype dt, as kbench writes them
+ * (a shape limited to dt without its dtype=), sorted, a line each. */
+static char *kbench_shapes(const char *op, const char *dt)
 {
     assert_int_equal(kbt_sh("SWEEP=1 DRY_RUN=1 OUT=%s/out bash tests/gpu/h200.sh %s >%s/%s.cmd",
                             dir, op, dir, op),
                      0);
     assert_int_equal(kbt_sh("tr ' ' '\\n' <%s/%s.cmd | grep -A1 -x -- --shape | grep -v -x -- "
-                            "--shape | grep -v -x -- -- | sort >%s/%s.kbench",
-                            dir, op, dir, op),
+                            "--shape | grep -v -x -- -- | grep -E '^(dtype=%s,)?rows=' | "
+                            "sed 's/^dtype=[a-z0-9]*,//' | sort >%s/%s.%s.kbench",
+                            dir, op, dt, dir, op, dt),
                      0);
-    return read_out("%s.kbench", op);
+    return read_out("%s.%s.kbench", op, dt);
 }
 
 static void h200_sweep_dry_run(void **state)
 {
     (void)state;
     char path[128];
-    char *sm = kbench_shapes("softmax");
+    char *sm[2] = {kbench_shapes("softmax", "fp32"), kbench_shapes("softmax", "bf16")};
     char *cmd = read_out("softmax.cmd");
     kbt_has(cmd, "dry run: the commands of tests/gpu/h200.sh softmax (nothing runs)\n"
                  "build/kbench run softmax --variants all --dtype fp32,bf16 --shape "
                  "rows=32768,cols=4096 --shape rows=8192,cols=32768 --shape rows=4099,cols=3001 "
-                 "--shape rows=4194304,cols=32 --shape rows=4067203,cols=33 ");
-    kbt_has(cmd, "--shape rows=128,cols=1048576 --shape rows=3,cols=262144 --timeout 2 ");
-    assert_int_equal(kbt_count(cmd, "rows=32768,cols=4096 "), 1); /* once */
+                 "--shape dtype=fp32,rows=4194304,cols=32 --shape dtype=fp32,rows=4067203,cols=33 ");
+    kbt_has(cmd, "--shape dtype=fp32,rows=128,cols=1048576 --shape dtype=bf16,rows=8388608,cols=32 ");
+    kbt_has(cmd, "--shape dtype=bf16,rows=256,cols=1048576 --shape rows=3,cols=262144 --timeout 2 ");
+    assert_int_equal(kbt_count(cmd, "rows=32768,cols=4096 "), 1); /* once: fp32's point */
     assert_int_equal(kbt_count(cmd, "rows=4099,cols=3001 "), 1);
-    assert_int_equal(kbt_count(cmd, "--shape"), 13); /* 3 + 10 + 1, two already there */
+    assert_int_equal(kbt_count(cmd, "--shape"), 23); /* 3 + 9 fp32 + 10 bf16 + 1 */
     free(cmd);
     /* nothing ran: no report folder */
     snprintf(path, sizeof path, "%s/out", dir);
@@ -77,7 +81,7 @@ static void h200_sweep_dry_run(void **state)
     kb_run_init(&run);
     static const char *const dtypes[] = {"fp32", "bf16"};
     for (size_t d = 0; d < 2; d++)
-        for (const char *p = sm; *p;) {
+        for (const char *p = sm[d]; *p;) {
             long long rows = 0, cols = 0;
             assert_int_equal(sscanf(p, "rows=%lld,cols=%lld", &rows, &cols), 2);
             kb_result r;
@@ -94,23 +98,27 @@ static void h200_sweep_dry_run(void **state)
     kb_err e = {{0}};
     assert_int_equal(kb_run_sweeps(&run, &sw, &e), KB_OK);
     assert_int_equal(sw.n, 2);
-    static const int64_t cols[] = {32, 33, 128, 768, 1024, 4096, 16384, 65536, 262144, 1048576};
+    /* bf16's 512 MB holds the report's own 8192 x 32768 as an eleventh point */
+    static const int64_t cols[2][11] = {
+        {32, 33, 128, 768, 1024, 4096, 16384, 65536, 262144, 1048576},
+        {32, 33, 128, 768, 1024, 4096, 16384, 32768, 65536, 262144, 1048576}};
     for (size_t i = 0; i < 2; i++) {
         assert_string_equal(sw.s[i].axis, "cols");
         assert_string_equal(sw.s[i].partner, "rows");
-        assert_int_equal(sw.s[i].npoints, KB_COUNT(cols));
-        for (size_t p = 0; p < KB_COUNT(cols); p++)
-            assert_int_equal(sw.s[i].value[p], cols[p]);
+        assert_int_equal(sw.s[i].npoints, i ? 11 : 10);
+        for (size_t p = 0; p < (size_t)sw.s[i].npoints; p++)
+            assert_int_equal(sw.s[i].value[p], cols[i][p]);
     }
     kb_sweeps_release(&sw);
     kb_run_release(&run);
-    free(sm);
+    free(sm[0]);
+    free(sm[1]);
 
     /* layernorm keeps its own shapes beside the sweep */
-    char *ln = kbench_shapes("layernorm");
+    char *ln = kbench_shapes("layernorm", "bf16");
     kbt_has(ln, "rows=32768,cols=4096,gelu=1\n");
     kbt_has(ln, "rows=32768,cols=4096,mean=10000\n");
-    kbt_has(ln, "rows=128,cols=1048576\n");
+    kbt_has(ln, "rows=256,cols=1048576\n");
     free(ln);
 
     /* without SWEEP the report's shapes alone */
@@ -137,12 +145,12 @@ static void torch_peers_dry_run(void **state)
                             "here\")' >%s/fake/torch/__init__.py",
                             dir, dir),
                      0);
-    for (size_t i = 0; i < 2; i++) {
-        const char *op = i ? "layernorm" : "softmax";
-        char *k = kbench_shapes(op);
+    for (size_t i = 0; i < 4; i++) {
+        const char *op = i % 2 ? "layernorm" : "softmax", *dt = i / 2 ? "bf16" : "fp32";
+        char *k = kbench_shapes(op, dt);
         assert_int_equal(kbt_sh("PYTHONPATH=%s/fake python3 bench/torch_peers.py --dry-run "
-                                "--ops %s --dtypes fp32 >%s/%s.peers",
-                                dir, op, dir, op),
+                                "--ops %s --dtypes %s >%s/%s.peers",
+                                dir, op, dt, dir, op),
                          0);
         /* "layernorm rows=..,cols=..,gelu=0,mean=0 fp32": the shape as kbench writes it */
         assert_int_equal(kbt_sh("awk '{print $2}' %s/%s.peers | sed -e 's/,gelu=0//' -e "
@@ -158,7 +166,8 @@ static void torch_peers_dry_run(void **state)
                             dir, dir),
                      0);
     char *all = read_out("all");
-    kbt_has(all, "softmax rows=4194304,cols=32 fp32\nsoftmax rows=4194304,cols=32 bf16\n");
+    kbt_has(all, "softmax rows=4194304,cols=32 fp32\n");
+    kbt_has(all, "softmax rows=8388608,cols=32 bf16\n");
     kbt_has(all, "layernorm rows=3,cols=262144,gelu=0,mean=0 bf16\n");
     free(all);
     assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --dtypes fp16 "

@@ -10,16 +10,16 @@
 # (tests/gpu/ncu_compare.sh) for softmax at 32768x4096, fp32 and bf16
 # (NCU_VARIANTS=a,b for a subset). The tests run last; TESTS=0 leaves them out.
 #
-# SWEEP=1 adds to softmax and layernorm the shape sweep of the committed
-# reports (the sweep view of `kbench report`): cols in {32, 33, 128, 768, 1024,
-# 4096, 16384, 65536, 262144, 1048576} with rows = max(1, SWEEP_ELEMS / cols),
-# plus rows=3, cols=262144 and rows=4099, cols=3001, in
-# the same run as the report's own shapes, so that one JSON holds them all. The
-# shapes are crossed with both dtypes, so rows do not follow the dtype (a
-# `--shape dtype=NAME,...` would let them; this sweep does not use it yet):
-# SWEEP_ELEMS (default 2^27) makes x 512 MB in fp32 and 256 MB in bf16, and the
-# point at cols=4096 is the report's own 32768x4096; SWEEP_ELEMS=268435456
-# makes x 512 MB in bf16 (1 GB in fp32). Every variant runs, naive included:
+# SWEEP=1 adds to softmax and layernorm the shape sweep (the sweep view of
+# `kbench report`): cols in {32, 33, 128, 768, 1024,
+# 4096, 16384, 65536, 262144, 1048576} with rows = max(1, SWEEP_BYTES / (cols x
+# element size)) in each dtype, plus rows=3, cols=262144 and rows=4099,
+# cols=3001 in both, in the same run as the report's own shapes, so that one
+# JSON holds them all. A sweep shape names its dtype (--shape
+# dtype=bf16,rows=...), so that rows follow the element size: SWEEP_BYTES
+# (default 512 MB) is x's size at every point, fp32 and bf16 alike, and the
+# fp32 point at cols=4096 is the report's own 32768x4096 (bf16's is 65536 rows).
+# Every variant runs, naive included:
 # naive is a thread per row, about a second a launch at cols=1048576 (128
 # rows), so each of its longest cases takes some 20 s for its 10 cold and 10
 # batch samples; every case's sampling stops after SWEEP_TIMEOUT seconds
@@ -40,16 +40,20 @@ log="$out/session.log"
 ops=("${@:-softmax}")
 dry=${DRY_RUN:-0}
 sweep=${SWEEP:-0}
-sweep_elems=${SWEEP_ELEMS:-134217728}
-# The sweep's --shape options: cols from short to long rows, rows keeping
-# rows x cols at sweep_elems (at least one row), then rows=3 on 262144 and the
-# unaligned 4099x3001. bench/torch_peers.py times PyTorch at the same shapes.
+sweep_bytes=${SWEEP_BYTES:-536870912}
+# The sweep's --shape options for the comma list of dtypes $1: per dtype, cols
+# from short to long rows, rows keeping x at sweep_bytes (at least one row);
+# then rows=3 on 262144 and the unaligned 4099x3001 in every dtype.
+# bench/torch_peers.py times PyTorch at the report's cases.
 sweep_shapes() {
-    local c r
-    for c in 32 33 128 768 1024 4096 16384 65536 262144 1048576; do
-        r=$(( sweep_elems / c ))
-        [ "$r" -lt 1 ] && r=1
-        printf -- '--shape\nrows=%d,cols=%d\n' "$r" "$c"
+    local c r d size
+    for d in ${1//,/ }; do
+        case $d in fp32) size=4 ;; *) size=2 ;; esac
+        for c in 32 33 128 768 1024 4096 16384 65536 262144 1048576; do
+            r=$(( sweep_bytes / (c * size) ))
+            [ "$r" -lt 1 ] && r=1
+            printf -- '--shape\ndtype=%s,rows=%d,cols=%d\n' "$d" "$r" "$c"
+        done
     done
     printf -- '--shape\nrows=3,cols=262144\n--shape\nrows=4099,cols=3001\n'
 }
@@ -100,10 +104,10 @@ for op in "${ops[@]}"; do
         extra=(--min-samples 5)
     fi
     if [ "$sweep" = 1 ] && { [ "$op" = softmax ] || [ "$op" = layernorm ]; }; then
-        mapfile -t more < <(sweep_shapes)
-        for s in "${more[@]}"; do  # each shape once: 32768x4096 is a point of the sweep
+        mapfile -t more < <(sweep_shapes "$dtypes")
+        for s in "${more[@]}"; do  # each case once: fp32 32768x4096 is a point of the sweep
             [ "$s" = --shape ] && continue
-            case " ${shapes[*]} " in *" $s "*) continue ;; esac
+            case " ${shapes[*]} " in *" $s "* | *" ${s#dtype=*,} "*) continue ;; esac
             shapes+=(--shape "$s")
         done
         extra=(--timeout "${SWEEP_TIMEOUT:-2}")
