@@ -113,9 +113,9 @@ static kb_status check_variants(kb_plan *p, kb_err *e)
 
 static int dtypes_of(const kb_plan *p, const kb_op *op, kb_dtype *out);
 
-/* Shape text t without its dtype=NAME entry, into out (n bytes); *only the
- * KB_DT bit of that dtype, 0 when t names none. */
-static kb_status split_dtype(const char *t, char *out, size_t n, unsigned *only, kb_err *e)
+/* Shape text t without its dtype=NAME entry, into out (n bytes); *only that
+ * dtype + 1, 0 when t names none. */
+static kb_status split_dtype(const char *t, char *out, size_t n, int *only, kb_err *e)
 {
     char buf[256];
     if (kb_strlcpy(buf, t, sizeof buf) || strlen(t) >= n)
@@ -135,42 +135,44 @@ static kb_status split_dtype(const char *t, char *out, size_t n, unsigned *only,
         if (kb_dtype_parse(a + 6, &d) != 0)
             return kb_fail(e, KB_EUSAGE, "shape '%s': unsupported dtype '%s' (fp32, fp16, bf16)",
                            t, a + 6);
-        *only = KB_DT(d);
+        *only = (int)d + 1;
     }
     return KB_OK;
 }
 
-/* The dtypes and shapes of operator i. */
-static kb_status op_cases(kb_plan *p, int i, const char *const *shapes, kb_err *e)
+/* Every dtype of the run must be one of each operator's. */
+static kb_status check_dtypes(const kb_plan *p, kb_err *e)
+{
+    for (int i = 0; i < p->nops; i++)
+        for (int k = 0; k < p->ndtypes; k++)
+            if (!(p->ops[i]->dtypes & KB_DT(p->dtypes[k])))
+                return kb_fail(e, KB_EUSAGE, "unsupported dtype '%s' for %s",
+                               kb_dtype_name(p->dtypes[k]), p->ops[i]->name);
+    return KB_OK;
+}
+
+/* The shapes of operator i, from the texts without their dtype entries; a
+ * shape's dtype must be one the operator runs in. */
+static kb_status op_cases(kb_plan *p, int i, char (*texts)[256], const char *const *shapes,
+                          kb_err *e)
 {
     const kb_op *op = p->ops[i];
-    for (int k = 0; k < p->ndtypes; k++)
-        if (!(op->dtypes & KB_DT(p->dtypes[k])))
-            return kb_fail(e, KB_EUSAGE, "unsupported dtype '%s' for %s",
-                           kb_dtype_name(p->dtypes[k]), op->name);
     kb_dtype dts[KB_DTYPE_COUNT];
     const int nd = dtypes_of(p, op, dts);
-    unsigned used = 0;
-    for (int t = 0; t < nd; t++)
-        used |= KB_DT(dts[t]);
     for (int k = 0; k < p->nshapes; k++) {
-        char text[256];
-        kb_status st = split_dtype(shapes[k], text, sizeof text, &p->only[k], e);
-        if (st != KB_OK)
-            return st;
-        if (p->only[k] && !(p->only[k] & used)) {
+        int used = !p->only[k];
+        for (int t = 0; t < nd; t++)
+            used |= p->only[k] == (int)dts[t] + 1;
+        if (!used) {
             char list[64] = "";
             size_t ll = 0;
             for (int t = 0; t < nd && ll < sizeof list; t++)
                 ll += (size_t)snprintf(list + ll, sizeof list - ll, "%s%s", t ? ", " : "",
                                        kb_dtype_name(dts[t]));
-            for (int d = 0; d < KB_DTYPE_COUNT; d++)
-                if (p->only[k] == KB_DT((kb_dtype)d))
-                    return kb_fail(e, KB_EUSAGE,
-                                   "shape '%s': dtype '%s' is not one the run uses (%s)",
-                                   shapes[k], kb_dtype_name((kb_dtype)d), list);
+            return kb_fail(e, KB_EUSAGE, "shape '%s': dtype '%s' is not one the run uses (%s)",
+                           shapes[k], kb_dtype_name((kb_dtype)(p->only[k] - 1)), list);
         }
-        st = kb_shape_parse(op, text, p->shape[i][k], e);
+        kb_status st = kb_shape_parse(op, texts[k], p->shape[i][k], e);
         if (st != KB_OK)
             return st;
     }
@@ -184,6 +186,7 @@ kb_status kb_plan_init(kb_plan *p, const char *op, const char *variants,
                        int ndtypes, kb_err *e)
 {
     kb_status st = KB_OK;
+    char texts[KB_PLAN_MAX_SHAPES][256]; /* the shape texts without dtype= */
     memset(p, 0, sizeof *p);
     if (nshapes > KB_PLAN_MAX_SHAPES)
         return kb_fail(e, KB_EUSAGE, "at most %d --shape options", KB_PLAN_MAX_SHAPES);
@@ -201,8 +204,11 @@ kb_status kb_plan_init(kb_plan *p, const char *op, const char *variants,
         st = kb_fail(e, KB_EENV, "out of memory planning the run");
         goto done;
     }
+    KB_TRY(check_dtypes(p, e));
+    for (int k = 0; k < nshapes; k++) /* once, for every operator */
+        KB_TRY(split_dtype(shapes[k], texts[k], sizeof texts[k], &p->only[k], e));
     for (int i = 0; i < p->nops; i++)
-        KB_TRY(op_cases(p, i, shapes, e));
+        KB_TRY(op_cases(p, i, texts, shapes, e));
 done:
     if (st != KB_OK)
         kb_plan_release(p);
@@ -243,7 +249,7 @@ static int nshapes(const kb_plan *p)
  * text named. */
 static int shape_runs(const kb_plan *p, int k, kb_dtype d)
 {
-    return !p->nshapes || !p->only[k] || (p->only[k] & KB_DT(d));
+    return !p->nshapes || !p->only[k] || p->only[k] == (int)d + 1;
 }
 
 /* Whether shape k of operator i runs in dtype d as an earlier one of it does

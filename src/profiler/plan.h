@@ -23,7 +23,7 @@ typedef struct kb_plan {
     const char *variants;    /* NULL or "all": every variant; else a comma list (borrowed) */
     int nshapes;             /* shapes given; 0: each operator's default shape */
     int64_t (*shape)[KB_PLAN_MAX_SHAPES][KB_MAX_AXES]; /* [op][k]: shape k for op; owned */
-    unsigned only[KB_PLAN_MAX_SHAPES]; /* shape k's dtype (KB_DT bit) if its text named one, else 0 */
+    int only[KB_PLAN_MAX_SHAPES]; /* shape k's dtype + 1 if its text named one, else 0 */
     kb_dtype dtypes[KB_DTYPE_COUNT];
     int ndtypes;             /* 0: each operator's default_dtype */
     /* Variant files: the --variants entries that end in ".cu" (one operator
