@@ -42,9 +42,12 @@
  *                            range checks): 4096 -> 128 threads x 8 (fp32),
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
+ *   16-bit, 32769-65536,     the shared-memory row kernel: one 1024-thread
+ *   aligned, rows not few    block an SM, the row in 128 KB of shared memory
+ *                            (below; not yet measured);
  *   longer aligned rows:     the cluster register kernel: 2-16 blocks of
  *   fp32 up to 524288, or    1024 threads x 32 elements a row, one SM each
- *   fewer rows than SMs      (past 524288: 32 more in shared memory),
+ *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
  *                            the blocks' (n, mean, M2) met through distributed
  *                            shared memory (below);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
@@ -62,7 +65,8 @@
  * the old one-element streaming kernel; KBENCH_LAYERNORM_SUB=0 sends short
  * aligned rows back to the tile kernel (TILE=0 and 2 skip the sub-warp kernel
  * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
- * the streaming path. Prediction for these paths (not yet
+ * the streaming path, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
+ * 32769-65536 columns. Prediction for these paths (not yet
  * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
  * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
  * Welford step with a reciprocal per element; the second read from L2 remains:
@@ -447,6 +451,126 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
             K = Kn;
         }
     }
+}
+
+/* ---- 16-bit rows of one block's shared memory ----------------------------------- *
+ *
+ * Aligned 16-bit rows of 32769-65536 columns, which the ladder's 1024 x 4
+ * vectors do not hold and whose stage of gamma and beta + b (6 bytes a column)
+ * would not fit in shared memory beside the row, went to the streaming path:
+ * two reads of x, 51.6% of the copy bandwidth at 2048 x 65536 bf16 (report of
+ * 2026-12-01 17:49 UTC), where softmax holds the same row in one block's
+ * registers at 89.2%. Here a persistent 1024-thread block copies a row into
+ * 128 KB of shared memory (cp.async, 8 vectors a thread, each read back only
+ * by the thread that copied it: no barrier), takes the exact two-pass
+ * statistics from there and writes y, with gamma, beta and b as three 16-byte
+ * loads a vector through L1 and L2, as in the fp32 kernels. Held in registers
+ * (8 packed vectors a thread, 32 registers) the row left too few for the
+ * output pass: ptxas hoisted the parameter loads of later vectors and spilled
+ * 100-600 bytes; from shared memory the output loop need not be unrolled. One
+ * read of x, one write of y. Prediction (before any measurement): like
+ * softmax's one-block row less layernorm's extra issue (parameter loads, GELU,
+ * three reads of shared memory), 2048 x 65536 bf16 from 51.6% to 75-85%.
+ * KBENCH_LAYERNORM_SMEM_ROW=0 sends these rows back to the streaming path. */
+#define LN_SROW_NV 8 /* vectors a thread */
+template <typename T, bool EXACT, bool TANH>
+__global__ void __launch_bounds__(1024, 1)
+    layernorm_fused_srow(const T *__restrict__ x, const T *__restrict__ gamma,
+                         const T *__restrict__ beta, const T *__restrict__ bias,
+                         T *__restrict__ y, float *__restrict__ mean_out,
+                         float *__restrict__ rstd_out, int rows, int cols, float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = 1024, NW = THREADS / 32;
+    static_assert(V == 8, "16-bit rows");
+    extern __shared__ uint4 ln_dyn[]; /* the row: vector k THREADS + tid is this thread's */
+    __shared__ float red[2][NW];
+    const int tid = threadIdx.x;
+    const int nvec = EXACT ? THREADS * NV : cols / V;
+    const auto in = [&](int k) { return EXACT || tid + k * THREADS < nvec; };
+    const uint4 *xt = ln_dyn + tid;
+    const uint32_t st = kb_smem_u32(ln_dyn + tid);
+    /* the row loop's control is the block's: every thread takes every row */
+    for (int row = blockIdx.x; row < rows; row += gridDim.x) {
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)row * cols) + tid;
+#pragma unroll
+        for (int k = 0; k < NV; k++) /* vectors past the end are zero-filled */
+            kb_cp_async16(st + k * THREADS * 16, in(k) ? xv + k * THREADS : xv, in(k) ? 16 : 0);
+        kb_cp_async_commit();
+        kb_cp_async_wait<0>();
+        /* Pass 1: the sum (the zeros past the end add nothing). */
+        float s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            float f[V];
+            kb_unpack<T>(xt[k * THREADS], f);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                s += f[i];
+        }
+        const float md = ln_group_sum<NW, 1>(s, red[0], 0) * inv_cols;
+        /* Pass 2: the sum of (x - mean)^2. red[0] is not written again before
+         * the next row's first sum, which follows this sum's barrier. */
+        float q = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            float f[V];
+            kb_unpack<T>(xt[k * THREADS], f);
+            float qk = 0.0f;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                const float c = f[i] - md;
+                qk = fmaf(c, c, qk);
+            }
+            q += in(k) ? qk : 0.0f;
+        }
+        const float rstd = rsqrtf(fmaf(ln_group_sum<NW, 1>(q, red[1], 0), inv_cols, LN_EPS));
+        /* Output: y = GELU((x - mean) rstd gamma + (beta + b)), a vector an
+         * iteration. The next row's copies overwrite only this thread's own
+         * slots, after its reads here. */
+        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tid;
+        const T *gt = gamma + tid * V, *b1t = beta + tid * V, *b2t = bias + tid * V;
+#pragma unroll 1
+        for (int k = 0; k < NV; k++) {
+            if (!in(k))
+                break;
+            float f[V], g[V], bb[V];
+            kb_unpack<T>(xt[k * THREADS], f);
+            ln_affine_global<T>(k * THREADS, gt, b1t, b2t, g, bb);
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                f[i] = ln_gelu<TANH>(fmaf((f[i] - md) * rstd, g[i], bb[i]));
+            kb_st128(yv + k * THREADS, kb_pack<T>(f));
+        }
+        if (mean_out != nullptr && tid == 0) {
+            mean_out[row] = md;
+            rstd_out[row] = rstd;
+        }
+    }
+}
+
+/* Launches layernorm_fused_srow: as many blocks as SMs (one an SM), or rows. */
+template <typename T, bool TANH> static cudaError_t launch_srow(const kb_args *a, cudaStream_t s)
+{
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    constexpr size_t smem = (size_t)1024 * LN_SROW_NV * 16;
+    int sms = 0;
+    cudaError_t e = kb_current_sms(&sms);
+    if (e != cudaSuccess)
+        return e;
+    const kb_dim3 grid = {(unsigned)(p.rows < sms ? p.rows : sms), 1, 1}, block = {1024, 1, 1};
+    if (p.cols == 1024 * LN_SROW_NV * kb_vec_width<T>()) {
+        e = kb_allow_smem(layernorm_fused_srow<T, true, TANH>, smem);
+        return e != cudaSuccess ? e
+                                : kb_launch(a, s, layernorm_fused_srow<T, true, TANH>,
+                                            "layernorm_fused_srow_exact", grid, block, smem, p.x,
+                                            p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols,
+                                            p.inv_cols);
+    }
+    e = kb_allow_smem(layernorm_fused_srow<T, false, TANH>, smem);
+    return e != cudaSuccess ? e
+                            : kb_launch(a, s, layernorm_fused_srow<T, false, TANH>,
+                                        "layernorm_fused_srow", grid, block, smem, p.x, p.g, p.b1,
+                                        p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols);
 }
 
 /* ---- the tile kernel (short rows, several a warp) -------------------------------- *
@@ -1048,6 +1172,13 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         if (e != cudaErrorNotSupported)
             return e;
     }
+    /* 16-bit aligned rows of 32769-65536 columns: one block's shared memory,
+     * unless KBENCH_LAYERNORM_SMEM_ROW=0 (above the kernel) */
+    static const int use_srow = kb_env_int("KBENCH_LAYERNORM_SMEM_ROW", 1, 0, 1);
+    if constexpr (sizeof(T) == 2)
+        if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
+            cols <= 1024 * LN_SROW_NV * V && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
+            return launch_srow<T, TANH>(a, s);
     return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
                       : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);
 }
