@@ -475,10 +475,7 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
 #define LN_SROW_NV 8 /* vectors a thread */
 template <typename T, bool EXACT, bool TANH>
 __global__ void __launch_bounds__(1024, 1)
-    layernorm_fused_srow(const T *__restrict__ x, const T *__restrict__ gamma,
-                         const T *__restrict__ beta, const T *__restrict__ bias,
-                         T *__restrict__ y, float *__restrict__ mean_out,
-                         float *__restrict__ rstd_out, int rows, int cols, float inv_cols)
+    layernorm_fused_srow(LN_PATH_BUFFERS, int rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = 1024, NW = THREADS / 32;
     static_assert(V == 8, "16-bit rows");
