@@ -68,10 +68,11 @@
  * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
  * the streaming path, KBENCH_LAYERNORM_SMEM_ROW=0 sends the rows of
  * 32769-65536 columns back to the cluster (fp32) or streaming (16-bit)
- * path. Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
- * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
- * Welford step with a reciprocal per element; the second read from L2 remains:
- * the `cluster` rung removes it); 4099-row unaligned shapes like 300 x 1000
+ * path. Prediction for these paths (not yet measured): 4096 x 65536 from 25%
+ * (fp32) / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads,
+ * one Chan merge per 16-32 elements instead of a Welford step with a
+ * reciprocal per element; the second read from L2 remains: the `cluster` rung
+ * removes it); 4099-row unaligned shapes like 300 x 1000
  * bf16 now vector-loaded (~2x); 1000000 x 33 from a 32-thread block per row to
  * 8 lanes per row: 5-10x. Short aligned rows (32 fp32 columns: 8 vectors, a
  * warp per row left 24 lanes idle) ~2x. Measured (H200, 2026-12-01, without
