@@ -42,10 +42,9 @@
  *                            range checks): 4096 -> 128 threads x 8 (fp32),
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
- *   32769-65536, aligned,    the shared-memory row kernel: one 1024-thread
- *   rows not few             block an SM, the row in shared memory (16-bit:
- *                            128 KB; fp32: 192 KB and a quarter in registers;
- *                            below; not yet measured);
+ *   16-bit, 32769-65536,     the shared-memory row kernel: one 1024-thread
+ *   aligned, rows not few    block an SM, the row in 128 KB of shared memory
+ *                            (below);
  *   longer aligned rows:     the cluster register kernel: 2-16 blocks of
  *   fp32 up to 524288, or    1024 threads x 32 elements a row, one SM each
  *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
@@ -66,13 +65,12 @@
  * the old one-element streaming kernel; KBENCH_LAYERNORM_SUB=0 sends short
  * aligned rows back to the tile kernel (TILE=0 and 2 skip the sub-warp kernel
  * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
- * the streaming path, KBENCH_LAYERNORM_SMEM_ROW=0 sends the rows of
- * 32769-65536 columns back to the cluster (fp32) or streaming (16-bit)
- * path. Prediction for these paths (not yet measured): 4096 x 65536 from 25%
- * (fp32) / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads,
- * one Chan merge per 16-32 elements instead of a Welford step with a
- * reciprocal per element; the second read from L2 remains: the `cluster` rung
- * removes it); 4099-row unaligned shapes like 300 x 1000
+ * the streaming path, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
+ * 32769-65536 columns. Prediction for these paths (not yet
+ * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
+ * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
+ * Welford step with a reciprocal per element; the second read from L2 remains:
+ * the `cluster` rung removes it); 4099-row unaligned shapes like 300 x 1000
  * bf16 now vector-loaded (~2x); 1000000 x 33 from a 32-thread block per row to
  * 8 lanes per row: 5-10x. Short aligned rows (32 fp32 columns: 8 vectors, a
  * warp per row left 24 lanes idle) ~2x. Measured (H200, 2026-12-01, without
@@ -455,7 +453,7 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
     }
 }
 
-/* ---- rows of one block's shared memory ------------------------------------------- *
+/* ---- 16-bit rows of one block's shared memory ----------------------------------- *
  *
  * Aligned 16-bit rows of 32769-65536 columns, which the ladder's 1024 x 4
  * vectors do not hold and whose stage of gamma and beta + b (6 bytes a column)
@@ -474,81 +472,61 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * softmax's one-block row less layernorm's extra issue (parameter loads, GELU,
  * three reads of shared memory), 2048 x 65536 bf16 from 51.6% to 75-85%.
  * KBENCH_LAYERNORM_SMEM_ROW=0 sends these rows back to the streaming path.
- *
- * fp32 rows of 32769-65536 columns take the same kernel with part of the row in
- * registers: 65536 floats are 256 KB, more than a block's shared memory, so a
- * thread holds NR = 4 of its 16 vectors in registers and NS = 12 (192 KB a
- * block) in shared memory, and the statistics are of d = x - x[0], as in the
- * other fp32 kernels. There the cluster register kernel (two blocks of 1024
- * threads x 32 floats) ran at 75.5% (report of 2026-12-01 17:49 UTC);
- * prediction (before any measurement): 80-88% at 2048 x 65536 in one block,
- * without the cluster's barrier and exchange. Rows so few that their
- * clusters all fit at once keep the cluster kernel (16-bit ones too);
- * KBENCH_LAYERNORM_SMEM_ROW=0 sends fp32 rows back to it. */
-#define LN_SROW_THREADS 1024
-template <typename T> struct ln_srow_cfg { /* vectors a thread: NR in registers, NS in smem */
-    static constexpr int NR = sizeof(T) == 4 ? 4 : 0, NS = sizeof(T) == 4 ? 12 : 8;
-    static constexpr int NV = NR + NS;
-    static constexpr size_t SMEM = (size_t)LN_SROW_THREADS * NS * 16;
-};
-
+ * Measured (H200, 2026-12-01 19:45 UTC, two interleaved rounds, no counters,
+ * % of copy bandwidth, streaming -> this kernel, bf16): 2048 x 65536 51.5 ->
+ * 61.1, with GELU 51.8 -> 66.3; 3000 x 40000 42.2 -> 53.3; 137 x 65536
+ * (L2-resident) 26.6 -> 31.5. Kept, at half the predicted gain: the
+ * counters put 29% of stalls on long_sb, a row's copies waited for with
+ * nothing else on the SM, since a second row (256 KB) does not fit beside
+ * the first, so DRAM idles while a row is reduced and written.
+ * Tried and not kept (same runs; code in commit a2c7340): fp32 rows of
+ * 32769-65536 columns the same way, 4 of a thread's 16 vectors in registers
+ * and 12 in 192 KB of shared memory, statistics of x - x[0] (63-64
+ * registers, no spills), predicted 80-88% at 2048 x 65536 against the
+ * cluster register kernel's 75.5%: cluster -> this kernel 75.8 -> 71.0,
+ * with GELU 76.9 -> 69.3, 3000 x 40000 65.0 -> 62.5, 137 x 65536 50.0 ->
+ * 47.4. The two-block cluster overlaps one block's load with the other's
+ * work; one block an SM does not. */
+#define LN_SROW_NV 8 /* vectors a thread */
 template <typename T, bool EXACT, bool TANH>
-__global__ void __launch_bounds__(LN_SROW_THREADS, 1)
+__global__ void __launch_bounds__(1024, 1)
     layernorm_fused_srow(LN_PATH_BUFFERS, int rows, int cols, float inv_cols)
 {
-    constexpr int V = kb_vec_width<T>(), THREADS = LN_SROW_THREADS, NW = THREADS / 32;
-    constexpr int NR = ln_srow_cfg<T>::NR, NS = ln_srow_cfg<T>::NS, NV = NR + NS;
-    constexpr bool SHIFT = sizeof(T) == 4;
-    extern __shared__ uint4 ln_dyn[]; /* vector NR + k of this thread at k THREADS + tid */
+    constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = 1024, NW = THREADS / 32;
+    static_assert(V == 8, "16-bit rows");
+    extern __shared__ uint4 ln_dyn[]; /* the row: vector k THREADS + tid is this thread's */
     __shared__ float red[2][NW];
     const int tid = threadIdx.x;
     const int nvec = EXACT ? THREADS * NV : cols / V;
     const auto in = [&](int k) { return EXACT || tid + k * THREADS < nvec; };
     const uint4 *xt = ln_dyn + tid;
     const uint32_t st = kb_smem_u32(ln_dyn + tid);
-    uint4 raw[NR > 0 ? NR : 1] = {}; /* set each row before use */
-    /* vector k of the thread's row, unpacked, less K (fp32) */
-    const auto take = [&](int k, float K, float *f) {
-        kb_unpack<T>(k < NR ? raw[k < NR ? k : 0] : xt[(k - NR) * THREADS], f);
-        if constexpr (SHIFT) {
-#pragma unroll
-            for (int i = 0; i < V; i++)
-                f[i] -= K;
-        }
-    };
     /* the row loop's control is the block's: every thread takes every row */
     for (int row = blockIdx.x; row < rows; row += gridDim.x) {
         const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)row * cols) + tid;
 #pragma unroll
-        for (int k = 0; k < NS; k++) /* vectors past the end are zero-filled */
-            kb_cp_async16(st + k * THREADS * 16, in(NR + k) ? xv + (NR + k) * THREADS : xv,
-                          in(NR + k) ? 16 : 0);
+        for (int k = 0; k < NV; k++) /* vectors past the end are zero-filled */
+            kb_cp_async16(st + k * THREADS * 16, in(k) ? xv + k * THREADS : xv, in(k) ? 16 : 0);
         kb_cp_async_commit();
-#pragma unroll
-        for (int k = 0; k < NR; k++)
-            raw[k] = in(k) ? kb_ld128(xv + k * THREADS) : make_uint4(0u, 0u, 0u, 0u);
-        const float K = SHIFT ? kb_load(x, (int64_t)row * cols) : 0.0f;
         kb_cp_async_wait<0>();
-        /* Pass 1: the sum of d (vectors past the end dropped). */
+        /* Pass 1: the sum (the zeros past the end add nothing). */
         float s = 0.0f;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             float f[V];
-            take(k, K, f);
-            float sk = 0.0f;
+            kb_unpack<T>(xt[k * THREADS], f);
 #pragma unroll
             for (int i = 0; i < V; i++)
-                sk += f[i];
-            s += in(k) ? sk : 0.0f;
+                s += f[i];
         }
         const float md = ln_group_sum<NW, 1>(s, red[0], 0) * inv_cols;
-        /* Pass 2: the sum of (d - mean_d)^2. red[0] is not written again before
+        /* Pass 2: the sum of (x - mean)^2. red[0] is not written again before
          * the next row's first sum, which follows this sum's barrier. */
         float q = 0.0f;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             float f[V];
-            take(k, K, f);
+            kb_unpack<T>(xt[k * THREADS], f);
             float qk = 0.0f;
 #pragma unroll
             for (int i = 0; i < V; i++) {
@@ -558,45 +536,25 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
             q += in(k) ? qk : 0.0f;
         }
         const float rstd = rsqrtf(fmaf(ln_group_sum<NW, 1>(q, red[1], 0), inv_cols, LN_EPS));
-        /* Output: y = GELU((d - mean_d) rstd gamma + (beta + b)), a vector at a
-         * time: the registers' vectors, then shared memory's in a loop not
-         * unrolled (unrolled, ptxas hoists later vectors' parameter loads and
-         * spills). The next row's copies overwrite only this thread's own
+        /* Output: y = GELU((x - mean) rstd gamma + (beta + b)), a vector an
+         * iteration. The next row's copies overwrite only this thread's own
          * slots, after its reads here. */
         uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tid;
         const T *gt = gamma + tid * V, *b1t = beta + tid * V, *b2t = bias + tid * V;
-        const auto out = [&](int k, float *f) { /* f: vector k's d */
-            float g[V], bb[V];
+#pragma unroll 1
+        for (int k = 0; k < NV; k++) {
+            if (!in(k))
+                break;
+            float f[V], g[V], bb[V];
+            kb_unpack<T>(xt[k * THREADS], f);
             ln_affine_global<T>(k * THREADS, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int i = 0; i < V; i++)
                 f[i] = ln_gelu<TANH>(fmaf((f[i] - md) * rstd, g[i], bb[i]));
             kb_st128(yv + k * THREADS, kb_pack<T>(f));
-        };
-#pragma unroll
-        for (int k = 0; k < NR; k++) {
-            if (in(k)) {
-                float f[V];
-                take(k, K, f);
-                out(k, f);
-            }
-            asm volatile("" ::: "memory");
-        }
-#pragma unroll 1
-        for (int k = NR; k < NV; k++) { /* shared memory only: raw is not indexed here */
-            if (!in(k))
-                break;
-            float f[V];
-            kb_unpack<T>(xt[(k - NR) * THREADS], f);
-            if constexpr (SHIFT) {
-#pragma unroll
-                for (int i = 0; i < V; i++)
-                    f[i] -= K;
-            }
-            out(k, f);
         }
         if (mean_out != nullptr && tid == 0) {
-            mean_out[row] = K + md;
+            mean_out[row] = md;
             rstd_out[row] = rstd;
         }
     }
@@ -606,14 +564,13 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
 template <typename T, bool TANH> static cudaError_t launch_srow(const kb_args *a, cudaStream_t s)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    constexpr size_t smem = ln_srow_cfg<T>::SMEM;
+    constexpr size_t smem = (size_t)1024 * LN_SROW_NV * 16;
     int sms = 0;
     cudaError_t e = kb_current_sms(&sms);
     if (e != cudaSuccess)
         return e;
-    const kb_dim3 grid = {(unsigned)(p.rows < sms ? p.rows : sms), 1, 1};
-    const kb_dim3 block = {LN_SROW_THREADS, 1, 1};
-    if (p.cols == LN_SROW_THREADS * ln_srow_cfg<T>::NV * kb_vec_width<T>()) {
+    const kb_dim3 grid = {(unsigned)(p.rows < sms ? p.rows : sms), 1, 1}, block = {1024, 1, 1};
+    if (p.cols == 1024 * LN_SROW_NV * kb_vec_width<T>()) {
         e = kb_allow_smem(layernorm_fused_srow<T, true, TANH>, smem);
         return e != cudaSuccess ? e
                                 : kb_launch(a, s, layernorm_fused_srow<T, true, TANH>,
@@ -1217,14 +1174,6 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
             return launch_tile_g<T, 16, TANH>(a, s, n5 && cols <= 5 * 16);
         return launch_tile_g<T, 32, TANH>(a, s, n5 && cols <= 5 * 32);
     }
-    /* Aligned rows of 32769-65536 columns in one block's shared memory (and,
-     * fp32, registers), unless KBENCH_LAYERNORM_SMEM_ROW=0 (above the kernel)
-     * or rows are so few that the cluster kernel spreads them wider */
-    static const int use_srow = kb_env_int("KBENCH_LAYERNORM_SMEM_ROW", 1, 0, 1);
-    constexpr int64_t srow_cols = (int64_t)LN_SROW_THREADS * ln_srow_cfg<T>::NV * V;
-    if (use_srow && aligned && cols % V == 0 && cols > 32768 && cols <= srow_cols &&
-        rows <= INT32_MAX / 2 && !kb_rows_few(rows)) /* row + grid < 2^31 */
-        return launch_srow<T, TANH>(a, s);
     /* Aligned rows past the one-block ladder (fp32 8192 vectors, 16-bit
      * 4096: 32768 elements) in a cluster's registers, unless
      * KBENCH_LAYERNORM_CLUSTER_REGS=0 (header comment). */
@@ -1235,6 +1184,13 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         if (e != cudaErrorNotSupported)
             return e;
     }
+    /* 16-bit aligned rows of 32769-65536 columns: one block's shared memory,
+     * unless KBENCH_LAYERNORM_SMEM_ROW=0 (above the kernel) */
+    static const int use_srow = kb_env_int("KBENCH_LAYERNORM_SMEM_ROW", 1, 0, 1);
+    if constexpr (sizeof(T) == 2)
+        if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
+            cols <= 1024 * LN_SROW_NV * V && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
+            return launch_srow<T, TANH>(a, s);
     return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
                       : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);
 }
