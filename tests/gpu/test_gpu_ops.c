@@ -19,8 +19,8 @@ static kb_device dev;
 static int gpu;
 
 /* Per operator: shapes that are no multiple of any tile or vector width, and
- * the extremes (for the row operators: short rows of 33, which the fused
- * rungs take several to a warp, and rows of a million elements, which the
+ * the extremes (for the row operators: short rows of 1-39 off 16-byte
+ * boundaries, which the fused rungs take a thread a row, and rows of a million elements, which the
  * cluster rung splits over 16 blocks and, in fp32, reads partly twice; and
  * fp32 rows of 12280, whose one-block cluster slice is just under 48 KB, so
  * that with the static shared memory it needs the opt-in; rows of 77 and 157,
@@ -36,7 +36,7 @@ static int gpu;
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
-    const char *shapes[32];
+    const char *shapes[40];
     const char *sampled;
 } op_sizes;
 
@@ -49,7 +49,8 @@ static const op_sizes sizes[] = {
       "rows=3,cols=1048576", "rows=2,cols=1048573", "rows=512,cols=12280",
       "rows=137,cols=65536", "rows=41,cols=98312", "rows=999,cols=77", "rows=513,cols=157",
       "rows=1,cols=40000", "rows=33,cols=262144", "rows=2,cols=786432", "rows=33,cols=524292",
-      "rows=35,cols=786432", NULL},
+      "rows=35,cols=786432", "rows=2561,cols=39", "rows=700,cols=17", "rows=300,cols=23",
+      NULL},
      "rows=5000,cols=64"},
     {"layernorm",
      {"rows=1,cols=1", "rows=3,cols=3", "rows=5,cols=4097", "rows=2,cols=65537",
@@ -61,7 +62,9 @@ static const op_sizes sizes[] = {
       "rows=67,cols=131072,gelu=1", "rows=33,cols=65536,mean=10000", "rows=1001,cols=32,stats=1",
       "rows=77,cols=8,gelu=1", "rows=1,cols=40000", "rows=17,cols=262144",
       "rows=2,cols=786432,stats=1", "rows=2,cols=524292,mean=10000",
-      "rows=150,cols=65528,gelu=1,stats=1", "rows=40,cols=40000,stats=1", NULL},
+      "rows=150,cols=65528,gelu=1,stats=1", "rows=40,cols=40000,stats=1",
+      "rows=2561,cols=39,gelu=1,stats=1", "rows=700,cols=17,mean=10000", "rows=300,cols=23,stats=1",
+      NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

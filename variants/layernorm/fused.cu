@@ -32,6 +32,9 @@
  *   aligned, at most 16      the sub-warp kernel: 1-16 lanes a row, one vector
  *   vectors (cols % V == 0)  a lane, gamma and beta + b in registers, 4 rows a
  *                            group (below);
+ *   cols <= 40 (fp32: 25-40) the thread-row kernel: a thread a row, a block's
+ *   off 16-byte boundaries   256 rows copied through shared memory with
+ *                            16-byte moves (below);
  *   cols <= 256, off 16-byte the tile kernel: several rows a warp (4-32 lanes
  *   boundaries               a row), a block's rows copied through shared
  *                            memory with 16-byte moves;
@@ -65,7 +68,8 @@
  * the old one-element streaming kernel; KBENCH_LAYERNORM_SUB=0 sends short
  * aligned rows back to the tile kernel (TILE=0 and 2 skip the sub-warp kernel
  * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
- * the streaming path, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
+ * the streaming path, KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
+ * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
  * 32769-65536 columns. Prediction for these paths (not yet
  * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
  * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
@@ -664,6 +668,94 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
     kb_span_out<T, KB_TILE_THREADS>(y, tile, sp);
 }
 
+/* ---- the thread-row kernel (short rows off 16-byte boundaries, a thread a row) ---- *
+ *
+ * The tile kernel spends its issue slots on the group, not the row: at 33
+ * columns (8 lanes of 5 elements a row) the counters put 90% of bf16's issue
+ * slots in use at 46.5% of the copy bandwidth, about 60 instructions an
+ * element where the element's own work (a load, the two passes, the affine
+ * step, GELU's 12-instruction erf, a store) is about 22: each round of 32 rows
+ * pays 2 x 3 shuffles, the row's address and a range check and branch around
+ * every element slot (the slot's lane and row vary within the warp). Here a
+ * thread takes a whole row (NPL >= cols elements in registers, the first NPL -
+ * 8 known to be in the row, the last 8 checked against cols, the same for the
+ * whole block, so the check is a uniform branch), from the same span in shared
+ * memory the tile kernel uses, 256 rows a block; gamma and beta + b are one
+ * broadcast 8-byte load a column. Rows of 33 elements start 33 banks apart
+ * (fp32) or 16.5 (16-bit): the warp's 32 rows read 32 different banks.
+ * Prediction (before any measurement): 4067203 x 33 bf16 from 46.5% to
+ * 75-85% (the issue per element cut to about 25), fp32 from 71.9% (73% of
+ * issue slots, short_sb) to 80-88%. KBENCH_LAYERNORM_TROW=0 keeps the tile
+ * kernel.
+ * Measured (H200, 2026-12-01 20:00 UTC, two interleaved rounds, no counters,
+ * x of 512 MB at 33 columns, % of copy bandwidth, tile -> thread-row, the
+ * rounds within 0.3): 4067203 x 33 fp32 72.0 -> 90.6, 8134406 x 33 bf16 47.3
+ * -> 67.7 (with GELU 49.6 -> 68.0), 3000000 x 39 bf16 52.8 -> 67.8, 8000000
+ * x 7 bf16 31.2 -> 50.5; but 2000000 x 17 fp32 74.2 -> 72.2, so fp32 rows of
+ * up to 24 columns stay with the tile kernel. fp32 did what was predicted;
+ * bf16 reached 68%, short of 75-85%: the counters (33 columns) put bf16 at
+ * 76% of issue slots (wait 20%, not_selected 19% of stalls), fp32 at 58%
+ * (long_sb 24%): 16-bit is still issue-bound on the element's own work, of
+ * which GELU's erf is half, and on the 7 of 40 slots that are skipped, not
+ * free, at 33 columns. 64 registers (16-bit, 4 blocks an SM), 80 (fp32, 3);
+ * no spills. */
+#define TROW_THREADS 256
+#define TROW_STEP 8 /* row lengths a kernel takes: NPL - 7 .. NPL */
+
+template <typename T, int NPL, bool TANH>
+__global__ void __launch_bounds__(TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
+    layernorm_fused_trow(const T *__restrict__ x, const T *__restrict__ gamma,
+                         const T *__restrict__ beta, const T *__restrict__ bias,
+                         T *__restrict__ y, float *__restrict__ mean_out,
+                         float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+{
+    constexpr int W = kb_vec_width<T>(), E = TROW_THREADS * NPL; /* a span's most elements */
+    __shared__ __align__(16) T tile[E + W]; /* + the misalignment */
+    __shared__ float2 gb[NPL];              /* gamma and beta + b of each column */
+    const int tid = threadIdx.x;
+    const kb_span sp = kb_span_of<T>(rows, cols, TROW_THREADS);
+    for (int c = tid; c < cols; c += TROW_THREADS)
+        gb[c] = make_float2(kb_load(gamma, c), kb_load(beta, c) + kb_load(bias, c));
+    kb_span_in<T, TROW_THREADS, kb_span_maxv<T>(TROW_THREADS, E)>(tile, x, sp);
+    __syncthreads();
+
+    /* slot i is in the row: always for the first NPL - TROW_STEP */
+    const auto in = [&](int i) { return i < NPL - TROW_STEP || i < cols; };
+    if (tid < sp.nrows) {
+        T *row = &tile[sp.mis + tid * cols];
+        const float K = kb_to_float(row[0]);
+        float v[NPL];
+        float sum = 0.0f;
+#pragma unroll
+        for (int i = 0; i < NPL; i++) {
+            v[i] = in(i) ? kb_to_float(row[i]) - K : 0.0f;
+            sum += v[i];
+        }
+        const float md = sum * inv_cols;
+        float q = 0.0f;
+#pragma unroll
+        for (int i = 0; i < NPL; i++) {
+            v[i] -= md;
+            q = in(i) ? fmaf(v[i], v[i], q) : q;
+        }
+        const float rstd = rsqrtf(fmaf(q, inv_cols, LN_EPS));
+#pragma unroll
+        for (int i = 0; i < NPL; i++) {
+            if (in(i)) {
+                const float2 p = gb[i];
+                row[i] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, p.x, p.y)));
+            }
+        }
+        if (mean_out != nullptr) {
+            mean_out[sp.r0 + tid] = K + md;
+            rstd_out[sp.r0 + tid] = rstd;
+        }
+    }
+    __syncthreads();
+
+    kb_span_out<T, TROW_THREADS>(y, tile, sp);
+}
+
 /* ---- the streaming kernels (rows too long for registers, or unaligned) ------------ */
 
 /* The old streaming kernel: a block per row, one element a load, Welford a
@@ -1142,6 +1234,32 @@ static cudaError_t launch_tile_g(const kb_args *a, cudaStream_t s, bool n5)
     return n5 ? launch_tile<T, G, 5, TANH>(a, s) : launch_tile<T, G, KB_TILE_PER_LANE, TANH>(a, s);
 }
 
+/* The thread-row kernel for rows of cols <= NPL elements, NPL - TROW_STEP < cols. */
+template <typename T, int NPL, bool TANH>
+static cudaError_t launch_trow_n(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const kb_dim3 grid = {(unsigned)((p.rows + TROW_THREADS - 1) / TROW_THREADS), 1, 1};
+    const kb_dim3 block = {TROW_THREADS, 1, 1};
+    return kb_launch(a, s, layernorm_fused_trow<T, NPL, TANH>, name, grid, block, 0, p.x, p.g,
+                     p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+#define TROW_COLS 40 /* the longest row the thread-row kernel takes */
+template <typename T, bool TANH> static cudaError_t launch_trow(const kb_args *a, cudaStream_t s)
+{
+    const int64_t cols = a->shape[LN_COLS];
+    if (cols <= 8)
+        return launch_trow_n<T, 8, TANH>(a, s, "layernorm_fused_trow_n8");
+    if (cols <= 16)
+        return launch_trow_n<T, 16, TANH>(a, s, "layernorm_fused_trow_n16");
+    if (cols <= 24)
+        return launch_trow_n<T, 24, TANH>(a, s, "layernorm_fused_trow_n24");
+    if (cols <= 32)
+        return launch_trow_n<T, 32, TANH>(a, s, "layernorm_fused_trow_n32");
+    return launch_trow_n<T, 40, TANH>(a, s, "layernorm_fused_trow_n40");
+}
+
 template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
 {
     constexpr int V = kb_vec_width<T>();
@@ -1161,6 +1279,12 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     static const int use_sub = kb_env_int("KBENCH_LAYERNORM_SUB", 1, 0, 1);
     if (aligned && use_sub && use_tile == 1 && cols % V == 0 && cols / V <= 16)
         return launch_sub<T, TANH>(a, s, cols / V);
+    /* Rows of at most TROW_COLS off 16-byte boundaries: a thread a row,
+     * unless KBENCH_LAYERNORM_TROW=0 (above the kernel). */
+    static const int use_trow = kb_env_int("KBENCH_LAYERNORM_TROW", 1, 0, 1);
+    if (aligned && use_trow && use_tile == 1 && cols % V != 0 && cols <= TROW_COLS &&
+        (sizeof(T) == 2 || cols > 24) && rows <= INT32_MAX) /* fp32 <= 24: measured above */
+        return launch_trow<T, TANH>(a, s);
     if (aligned && short_row && use_tile &&
         (use_tile == 2 || cols % V != 0 || cols / V <= 16)) {
         /* 5 elements a lane where they hold the row, else 8: a lane's idle
