@@ -20,7 +20,8 @@ static int gpu;
 
 /* Per operator: shapes that are no multiple of any tile or vector width, and
  * the extremes (for the row operators: short rows of 1-39 off 16-byte
- * boundaries, which the fused rungs take a thread a row, and rows of a million elements, which the
+ * boundaries, which the fused rungs take a thread a row or several rows a
+ * warp, and rows of a million elements, which the
  * cluster rung splits over 16 blocks and, in fp32, reads partly twice; and
  * fp32 rows of 12280, whose one-block cluster slice is just under 48 KB, so
  * that with the static shared memory it needs the opt-in; rows of 77 and 157,
