@@ -63,7 +63,17 @@
  * the steady state of the k loop. That session's one-block-a-tile figures
  * were 0.54x at 4096^3 (cuBLAS at 788-792 and the GPU at its power cap):
  * below the committed report's 0.58x, so the margin to 0.6x at 4096^3 is
- * about 10%, of which the mma.sync rate leaves little. */
+ * about 10%, of which the mma.sync rate leaves little.
+ * The ceiling measured (bench/mma_peak.cu, H200, 2026-12-01 19:38 UTC, flop
+ * per SM clock): mma.sync m16n8k16 from registers issues 2579-2707 (4-16
+ * warps an SM, 8 or 32 accumulators a warp; 591-638 TFLOP/s), two thirds of
+ * wgmma's 4096, not the half taken above; with this rung's fragment loads
+ * beside it (8 ldmatrix.x4 per 32 mma, the 64 x 64 warp tile) 2153 at 8
+ * warps an SM (501 TFLOP/s) and 1675 at 4. The shared-memory reads of the
+ * fragments, not the mma rate, are the limit: 420-465 TFLOP/s is 84-93% of
+ * 501. A larger warp tile would cut them (96 x 64: 10 ldmatrix per 48 mma,
+ * -17%) but needs 192 accumulators a thread, and with fewer than 8 warps an
+ * SM the rate falls (4 warps: 393). */
 #include <stdio.h>
 
 #include <type_traits>
