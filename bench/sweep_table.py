@@ -106,6 +106,9 @@ def main(argv=None):
           (f"; PyTorch {doc.get('torch', '?')}, {doc['date']}" if a.peers else ""))
     if why:
         print(why)
+    elif a.peers and doc.get("complete") is False:
+        print(f"PyTorch's run stopped early: {len(doc.get('best', []))} of its "
+              f"{doc.get('cases', '?')} cases were measured ('-' where it had not got to)")
     print()
     cols = ["op", "dtype", "shape", "best variant", "median", "GB/s", "% copy"]
     if peers:

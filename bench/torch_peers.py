@@ -44,10 +44,16 @@ Output (-o, default torch_peers.json), a JSON object:
     dtype       "fp32" | "bf16"
     mode        "eager" | "compile"
     ok          true, or false with "error": the exception's one-line text
+    wall_s      seconds the entry took on the host (compile: building, warming
+                and sampling; eager: warming and sampling)
     median_us, min_us, max_us, stdrel, samples_us (every sample), model_bytes,
     gbps        model_bytes / median (1e9 bytes/s)
   best          per (op, shape, dtype): {"op", "shape", "dtype", "mode",
                 "median_us", "gbps"}: the faster of eager and compile
+  cases         how many (op, shape, dtype) cases the run was asked for
+  complete      false until every case is done: the file is rewritten (whole,
+                by rename) after each case, so a run stopped early (a time
+                limit) leaves the cases it finished
 
 Usage:
   python3 bench/torch_peers.py [--ops softmax,layernorm] [--dtypes fp32,bf16]
@@ -59,8 +65,10 @@ import argparse
 import datetime
 import json
 import math
+import os
 import platform
 import sys
+import time
 
 SWEEP_COLS = [32, 33, 128, 768, 1024, 4096, 16384, 65536, 262144, 1048576]
 SWEEP_BYTES = 512 << 20
@@ -188,6 +196,15 @@ def make_fn(torch, F, op, s, dtype):
     return ln, (x, gamma, beta, b)
 
 
+def write(out, path):
+    """out to path whole: a reader sees the previous file or this one."""
+    tmp = path + ".part"
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
 def run_entry(torch, timer, fn, args, op, s, dtype, mode, samples):
     e = {"op": op, "shape": s, "dtype": dtype, "mode": mode, "ok": False,
          "model_bytes": model_bytes(op, s, dtype)}
@@ -257,7 +274,7 @@ def main(argv=None):
         "torch": torch.__version__, "cuda": torch.version.cuda, "triton": triton_version,
         "method": {"warmup": WARMUP, "samples": a.samples, "flush_bytes": FLUSH_FACTOR * l2,
                    "timer": "cuda events", "l2_flush": "write"},
-        "entries": [], "best": [],
+        "entries": [], "best": [], "cases": len(cases), "complete": False,
     }
     timer = Timer(torch, FLUSH_FACTOR * l2)
     for op, s, d in cases:
@@ -273,7 +290,9 @@ def main(argv=None):
                                        "model_bytes": model_bytes(op, s, d)})
         best = None
         for mode, f in modes:
+            t0 = time.monotonic()
             e = run_entry(torch, timer, f, args, op, s, d, mode, a.samples)
+            e["wall_s"] = round(time.monotonic() - t0, 3)
             out["entries"].append(e)
             if e["ok"] and (best is None or e["median_us"] < best["median_us"]):
                 best = {"op": op, "shape": s, "dtype": d, "mode": mode,
@@ -284,9 +303,9 @@ def main(argv=None):
             out["best"].append(best)
         del fn, args, modes
         torch.cuda.empty_cache()
-    with open(a.output, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+        write(out, a.output)
+    out["complete"] = True
+    write(out, a.output)
     print(f"torch_peers: wrote {a.output} ({len(out['entries'])} entries)")
     return 0
 

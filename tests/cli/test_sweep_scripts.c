@@ -6,10 +6,11 @@
  * bench/torch_peers.py compiles, its --dry-run lists the same cases as h200.sh without importing
  * torch (a torch that fails on import is put first on the path), and a bad
  * option exits 2 naming it; PEERS=1 runs it after each row operator's report
- * at that report's shapes; bench/sweep_table.py sets the committed report's
- * best variants beside peers of the same session with their ratio, and
- * leaves the ratio out, saying why, for peers of another day. Skips, saying
- * so, without python3. */
+ * at that report's shapes (within PEERS_TIMEOUT seconds when set);
+ * bench/sweep_table.py sets the committed report's best variants beside peers
+ * of the same session with their ratio, says so when the peers' run stopped
+ * early, and leaves the ratio out, saying why, for peers of another day.
+ * Skips, saying so, without python3. */
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -194,6 +195,16 @@ static void h200_peers_dry_run(void **state)
                  "/o/torch_peers_softmax.json --no-compile\n");
     kbt_has(cmd, "python3 bench/torch_peers.py --ops layernorm --report /o/layernorm.json");
     assert_int_equal(kbt_count(cmd, "torch_peers.py"), 2); /* not for attention */
+    assert_null(strstr(cmd, "timeout"));
+    free(cmd);
+    /* PEERS_TIMEOUT bounds each peer run, compile included */
+    assert_int_equal(kbt_sh("PEERS=1 PEERS_TIMEOUT=150 DRY_RUN=1 OUT=/o bash tests/gpu/h200.sh "
+                            "layernorm >%s/peers.cmd",
+                            dir),
+                     0);
+    cmd = read_out("peers.cmd");
+    kbt_has(cmd, "timeout 150 python3 bench/torch_peers.py --ops layernorm --report "
+                 "/o/layernorm.json -o /o/torch_peers_layernorm.json\n");
     free(cmd);
 }
 
@@ -232,6 +243,19 @@ static void sweep_table_ratios(void **state)
     kbt_has(t, "| eager | ");
     kbt_has(t, " | 2.00x |");
     assert_null(strstr(t, "no ratio"));
+    assert_null(strstr(t, "stopped early"));
+    free(t);
+    /* a peers run stopped by its time limit: its cases are used, and a line
+     * says how many of how many */
+    assert_int_equal(kbt_sh("python3 -c 'import json,sys; p=json.load(open(sys.argv[1]));"
+                            "p.update(cases=30, complete=False); json.dump(p,open(sys.argv[1],\"w\"))' "
+                            "%s/peers.json && python3 bench/sweep_table.py results/h200/softmax.json "
+                            "--peers %s/peers.json >%s/table",
+                            dir, dir, dir),
+                     0);
+    t = read_out("table");
+    kbt_has(t, "PyTorch's run stopped early: 1 of its 30 cases were measured");
+    kbt_has(t, " | 2.00x |");
     free(t);
     /* another day: no PyTorch columns, and a line that says why */
     assert_int_equal(kbt_sh("sed -i 's/\"date\": \"[^\"]*\"/\"date\": \"2026-11-01T00:00:00Z\"/' "

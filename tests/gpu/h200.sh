@@ -32,6 +32,9 @@
 # the same GPU and session as the report, so that bench/sweep_table.py may set
 # the two side by side. torch.compile builds each shape once (some seconds a
 # shape): with SWEEP=1, PEERS_COMPILE=0 (eager only) keeps a call short.
+# PEERS_TIMEOUT=S stops the peers after S seconds (timeout(1)): torch_peers.py
+# rewrites its JSON after each case, so it then holds the cases finished and
+# says "complete": false (bench/sweep_table.py says so beside its table).
 # DRY_RUN=1 prints the kbench commands it would run, and runs nothing.
 set -uo pipefail
 out=${OUT:-/tmp/kbench-out}
@@ -117,6 +120,7 @@ for op in "${ops[@]}"; do
     peer=(python3 bench/torch_peers.py --ops "$op" --report "$out/$op.json"
           -o "$out/torch_peers_$op.json")
     [ "${PEERS_COMPILE:-1}" = 0 ] && peer+=(--no-compile)
+    [ -n "${PEERS_TIMEOUT:-}" ] && peer=(timeout "$PEERS_TIMEOUT" "${peer[@]}")
     peers=0
     [ "${PEERS:-0}" = 1 ] && { [ "$op" = softmax ] || [ "$op" = layernorm ]; } && peers=1
     if [ "$dry" = 1 ]; then
