@@ -6,20 +6,27 @@
  * Each warp keeps NACC independent accumulator fragments and issues ITERS
  * rounds of NACC mmas on fragments held in registers (no memory); with
  * LDSM, 8 ldmatrix.x4 from shared memory per 32 mmas are issued in between,
- * the ratio of the rung's 64 x 64 warp tile. Every block times itself with
- * the SM's clock (clock64), so the figure is flop per SM clock, not bound to
- * the clock the GPU held; the wall time (events) gives TFLOP/s at that clock.
+ * the ratio of the rung's 64 x 64 warp tile, one before each group of 4
+ * mmas: LDSM_NOW loads the fragments that group uses (each load's latency
+ * in the way of its mmas), LDSM_AHEAD those of the next group (4 mmas
+ * between a load and its use; the rung loads a whole k16 slice ahead).
+ * Every block times itself with the SM's clock (clock64), so the figure is
+ * flop per SM clock, not bound to the clock the GPU held; the wall time
+ * (events) gives TFLOP/s at that clock.
  * The accumulators are written out so that nothing is optimised away.
  *
  * `make tests` builds it as build/bench/mma_peak; run it on the GPU machine.
  * Output: one line a configuration (warps an SM, accumulators a warp,
- * ldmatrix on or off): flop/clk/SM, TFLOP/s, the SM clock it implies. */
+ * ldmatrix off, now or ahead): flop/clk/SM, TFLOP/s, the SM clock it implies. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "kernels/mma.cuh"
 
 #define ITERS 4096
+#define LDSM_OFF 0
+#define LDSM_NOW 1
+#define LDSM_AHEAD 2
 
 #define CHECK(call)                                                                        \
     do {                                                                                   \
@@ -30,7 +37,7 @@
         }                                                                                  \
     } while (0)
 
-template <int NACC, bool LDSM>
+template <int NACC, int LDSM>
 __global__ void mma_loop(float *out, long long *cycles, uint32_t seed)
 {
     __shared__ __align__(128) uint8_t tile[8192];
@@ -52,9 +59,11 @@ __global__ void mma_loop(float *out, long long *cycles, uint32_t seed)
     for (int it = 0; it < ITERS; it++) {
 #pragma unroll
         for (int j = 0; j < NACC; j++) {
-            if (LDSM && j % 4 == 0) /* 8 ldmatrix.x4 per 32 mmas */
-                kb_ldsm4(b[(j / 4) % 2], base + (uint32_t)((j * 512 + it * 16) % 7680));
-            kb_mma16816<__nv_bfloat16>(acc[j], a, b[(j / 4) % 2][j % 4], b[(j / 4) % 2][(j + 1) % 4]);
+            const int set = (j / 4) % 2; /* the fragments group j / 4 uses */
+            if (LDSM != LDSM_OFF && j % 4 == 0) /* 8 ldmatrix.x4 per 32 mmas */
+                kb_ldsm4(b[LDSM == LDSM_NOW ? set : 1 - set],
+                         base + (uint32_t)((j * 512 + it * 16) % 7680));
+            kb_mma16816<__nv_bfloat16>(acc[j], a, b[set][j % 4], b[set][(j + 1) % 4]);
         }
     }
     const long long t1 = clock64();
@@ -66,7 +75,7 @@ __global__ void mma_loop(float *out, long long *cycles, uint32_t seed)
         cycles[blockIdx.x] = t1 - t0;
 }
 
-template <int NACC, bool LDSM> static void run(int sms, int warps, float *out, long long *cyc)
+template <int NACC, int LDSM> static void run(int sms, int warps, float *out, long long *cyc)
 {
     const int threads = 32 * warps; /* one block an SM */
     long long host[1024];
@@ -88,10 +97,10 @@ template <int NACC, bool LDSM> static void run(int sms, int warps, float *out, l
     const double flop_sm = 4096.0 * NACC * ITERS * warps; /* per SM (one block) */
     const double per_clk = flop_sm / (double)cmax;
     const double tflops = flop_sm * sms / (ms * 1e-3) / 1e12;
-    printf("warps/SM %2d  acc/warp %2d  ldmatrix %-3s  %6.0f flop/clk/SM  %6.1f TFLOP/s  "
+    printf("warps/SM %2d  acc/warp %2d  ldmatrix %-5s  %6.0f flop/clk/SM  %6.1f TFLOP/s  "
            "(%4.0f MHz implied)\n",
-           warps, NACC, LDSM ? "on" : "off", per_clk, tflops,
-           tflops * 1e12 / (per_clk * sms) / 1e6);
+           warps, NACC, LDSM == LDSM_OFF ? "off" : LDSM == LDSM_NOW ? "now" : "ahead", per_clk,
+           tflops, tflops * 1e12 / (per_clk * sms) / 1e6);
     CHECK(cudaEventDestroy(e0));
     CHECK(cudaEventDestroy(e1));
 }
@@ -112,10 +121,11 @@ int main(void)
     /* 32 accumulators a warp (128 registers, the rung's) fit 8 warps an SM */
     const int warps[] = {4, 8, 16};
     for (int w = 0; w < 3; w++)
-        run<8, false>(sms, warps[w], out, cyc);
+        run<8, LDSM_OFF>(sms, warps[w], out, cyc);
     for (int w = 0; w < 2; w++) {
-        run<32, false>(sms, warps[w], out, cyc);
-        run<32, true>(sms, warps[w], out, cyc);
+        run<32, LDSM_OFF>(sms, warps[w], out, cyc);
+        run<32, LDSM_NOW>(sms, warps[w], out, cyc);
+        run<32, LDSM_AHEAD>(sms, warps[w], out, cyc);
     }
     CHECK(cudaFree(out));
     CHECK(cudaFree(cyc));

@@ -68,12 +68,16 @@
  * per SM clock): mma.sync m16n8k16 from registers issues 2579-2707 (4-16
  * warps an SM, 8 or 32 accumulators a warp; 591-638 TFLOP/s), two thirds of
  * wgmma's 4096, not the half taken above; with this rung's fragment loads
- * beside it (8 ldmatrix.x4 per 32 mma, the 64 x 64 warp tile) 2153 at 8
- * warps an SM (501 TFLOP/s) and 1675 at 4. The shared-memory reads of the
- * fragments, not the mma rate, are the limit: 420-465 TFLOP/s is 84-93% of
- * 501. A larger warp tile would cut them (96 x 64: 10 ldmatrix per 48 mma,
- * -17%) but needs 192 accumulators a thread, and with fewer than 8 warps an
- * SM the rate falls (4 warps: 393). */
+ * beside it (8 ldmatrix.x4 per 32 mma, the 64 x 64 warp tile), each load
+ * feeding the next 4 mmas at once, 2153 at 8 warps an SM (501 TFLOP/s) and
+ * 1675 at 4. That form leaves each load's latency in the way of its mmas,
+ * which this rung hides by loading the next slice's fragments a slice ahead,
+ * so 501 is a floor of the ceiling, not the ceiling: 420-465 TFLOP/s is 84-93%
+ * of it. The probe's `ahead` form (a group ahead) is to say whether the
+ * fragment reads or the k loop's other work hold the rung back. A larger warp
+ * tile would cut the reads (96 x 64: 10 ldmatrix per 48 mma, -17%) but needs
+ * 192 accumulators a thread, and with fewer than 8 warps an SM the rate falls
+ * (4 warps: 393 TFLOP/s in the same form). */
 #include <stdio.h>
 
 #include <type_traits>
