@@ -491,12 +491,21 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * with GELU 76.9 -> 69.3, 3000 x 40000 65.0 -> 62.5, 137 x 65536 50.0 ->
  * 47.4. The two-block cluster overlaps one block's load with the other's
  * work; one block an SM does not. */
-#define LN_SROW_NV 8 /* vectors a thread */
+#define LN_SROW_NV 8         /* vectors a thread */
+#define LN_SROW_THREADS 1024 /* one block an SM */
+
+/* The longest row the shared-memory row kernel holds (65536 16-bit elements). */
+template <typename T> static constexpr int64_t srow_cols(void)
+{
+    return (int64_t)LN_SROW_THREADS * LN_SROW_NV * kb_vec_width<T>();
+}
+
 template <typename T, bool EXACT, bool TANH>
-__global__ void __launch_bounds__(1024, 1)
+__global__ void __launch_bounds__(LN_SROW_THREADS, 1)
     layernorm_fused_srow(LN_PATH_BUFFERS, int rows, int cols, float inv_cols)
 {
-    constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = 1024, NW = THREADS / 32;
+    constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = LN_SROW_THREADS;
+    constexpr int NW = THREADS / 32;
     static_assert(V == 8, "16-bit rows");
     extern __shared__ uint4 ln_dyn[]; /* the row: vector k THREADS + tid is this thread's */
     __shared__ float red[2][NW];
@@ -564,29 +573,33 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
-/* Launches layernorm_fused_srow: as many blocks as SMs (one an SM), or rows. */
-template <typename T, bool TANH> static cudaError_t launch_srow(const kb_args *a, cudaStream_t s)
+/* Launches layernorm_fused_srow<T, EXACT>: as many blocks as SMs (one an SM),
+ * or rows. */
+template <typename T, bool EXACT, bool TANH>
+static cudaError_t launch_srow_as(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    constexpr size_t smem = (size_t)1024 * LN_SROW_NV * 16;
+    constexpr size_t smem = (size_t)LN_SROW_THREADS * LN_SROW_NV * 16;
+    const auto k = layernorm_fused_srow<T, EXACT, TANH>;
     int sms = 0;
     cudaError_t e = kb_current_sms(&sms);
+    if (e == cudaSuccess)
+        e = kb_allow_smem(k, smem);
     if (e != cudaSuccess)
         return e;
-    const kb_dim3 grid = {(unsigned)(p.rows < sms ? p.rows : sms), 1, 1}, block = {1024, 1, 1};
-    if (p.cols == 1024 * LN_SROW_NV * kb_vec_width<T>()) {
-        e = kb_allow_smem(layernorm_fused_srow<T, true, TANH>, smem);
-        return e != cudaSuccess ? e
-                                : kb_launch(a, s, layernorm_fused_srow<T, true, TANH>,
-                                            "layernorm_fused_srow_exact", grid, block, smem, p.x,
-                                            p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols,
-                                            p.inv_cols);
-    }
-    e = kb_allow_smem(layernorm_fused_srow<T, false, TANH>, smem);
-    return e != cudaSuccess ? e
-                            : kb_launch(a, s, layernorm_fused_srow<T, false, TANH>,
-                                        "layernorm_fused_srow", grid, block, smem, p.x, p.g, p.b1,
-                                        p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols);
+    const kb_dim3 grid = {(unsigned)(p.rows < sms ? p.rows : sms), 1, 1};
+    const kb_dim3 block = {LN_SROW_THREADS, 1, 1};
+    return kb_launch(a, s, k, name, grid, block, smem, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
+                     (int)p.rows, p.cols, p.inv_cols);
+}
+
+/* The shared-memory row kernel: without range checks where the row is exactly
+ * the longest it holds. */
+template <typename T, bool TANH> static cudaError_t launch_srow(const kb_args *a, cudaStream_t s)
+{
+    return a->shape[LN_COLS] == srow_cols<T>()
+               ? launch_srow_as<T, true, TANH>(a, s, "layernorm_fused_srow_exact")
+               : launch_srow_as<T, false, TANH>(a, s, "layernorm_fused_srow");
 }
 
 /* ---- the tile kernel (short rows, several a warp) -------------------------------- *
@@ -1313,7 +1326,7 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     static const int use_srow = kb_env_int("KBENCH_LAYERNORM_SMEM_ROW", 1, 0, 1);
     if constexpr (sizeof(T) == 2)
         if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
-            cols <= 1024 * LN_SROW_NV * V && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
+            cols <= srow_cols<T>() && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
             return launch_srow<T, TANH>(a, s);
     return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
                       : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);
