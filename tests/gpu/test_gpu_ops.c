@@ -65,7 +65,7 @@ static const op_sizes sizes[] = {
       "rows=2,cols=786432,stats=1", "rows=2,cols=524292,mean=10000",
       "rows=150,cols=65528,gelu=1,stats=1", "rows=40,cols=40000,stats=1",
       "rows=2561,cols=39,gelu=1,stats=1", "rows=700,cols=17,mean=10000", "rows=300,cols=23,stats=1",
-      NULL},
+      "rows=9,cols=1048576,stats=1", "rows=20,cols=196608,mean=10000", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

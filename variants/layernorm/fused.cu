@@ -53,6 +53,9 @@
  *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
  *                            the blocks' (n, mean, M2) met through distributed
  *                            shared memory (below);
+ *   longer aligned rows      the streaming cluster kernel: 8-16 blocks of 512
+ *                            threads a row, each streaming its slice twice
+ *                            (below; not yet measured);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
  *   cols % V != 0, or a      threads, ~8 elements each), peeled to 16-byte
  *   pointer off 16 bytes)    boundaries, 16-byte loads, exact statistics of 4
@@ -907,6 +910,124 @@ __global__ void __launch_bounds__(1024, 1)
     }
 }
 
+/* ---- the streaming cluster kernel (aligned rows that no register path holds) ------- *
+ *
+ * The streaming kernel reads a row twice, the second time from the L2 while
+ * the row is there; but with a block a row and one or two blocks an SM, 132-264
+ * rows are in flight, 66-132 MB at 262144 bf16 columns and 512 MB at 1048576
+ * fp32, more than the 60 MB L2: the counters put its DRAM traffic at 1.49-1.51x
+ * the model there (2026-12-01 19:45 UTC: 512 x 262144 bf16 51.7% of the copy
+ * bandwidth, 128 x 1048576 fp32 58.8%, bf16 55.8%), so the second read comes
+ * half from DRAM. Here a cluster of CL blocks of 512 threads shares a row, each
+ * streaming one CL-th of it (softmax's streaming path does the same), so the
+ * rows in flight are CL times fewer: 8 blocks a row of up to 1 MB, 16 beyond,
+ * one block an SM past 2 MB, about 33 MB of rows in flight at most. Each
+ * block's (n, mean, M2) of d = x - x[0] meet through distributed shared memory
+ * in one fixed order, as in the cluster register kernel. Prediction (before
+ * any measurement): DRAM traffic from 1.5x to about 1.0x the model, and the
+ * time with it where DRAM is the limit: 512 x 262144 bf16 and 128 x 1048576
+ * from 52-59% to 70-78% (the DRAM throughput measured now, 3350 GB/s, over
+ * the model's bytes). KBENCH_LAYERNORM_STREAM_CL=0 keeps the one-block kernel. */
+#define SCL_THREADS 512
+
+template <typename T, int CL, int MINB, bool TANH>
+__global__ void __launch_bounds__(SCL_THREADS, MINB)
+    layernorm_fused_stream_cl(LN_PATH_BUFFERS, int64_t rows, int cols, float inv_cols)
+{
+    constexpr int V = kb_vec_width<T>(), U = STREAM_UNROLL;
+    __shared__ float red[3][32];
+    __shared__ __align__(16) float4 part;
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int rank = (int)kb_cluster_rank();
+    const int64_t row = blockIdx.x / CL;
+    const int64_t base = row * cols;
+    const int nvec = cols / V, per = (nvec + CL - 1) / CL;
+    const int lo = rank * per < nvec ? rank * per : nvec;
+    const int hi = lo + per < nvec ? lo + per : nvec;
+    const uint4 *xv = reinterpret_cast<const uint4 *>(x + base);
+    const float K = kb_load(x, base);
+
+    /* Pass 1: this block's slice, U vectors a thread at a time, each chunk's
+     * exact statistics merged into the thread's with Chan's formula. */
+    ln_wf w = {0.0f, 0.0f, 0.0f};
+    for (int j0 = lo + tid; j0 < hi; j0 += U * SCL_THREADS) {
+        uint4 r[U];
+        int n = 0;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int j = j0 + u * SCL_THREADS;
+            r[u] = j < hi ? kb_ld128(xv + j) : make_uint4(0, 0, 0, 0);
+            n += j < hi ? V : 0;
+        }
+        float f[U * V];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            kb_unpack<T>(r[u], &f[u * V]);
+        w = ln_wf_merge(w, ln_chunk_stats<U * V>(f, n, K)); /* the in-range vectors: a prefix */
+    }
+    w = ln_block_wf(w, red);
+
+    /* The cluster's states, merged alike everywhere; the arrival says this
+     * block has read its peers', the wait before the exit keeps its own. */
+    if (tid == 0)
+        part = make_float4(w.n, w.mean, w.m2, 0.0f);
+    kb_cluster_sync();
+    ln_wf c = {0.0f, 0.0f, 0.0f};
+    if (lane < CL) {
+        const float4 p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
+        c = {p.x, p.y, p.z};
+    }
+    c = ln_warp_wf(c);
+    kb_cluster_arrive();
+    const float md = c.mean, rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
+
+    /* Pass 2: the slice again (from the L2), y with 16-byte stores. */
+    uint4 *yv = reinterpret_cast<uint4 *>(y + base);
+    for (int j = lo + tid; j < hi; j += SCL_THREADS) {
+        float f[V], g[V], bb[V];
+        kb_unpack<T>(kb_ld128(xv + j), f);
+        ln_affine_any<T>(gamma, beta, bias, (int64_t)j * V, true, g, bb);
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
+        kb_st128(yv + j, kb_pack<T>(f));
+    }
+    if (mean_out != nullptr && rank == 0 && tid == 0) {
+        mean_out[row] = K + md;
+        rstd_out[row] = rstd;
+    }
+    kb_cluster_wait();
+}
+
+/* Launches layernorm_fused_stream_cl with CL blocks a row, MINB an SM.
+ * cudaErrorNotSupported when this GPU does not place such clusters. */
+template <typename T, int CL, int MINB, bool TANH>
+static cudaError_t launch_stream_cl_n(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const auto k = layernorm_fused_stream_cl<T, CL, MINB, TANH>;
+    static const bool placed = kb_cluster_placed((const void *)k, SCL_THREADS, CL, 0);
+    if (!placed)
+        return cudaErrorNotSupported;
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const kb_dim3 grid = {(unsigned)(p.rows * CL), 1, 1}, block = {SCL_THREADS, 1, 1};
+    return kb_launch_cluster(a, s, k, name, grid, block, 0, CL, p.x, p.g, p.b1, p.b2, p.y, p.mo,
+                             p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+/* The streaming cluster kernel for an aligned row of cols elements: 8 blocks
+ * a row of up to 1 MB, 16 beyond, one block an SM past 2 MB (above the kernel). */
+template <typename T, bool TANH> static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
+{
+    const int64_t rows = a->shape[LN_ROWS], bytes = a->shape[LN_COLS] * (int64_t)sizeof(T);
+    if (rows > INT32_MAX / 16)
+        return cudaErrorNotSupported;
+    if (bytes <= (1 << 20))
+        return launch_stream_cl_n<T, 8, 2, TANH>(a, s, "layernorm_fused_stream_cl8");
+    if (bytes <= (2 << 20))
+        return launch_stream_cl_n<T, 16, 2, TANH>(a, s, "layernorm_fused_stream_cl16");
+    return launch_stream_cl_n<T, 16, 1, TANH>(a, s, "layernorm_fused_stream_cl16_b1");
+}
+
 /* ---- launch: the shared dispatch (layernorm.cuh) over this variant's kernels ---- *
  *
  * Before it, short rows go to the tile kernel; the streaming kernel is the
@@ -1328,6 +1449,14 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
             cols <= srow_cols<T>() && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
             return launch_srow<T, TANH>(a, s);
+    /* Aligned rows past the paths above: the streaming cluster kernel, unless
+     * KBENCH_LAYERNORM_STREAM_CL=0 (above the kernel). */
+    static const int use_scl = kb_env_int("KBENCH_LAYERNORM_STREAM_CL", 1, 0, 1);
+    if (use_scl && vec_stream && aligned && cols % V == 0 && cols > 32768) {
+        const cudaError_t e = launch_stream_cl<T, TANH>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
+    }
     return vec_stream ? ln_dispatch<fused_kernels<true>, T, TANH>(a, s)
                       : ln_dispatch<fused_kernels<false>, T, TANH>(a, s);
 }
