@@ -20,9 +20,10 @@
  *     chunks  <= 512: 128 threads x 4;  <= 1024: 256 x 4;  <= 2048: 256 x 8;
  *     <= 4096: 512 x 8;  <= 8192: 1024 x 8   (a block per row)
  *     so fp32 rows up to 32768 and 16-bit rows up to 65536 stay in registers;
- *   short rows off 16-byte boundaries (cols % (16 / size) != 0, cols <= 256):
- *     the tile path, a block's rows staged through shared memory with 16-byte
- *     copies, 4-32 lanes a row (1000000 x 33 lands here);
+ *   short rows off 16-byte boundaries (cols % (16 / size) != 0): up to 40
+ *     columns the thread-row path, a thread a row (1000000 x 33 lands here),
+ *     up to 256 the tile path, 4-32 lanes a row, both with a block's rows
+ *     staged through shared memory with 16-byte copies;
  *   longer rows off 16-byte boundaries, up to 32768 (fp32) / 65536: the
  *     register ladder again, each row peeled: head elements up to the first
  *     16-byte boundary and tail elements one a thread, the body in 16-byte
@@ -45,7 +46,8 @@
  * A/B switches (environment, read once per process): KBENCH_SOFTMAX_TILE=0 sends
  * short unaligned rows back to the peeled/one-element ladder, =2 takes short
  * aligned rows through the tile path too; KBENCH_SOFTMAX_PEEL=0 sends
- * unaligned rows back to one-element chunks (the old path);
+ * unaligned rows back to one-element chunks (the old path); KBENCH_SOFTMAX_TROW=0
+ * sends rows of up to 40 columns back to the tile path;
  * KBENCH_SOFTMAX_CLUSTER_REGS=0 sends the long aligned rows back to the
  * streaming path; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
  * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
@@ -556,6 +558,69 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
     kb_span_out<T, KB_TILE_THREADS>(y, tile, sp);
 }
 
+/* ---- the thread-row path: short unaligned rows, a thread a row -----------------------
+ *
+ * The tile kernel at 33 columns, 8 lanes of 5 a row, spends its issue slots on
+ * the group as much as on the row: per round of 32 rows two butterflies of 3
+ * shuffles, the row's address, and a range check around every element slot
+ * (the slot's lane and row vary within the warp), for 5 elements a lane.
+ * Here a thread takes a whole row of cols <= NPL elements (the first NPL - 8
+ * known to be in the row, the last 8 checked against cols, the same for the
+ * whole block: a uniform branch) from the same span in shared memory, 256
+ * rows a block, with no shuffles. Rows of 33 elements start 33 banks apart
+ * (fp32) or 16.5 (16-bit): a warp's 32 rows read 32 different banks.
+ * Prediction (before any measurement): 4067203 x 33 bf16 from 73.3% to
+ * 85-90% (the element's load, max, exp, sum, scale and store and little
+ * else), fp32 from 87% to 90%. KBENCH_SOFTMAX_TROW=0 keeps the tile kernel.
+ * Measured (H200, 2026-12-01 20:00 UTC, two interleaved rounds, no counters,
+ * x of 512 MB at 33 columns, % of copy bandwidth, tile -> thread-row, the
+ * rounds within 0.3): 4067203 x 33 fp32 87.1 -> 97.2, 8134406 x 33 bf16 74.4
+ * -> 89.3, 2000000 x 17 fp32 93.5 -> 96.5, 3000000 x 39 bf16 79.6 -> 89.6,
+ * 8000000 x 7 bf16 45.7 -> 60.4. As predicted; at 33 columns bf16 now uses
+ * 65% of issue slots (long_sb 28% of stalls: waiting on DRAM, as a
+ * memory-bound kernel should). 64 registers (16-bit), 80 (fp32); no spills. */
+#define TROW_THREADS 256
+#define TROW_STEP 8 /* row lengths a kernel takes: NPL - 7 .. NPL */
+
+template <typename T, int NPL>
+__global__ void __launch_bounds__(TROW_THREADS)
+    softmax_fused_trow(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
+{
+    constexpr int W = kb_vec_width<T>(), E = TROW_THREADS * NPL; /* a span's most elements */
+    __shared__ __align__(16) T tile[E + W]; /* + the misalignment */
+    const int tid = threadIdx.x, n = (int)cols;
+    const kb_span sp = kb_span_of<T>(rows, cols, TROW_THREADS);
+    kb_span_in<T, TROW_THREADS, kb_span_maxv<T>(TROW_THREADS, E)>(tile, x, sp);
+    __syncthreads();
+
+    /* slot i is in the row: always for the first NPL - TROW_STEP */
+    const auto in = [&](int i) { return i < NPL - TROW_STEP || i < n; };
+    if (tid < sp.nrows) {
+        T *row = &tile[sp.mis + tid * n];
+        float v[NPL];
+        float m = kb_neg_inf();
+#pragma unroll
+        for (int i = 0; i < NPL; i++) {
+            v[i] = in(i) ? kb_to_float(row[i]) : kb_neg_inf();
+            m = fmaxf(m, v[i]);
+        }
+        float sm = 0.0f;
+#pragma unroll
+        for (int i = 0; i < NPL; i++) {
+            v[i] = kb_exp2((v[i] - m) * KB_LOG2E);
+            sm += in(i) ? v[i] : 0.0f;
+        }
+        const float inv = kb_rcp(sm);
+#pragma unroll
+        for (int i = 0; i < NPL; i++)
+            if (in(i))
+                row[i] = kb_from_float<T>(v[i] * inv);
+    }
+    __syncthreads();
+
+    kb_span_out<T, TROW_THREADS>(y, tile, sp);
+}
+
 /* ---- the streaming path: rows too long for the registers -----------------------------
  *
  * Two reads of x: pass one folds the online normaliser over the row, pass two
@@ -742,6 +807,12 @@ static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *nam
     return sm_launch<T>(a, s, k, name, KB_TILE_THREADS, (int)span);
 }
 
+template <typename T, int NPL>
+static cudaError_t launch_trow(const kb_args *a, cudaStream_t s, const char *name)
+{
+    return sm_launch<T>(a, s, softmax_fused_trow<T, NPL>, name, TROW_THREADS, TROW_THREADS);
+}
+
 /* Rows longer than one SM's registers hold (1024 threads x 8 vectors): a
  * cluster of CL blocks a row, each holding its share in registers
  * (softmax_fused_regs with CL > 1). cudaErrorNotSupported when this GPU does
@@ -883,6 +954,12 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
         NPL * G, launch_tile<T, G, NPL>, "softmax_fused_tile_g" #G "_n" #NPL                  \
     }
 
+/* A thread-row row: rows of NPL - 7 .. NPL elements. */
+#define FUSED_TROW(NPL)                                                                    \
+    {                                                                                      \
+        NPL, launch_trow<T, NPL>, "softmax_fused_trow_n" #NPL                                 \
+    }
+
 template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStream_t s)
 {
     constexpr int W = kb_vec_width<T>();
@@ -919,6 +996,11 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         FUSED_TILE(16, 5), FUSED_TILE(16, 8), FUSED_TILE(32, 5), FUSED_TILE(32, 8),
     };
     static const int narrow = kb_env_int("KBENCH_TILE_NARROW", 1, 0, 1);
+    /* Short rows off 16-byte boundaries (buffers aligned): a thread a row,
+     * NPL - 7 .. NPL elements a kernel. */
+    static const fused_cfg trow[] = {
+        FUSED_TROW(8), FUSED_TROW(16), FUSED_TROW(24), FUSED_TROW(32), FUSED_TROW(40),
+    };
     /* Any alignment: one-element chunks. */
     static const fused_cfg sca[] = {
         FUSED_REGS(256, 1, 1, 1, "sca"),     FUSED_REGS(256, 2, 1, 1, "sca"),
@@ -939,6 +1021,13 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     static const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
     static const int use_creg = kb_env_int("KBENCH_SOFTMAX_CLUSTER_REGS", 1, 0, 1);
     const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
+    /* Rows of up to 40 elements off 16-byte boundaries: a thread a row, unless
+     * KBENCH_SOFTMAX_TROW=0 (above the kernel). */
+    static const int use_trow = kb_env_int("KBENCH_SOFTMAX_TROW", 1, 0, 1);
+    if (aligned && use_trow && use_tile == 1 && cols % W != 0)
+        for (const fused_cfg &c : trow)
+            if (cols <= c.chunks)
+                return c.launch(a, s, c.name);
     if (aligned && use_tile && (cols % W != 0 || use_tile == 2)) {
         const fused_cfg *tile = narrow ? tile58 : tile8;
         const size_t ntile =
