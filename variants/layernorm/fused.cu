@@ -493,9 +493,20 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * cluster register kernel's 75.5%: cluster -> this kernel 75.8 -> 71.0,
  * with GELU 76.9 -> 69.3, 3000 x 40000 65.0 -> 62.5, 137 x 65536 50.0 ->
  * 47.4. The two-block cluster overlaps one block's load with the other's
- * work; one block an SM does not. */
+ * work; one block an SM does not.
+ * Next (prediction, before any measurement): at 4096 x 65536 bf16 (66.3%,
+ * report of 20:04 UTC) a row takes 12.3 us an SM, against 8 us for its 256 KB
+ * at the SM's share of the copy bandwidth: about 4 us waiting for the row's
+ * copies, then about 7 us of passes and output (GELU's 10 instructions an
+ * element dominate) with nothing in flight but the stores. With PF = 4 more
+ * slots a thread (192 KB a block), the next row's first 4 vectors are copied
+ * into the free slots as soon as this row's have arrived, and its last 4 into
+ * this row's first 4 slots as the output pass frees them (a ring of 12 slots
+ * a thread), so the copies fly during the work: 66% to 78-88% (the issue
+ * limit). KBENCH_LAYERNORM_SROW_PF=0 keeps the kernel without prefetch. */
 #define LN_SROW_NV 8         /* vectors a thread */
 #define LN_SROW_THREADS 1024 /* one block an SM */
+#define LN_SROW_PF 4 /* slots a thread of the next row's vectors, flying during this row's */
 
 /* The longest row the shared-memory row kernel holds (65536 16-bit elements). */
 template <typename T> static constexpr int64_t srow_cols(void)
@@ -503,37 +514,65 @@ template <typename T> static constexpr int64_t srow_cols(void)
     return (int64_t)LN_SROW_THREADS * LN_SROW_NV * kb_vec_width<T>();
 }
 
-template <typename T, bool EXACT, bool TANH>
+template <typename T, bool EXACT, bool TANH, int PF>
 __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
     layernorm_fused_srow(LN_PATH_BUFFERS, int rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = LN_SROW_THREADS;
     constexpr int NW = THREADS / 32;
+    constexpr int R = NV + PF; /* a thread's slots: a ring */
     static_assert(V == 8, "16-bit rows");
-    extern __shared__ uint4 ln_dyn[]; /* the row: vector k THREADS + tid is this thread's */
+    static_assert(PF <= NV, "the next row's vectors fill the slots freed");
+    extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     const int tid = threadIdx.x;
     const int nvec = EXACT ? THREADS * NV : cols / V;
     const auto in = [&](int k) { return EXACT || tid + k * THREADS < nvec; };
     const uint4 *xt = ln_dyn + tid;
     const uint32_t st = kb_smem_u32(ln_dyn + tid);
+    const auto wrap = [](int q) { return q >= R ? q - R : q; };
+    /* Vector k of row r into slot q: each thread copies, and later reads, only
+     * its own slots, so no barrier orders them. */
+    const auto fetch = [&](int r, int k, int q) {
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)r * cols) + tid;
+        kb_cp_async16(st + q * THREADS * 16, xv + k * THREADS, 16);
+    };
+    int base = 0; /* the slot of the current row's vector 0; vector k in wrap(base + k) */
     /* the row loop's control is the block's: every thread takes every row */
-    for (int row = blockIdx.x; row < rows; row += gridDim.x) {
-        const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)row * cols) + tid;
+    int row = blockIdx.x;
+    if (row < rows) {
 #pragma unroll
-        for (int k = 0; k < NV; k++) /* vectors past the end are zero-filled */
-            kb_cp_async16(st + k * THREADS * 16, in(k) ? xv + k * THREADS : xv, in(k) ? 16 : 0);
+        for (int k = 0; k < NV; k++)
+            if (in(k))
+                fetch(row, k, k);
         kb_cp_async_commit();
+    }
+    for (; row < rows; row += gridDim.x) {
+        const int next = row + (int)gridDim.x;
+        const int nbase = wrap(base + NV);
         kb_cp_async_wait<0>();
-        /* Pass 1: the sum (the zeros past the end add nothing). */
+        /* PF > 0: the next row's first PF vectors into the free slots now, the
+         * rest into this row's slots as the output pass frees them. */
+        if constexpr (PF > 0) {
+            if (next < rows) {
+#pragma unroll
+                for (int k = 0; k < PF; k++)
+                    if (in(k))
+                        fetch(next, k, wrap(nbase + k));
+                kb_cp_async_commit();
+            }
+        }
+        /* Pass 1: the sum of the row's vectors. */
         float s = 0.0f;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             float f[V];
-            kb_unpack<T>(xt[k * THREADS], f);
+            kb_unpack<T>(xt[wrap(base + k) * THREADS], f);
+            float sk = 0.0f;
 #pragma unroll
             for (int i = 0; i < V; i++)
-                s += f[i];
+                sk += f[i];
+            s += in(k) ? sk : 0.0f;
         }
         const float md = ln_group_sum<NW, 1>(s, red[0], 0) * inv_cols;
         /* Pass 2: the sum of (x - mean)^2. red[0] is not written again before
@@ -542,7 +581,7 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             float f[V];
-            kb_unpack<T>(xt[k * THREADS], f);
+            kb_unpack<T>(xt[wrap(base + k) * THREADS], f);
             float qk = 0.0f;
 #pragma unroll
             for (int i = 0; i < V; i++) {
@@ -553,56 +592,73 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
         }
         const float rstd = rsqrtf(fmaf(ln_group_sum<NW, 1>(q, red[1], 0), inv_cols, LN_EPS));
         /* Output: y = GELU((x - mean) rstd gamma + (beta + b)), a vector an
-         * iteration. The next row's copies overwrite only this thread's own
-         * slots, after its reads here. */
+         * iteration; once vector k < NV - PF is written, its slot takes the
+         * next row's vector PF + k (the ring: wrap(nbase + PF + k) is
+         * wrap(base + k)); without PF, the next row's copies, issued after
+         * this loop, overwrite only this thread's slots after its reads here. */
         uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tid;
         const T *gt = gamma + tid * V, *b1t = beta + tid * V, *b2t = bias + tid * V;
 #pragma unroll 1
         for (int k = 0; k < NV; k++) {
             if (!in(k))
                 break;
+            const int sl = wrap(base + k);
             float f[V], g[V], bb[V];
-            kb_unpack<T>(xt[k * THREADS], f);
+            kb_unpack<T>(xt[sl * THREADS], f);
             ln_affine_global<T>(k * THREADS, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int i = 0; i < V; i++)
                 f[i] = ln_gelu<TANH>(fmaf((f[i] - md) * rstd, g[i], bb[i]));
             kb_st128(yv + k * THREADS, kb_pack<T>(f));
+            if (PF > 0 && k < NV - PF && next < rows && in(PF + k))
+                fetch(next, PF + k, sl);
         }
         if (mean_out != nullptr && tid == 0) {
             mean_out[row] = md;
             rstd_out[row] = rstd;
         }
+        if (next < rows) {
+            if constexpr (PF == 0) {
+#pragma unroll
+                for (int k = 0; k < NV; k++)
+                    if (in(k))
+                        fetch(next, k, k);
+            }
+            kb_cp_async_commit();
+        }
+        base = nbase;
     }
 }
 
-/* Launches layernorm_fused_srow<T, EXACT>: as many blocks as SMs (one an SM),
- * or rows. */
-template <typename T, bool EXACT, bool TANH>
-static cudaError_t launch_srow_as(const kb_args *a, cudaStream_t s, const char *name)
+/* Launches layernorm_fused_srow: as many blocks as SMs (one an SM), or rows;
+ * PF slots of prefetch a thread unless KBENCH_LAYERNORM_SROW_PF=0 (above). */
+template <typename T, bool EXACT, bool TANH, int PF>
+static cudaError_t launch_srow_pf(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    constexpr size_t smem = (size_t)LN_SROW_THREADS * LN_SROW_NV * 16;
-    const auto k = layernorm_fused_srow<T, EXACT, TANH>;
+    constexpr size_t smem = (size_t)LN_SROW_THREADS * (LN_SROW_NV + PF) * 16;
     int sms = 0;
     cudaError_t e = kb_current_sms(&sms);
-    if (e == cudaSuccess)
-        e = kb_allow_smem(k, smem);
     if (e != cudaSuccess)
         return e;
     const kb_dim3 grid = {(unsigned)(p.rows < sms ? p.rows : sms), 1, 1};
     const kb_dim3 block = {LN_SROW_THREADS, 1, 1};
-    return kb_launch(a, s, k, name, grid, block, smem, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
-                     (int)p.rows, p.cols, p.inv_cols);
+    const auto k = layernorm_fused_srow<T, EXACT, TANH, PF>;
+    e = kb_allow_smem(k, smem);
+    return e != cudaSuccess ? e
+                            : kb_launch(a, s, k, name, grid, block, smem, p.x, p.g, p.b1, p.b2,
+                                        p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols);
 }
 
-/* The shared-memory row kernel: without range checks where the row is exactly
- * the longest it holds. */
 template <typename T, bool TANH> static cudaError_t launch_srow(const kb_args *a, cudaStream_t s)
 {
-    return a->shape[LN_COLS] == srow_cols<T>()
-               ? launch_srow_as<T, true, TANH>(a, s, "layernorm_fused_srow_exact")
-               : launch_srow_as<T, false, TANH>(a, s, "layernorm_fused_srow");
+    static const int pf = kb_env_int("KBENCH_LAYERNORM_SROW_PF", 1, 0, 1);
+    const bool exact = a->shape[LN_COLS] == srow_cols<T>();
+    if (pf)
+        return exact ? launch_srow_pf<T, true, TANH, LN_SROW_PF>(a, s, "layernorm_fused_srow_pf_exact")
+                     : launch_srow_pf<T, false, TANH, LN_SROW_PF>(a, s, "layernorm_fused_srow_pf");
+    return exact ? launch_srow_pf<T, true, TANH, 0>(a, s, "layernorm_fused_srow_exact")
+                 : launch_srow_pf<T, false, TANH, 0>(a, s, "layernorm_fused_srow");
 }
 
 /* ---- the tile kernel (short rows, several a warp) -------------------------------- *
