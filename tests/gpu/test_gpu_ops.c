@@ -32,7 +32,9 @@ static int gpu;
  * 2-16 blocks (layernorm's 40000 over 16 blocks: the last ranks hold
  * nothing; 262144 x 17 layernorm, x 33 softmax: 8 blocks), and of 524292 and
  * 786432 in fp32, 16 blocks with shared-memory vectors partly filled (softmax
- * takes that path from 33 rows, fewer stream); and a
+ * takes that path from 33 rows, fewer stream); 16-bit layernorm rows of
+ * 40000-65536 in 400 rows, so that each block of the shared-memory row kernel
+ * takes three rows or more and its ring of slots turns over; and a
  * small shape of 5000 rows (row-like units) whose check is
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
@@ -65,7 +67,8 @@ static const op_sizes sizes[] = {
       "rows=2,cols=786432,stats=1", "rows=2,cols=524292,mean=10000",
       "rows=150,cols=65528,gelu=1,stats=1", "rows=40,cols=40000,stats=1",
       "rows=2561,cols=39,gelu=1,stats=1", "rows=700,cols=17,mean=10000", "rows=300,cols=23,stats=1",
-      "rows=9,cols=1048576,stats=1", "rows=20,cols=196608,mean=10000", NULL},
+      "rows=9,cols=1048576,stats=1", "rows=20,cols=196608,mean=10000",
+      "rows=400,cols=65536,stats=1", "rows=400,cols=40000", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

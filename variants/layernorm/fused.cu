@@ -610,8 +610,11 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
             for (int i = 0; i < V; i++)
                 f[i] = ln_gelu<TANH>(fmaf((f[i] - md) * rstd, g[i], bb[i]));
             kb_st128(yv + k * THREADS, kb_pack<T>(f));
-            if (PF > 0 && k < NV - PF && next < rows && in(PF + k))
+            if (PF > 0 && k < NV - PF && next < rows && in(PF + k)) {
+                /* f came from slot sl: its read is done before the copy */
+                asm volatile("" ::"f"(f[V - 1]) : "memory");
                 fetch(next, PF + k, sl);
+            }
         }
         if (mean_out != nullptr && tid == 0) {
             mean_out[row] = md;
@@ -892,6 +895,34 @@ __global__ void __launch_bounds__(1024, 1)
  * kernel's code. */
 #define STREAM_UNROLL 4
 
+/* The exact (n, mean, M2) of d = x - K over the 16-byte vectors of xv in [lo,
+ * hi) that this thread takes (lo + tid + i nt, nt threads): U vectors loaded
+ * before any is used, each chunk's two-pass statistics merged into the
+ * thread's with Chan's formula. */
+template <typename T, int U>
+static __device__ __forceinline__ ln_wf ln_stream_stats(const uint4 *__restrict__ xv, int lo,
+                                                        int hi, int nt, float K)
+{
+    constexpr int V = kb_vec_width<T>();
+    ln_wf w = {0.0f, 0.0f, 0.0f};
+    for (int j0 = lo + (int)threadIdx.x; j0 < hi; j0 += U * nt) {
+        uint4 r[U];
+        int n = 0;
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int j = j0 + u * nt;
+            r[u] = j < hi ? kb_ld128(xv + j) : make_uint4(0, 0, 0, 0);
+            n += j < hi ? V : 0;
+        }
+        float f[U * V];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            kb_unpack<T>(r[u], &f[u * V]);
+        w = ln_wf_merge(w, ln_chunk_stats<U * V>(f, n, K)); /* the in-range vectors: a prefix */
+    }
+    return w;
+}
+
 template <typename T, bool TANH>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_stream_vec(const T *__restrict__ x, const T *__restrict__ gamma,
@@ -920,22 +951,7 @@ __global__ void __launch_bounds__(1024, 1)
     T *yb = yr + head;
     const float K = kb_load(xr, 0);
 
-    ln_wf w = {0.0f, 0.0f, 0.0f};
-    for (int j0 = tid; j0 < nv; j0 += U * nt) {
-        uint4 r[U];
-        int n = 0;
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const int j = j0 + u * nt;
-            r[u] = j < nv ? kb_ld128(xb + (int64_t)j * V) : make_uint4(0, 0, 0, 0);
-            n += j < nv ? V : 0;
-        }
-        float f[U * V];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            kb_unpack<T>(r[u], &f[u * V]);
-        w = ln_wf_merge(w, ln_chunk_stats<U * V>(f, n, K)); /* the in-range vectors: a prefix */
-    }
+    ln_wf w = ln_stream_stats<T, U>(reinterpret_cast<const uint4 *>(xb), 0, nv, nt, K);
     if (tid < head)
         ln_wf_push(w, kb_load(xr, tid) - K);
     if (tid < tail)
@@ -984,6 +1000,29 @@ __global__ void __launch_bounds__(1024, 1)
  * time with it where DRAM is the limit: 512 x 262144 bf16 and 128 x 1048576
  * from 52-59% to 70-78% (the DRAM throughput measured now, 3350 GB/s, over
  * the model's bytes). KBENCH_LAYERNORM_STREAM_CL=0 keeps the one-block kernel. */
+/* The (n, mean, M2) states w of a thread-block cluster's CL blocks (every
+ * thread of a block holding its block's), merged alike in every thread: lane r
+ * of each warp reads block r's through distributed shared memory and the warp
+ * merges them in one fixed order, so the cluster's threads hold the same bits.
+ * part: the block's __shared__ slot. The arrival says this block has read its
+ * peers'; the caller waits (kb_cluster_wait) before it exits, so that its own
+ * slot outlives their reads. */
+template <int CL> static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w, float4 &part)
+{
+    const int lane = threadIdx.x & 31;
+    if (threadIdx.x == 0)
+        part = make_float4(w.n, w.mean, w.m2, 0.0f);
+    kb_cluster_sync();
+    ln_wf c = {0.0f, 0.0f, 0.0f};
+    if (lane < CL) {
+        const float4 p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
+        c = {p.x, p.y, p.z};
+    }
+    c = ln_warp_wf(c);
+    kb_cluster_arrive();
+    return c;
+}
+
 #define SCL_THREADS 512
 
 template <typename T, int CL, int MINB, bool TANH>
@@ -993,7 +1032,7 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
     constexpr int V = kb_vec_width<T>(), U = STREAM_UNROLL;
     __shared__ float red[3][32];
     __shared__ __align__(16) float4 part;
-    const int tid = threadIdx.x, lane = tid & 31;
+    const int tid = threadIdx.x;
     const int rank = (int)kb_cluster_rank();
     const int64_t row = blockIdx.x / CL;
     const int64_t base = row * cols;
@@ -1005,36 +1044,10 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
 
     /* Pass 1: this block's slice, U vectors a thread at a time, each chunk's
      * exact statistics merged into the thread's with Chan's formula. */
-    ln_wf w = {0.0f, 0.0f, 0.0f};
-    for (int j0 = lo + tid; j0 < hi; j0 += U * SCL_THREADS) {
-        uint4 r[U];
-        int n = 0;
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const int j = j0 + u * SCL_THREADS;
-            r[u] = j < hi ? kb_ld128(xv + j) : make_uint4(0, 0, 0, 0);
-            n += j < hi ? V : 0;
-        }
-        float f[U * V];
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            kb_unpack<T>(r[u], &f[u * V]);
-        w = ln_wf_merge(w, ln_chunk_stats<U * V>(f, n, K)); /* the in-range vectors: a prefix */
-    }
-    w = ln_block_wf(w, red);
+    const ln_wf w = ln_block_wf(ln_stream_stats<T, U>(xv, lo, hi, SCL_THREADS, K), red);
 
-    /* The cluster's states, merged alike everywhere; the arrival says this
-     * block has read its peers', the wait before the exit keeps its own. */
-    if (tid == 0)
-        part = make_float4(w.n, w.mean, w.m2, 0.0f);
-    kb_cluster_sync();
-    ln_wf c = {0.0f, 0.0f, 0.0f};
-    if (lane < CL) {
-        const float4 p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
-        c = {p.x, p.y, p.z};
-    }
-    c = ln_warp_wf(c);
-    kb_cluster_arrive();
+    /* The cluster's states, merged alike everywhere. */
+    const ln_wf c = ln_cluster_wf<CL>(w, part);
     const float md = c.mean, rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
 
     /* Pass 2: the slice again (from the L2), y with 16-byte stores. */
@@ -1157,7 +1170,7 @@ __global__ void __launch_bounds__(1024, 1)
     constexpr bool FENCE = TANH && sizeof(T) == 4;
     __shared__ float red[3][32];
     __shared__ __align__(16) float4 part;
-    const int tid = threadIdx.x, lane = tid & 31;
+    const int tid = threadIdx.x;
     const int tv = (int)kb_cluster_rank() * THREADS + tid; /* this thread's first vector */
     const int64_t row = blockIdx.x / CL;
     const int nvec = cols / V;
@@ -1220,18 +1233,8 @@ __global__ void __launch_bounds__(1024, 1)
     ln_wf w = {(float)n, mt, q};
     w = ln_block_wf(w, red);
 
-    /* The cluster's states, merged alike everywhere; the arrival says this
-     * block has read its peers', the wait before the exit keeps its own. */
-    if (tid == 0)
-        part = make_float4(w.n, w.mean, w.m2, 0.0f);
-    kb_cluster_sync();
-    ln_wf c = {0.0f, 0.0f, 0.0f};
-    if (lane < CL) {
-        const float4 p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
-        c = {p.x, p.y, p.z};
-    }
-    c = ln_warp_wf(c);
-    kb_cluster_arrive();
+    /* The cluster's states, merged alike everywhere. */
+    const ln_wf c = ln_cluster_wf<CL>(w, part);
     const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
     const float md = c.mean - mt; /* v holds d - mt */
 
