@@ -657,9 +657,10 @@ template <typename T, bool TANH> static cudaError_t launch_srow(const kb_args *a
 {
     static const int pf = kb_env_int("KBENCH_LAYERNORM_SROW_PF", 1, 0, 1);
     const bool exact = a->shape[LN_COLS] == srow_cols<T>();
+    constexpr int PF = LN_SROW_PF;
     if (pf)
-        return exact ? launch_srow_pf<T, true, TANH, LN_SROW_PF>(a, s, "layernorm_fused_srow_pf_exact")
-                     : launch_srow_pf<T, false, TANH, LN_SROW_PF>(a, s, "layernorm_fused_srow_pf");
+        return exact ? launch_srow_pf<T, true, TANH, PF>(a, s, "layernorm_fused_srow_pf_exact")
+                     : launch_srow_pf<T, false, TANH, PF>(a, s, "layernorm_fused_srow_pf");
     return exact ? launch_srow_pf<T, true, TANH, 0>(a, s, "layernorm_fused_srow_exact")
                  : launch_srow_pf<T, false, TANH, 0>(a, s, "layernorm_fused_srow");
 }
@@ -1085,7 +1086,8 @@ static cudaError_t launch_stream_cl_n(const kb_args *a, cudaStream_t s, const ch
 
 /* The streaming cluster kernel for an aligned row of cols elements: 8 blocks
  * a row of up to 1 MB, 16 beyond, one block an SM past 2 MB (above the kernel). */
-template <typename T, bool TANH> static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
+template <typename T, bool TANH>
+static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
 {
     const int64_t rows = a->shape[LN_ROWS], bytes = a->shape[LN_COLS] * (int64_t)sizeof(T);
     if (rows > INT32_MAX / 16)
