@@ -53,9 +53,9 @@
  *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
  *                            the blocks' (n, mean, M2) met through distributed
  *                            shared memory (below);
- *   longer aligned rows      the streaming cluster kernel: 8-16 blocks of 512
- *                            threads a row, each streaming its slice twice
- *                            (below; not yet measured);
+ *   longer aligned rows,     the streaming cluster kernel: 8-16 blocks of 512
+ *   fewer rows than SMs      threads a row, each streaming its slice twice
+ *                            (below: slower than a block a row otherwise);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
  *   cols % V != 0, or a      threads, ~8 elements each), peeled to 16-byte
  *   pointer off 16 bytes)    boundaries, 16-byte loads, exact statistics of 4
@@ -503,7 +503,15 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * into the free slots as soon as this row's have arrived, and its last 4 into
  * this row's first 4 slots as the output pass frees them (a ring of 12 slots
  * a thread), so the copies fly during the work: 66% to 78-88% (the issue
- * limit). KBENCH_LAYERNORM_SROW_PF=0 keeps the kernel without prefetch. */
+ * limit). KBENCH_LAYERNORM_SROW_PF=0 keeps the kernel without prefetch.
+ * Measured (H200, 2026-12-01 21:20 UTC, two interleaved rounds, no counters,
+ * % of copy bandwidth, bf16, without -> with the ring): 4096 x 65536 63.4 /
+ * 63.7 -> 68.6 / 67.1, with GELU 68.9 / 68.5 -> 72.7 / 72.3, 3000 x 40000
+ * 55.7 / 55.6 -> 57.7 / 57.4; 137 x 65536 (L2-resident, one row a block)
+ * 31.2 / 31.1 -> 30.3 / 30.2. Kept: a third of the predicted gain. The copy
+ * of the next row's first 4 vectors waits for this row's to arrive, and its
+ * last 4 for the output pass, so a row's passes still run with half of the
+ * next row in flight at most. */
 #define LN_SROW_NV 8         /* vectors a thread */
 #define LN_SROW_THREADS 1024 /* one block an SM */
 #define LN_SROW_PF 4 /* slots a thread of the next row's vectors, flying during this row's */
@@ -1000,7 +1008,21 @@ __global__ void __launch_bounds__(1024, 1)
  * any measurement): DRAM traffic from 1.5x to about 1.0x the model, and the
  * time with it where DRAM is the limit: 512 x 262144 bf16 and 128 x 1048576
  * from 52-59% to 70-78% (the DRAM throughput measured now, 3350 GB/s, over
- * the model's bytes). KBENCH_LAYERNORM_STREAM_CL=0 keeps the one-block kernel. */
+ * the model's bytes). KBENCH_LAYERNORM_STREAM_CL=0 keeps the one-block kernel.
+ * Measured (H200, 2026-12-01 21:20 UTC, two interleaved rounds, no counters,
+ * % of copy bandwidth, one-block streaming -> this kernel): 512 x 262144 fp32
+ * 61.3 / 61.3 -> 61.2 / 61.2, bf16 1024 x 262144 50.4 / 50.6 -> 49.0 / 49.0,
+ * 128 x 1048576 fp32 59.1 / 59.0 -> 51.7 / 52.0, bf16 256 x 1048576 54.6 /
+ * 54.2 -> 43.4 / 43.5; with fewer rows than SMs (L2-resident) bf16 67 x
+ * 131072 25.3 / 25.3 -> 29.7 / 29.9 and 20 x 1048576 10.7 / 10.7 -> 40.9 /
+ * 40.9. The prediction was half right: at bf16 1024 x 262144 the DRAM
+ * traffic fell to 1.01x the model as predicted, and the time did not move
+ * (48.8%, 45% of warps active, not_selected the top stall at 27%: issue,
+ * not DRAM, is then the limit, the row's two passes and the cluster's
+ * barriers on half-occupied SMs); at fp32 1048576 (4 MB rows, 16 blocks a
+ * row) the excess stayed 1.71x and long_scoreboard took 76% of stalls. So
+ * the kernel takes only rows fewer than the SMs, where the one-block kernel
+ * leaves SMs idle. */
 /* The (n, mean, M2) states w of a thread-block cluster's CL blocks (every
  * thread of a block holding its block's), merged alike in every thread: lane r
  * of each warp reads block r's through distributed shared memory and the warp
@@ -1510,10 +1532,12 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
             cols <= srow_cols<T>() && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
             return launch_srow<T, TANH>(a, s);
-    /* Aligned rows past the paths above: the streaming cluster kernel, unless
-     * KBENCH_LAYERNORM_STREAM_CL=0 (above the kernel). */
+    /* Aligned rows past the paths above, fewer rows than SMs: the streaming
+     * cluster kernel (measured above), unless KBENCH_LAYERNORM_STREAM_CL=0. */
     static const int use_scl = kb_env_int("KBENCH_LAYERNORM_STREAM_CL", 1, 0, 1);
-    if (use_scl && vec_stream && aligned && cols % V == 0 && cols > 32768) {
+    int sms = 0;
+    if (use_scl && vec_stream && aligned && cols % V == 0 && cols > 32768 &&
+        kb_current_sms(&sms) == cudaSuccess && rows < sms) {
         const cudaError_t e = launch_stream_cl<T, TANH>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
