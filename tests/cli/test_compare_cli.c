@@ -191,13 +191,13 @@ static void same_report(void **state)
         char *doc = kbt_slurp(committed);
         const size_t n = kbt_count(doc, "\"variant\":"); /* its results: one case each */
         free(doc);
+        /* no case moves; one with loose samples may be UNCERTAIN even against
+         * itself (test_compare.c's test_committed_reports says which) */
         char want[160];
-        snprintf(want, sizeof want,
-                 "%zu cases: 0 faster, 0 slower, %zu same, 0 uncertain, 0 only in BASE, 0 "
-                 "only in NEW\n",
-                 n, n);
+        snprintf(want, sizeof want, "%zu cases: 0 faster, 0 slower, ", n);
         assert_int_equal(kbf("compare %s %s", committed, committed), 0);
         kbt_has(out_text, want);
+        kbt_has(out_text, " uncertain, 0 only in BASE, 0 only in NEW\n");
     }
 }
 

@@ -7,6 +7,7 @@
  * text, markdown and JSON views; the committed GPU reports (or the fixtures)
  * compared with themselves and with noisy copies. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,7 +572,12 @@ static void test_views(void **state)
 }
 
 /* The committed GPU reports (the fixtures without them) against themselves
- * and against copies with +-1% noise: every ok case is SAME. */
+ * and against copies with +-1% noise: no case is FASTER or SLOWER, and every
+ * ok case whose samples are tight (relative deviation at most 2%) is SAME. A
+ * looser one may be UNCERTAIN even against itself: softmax's coalesced fp32
+ * at 174762 x 768 (2026-12-01 21:29 UTC) has its samples in two modes, 280
+ * and 320 us, and the bootstrap interval of the median's ratio then spans
+ * [0.926, 1.080]. */
 static void test_committed_reports(void **state)
 {
     (void)state;
@@ -595,8 +601,10 @@ static void test_committed_reports(void **state)
                              KB_OK);
             for (size_t k = 0; k < c.ncases; k++) {
                 const kb_cmp_case *q = &c.cases[k];
-                kb_verdict want = q->base->status == KB_R_OK ? KB_V_SAME : KB_V_UNCERTAIN;
-                if (q->verdict != want)
+                const bool ok = q->base->status == KB_R_OK;
+                const kb_verdict want = ok ? KB_V_SAME : KB_V_UNCERTAIN;
+                const bool loose = ok && q->base->stdrel > 0.02 && q->verdict == KB_V_UNCERTAIN;
+                if (q->verdict != want && !loose)
                     fail_msg("%s case %zu (%s): %s [%g, %g] %s", reports[i], k,
                              q->base->variant, kb_verdict_name(q->verdict), q->lo, q->hi,
                              q->why);
