@@ -137,7 +137,8 @@ typedef struct kb_variant {
      * library's plan for this shape). Returns 0 when the variant can run; 1 when it
      * cannot run this case, with the reason in why (recorded as skipped); -1 on an
      * error, with the reason in why (recorded as failed). What it builds lives until
-     * the process ends: one case per child. */
+     * the process ends: one case per child. The harness waits for the device after
+     * it, so work it queues on the default stream (a memset) precedes the launch. */
     int (*prepare)(const kb_args *a, char *why, size_t why_size);
     /* NULL, or: the variant's own account of why its last launch failed (a
      * library's message, which a cudaError_t cannot carry), "" when it has

@@ -354,6 +354,9 @@ static int first_launch(const kb_op *op, const kb_variant *v, const kb_bench_opt
             r->status = p > 0 ? KB_R_SKIPPED : KB_R_FAILED;
             return STEP_OVER;
         }
+        /* what the hook queued on the legacy default stream (a memset of
+         * counters), which the case's non-blocking stream does not wait for */
+        CASE_CUDA(cudaDeviceSynchronize());
     }
     for (int i = 0; i < op->nout; i++)
         CASE_CUDA(kb_poison(c->a.out[i], op->out_bytes(r->shape, c->a.dtype, i), c->s));
