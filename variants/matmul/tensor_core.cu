@@ -73,8 +73,14 @@
  * 1675 at 4. That form leaves each load's latency in the way of its mmas,
  * which this rung hides by loading the next slice's fragments a slice ahead,
  * so 501 is a floor of the ceiling, not the ceiling: 420-465 TFLOP/s is 84-93%
- * of it. The probe's `ahead` form (a group ahead) is to say whether the
- * fragment reads or the k loop's other work hold the rung back. A larger warp
+ * of it. The probe's `ahead` form (each group's fragments loaded a group
+ * before it: 2026-12-01 21:15 UTC, flop per SM clock, now -> ahead): 2115 ->
+ * 2150 at 8 warps an SM, 1675 -> 1795 at 4. At 8 warps the loads' latency is
+ * hidden already; their issue beside the mmas is what costs (a fifth of the
+ * rate). The ceiling of this warp tile is so about 2150. In the committed
+ * report the rung did 457 TFLOP/s at 4096^3 at 1965 MHz: 1762 flop per SM
+ * clock, 82% of it; 0.6x cuBLAS's 793 there is 476 TFLOP/s, 1835 at that
+ * clock, 85%. A larger warp
  * tile would cut the reads (96 x 64: 10 ldmatrix per 48 mma, -17%) but needs
  * 192 accumulators a thread, and with fewer than 8 warps an SM the rate falls
  * (4 warps: 393 TFLOP/s in the same form). */
