@@ -227,6 +227,20 @@ template <typename T> KB_DEV kb_span kb_span_of(int64_t rows, int64_t cols, int 
 #define KB_TILE_PER_LANE 8
 #define KB_TILE_ELEMS (KB_TILE_THREADS * 4 * KB_TILE_PER_LANE)
 
+/* The thread-row kernels' blocks (the short-row paths' rows of up to 40
+ * elements off 16-byte boundaries, a thread a row): KB_TROW_THREADS rows a
+ * block, a kernel for rows of NPL - KB_TROW_STEP + 1 .. NPL elements. */
+#define KB_TROW_THREADS 256
+#define KB_TROW_STEP 8
+
+/* Whether slot i of a thread-row kernel's NPL is in a row of n elements: the
+ * first NPL - KB_TROW_STEP always (a constant), the last KB_TROW_STEP by n
+ * (the same for the whole block). */
+template <int NPL> KB_DEV bool kb_trow_in(int i, int n)
+{
+    return i < NPL - KB_TROW_STEP || i < n;
+}
+
 /* Span sp of x into tile: every thread's loads are issued before the first is
  * stored, so MAXV of them fly at once. */
 template <typename T, int THREADS, int MAXV>

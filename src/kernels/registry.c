@@ -93,9 +93,17 @@ void kb_note_launch(kb_launch_log *log, const void *fn, const char *name, kb_dim
 
 cudaError_t kb_current_sms(int *sms)
 {
+    /* asked of the runtime once per device: launchers call this inside the
+     * timed region */
+    static int dev_of = -1, sms_of = 0;
     int dev = 0;
     *sms = 0;
     cudaError_t ce = cudaGetDevice(&dev);
-    return ce == cudaSuccess ? cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev)
-                             : ce;
+    if (ce == cudaSuccess && dev != dev_of) {
+        ce = cudaDeviceGetAttribute(&sms_of, cudaDevAttrMultiProcessorCount, dev);
+        dev_of = ce == cudaSuccess ? dev : -1;
+    }
+    if (ce == cudaSuccess)
+        *sms = sms_of;
+    return ce;
 }

@@ -783,28 +783,25 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
  * which GELU's erf is half, and on the 7 of 40 slots that are skipped, not
  * free, at 33 columns. 64 registers (16-bit, 4 blocks an SM), 80 (fp32, 3);
  * no spills. */
-#define TROW_THREADS 256
-#define TROW_STEP 8 /* row lengths a kernel takes: NPL - 7 .. NPL */
 
 template <typename T, int NPL, bool TANH>
-__global__ void __launch_bounds__(TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
+__global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
     layernorm_fused_trow(const T *__restrict__ x, const T *__restrict__ gamma,
                          const T *__restrict__ beta, const T *__restrict__ bias,
                          T *__restrict__ y, float *__restrict__ mean_out,
                          float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
 {
-    constexpr int W = kb_vec_width<T>(), E = TROW_THREADS * NPL; /* a span's most elements */
+    constexpr int W = kb_vec_width<T>(), E = KB_TROW_THREADS * NPL; /* a span's most elements */
     __shared__ __align__(16) T tile[E + W]; /* + the misalignment */
     __shared__ float2 gb[NPL];              /* gamma and beta + b of each column */
     const int tid = threadIdx.x;
-    const kb_span sp = kb_span_of<T>(rows, cols, TROW_THREADS);
-    for (int c = tid; c < cols; c += TROW_THREADS)
+    const kb_span sp = kb_span_of<T>(rows, cols, KB_TROW_THREADS);
+    for (int c = tid; c < cols; c += KB_TROW_THREADS)
         gb[c] = make_float2(kb_load(gamma, c), kb_load(beta, c) + kb_load(bias, c));
-    kb_span_in<T, TROW_THREADS, kb_span_maxv<T>(TROW_THREADS, E)>(tile, x, sp);
+    kb_span_in<T, KB_TROW_THREADS, kb_span_maxv<T>(KB_TROW_THREADS, E)>(tile, x, sp);
     __syncthreads();
 
-    /* slot i is in the row: always for the first NPL - TROW_STEP */
-    const auto in = [&](int i) { return i < NPL - TROW_STEP || i < cols; };
+    const auto in = [&](int i) { return kb_trow_in<NPL>(i, cols); };
     if (tid < sp.nrows) {
         T *row = &tile[sp.mis + tid * cols];
         const float K = kb_to_float(row[0]);
@@ -837,7 +834,7 @@ __global__ void __launch_bounds__(TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
     }
     __syncthreads();
 
-    kb_span_out<T, TROW_THREADS>(y, tile, sp);
+    kb_span_out<T, KB_TROW_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming kernels (rows too long for registers, or unaligned) ------------ */
@@ -1451,13 +1448,13 @@ static cudaError_t launch_tile_g(const kb_args *a, cudaStream_t s, bool n5)
     return n5 ? launch_tile<T, G, 5, TANH>(a, s) : launch_tile<T, G, KB_TILE_PER_LANE, TANH>(a, s);
 }
 
-/* The thread-row kernel for rows of cols <= NPL elements, NPL - TROW_STEP < cols. */
+/* The thread-row kernel for rows of cols <= NPL elements, NPL - KB_TROW_STEP < cols. */
 template <typename T, int NPL, bool TANH>
 static cudaError_t launch_trow_n(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const kb_dim3 grid = {(unsigned)((p.rows + TROW_THREADS - 1) / TROW_THREADS), 1, 1};
-    const kb_dim3 block = {TROW_THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)((p.rows + KB_TROW_THREADS - 1) / KB_TROW_THREADS), 1, 1};
+    const kb_dim3 block = {KB_TROW_THREADS, 1, 1};
     return kb_launch(a, s, layernorm_fused_trow<T, NPL, TANH>, name, grid, block, 0, p.x, p.g,
                      p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }

@@ -579,22 +579,19 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
  * 8000000 x 7 bf16 45.7 -> 60.4. As predicted; at 33 columns bf16 now uses
  * 65% of issue slots (long_sb 28% of stalls: waiting on DRAM, as a
  * memory-bound kernel should). 64 registers (16-bit), 80 (fp32); no spills. */
-#define TROW_THREADS 256
-#define TROW_STEP 8 /* row lengths a kernel takes: NPL - 7 .. NPL */
 
 template <typename T, int NPL>
-__global__ void __launch_bounds__(TROW_THREADS)
+__global__ void __launch_bounds__(KB_TROW_THREADS)
     softmax_fused_trow(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
-    constexpr int W = kb_vec_width<T>(), E = TROW_THREADS * NPL; /* a span's most elements */
+    constexpr int W = kb_vec_width<T>(), E = KB_TROW_THREADS * NPL; /* a span's most elements */
     __shared__ __align__(16) T tile[E + W]; /* + the misalignment */
     const int tid = threadIdx.x, n = (int)cols;
-    const kb_span sp = kb_span_of<T>(rows, cols, TROW_THREADS);
-    kb_span_in<T, TROW_THREADS, kb_span_maxv<T>(TROW_THREADS, E)>(tile, x, sp);
+    const kb_span sp = kb_span_of<T>(rows, cols, KB_TROW_THREADS);
+    kb_span_in<T, KB_TROW_THREADS, kb_span_maxv<T>(KB_TROW_THREADS, E)>(tile, x, sp);
     __syncthreads();
 
-    /* slot i is in the row: always for the first NPL - TROW_STEP */
-    const auto in = [&](int i) { return i < NPL - TROW_STEP || i < n; };
+    const auto in = [&](int i) { return kb_trow_in<NPL>(i, n); };
     if (tid < sp.nrows) {
         T *row = &tile[sp.mis + tid * n];
         float v[NPL];
@@ -618,7 +615,7 @@ __global__ void __launch_bounds__(TROW_THREADS)
     }
     __syncthreads();
 
-    kb_span_out<T, TROW_THREADS>(y, tile, sp);
+    kb_span_out<T, KB_TROW_THREADS>(y, tile, sp);
 }
 
 /* ---- the streaming path: rows too long for the registers -----------------------------
@@ -810,7 +807,7 @@ static cudaError_t launch_tile(const kb_args *a, cudaStream_t s, const char *nam
 template <typename T, int NPL>
 static cudaError_t launch_trow(const kb_args *a, cudaStream_t s, const char *name)
 {
-    return sm_launch<T>(a, s, softmax_fused_trow<T, NPL>, name, TROW_THREADS, TROW_THREADS);
+    return sm_launch<T>(a, s, softmax_fused_trow<T, NPL>, name, KB_TROW_THREADS, KB_TROW_THREADS);
 }
 
 /* Rows longer than one SM's registers hold (1024 threads x 8 vectors): a
