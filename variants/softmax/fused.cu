@@ -51,7 +51,21 @@
  * KBENCH_SOFTMAX_CLUSTER_REGS=0 sends the long aligned rows back to the
  * streaming path; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
  * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
- * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16. Prediction for
+ * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16;
+ * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
+ * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
+ * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
+ * columns sit below their neighbours (fp32 97.1%, bf16 93.4% against 98-99%
+ * at 32 and 768, report of 21:29 UTC) with one 16-byte load in flight a thread
+ * and 4-5 shuffle levels a reduction; 4 loads a thread and 2-3 levels: fp32 to
+ * ~98.5% (PyTorch's eager softmax ran 98.4% there, 1.4% ahead of kbench), bf16
+ * to ~97%. Measured (H200, 2026-12-01 23:30 UTC, no counters, L2 flushed, % of
+ * copy bandwidth, 1 -> 4 a lane): bf16 2097152 x 128 93.2 -> 97.2, 1048576 x
+ * 256 91.5 -> 97.3, 3001 x 200 (L2-resident) 12.5 -> 12.4; fp32 1048576 x 128
+ * 97.0 -> 96.8, 2097152 x 64 98.3 -> 95.9, 100001 x 36 (L2-resident) 55.6 ->
+ * 62.1. The 16-bit rows gained what was predicted; fp32 did not: its 128
+ * columns were not short of loads in flight, and at 64 columns (16 vectors, 4
+ * lanes a row) it lost 2.4 points, for reasons not yet measured. Prediction for
  * the change, written before it was measured: 1000000 x 33 from 36% (fp32) / 18% (bf16) of
  * the copy bandwidth to ~80% / ~70% (a warp per 33-element row spent 10
  * shuffles and 2 loads a lane on 1 element; the tile path spends 3 shuffles on
@@ -1033,6 +1047,18 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
             if (cols <= tile[i].chunks)
                 return tile[i].launch(a, s, tile[i].name);
     }
+    /* Rows of 9-32 vectors with 4 vectors a lane: 16-bit rows, unless
+     * KBENCH_SOFTMAX_DEEP=0|1 says otherwise (measured: header comment) */
+    static const int deep_env = kb_env_int("KBENCH_SOFTMAX_DEEP", -1, 0, 1);
+    const bool deep = deep_env < 0 ? sizeof(T) == 2 : deep_env == 1;
+    static const fused_cfg vec_deep[] = {
+        FUSED_REGS(256, 4, 4, W, "vec"),
+        FUSED_REGS(256, 8, 4, W, "vec"),
+    };
+    if (aligned && cols % W == 0 && deep && cols > 8 * W)
+        for (const fused_cfg &c : vec_deep)
+            if (cols <= (int64_t)c.chunks * W)
+                return c.launch(a, s, c.name);
     if (aligned && cols % W == 0)
         for (const fused_cfg &c : vec)
             if (cols <= (int64_t)c.chunks * W)
