@@ -65,6 +65,16 @@ for step in "$@"; do
                 done
             done
         done
+        # softmax's rows of 9-32 vectors 4 vectors a lane (16-bit by default),
+        # forced on for fp32 too
+        KBENCH_SOFTMAX_DEEP=1 $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+            --shape rows=100001,cols=36 --shape rows=3001,cols=200 --shape rows=1,cols=128 \
+            --shape rows=65537,cols=64 --metrics none --min-samples 3 --db "$out/deep.db" \
+            >"$out/deep.txt" 2>&1 || fail "softmax deep: kbench run exit $?"
+        KBENCH_SOFTMAX_DEEP=1 timeout 300 "$san" --tool memcheck --error-exitcode 9 \
+            $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
+            --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+            >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
         grep -E "ERROR SUMMARY|mismatch|failed" "$out/sanitizer.log" | sort | uniq -c
         ;;
     sweep)
@@ -122,6 +132,7 @@ for step in "$@"; do
         ab KBENCH_TILE_SWIZZLE=1 layernorm fused rows=4067203,cols=33 rows=4194304,cols=32
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
+        ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
         # the cluster rung's own knobs: sizes forced against the plan's choice
         for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \
                   KBENCH_CLUSTER_STORE=3 \

@@ -1169,6 +1169,20 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * fp32 (33 x 262144 44.1 -> 37.5). Half the streaming path's bandwidth at
  * 512 x 262144 bf16: the prefetch into shared memory and the reads back out
  * of it added a pass the streaming path does not make.
+ * Tried and not kept (H200, 2026-12-01 23:30 UTC, two rounds, same method,
+ * % of copy bandwidth; code in commits fe2fd7e, d208f73): softmax's split
+ * rows (its header) for layernorm, a persistent cooperative grid of one
+ * 512-thread block an SM, each 64 KB chunk's exact (n, mean, M2) met through
+ * global memory, gamma, beta and b from the L2 (unstaged), or, staged, the
+ * grid a multiple of the chunks a row so that each block kept its chunk's
+ * gamma and beta + b in 128-192 KB of shared memory; predicted 80-88%. This
+ * path -> unstaged -> staged: fp32 512 x 262144 60.8 -> 44.6 -> 55.1, 128 x
+ * 1048576 58.9 -> 39.0 -> 50.7, 2048 x 65536 76.2 -> 46.5 -> 57.0; bf16
+ * 1024 x 262144 50.5 -> 36.9 -> 41.8, 256 x 1048576 54.1 -> 35.5 -> 41.6,
+ * 4096 x 65536 67.5 -> 38.0 -> 43.4 (second round within 1.5 points). The
+ * split rows lost as in softmax; staging the parameters was worth 5-11
+ * points within them, the one sign so far that the L2's parameter traffic
+ * costs layernorm's long rows something.
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV

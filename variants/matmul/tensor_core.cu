@@ -83,7 +83,14 @@
  * clock, 85%. A larger warp
  * tile would cut the reads (96 x 64: 10 ldmatrix per 48 mma, -17%) but needs
  * 192 accumulators a thread, and with fewer than 8 warps an SM the rate falls
- * (4 warps: 393 TFLOP/s in the same form). */
+ * (4 warps: 393 TFLOP/s in the same form).
+ * Tried and not kept (H200, 2026-12-01 23:30 UTC, bf16, beside cuBLAS in
+ * each run; code in commit ea8c084): k steps of 128 in two 96 KB slots, so
+ * that a step's wait, barrier and copy issue come once per 256 mmas a warp
+ * instead of 128, predicted +2-4%. TFLOP/s, BK 128 / BK 64: 4096^3 400.1 /
+ * 426.4, 8192^3 430.2 / 432.9, 4095 x 4097 x 1000 201.9 / 209.6 (255 against
+ * 244 registers): the step's overhead is not the gap; two stages leave one
+ * step in flight where three left two. */
 #include <stdio.h>
 
 #include <type_traits>

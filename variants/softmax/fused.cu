@@ -128,6 +128,18 @@
  * 32.7. Nothing moved where it was predicted to (262144 fp32 to ~92%, bf16
  * to ~90%): the gap between rows is not where the time goes, and the extra
  * pass through shared memory cost a little everywhere.
+ * Tried and not kept (H200, 2026-12-01 23:30 UTC, two rounds, same method,
+ * % of copy bandwidth, this path -> split rows; code in commit dad9dff): no
+ * cluster, a persistent cooperative grid of one 512-thread block an SM
+ * walking (row, 64 KB chunk) items, each chunk held in registers while its
+ * (max, sum) met the row's others through global memory (a counter a row),
+ * the next item's loads issued before the wait; predicted 85-92% at the long
+ * rows. fp32 512 x 262144 83.1 -> 60.9, 82.6 -> 61.4; 128 x 1048576 67.6 ->
+ * 59.4, 67.4 -> 59.6; bf16 1024 x 262144 74.9 -> 57.8, 74.6 -> 57.9; 256 x
+ * 1048576 64.5 -> 54.7, 64.3 -> 54.6. Worse everywhere, by 8-22 points; one
+ * block of 512 threads an SM with 64 KB in flight, each waiting on the
+ * slowest of a row's 16-64 chunks, moved less than the clusters do (why in
+ * the counters was not measured).
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
