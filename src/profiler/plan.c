@@ -14,17 +14,7 @@
 /* 1 when variant v is selected by the plan's list. */
 static int selected(const kb_plan *p, const kb_variant *v)
 {
-    if (!p->variants || !strcmp(p->variants, "all"))
-        return 1;
-    size_t n = strlen(v->name);
-    for (const char *s = p->variants; *s;) {
-        const char *c = strchr(s, ',');
-        size_t len = c ? (size_t)(c - s) : strlen(s);
-        if (len == n && !strncmp(s, v->name, n))
-            return 1;
-        s += len + (c ? 1 : 0);
-    }
-    return 0;
+    return !p->variants || !strcmp(p->variants, "all") || kb_list_has(p->variants, v->name);
 }
 
 static kb_status find_ops(kb_plan *p, const char *name, kb_err *e)

@@ -78,6 +78,19 @@ kb_status kb_parse_double(const char *s, double lo, double hi, const char *what,
     return KB_OK;
 }
 
+int kb_list_has(const char *list, const char *word)
+{
+    const size_t n = strlen(word);
+    for (const char *s = list; *s;) {
+        const char *c = strchr(s, ',');
+        const size_t len = c ? (size_t)(c - s) : strlen(s);
+        if (len == n && !strncmp(s, word, n))
+            return 1;
+        s += len + (c ? 1 : 0);
+    }
+    return 0;
+}
+
 int kb_strlcpy(char *dst, const char *src, size_t dst_size)
 {
     size_t n = strlen(src);

@@ -74,6 +74,9 @@ kb_status kb_parse_double(const char *s, double lo, double hi, const char *what,
  * source was cut short, 0 otherwise. */
 int kb_strlcpy(char *dst, const char *src, size_t dst_size);
 
+/* 1 when word is one of the comma-separated words of list ("a,b"), 0 otherwise. */
+int kb_list_has(const char *list, const char *word);
+
 /* The shortest decimal text (15, 16 or 17 significant digits) that reads back
  * to exactly v, into buf; "" when v is not finite. */
 void kb_fmt_exact(double v, char *buf, size_t n);

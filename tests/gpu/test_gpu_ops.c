@@ -16,6 +16,7 @@
 #include "profiler/bench.h"
 #include "profiler/counters.h"
 #include "profiler/device.h"
+#include "util/status.h"
 
 static kb_device dev;
 static int gpu;
@@ -98,13 +99,7 @@ static const op_sizes sizes[] = {
 static int op_selected(const char *name)
 {
     const char *list = getenv("KBENCH_TEST_OPS");
-    if (list == NULL || *list == '\0')
-        return 1;
-    const size_t n = strlen(name);
-    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-            return 1;
-    return 0;
+    return list == NULL || *list == '\0' || kb_list_has(list, name);
 }
 
 static const op_sizes *sizes_of(const kb_op *op)

@@ -60,6 +60,16 @@ static void strlcpy_truncates(void **state)
     assert_string_equal(buf, "abc");
 }
 
+static void list_has_whole_words(void **state)
+{
+    (void)state;
+    assert_true(kb_list_has("softmax,layernorm", "softmax"));
+    assert_true(kb_list_has("softmax,layernorm", "layernorm"));
+    assert_false(kb_list_has("softmax,layernorm", "norm"));
+    assert_false(kb_list_has("flash-wgmma", "flash"));
+    assert_false(kb_list_has("", "fused"));
+}
+
 static void edit_distance_counts(void **state)
 {
     (void)state;
@@ -180,6 +190,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_i64_accepts_range),   cmocka_unit_test(parse_i64_rejects_bad_text),
         cmocka_unit_test(parse_double_checks),       cmocka_unit_test(strlcpy_truncates),
+        cmocka_unit_test(list_has_whole_words),
         cmocka_unit_test(edit_distance_counts),      cmocka_unit_test(safe_text_per_kind),
         cmocka_unit_test(sha256_vectors),            cmocka_unit_test(embedded_files_match_the_tree),
         cmocka_unit_test(error_more_lines),
