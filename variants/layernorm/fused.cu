@@ -54,7 +54,7 @@
  *                            the blocks' (n, mean, M2) met through distributed
  *                            shared memory (below);
  *   longer aligned rows,     the streaming cluster kernel: 8-16 blocks of 512
- *   fewer rows than SMs      threads a row, each streaming its slice twice
+ *   rows <= 3/4 of the SMs   threads a row, each streaming its slice twice
  *                            (below: slower than a block a row otherwise);
  *   otherwise (longer, or    the streaming path: a block per row (<= 1024
  *   cols % V != 0, or a      threads, ~8 elements each), peeled to 16-byte
@@ -1019,7 +1019,11 @@ __global__ void __launch_bounds__(1024, 1)
  * barriers on half-occupied SMs); at fp32 1048576 (4 MB rows, 16 blocks a
  * row) the excess stayed 1.71x and long_scoreboard took 76% of stalls. So
  * the kernel takes only rows fewer than the SMs, where the one-block kernel
- * leaves SMs idle. */
+ * leaves SMs idle. The report of 21:36 UTC showed that bound too loose: fp32
+ * 128 x 1048576 (128 rows, 132 SMs) took this kernel at 51.6%, where a block a
+ * row had measured 59.1% (21:20 UTC); 67 rows won, 128 lost. It now takes
+ * rows of at most three quarters of the SMs (99 on the H200): a block a row
+ * then leaves a quarter of the SMs idle or more. */
 /* The (n, mean, M2) states w of a thread-block cluster's CL blocks (every
  * thread of a block holding its block's), merged alike in every thread: lane r
  * of each warp reads block r's through distributed shared memory and the warp
@@ -1543,12 +1547,12 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
             cols <= srow_cols<T>() && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
             return launch_srow<T, TANH>(a, s);
-    /* Aligned rows past the paths above, fewer rows than SMs: the streaming
-     * cluster kernel (measured above), unless KBENCH_LAYERNORM_STREAM_CL=0. */
+    /* Aligned rows past the paths above, at most 3/4 as many rows as SMs: the
+     * streaming cluster kernel (measured above), unless KBENCH_LAYERNORM_STREAM_CL=0. */
     static const int use_scl = kb_env_int("KBENCH_LAYERNORM_STREAM_CL", 1, 0, 1);
     int sms = 0;
     if (use_scl && vec_stream && aligned && cols % V == 0 && cols > 32768 &&
-        kb_current_sms(&sms) == cudaSuccess && rows < sms) {
+        kb_current_sms(&sms) == cudaSuccess && rows * 4 <= (int64_t)sms * 3) {
         const cudaError_t e = launch_stream_cl<T, TANH>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
