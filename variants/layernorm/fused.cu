@@ -1183,6 +1183,19 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * split rows lost as in softmax; staging the parameters was worth 5-11
  * points within them, the one sign so far that the L2's parameter traffic
  * costs layernorm's long rows something.
+ * Tried and not kept (H200, 2026-12-02 00:35 UTC, two rounds, same method,
+ * % of copy bandwidth; code in commit 97f5c44): softmax's 512-thread
+ * cluster register kernel (its header), two blocks an SM, twice as many a
+ * row, 16-bit rows of up to 262144 into the clusters too; predicted fp32
+ * 2048 x 65536 76.2 -> ~85, 512 x 262144 60.8 -> ~72, bf16 4096 x 65536
+ * 68.5 -> ~78, 1024 x 262144 50.5 -> ~65. This path -> 512 threads: fp32
+ * 2048 x 65536 76.4 -> 73.7, 76.8 -> 73.6; 512 x 262144 60.9 -> 54.5, 60.9 ->
+ * 54.4; bf16 4096 x 65536 68.4 -> 49.7, 68.5 -> 49.7; 1024 x 262144 50.6 ->
+ * 35.3, 50.3 -> 35.4. Worse everywhere, most where 16-bit rows left the
+ * shared-memory and streaming kernels for the clusters. Under --metrics sol
+ * (same session) the long rows keep DRAM 53-66% busy and issue 44-73% of
+ * the SMs' slots (bf16 4096 x 65536: 73%, the shared-memory row kernel):
+ * the 16-bit rows spend more instructions a byte than softmax's.
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV

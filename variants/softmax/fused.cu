@@ -140,6 +140,28 @@
  * block of 512 threads an SM with 64 KB in flight, each waiting on the
  * slowest of a row's 16-64 chunks, moved less than the clusters do (why in
  * the counters was not measured).
+ * Tried and not kept (H200, 2026-12-02 00:35 UTC, two rounds, same method,
+ * % of copy bandwidth; code in commit 97f5c44): the cluster register kernel
+ * in blocks of 512 threads, two an SM, twice as many a row, on the theory
+ * that an SM whose one block waits (for its cluster's placement, at the
+ * barrier, through the exchange) moves no bytes; predicted fp32 2048 x 65536
+ * 90.3 -> ~94, 512 x 262144 82.6 -> ~90, bf16 1024 x 262144 74.9 -> ~85.
+ * 1024 -> 512 threads: fp32 2048 x 65536 90.1 -> 85.5, 90.0 -> 85.4; 512 x
+ * 262144 82.9 -> 76.8, 82.9 -> 77.0; bf16 1024 x 262144 75.0 -> 75.8, 74.6 ->
+ * 75.5. The stall counters (fp32 512 x 262144) moved the wrong way with it:
+ * long_scoreboard 25 -> 29%, barrier 23 -> 24%, membar 13 -> 16% of the
+ * warps' cycles; a row over twice the blocks waits on a longer exchange, and
+ * idle SMs were not where the time went. At 8192 x 32768 (one block a row,
+ * 98.0%) the same counters read long_scoreboard 39%, barrier 15%, membar
+ * under 5%: the cluster kernels' membar and barrier shares are the cost of
+ * the exchange itself. Under --metrics sol the 8-block cluster at 512 x
+ * 262144 keeps DRAM 70.8% busy with the SMs at 24.9%: neither is the limit.
+ * Also measured (same session): the streaming path at 16 blocks a row
+ * instead of 8 (KBENCH_SOFTMAX_SPLIT=16), on the theory that with half the
+ * rows in flight the second read would come from the L2: DRAM bytes over the
+ * model 1.50 -> 1.42 (bf16 256 x 1048576), 1.50 -> 1.50 (fp32 128 x
+ * 1048576), and % of copy bandwidth 64.4 -> 61.6, 62.2 -> 62.1, 67.4 -> 61.0
+ * (fp32 512 x 262144). The second read still comes from DRAM; 8 stays.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
