@@ -169,6 +169,49 @@ KB_DEV void kb_slice_init(uint32_t bar)
     kb_mbar_fence_init();
 }
 
+/* ---- pushing a block's partial to its peers ------------------------------------------------------ */
+
+/* One exchange of a 16-byte partial a block between the CL blocks of a
+ * cluster, pushed instead of pulled: each block writes its partial into every
+ * block's slot `rank` with st.async, counted by the receiver's mbarrier, and
+ * waits on its own barrier for all CL of them. Against a cluster barrier with
+ * release and acquire around a pull (every warp of every block fencing before
+ * the barrier, then a round trip to each peer's shared memory), the partials
+ * travel one way and no warp fences. Use: kb_xchg_open after the block has
+ * issued its loads (thread 0 initialises the barrier; every thread arrives,
+ * relaxed, on the cluster barrier), kb_xchg_push when the block's partial is
+ * in thread 0 (every thread then waits until it can read all CL slots), and
+ * kb_cluster_wait before the block exits (the second arrival was in
+ * kb_xchg_push). */
+template <int CL> struct kb_xchg {
+    float4 part[CL];
+    uint64_t bar;
+};
+
+template <int CL> KB_HDEV void kb_xchg_open(kb_xchg<CL> &x)
+{
+    if (threadIdx.x == 0) {
+        kb_mbar_init(kb_smem_u32(&x.bar), 1);
+        kb_mbar_fence_init();
+    }
+    kb_cluster_arrive_relaxed();
+}
+
+template <int CL> KB_HDEV void kb_xchg_push(kb_xchg<CL> &x, float4 mine)
+{
+    kb_cluster_wait(); /* every peer's barrier is initialised */
+    const uint32_t bar = kb_smem_u32(&x.bar);
+    if (threadIdx.x == 0) {
+        kb_mbar_expect_tx(bar, CL * 16);
+        const uint32_t slot = kb_smem_u32(&x.part[kb_cluster_rank()]);
+#pragma unroll
+        for (int r = 0; r < CL; r++)
+            kb_st_async_f4(slot, bar, (unsigned)r, mine);
+    }
+    kb_mbar_wait(bar, 0);
+    kb_cluster_arrive_relaxed(); /* met by the kb_cluster_wait before the exit */
+}
+
 /* ---- host: the switches and the plan ------------------------------------------------------------- */
 
 /* How y leaves the slice (the file comment): KBENCH_CLUSTER_STORE where set,

@@ -73,7 +73,8 @@
  * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
  * the streaming path, KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
- * 32769-65536 columns. Prediction for these paths (not yet
+ * 32769-65536 columns; KBENCH_CLUSTER_PUSH=1 has the cluster register kernel
+ * push its blocks' states instead of pulling them. Prediction for these paths (not yet
  * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
  * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
  * Welford step with a reciprocal per element; the second read from L2 remains:
@@ -1048,6 +1049,21 @@ template <int CL> static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w,
     return c;
 }
 
+/* The same with the states pushed into every block's slots (kb_xchg): no
+ * cluster barrier with release and acquire, no reads of peers' shared memory;
+ * the caller's kb_cluster_wait before it exits meets kb_xchg_push's arrival. */
+template <int CL> static __device__ __forceinline__ ln_wf ln_cluster_wf_push(ln_wf w, kb_xchg<CL> &xc)
+{
+    kb_xchg_push(xc, make_float4(w.n, w.mean, w.m2, 0.0f));
+    ln_wf c = {0.0f, 0.0f, 0.0f};
+    const int lane = threadIdx.x & 31;
+    if (lane < CL) {
+        const float4 p = xc.part[lane];
+        c = {p.x, p.y, p.z};
+    }
+    return ln_warp_wf(c);
+}
+
 #define SCL_THREADS 512
 
 template <typename T, int CL, int MINB, bool TANH>
@@ -1197,6 +1213,17 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * (same session) the long rows keep DRAM 53-66% busy and issue 44-73% of
  * the SMs' slots (bf16 4096 x 65536: 73%, the shared-memory row kernel):
  * the 16-bit rows spend more instructions a byte than softmax's.
+ * The exchange pushed (KBENCH_CLUSTER_PUSH=1, off by default until the next
+ * report is written with it; the reasoning and the SASS in softmax's header):
+ * the cluster register kernel's (n, mean, M2) states written into every
+ * block's slot by st.async and waited for on the block's own mbarrier, no
+ * MEMBAR.ALL.GPU in any warp. The streaming cluster kernel (few rows) still
+ * pulls. Measured (H200, 2026-12-02 01:10 UTC, two rounds, % of copy
+ * bandwidth, pull -> push): fp32 2048 x 65536 76.6 -> 77.7, 76.2 -> 77.8;
+ * 512 x 262144 60.9 -> 65.0, 60.8 -> 65.0; 8 x 262144 (L2-resident) 18.7 ->
+ * 25.0, 18.6 -> 25.1; bf16 20 x 1048576 (streaming, unchanged) 40.9 ->
+ * 40.8. Less than softmax's gain: layernorm's long rows are held back by
+ * more than the exchange (the parameters' L2 traffic, above).
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
@@ -1213,7 +1240,7 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * NS > 0: each thread holds NS more vectors, NV .. NV + NS - 1, in its
  * own dynamic shared-memory slots (cp.async beside the register loads), so 16
  * blocks hold rows of 16 x 64K elements. */
-template <typename T, int NV, int CL, bool TANH, int NS = 0>
+template <typename T, int NV, int CL, bool TANH, int NS = 0, bool PUSH = false>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster(LN_PATH_BUFFERS, int64_t rows, int cols, float inv_cols)
 {
@@ -1245,6 +1272,9 @@ __global__ void __launch_bounds__(1024, 1)
     for (int k = 0; k < NV; k++)
         raw[k] = tv + k * STRIDE < nvec ? kb_ld128(xv + k * STRIDE) : make_uint4(0, 0, 0, 0);
     const float K = kb_load(x, base);
+    __shared__ kb_xchg<PUSH ? CL : 1> xc; /* PUSH: set up while the loads fly */
+    if constexpr (PUSH)
+        kb_xchg_open(xc);
 
     /* This thread's exact statistics of d = x - K, two passes over registers. */
     auto in = [&](int k) { return tv + k * STRIDE < nvec; };
@@ -1287,7 +1317,11 @@ __global__ void __launch_bounds__(1024, 1)
     w = ln_block_wf(w, red);
 
     /* The cluster's states, merged alike everywhere. */
-    const ln_wf c = ln_cluster_wf<CL>(w, part);
+    ln_wf c;
+    if constexpr (PUSH)
+        c = ln_cluster_wf_push<CL>(w, xc);
+    else
+        c = ln_cluster_wf<CL>(w, part);
     const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
     const float md = c.mean - mt; /* v holds d - mt */
 
@@ -1331,12 +1365,12 @@ __global__ void __launch_bounds__(1024, 1)
 /* Launches layernorm_fused_cluster with CL blocks a row. cudaErrorNotSupported
  * when this GPU does not place such clusters (asked once a process: the query
  * costs host time in the timed region). */
-template <typename T, int CL, bool TANH, int NS = 0>
-static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const char *name)
+template <typename T, int CL, bool TANH, int NS, bool PUSH>
+static cudaError_t launch_cluster_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     constexpr int NV = 32 / kb_vec_width<T>();
     constexpr size_t SMEM = (size_t)NS * 1024 * 16;
-    const auto k = layernorm_fused_cluster<T, NV, CL, TANH, NS>;
+    const auto k = layernorm_fused_cluster<T, NV, CL, TANH, NS, PUSH>;
     static const bool placed = kb_cluster_placed((const void *)k, 1024, CL, SMEM);
     if (!placed)
         return cudaErrorNotSupported;
@@ -1344,6 +1378,16 @@ static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const cha
     const kb_dim3 grid = {(unsigned)(p.rows * CL), 1, 1}, block = {1024, 1, 1};
     return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, p.x, p.g, p.b1, p.b2, p.y,
                              p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+/* The same, the blocks' states pulled through a cluster barrier or, with
+ * KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+template <typename T, int CL, bool TANH, int NS = 0>
+static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const char *name)
+{
+    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
+    return push ? launch_cluster_k<T, CL, TANH, NS, true>(a, s, name)
+                : launch_cluster_k<T, CL, TANH, NS, false>(a, s, name);
 }
 
 /* The cluster register path for aligned rows of more than 32768 elements:

@@ -52,6 +52,8 @@
  * streaming path; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
  * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
  * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16;
+ * KBENCH_CLUSTER_PUSH=1 has the cluster register kernels push their (max, sum)
+ * pairs instead of pulling them (below; softmax and layernorm);
  * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
  * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
  * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
@@ -162,6 +164,31 @@
  * model 1.50 -> 1.42 (bf16 256 x 1048576), 1.50 -> 1.50 (fp32 128 x
  * 1048576), and % of copy bandwidth 64.4 -> 61.6, 62.2 -> 62.1, 67.4 -> 61.0
  * (fp32 512 x 262144). The second read still comes from DRAM; 8 stays.
+ * The exchange pushed (KBENCH_CLUSTER_PUSH=1, off by default until the next
+ * report is written with it). The pull above is a cluster barrier with
+ * release and acquire around a read of each peer's pair, then a second
+ * release arrival; in the SASS each release arrival is a MEMBAR.ALL.GPU in
+ * every warp (a GPU-scope fence: the warp waits until its memory operations
+ * are visible to the whole GPU), and the second stands between the row's
+ * statistics and its first store. With the push (kb_xchg in
+ * src/kernels/cluster.cuh) thread 0 writes the block's pair into every
+ * block's slot with st.async, counted by the receiver's mbarrier, and each
+ * block waits on its own barrier; both cluster arrivals are relaxed and no
+ * warp fences. Prediction (before the run): membar (13% of the warps' cycles
+ * at fp32 512 x 262144) to ~0 and +1-3% where the fence had been on the
+ * path to the stores. Measured (H200, 2026-12-02 01:10 UTC, two rounds, L2
+ * flushed, no counters, % of copy bandwidth, pull -> push): fp32 2048 x 65536
+ * 90.3 -> 96.2, 90.5 -> 96.3; 512 x 262144 83.0 -> 91.2, 82.9 -> 90.7; 128 x
+ * 1048576 (16 blocks, shared memory too) 67.8 -> 71.5, 67.8 -> 71.6; bf16
+ * 1024 x 262144 74.7 -> 79.3, 74.9 -> 79.3; fp32 8 x 262144 (L2-resident)
+ * level. Stall shares at fp32 512 x 262144, pull -> push: membar 13.0% -> 0,
+ * barrier 22.5 -> 7.1%, long_scoreboard 25.6 -> 34.3% (the loads are the
+ * wait again, as in the one-block kernel). Three to four times the predicted
+ * gain: the barrier's share was mostly the fences too, each warp's fence
+ * holding back the block's arrival and so every block of the cluster. Every
+ * variant passed at awkward cluster shapes (1 x 40000, 7 x 100008, 129 x
+ * 65544, 133 x 262144, 5 x 1048576, 140 x 1000000; fp32 and bf16) and under
+ * compute-sanitizer memcheck.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -295,7 +322,7 @@ template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsign
  * cp.async while the register chunks load; their exps are computed again at
  * the write), so a 16-block cluster holds 16 x 256 KB rows. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0>
+          int NS = 0, bool PUSH = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -381,6 +408,10 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             v[k] = c < lim ? kb_load(xr, c) : kb_neg_inf();
         }
     }
+    /* PUSH: the exchange's barrier is set up while the loads fly. */
+    __shared__ kb_xchg<PUSH ? CL : 1> xc;
+    if constexpr (PUSH)
+        kb_xchg_open(xc);
 
     /* The thread's max: packed, or over the floats in four independent chains. */
     float m;
@@ -468,7 +499,16 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         __shared__ float2 red[THREADS / 32];
         s = kb_block_online<THREADS>(s, red);
     }
-    if constexpr (CL > 1) {
+    if constexpr (CL > 1 && PUSH) {
+        /* The cluster's pairs pushed into every block's slots (kb_xchg):
+         * lane r of every warp takes block r's, merged in one fixed order. */
+        kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
+        const int lane = threadIdx.x % 32;
+        float2 p = kb_online_empty();
+        if (lane < CL)
+            p = make_float2(xc.part[lane].x, xc.part[lane].y);
+        s = kb_warp_online<32>(p);
+    } else if constexpr (CL > 1) {
         /* The cluster's pairs: lane r of every warp reads block r's, and the
          * warp merges them in one fixed order, so every warp of every block
          * gets the same bits. The arrival says this block is done reading its
@@ -863,12 +903,13 @@ static cudaError_t launch_trow(const kb_args *a, cudaStream_t s, const char *nam
  * (softmax_fused_regs with CL > 1). cudaErrorNotSupported when this GPU does
  * not place such clusters (asked once a process: the query costs host time in
  * the timed region). */
-template <typename T, int CL, int NV = 8, int NS = 0>
-static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, const char *name)
+template <typename T, int CL, int NV, int NS, bool PUSH>
+static cudaError_t launch_cluster_regs_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     constexpr int THREADS = 1024;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
-    const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, CL, NS>;
+    const auto k =
+        softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, CL, NS, PUSH>;
     static const bool placed = kb_cluster_placed((const void *)k, THREADS, CL, SMEM);
     if (!placed)
         return cudaErrorNotSupported;
@@ -876,6 +917,16 @@ static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, cons
     const kb_dim3 grid = {(unsigned)(rows * CL), 1, 1}, block = {THREADS, 1, 1};
     return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, (const T *)a->in[0],
                              (T *)a->out[0], rows, cols);
+}
+
+/* The same, the blocks' pairs pulled through a cluster barrier or, with
+ * KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+template <typename T, int CL, int NV = 8, int NS = 0>
+static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, const char *name)
+{
+    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
+    return push ? launch_cluster_regs_k<T, CL, NV, NS, true>(a, s, name)
+                : launch_cluster_regs_k<T, CL, NV, NS, false>(a, s, name);
 }
 
 /* Elements of T a block of the cluster register path holds: 1024 threads x
