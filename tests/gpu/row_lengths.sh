@@ -152,6 +152,10 @@ for step in "$@"; do
             rows=128,cols=1048576 rows=1024,cols=262144
         ab KBENCH_CLUSTER_PUSH=1 layernorm fused rows=2048,cols=65536 rows=512,cols=262144 \
             rows=8,cols=262144
+        # 16-bit rows into the cluster register kernels too ("old"; fp32 unchanged)
+        ab KBENCH_SOFTMAX_CLUSTER_REGS=2 softmax fused rows=256,cols=1048576
+        ab KBENCH_LAYERNORM_CLUSTER_REGS=2 layernorm fused rows=4096,cols=65536 \
+            rows=1024,cols=262144
         # the cluster rung's own knobs: sizes forced against the plan's choice
         for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \
                   KBENCH_CLUSTER_STORE=3 \

@@ -71,7 +71,8 @@
  * the old one-element streaming kernel; KBENCH_LAYERNORM_SUB=0 sends short
  * aligned rows back to the tile kernel (TILE=0 and 2 skip the sub-warp kernel
  * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
- * the streaming path, KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
+ * the streaming path (=2 takes 16-bit rows of up to 16 blocks' registers into
+ * the clusters too), KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
  * 32769-65536 columns; KBENCH_CLUSTER_PUSH=1 has the cluster register kernel
  * push its blocks' states instead of pulling them. Prediction for these paths (not yet
@@ -1590,10 +1591,12 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     }
     /* Aligned rows past the one-block ladder (fp32 8192 vectors, 16-bit
      * 4096: 32768 elements) in a cluster's registers, unless
-     * KBENCH_LAYERNORM_CLUSTER_REGS=0 (header comment). */
-    static const int use_creg = kb_env_int("KBENCH_LAYERNORM_CLUSTER_REGS", 1, 0, 1);
+     * KBENCH_LAYERNORM_CLUSTER_REGS=0; 16-bit rows too with =2 (header
+     * comment). */
+    static const int use_creg = kb_env_int("KBENCH_LAYERNORM_CLUSTER_REGS", 1, 0, 2);
     if (use_creg && aligned && cols % V == 0 && cols > 32768 &&
-        ((sizeof(T) == 4 && cols <= KB_CLUSTER_MAX * LN_CREG_PER) || kb_rows_few(rows))) {
+        (((sizeof(T) == 4 || use_creg == 2) && cols <= KB_CLUSTER_MAX * LN_CREG_PER) ||
+         kb_rows_few(rows))) {
         const cudaError_t e = launch_cluster<T, TANH>(a, s);
         if (e != cudaErrorNotSupported)
             return e;

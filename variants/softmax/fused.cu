@@ -49,7 +49,7 @@
  * unaligned rows back to one-element chunks (the old path); KBENCH_SOFTMAX_TROW=0
  * sends rows of up to 40 columns back to the tile path;
  * KBENCH_SOFTMAX_CLUSTER_REGS=0 sends the long aligned rows back to the
- * streaming path; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
+ * streaming path, =2 takes 16-bit rows that need 16 blocks into the clusters too; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
  * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
  * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16;
  * KBENCH_CLUSTER_PUSH=1 has the cluster register kernels push their (max, sum)
@@ -1115,7 +1115,7 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * 16-byte-multiple short rows through shared memory too. */
     static const int use_tile = kb_env_int("KBENCH_SOFTMAX_TILE", 1, 0, 2);
     static const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
-    static const int use_creg = kb_env_int("KBENCH_SOFTMAX_CLUSTER_REGS", 1, 0, 1);
+    static const int use_creg = kb_env_int("KBENCH_SOFTMAX_CLUSTER_REGS", 1, 0, 2);
     const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
     /* Rows of up to 40 elements off 16-byte boundaries: a thread a row, unless
      * KBENCH_SOFTMAX_TROW=0 (above the kernel). */
@@ -1155,9 +1155,11 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     for (const fused_cfg &c : sca)
         if (cols <= c.chunks)
             return c.launch(a, s, c.name);
-    /* Not 16-bit rows that need 16 blocks, nor rows the streaming path
-     * spreads over 16 blocks (measured: header comment) */
-    if (aligned && cols % W == 0 && use_creg && (sizeof(T) == 4 || cols <= 8 * creg_per<T>()) &&
+    /* Not 16-bit rows that need 16 blocks (unless KBENCH_SOFTMAX_CLUSTER_REGS=2),
+     * nor rows the streaming path spreads over 16 blocks (measured: header
+     * comment) */
+    if (aligned && cols % W == 0 && use_creg &&
+        (sizeof(T) == 4 || use_creg == 2 || cols <= 8 * creg_per<T>()) &&
         !stream_rows_few(rows)) {
         const cudaError_t e = launch_cluster_regs<T>(a, s);
         if (e != cudaErrorNotSupported)
