@@ -69,7 +69,8 @@ for step in "$@"; do
         # block's slots, off by default): rows fewer than, near and past the
         # SMs, 2-16 blocks a row, under each tool
         for tool in memcheck racecheck synccheck; do
-            for s in rows=3,cols=65536 rows=41,cols=98312 rows=133,cols=262144; do
+            for s in rows=3,cols=65536 rows=41,cols=98312 rows=3,cols=262144 \
+                rows=133,cols=262144; do
                 [ "$tool" != memcheck ] && [ "$s" = rows=133,cols=262144 ] && continue
                 for op in softmax layernorm; do
                     KBENCH_CLUSTER_PUSH=1 timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
@@ -149,9 +150,9 @@ for step in "$@"; do
         ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
         # here "old" is the pushed exchange (off by default) and "new" the pull
         ab KBENCH_CLUSTER_PUSH=1 softmax fused rows=2048,cols=65536 rows=512,cols=262144 \
-            rows=128,cols=1048576 rows=1024,cols=262144
+            rows=128,cols=1048576 rows=1024,cols=262144 rows=256,cols=1048576 rows=3,cols=262144
         ab KBENCH_CLUSTER_PUSH=1 layernorm fused rows=2048,cols=65536 rows=512,cols=262144 \
-            rows=8,cols=262144
+            rows=8,cols=262144 rows=20,cols=1048576 rows=3,cols=262144
         # 16-bit rows into the cluster register kernels too ("old"; fp32 unchanged)
         ab KBENCH_SOFTMAX_CLUSTER_REGS=2 softmax fused rows=256,cols=1048576
         ab KBENCH_LAYERNORM_CLUSTER_REGS=2 layernorm fused rows=4096,cols=65536 \

@@ -1067,12 +1067,15 @@ template <int CL> static __device__ __forceinline__ ln_wf ln_cluster_wf_push(ln_
 
 #define SCL_THREADS 512
 
-template <typename T, int CL, int MINB, bool TANH>
+template <typename T, int CL, int MINB, bool TANH, bool PUSH = false>
 __global__ void __launch_bounds__(SCL_THREADS, MINB)
     layernorm_fused_stream_cl(LN_PATH_BUFFERS, int64_t rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>(), U = STREAM_UNROLL;
     __shared__ float red[3][32];
+    __shared__ kb_xchg<PUSH ? CL : 1> xc; /* PUSH: the states pushed (kb_xchg) */
+    if constexpr (PUSH)
+        kb_xchg_open(xc);
     __shared__ __align__(16) float4 part;
     const int tid = threadIdx.x;
     const int rank = (int)kb_cluster_rank();
@@ -1089,7 +1092,11 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
     const ln_wf w = ln_block_wf(ln_stream_stats<T, U>(xv, lo, hi, SCL_THREADS, K), red);
 
     /* The cluster's states, merged alike everywhere. */
-    const ln_wf c = ln_cluster_wf<CL>(w, part);
+    ln_wf c;
+    if constexpr (PUSH)
+        c = ln_cluster_wf_push<CL>(w, xc);
+    else
+        c = ln_cluster_wf<CL>(w, part);
     const float md = c.mean, rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
 
     /* Pass 2: the slice again (from the L2), y with 16-byte stores. */
@@ -1112,10 +1119,10 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
 
 /* Launches layernorm_fused_stream_cl with CL blocks a row, MINB an SM.
  * cudaErrorNotSupported when this GPU does not place such clusters. */
-template <typename T, int CL, int MINB, bool TANH>
-static cudaError_t launch_stream_cl_n(const kb_args *a, cudaStream_t s, const char *name)
+template <typename T, int CL, int MINB, bool TANH, bool PUSH>
+static cudaError_t launch_stream_cl_k(const kb_args *a, cudaStream_t s, const char *name)
 {
-    const auto k = layernorm_fused_stream_cl<T, CL, MINB, TANH>;
+    const auto k = layernorm_fused_stream_cl<T, CL, MINB, TANH, PUSH>;
     static const bool placed = kb_cluster_placed((const void *)k, SCL_THREADS, CL, 0);
     if (!placed)
         return cudaErrorNotSupported;
@@ -1123,6 +1130,16 @@ static cudaError_t launch_stream_cl_n(const kb_args *a, cudaStream_t s, const ch
     const kb_dim3 grid = {(unsigned)(p.rows * CL), 1, 1}, block = {SCL_THREADS, 1, 1};
     return kb_launch_cluster(a, s, k, name, grid, block, 0, CL, p.x, p.g, p.b1, p.b2, p.y, p.mo,
                              p.ro, p.rows, p.cols, p.inv_cols);
+}
+
+/* The same, the blocks' states pulled through a cluster barrier or, with
+ * KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+template <typename T, int CL, int MINB, bool TANH>
+static cudaError_t launch_stream_cl_n(const kb_args *a, cudaStream_t s, const char *name)
+{
+    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
+    return push ? launch_stream_cl_k<T, CL, MINB, TANH, true>(a, s, name)
+                : launch_stream_cl_k<T, CL, MINB, TANH, false>(a, s, name);
 }
 
 /* The streaming cluster kernel for an aligned row of cols elements: 8 blocks
@@ -1218,8 +1235,8 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * report is written with it; the reasoning and the SASS in softmax's header):
  * the cluster register kernel's (n, mean, M2) states written into every
  * block's slot by st.async and waited for on the block's own mbarrier, no
- * MEMBAR.ALL.GPU in any warp. The streaming cluster kernel (few rows) still
- * pulls. Measured (H200, 2026-12-02 01:10 UTC, two rounds, % of copy
+ * MEMBAR.ALL.GPU in any warp. The streaming cluster kernel (few rows) takes
+ * the same switch (measured with it: not yet). Measured (H200, 2026-12-02 01:10 UTC, two rounds, % of copy
  * bandwidth, pull -> push): fp32 2048 x 65536 76.6 -> 77.7, 76.2 -> 77.8;
  * 512 x 262144 60.9 -> 65.0, 60.8 -> 65.0; 8 x 262144 (L2-resident) 18.7 ->
  * 25.0, 18.6 -> 25.1; bf16 20 x 1048576 (streaming, unchanged) 40.9 ->

@@ -188,7 +188,9 @@
  * holding back the block's arrival and so every block of the cluster. Every
  * variant passed at awkward cluster shapes (1 x 40000, 7 x 100008, 129 x
  * 65544, 133 x 262144, 5 x 1048576, 140 x 1000000; fp32 and bf16) and under
- * compute-sanitizer memcheck.
+ * compute-sanitizer memcheck. The streaming path's clusters (8 or 16 blocks
+ * a row, two full cluster barriers a row) take the same switch; measured
+ * with it: not yet.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -737,13 +739,17 @@ __device__ __forceinline__ void stream_fetch(const T *__restrict__ xb, int64_t i
     }
 }
 
-template <typename T, int CL, int CW>
+template <typename T, int CL, int CW, bool PUSH = false>
 __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__restrict__ y,
                                                  int64_t cols, int64_t row, int rank)
 {
     constexpr int U = STREAM_UNROLL;
     constexpr int64_t STEP = (int64_t)U * STREAM_THREADS;
+    constexpr bool XPUSH = PUSH && CL > 1;
     __shared__ float2 red[STREAM_THREADS / 32];
+    __shared__ kb_xchg<XPUSH ? CL : 1> xc; /* XPUSH: the pairs pushed (kb_xchg) */
+    if constexpr (XPUSH)
+        kb_xchg_open(xc);
     const int tid = threadIdx.x;
     const int64_t first = row * cols;
     const T *xr = x + first;
@@ -794,7 +800,15 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
     }
     s = kb_block_online<STREAM_THREADS>(s, red);
 
-    if constexpr (CL > 1) {
+    if constexpr (XPUSH) {
+        /* The CL pairs pushed into every block's slots, merged in rank order. */
+        kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
+        float2 all = kb_online_empty();
+#pragma unroll
+        for (int r = 0; r < CL; r++)
+            all = kb_online_merge(all, make_float2(xc.part[r].x, xc.part[r].y));
+        s = all;
+    } else if constexpr (CL > 1) {
         /* Every block merges the CL pairs in rank order, so all get the same
          * bits. The second barrier keeps each block's pair alive until every
          * peer has read it. */
@@ -835,6 +849,8 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
         if (tid < tail)
             kb_store(yr, tail0 + tid, kb_exp2((kb_load(xr, tail0 + tid) - mx) * KB_LOG2E) * inv);
     }
+    if constexpr (XPUSH)
+        kb_cluster_wait(); /* meets kb_xchg_push's arrival */
 }
 
 /* One block per row. */
@@ -846,24 +862,24 @@ __global__ void __launch_bounds__(STREAM_THREADS, 2)
 }
 
 /* A cluster of STREAM_CLUSTER blocks per row. */
-template <typename T, int CW>
+template <typename T, int CW, bool PUSH>
 __global__ void __cluster_dims__(STREAM_CLUSTER, 1, 1) __launch_bounds__(STREAM_THREADS, 2)
     softmax_fused_cluster(const T *__restrict__ x, T *__restrict__ y, int64_t cols)
 {
-    fused_stream_row<T, STREAM_CLUSTER, CW>(x, y, cols, blockIdx.x / STREAM_CLUSTER,
-                                            (int)cg::this_cluster().block_rank());
+    fused_stream_row<T, STREAM_CLUSTER, CW, PUSH>(x, y, cols, blockIdx.x / STREAM_CLUSTER,
+                                                  (int)cg::this_cluster().block_rank());
 }
 
 /* A cluster of STREAM_CLUSTER_WIDE blocks per row (non-portable: launched with
  * the cluster-size attribute where the GPU places it), for rows too few to
  * fill the GPU at STREAM_CLUSTER blocks each. */
 #define STREAM_CLUSTER_WIDE 16
-template <typename T, int CW>
+template <typename T, int CW, bool PUSH>
 __global__ void __launch_bounds__(STREAM_THREADS, 2)
     softmax_fused_cluster_wide(const T *__restrict__ x, T *__restrict__ y, int64_t cols)
 {
-    fused_stream_row<T, STREAM_CLUSTER_WIDE, CW>(x, y, cols, blockIdx.x / STREAM_CLUSTER_WIDE,
-                                                 (int)cg::this_cluster().block_rank());
+    fused_stream_row<T, STREAM_CLUSTER_WIDE, CW, PUSH>(
+        x, y, cols, blockIdx.x / STREAM_CLUSTER_WIDE, (int)cg::this_cluster().block_rank());
 }
 
 /* ---- launchers ---------------------------------------------------------------------- */
@@ -981,7 +997,8 @@ static bool stream_rows_few(int64_t rows)
     return kb_current_sms(&sms) == cudaSuccess && rows * STREAM_CLUSTER < 2 * (int64_t)sms;
 }
 
-template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
+template <typename T, int CW, bool PUSH>
+static cudaError_t launch_stream_k(const kb_args *a, cudaStream_t s)
 {
     const int64_t rows = a->shape[0], cols = a->shape[1];
     const kb_dim3 block = {STREAM_THREADS, 1, 1};
@@ -992,7 +1009,7 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
     static const int split = kb_env_int("KBENCH_SOFTMAX_SPLIT", 0, 8, STREAM_CLUSTER_WIDE);
     if (split != STREAM_CLUSTER && rows <= INT32_MAX / STREAM_CLUSTER_WIDE &&
         (split == STREAM_CLUSTER_WIDE || stream_rows_few(rows))) {
-        const auto k = softmax_fused_cluster_wide<T, CW>;
+        const auto k = softmax_fused_cluster_wide<T, CW, PUSH>;
         /* Whether this GPU places the wide clusters, asked once (a case's
          * process keeps its device): the query costs host time in the timed
          * region. */
@@ -1017,11 +1034,11 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
     }
     if (rows <= INT32_MAX / STREAM_CLUSTER) {
         const kb_dim3 grid = {(unsigned)(rows * STREAM_CLUSTER), 1, 1};
-        softmax_fused_cluster<T, CW><<<grid.x, block.x, 0, s>>>(x, y, cols);
+        softmax_fused_cluster<T, CW, PUSH><<<grid.x, block.x, 0, s>>>(x, y, cols);
         /* A cluster that cannot be placed (a GPU partition with small GPCs) fails
          * at launch; the one-block-per-row kernel below then does the work. */
         if (cudaGetLastError() == cudaSuccess) {
-            kb_note_launch(a->log, (const void *)softmax_fused_cluster<T, CW>,
+            kb_note_launch(a->log, (const void *)softmax_fused_cluster<T, CW, PUSH>,
                            CW > 1 ? "softmax_fused_cluster_vec" : "softmax_fused_cluster_sca",
                            grid, block, 0);
             return cudaSuccess;
@@ -1030,6 +1047,14 @@ template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a,
     const sm_row_kernel<T> k = softmax_fused_stream<T, CW>;
     return sm_launch<T>(a, s, k, CW > 1 ? "softmax_fused_stream_vec" : "softmax_fused_stream_sca",
                         STREAM_THREADS, 1);
+}
+
+/* The streaming path, its clusters' pairs pulled through cluster barriers or,
+ * with KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
+{
+    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
+    return push ? launch_stream_k<T, CW, true>(a, s) : launch_stream_k<T, CW, false>(a, s);
 }
 
 /* A table row: THREADS per block, TPR threads per row, NVEC chunks per thread. */
