@@ -49,7 +49,8 @@
  * unaligned rows back to one-element chunks (the old path); KBENCH_SOFTMAX_TROW=0
  * sends rows of up to 40 columns back to the tile path;
  * KBENCH_SOFTMAX_CLUSTER_REGS=0 sends the long aligned rows back to the
- * streaming path, =2 takes 16-bit rows that need 16 blocks into the clusters too; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
+ * streaming path, =2 takes 16-bit rows that need 16 blocks into the clusters
+ * too; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
  * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
  * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16;
  * KBENCH_CLUSTER_PUSH=1 has the cluster register kernels push their (max, sum)
