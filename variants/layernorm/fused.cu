@@ -1053,7 +1053,8 @@ template <int CL> static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w,
 /* The same with the states pushed into every block's slots (kb_xchg): no
  * cluster barrier with release and acquire, no reads of peers' shared memory;
  * the caller's kb_cluster_wait before it exits meets kb_xchg_push's arrival. */
-template <int CL> static __device__ __forceinline__ ln_wf ln_cluster_wf_push(ln_wf w, kb_xchg<CL> &xc)
+template <int CL>
+static __device__ __forceinline__ ln_wf ln_cluster_wf_push(ln_wf w, kb_xchg<CL> &xc)
 {
     kb_xchg_push(xc, make_float4(w.n, w.mean, w.m2, 0.0f));
     ln_wf c = {0.0f, 0.0f, 0.0f};
@@ -1236,12 +1237,13 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * the cluster register kernel's (n, mean, M2) states written into every
  * block's slot by st.async and waited for on the block's own mbarrier, no
  * MEMBAR.ALL.GPU in any warp. The streaming cluster kernel (few rows) takes
- * the same switch (measured with it: not yet). Measured (H200, 2026-12-02 01:10 UTC, two rounds, % of copy
- * bandwidth, pull -> push): fp32 2048 x 65536 76.6 -> 77.7, 76.2 -> 77.8;
- * 512 x 262144 60.9 -> 65.0, 60.8 -> 65.0; 8 x 262144 (L2-resident) 18.7 ->
- * 25.0, 18.6 -> 25.1; bf16 20 x 1048576 (streaming, unchanged) 40.9 ->
- * 40.8. Less than softmax's gain: layernorm's long rows are held back by
- * more than the exchange (the parameters' L2 traffic, above).
+ * the same switch (measured with it: not yet). Measured (H200, 2026-12-02
+ * 01:10 UTC, two rounds, % of copy bandwidth, pull -> push): fp32 2048 x
+ * 65536 76.6 -> 77.7, 76.2 -> 77.8; 512 x 262144 60.9 -> 65.0, 60.8 -> 65.0;
+ * 8 x 262144 (L2-resident) 18.7 -> 25.0, 18.6 -> 25.1; bf16 20 x 1048576
+ * (the streaming cluster kernel, then still pulling) 40.9 -> 40.8. Less
+ * than softmax's gain: layernorm's long rows are held back by more than the
+ * exchange (the parameters' L2 traffic, above).
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
