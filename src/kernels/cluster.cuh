@@ -206,7 +206,8 @@ template <int CL> KB_HDEV void kb_xchg_push(kb_xchg<CL> &x, float4 mine)
         const uint32_t slot = kb_smem_u32(&x.part[kb_cluster_rank()]);
 #pragma unroll
         for (int r = 0; r < CL; r++)
-            kb_st_async_f4(slot, bar, (unsigned)r, mine);
+            kb_st_async_f4(kb_cluster_map(slot, (unsigned)r), kb_cluster_map(bar, (unsigned)r),
+                           mine);
     }
     kb_mbar_wait(bar, 0);
     kb_cluster_arrive_relaxed(); /* met by the kb_cluster_wait before the exit */
@@ -220,6 +221,15 @@ static inline int kb_cluster_store_mode(int dflt)
 {
     static const int v = kb_env_int("KBENCH_CLUSTER_STORE", -1, 0, 3);
     return v >= 0 ? v : dflt;
+}
+
+/* Whether the row kernels' clusters exchange their partials by kb_xchg
+ * (pushed) rather than through a cluster barrier (pulled):
+ * KBENCH_CLUSTER_PUSH=1 (variants/softmax/fused.cu's header). */
+static inline bool kb_cluster_push(void)
+{
+    static const bool v = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1) == 1;
+    return v;
 }
 
 /* How a cluster rung runs a shape. */

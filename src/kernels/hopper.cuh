@@ -198,18 +198,15 @@ KB_HDEV void kb_cluster_arrive_relaxed(void)
     asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
 }
 
-/* Writes v into shared address addr of cluster block `rank` and counts its 16
- * bytes towards the transactions of that block's barrier at shared address
- * bar (st.async): the receiver learns of the data from its own barrier, no
- * cluster-wide fence or barrier on the way. */
-KB_HDEV void kb_st_async_f4(uint32_t addr, uint32_t bar, unsigned rank, float4 v)
+/* Writes v at addr, in another cluster block's shared memory (kb_cluster_map),
+ * and counts its 16 bytes towards the transactions of that block's barrier at
+ * bar (mapped alike) (st.async): the receiver learns of the data from its own
+ * barrier, no cluster-wide fence or barrier on the way. */
+KB_HDEV void kb_st_async_f4(uint32_t addr, uint32_t bar, float4 v)
 {
-    asm volatile("{\n.reg .b32 ra, rb;\n"
-                 "mapa.shared::cluster.u32 ra, %0, %2;\n"
-                 "mapa.shared::cluster.u32 rb, %1, %2;\n"
-                 "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [ra], "
-                 "{%3, %4, %5, %6}, [rb];\n}\n" ::"r"(addr),
-                 "r"(bar), "r"(rank), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], "
+                 "{%2, %3, %4, %5}, [%1];\n" ::"r"(addr),
+                 "r"(bar), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
                  : "memory");
 }
 

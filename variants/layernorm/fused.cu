@@ -1029,41 +1029,37 @@ __global__ void __launch_bounds__(1024, 1)
  * 00:45 UTC fp32 128 x 1048576 ran a block a row at 59.1%. */
 /* The (n, mean, M2) states w of a thread-block cluster's CL blocks (every
  * thread of a block holding its block's), merged alike in every thread: lane r
- * of each warp reads block r's through distributed shared memory and the warp
- * merges them in one fixed order, so the cluster's threads hold the same bits.
- * part: the block's __shared__ slot. The arrival says this block has read its
- * peers'; the caller waits (kb_cluster_wait) before it exits, so that its own
- * slot outlives their reads. */
-template <int CL> static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w, float4 &part)
+ * of each warp takes block r's and the warp merges them in one fixed order, so
+ * the cluster's threads hold the same bits. PUSH: the states are pushed into
+ * every block's slots (xc, kb_xchg; no cluster barrier with release and
+ * acquire). Else lane r reads block r's __shared__ slot part through
+ * distributed shared memory, and the arrival says this block has read its
+ * peers'. Either way the caller waits (kb_cluster_wait) before it exits. */
+template <int CL, bool PUSH>
+static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w, float4 &part,
+                                                      kb_xchg<PUSH ? CL : 1> &xc)
 {
     const int lane = threadIdx.x & 31;
-    if (threadIdx.x == 0)
-        part = make_float4(w.n, w.mean, w.m2, 0.0f);
-    kb_cluster_sync();
+    if constexpr (PUSH) {
+        kb_xchg_push(xc, make_float4(w.n, w.mean, w.m2, 0.0f));
+    } else {
+        if (threadIdx.x == 0)
+            part = make_float4(w.n, w.mean, w.m2, 0.0f);
+        kb_cluster_sync();
+    }
     ln_wf c = {0.0f, 0.0f, 0.0f};
     if (lane < CL) {
-        const float4 p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
+        float4 p;
+        if constexpr (PUSH)
+            p = xc.part[lane];
+        else
+            p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
         c = {p.x, p.y, p.z};
     }
     c = ln_warp_wf(c);
-    kb_cluster_arrive();
+    if constexpr (!PUSH)
+        kb_cluster_arrive();
     return c;
-}
-
-/* The same with the states pushed into every block's slots (kb_xchg): no
- * cluster barrier with release and acquire, no reads of peers' shared memory;
- * the caller's kb_cluster_wait before it exits meets kb_xchg_push's arrival. */
-template <int CL>
-static __device__ __forceinline__ ln_wf ln_cluster_wf_push(ln_wf w, kb_xchg<CL> &xc)
-{
-    kb_xchg_push(xc, make_float4(w.n, w.mean, w.m2, 0.0f));
-    ln_wf c = {0.0f, 0.0f, 0.0f};
-    const int lane = threadIdx.x & 31;
-    if (lane < CL) {
-        const float4 p = xc.part[lane];
-        c = {p.x, p.y, p.z};
-    }
-    return ln_warp_wf(c);
 }
 
 #define SCL_THREADS 512
@@ -1093,11 +1089,7 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
     const ln_wf w = ln_block_wf(ln_stream_stats<T, U>(xv, lo, hi, SCL_THREADS, K), red);
 
     /* The cluster's states, merged alike everywhere. */
-    ln_wf c;
-    if constexpr (PUSH)
-        c = ln_cluster_wf_push<CL>(w, xc);
-    else
-        c = ln_cluster_wf<CL>(w, part);
+    const ln_wf c = ln_cluster_wf<CL, PUSH>(w, part, xc);
     const float md = c.mean, rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
 
     /* Pass 2: the slice again (from the L2), y with 16-byte stores. */
@@ -1138,9 +1130,8 @@ static cudaError_t launch_stream_cl_k(const kb_args *a, cudaStream_t s, const ch
 template <typename T, int CL, int MINB, bool TANH>
 static cudaError_t launch_stream_cl_n(const kb_args *a, cudaStream_t s, const char *name)
 {
-    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
-    return push ? launch_stream_cl_k<T, CL, MINB, TANH, true>(a, s, name)
-                : launch_stream_cl_k<T, CL, MINB, TANH, false>(a, s, name);
+    return kb_cluster_push() ? launch_stream_cl_k<T, CL, MINB, TANH, true>(a, s, name)
+                             : launch_stream_cl_k<T, CL, MINB, TANH, false>(a, s, name);
 }
 
 /* The streaming cluster kernel for an aligned row of cols elements: 8 blocks
@@ -1337,11 +1328,7 @@ __global__ void __launch_bounds__(1024, 1)
     w = ln_block_wf(w, red);
 
     /* The cluster's states, merged alike everywhere. */
-    ln_wf c;
-    if constexpr (PUSH)
-        c = ln_cluster_wf_push<CL>(w, xc);
-    else
-        c = ln_cluster_wf<CL>(w, part);
+    const ln_wf c = ln_cluster_wf<CL, PUSH>(w, part, xc);
     const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
     const float md = c.mean - mt; /* v holds d - mt */
 
@@ -1405,9 +1392,8 @@ static cudaError_t launch_cluster_k(const kb_args *a, cudaStream_t s, const char
 template <typename T, int CL, bool TANH, int NS = 0>
 static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
-    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
-    return push ? launch_cluster_k<T, CL, TANH, NS, true>(a, s, name)
-                : launch_cluster_k<T, CL, TANH, NS, false>(a, s, name);
+    return kb_cluster_push() ? launch_cluster_k<T, CL, TANH, NS, true>(a, s, name)
+                             : launch_cluster_k<T, CL, TANH, NS, false>(a, s, name);
 }
 
 /* The cluster register path for aligned rows of more than 32768 elements:

@@ -502,30 +502,30 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         __shared__ float2 red[THREADS / 32];
         s = kb_block_online<THREADS>(s, red);
     }
-    if constexpr (CL > 1 && PUSH) {
-        /* The cluster's pairs pushed into every block's slots (kb_xchg):
-         * lane r of every warp takes block r's, merged in one fixed order. */
-        kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
-        const int lane = threadIdx.x % 32;
-        float2 p = kb_online_empty();
-        if (lane < CL)
-            p = make_float2(xc.part[lane].x, xc.part[lane].y);
-        s = kb_warp_online<32>(p);
-    } else if constexpr (CL > 1) {
-        /* The cluster's pairs: lane r of every warp reads block r's, and the
+    if constexpr (CL > 1) {
+        /* The cluster's pairs: lane r of every warp takes block r's, and the
          * warp merges them in one fixed order, so every warp of every block
-         * gets the same bits. The arrival says this block is done reading its
-         * peers; the wait before the exit keeps its own pair alive for them. */
-        __shared__ float2 part;
-        if (threadIdx.x == 0)
-            part = s;
-        kb_cluster_sync();
+         * gets the same bits. PUSH: they were pushed into this block's slots
+         * (kb_xchg). Else each is read from its block; the arrival says this
+         * block is done reading its peers, and the wait before the exit keeps
+         * its own pair alive for them. */
         const int lane = threadIdx.x % 32;
         float2 p = kb_online_empty();
-        if (lane < CL)
-            p = *cg::this_cluster().map_shared_rank(&part, lane);
+        if constexpr (PUSH) {
+            kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
+            if (lane < CL)
+                p = make_float2(xc.part[lane].x, xc.part[lane].y);
+        } else {
+            __shared__ float2 part;
+            if (threadIdx.x == 0)
+                part = s;
+            kb_cluster_sync();
+            if (lane < CL)
+                p = *cg::this_cluster().map_shared_rank(&part, lane);
+        }
         s = kb_warp_online<32>(p);
-        kb_cluster_arrive();
+        if constexpr (!PUSH)
+            kb_cluster_arrive();
     }
     const float inv = kb_rcp(s.y);
     /* exp(x - M) = exp(x - m) * exp(m - M) <= exp(x - m) for a thread with elements. */
@@ -801,28 +801,30 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
     }
     s = kb_block_online<STREAM_THREADS>(s, red);
 
-    if constexpr (XPUSH) {
-        /* The CL pairs pushed into every block's slots, merged in rank order. */
-        kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
-        float2 all = kb_online_empty();
-#pragma unroll
-        for (int r = 0; r < CL; r++)
-            all = kb_online_merge(all, make_float2(xc.part[r].x, xc.part[r].y));
-        s = all;
-    } else if constexpr (CL > 1) {
+    if constexpr (CL > 1) {
         /* Every block merges the CL pairs in rank order, so all get the same
-         * bits. The second barrier keeps each block's pair alive until every
-         * peer has read it. */
+         * bits: pushed into this block's slots (XPUSH, kb_xchg), or read from
+         * each block between two barriers, the second keeping each block's
+         * pair alive until every peer has read it. */
         __shared__ float2 part;
         cg::cluster_group cluster = cg::this_cluster();
-        if (tid == 0)
-            part = s;
-        cluster.sync();
+        if constexpr (XPUSH) {
+            kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
+        } else {
+            if (tid == 0)
+                part = s;
+            cluster.sync();
+        }
         float2 all = kb_online_empty();
 #pragma unroll
-        for (int r = 0; r < CL; r++)
-            all = kb_online_merge(all, *cluster.map_shared_rank(&part, r));
-        cluster.sync();
+        for (int r = 0; r < CL; r++) {
+            if constexpr (XPUSH)
+                all = kb_online_merge(all, make_float2(xc.part[r].x, xc.part[r].y));
+            else
+                all = kb_online_merge(all, *cluster.map_shared_rank(&part, r));
+        }
+        if constexpr (!XPUSH)
+            cluster.sync();
         s = all;
     }
 
@@ -941,9 +943,8 @@ static cudaError_t launch_cluster_regs_k(const kb_args *a, cudaStream_t s, const
 template <typename T, int CL, int NV = 8, int NS = 0>
 static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
-    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
-    return push ? launch_cluster_regs_k<T, CL, NV, NS, true>(a, s, name)
-                : launch_cluster_regs_k<T, CL, NV, NS, false>(a, s, name);
+    return kb_cluster_push() ? launch_cluster_regs_k<T, CL, NV, NS, true>(a, s, name)
+                             : launch_cluster_regs_k<T, CL, NV, NS, false>(a, s, name);
 }
 
 /* Elements of T a block of the cluster register path holds: 1024 threads x
@@ -1054,8 +1055,8 @@ static cudaError_t launch_stream_k(const kb_args *a, cudaStream_t s)
  * with KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
 {
-    static const int push = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1);
-    return push ? launch_stream_k<T, CW, true>(a, s) : launch_stream_k<T, CW, false>(a, s);
+    return kb_cluster_push() ? launch_stream_k<T, CW, true>(a, s)
+                             : launch_stream_k<T, CW, false>(a, s);
 }
 
 /* A table row: THREADS per block, TPR threads per row, NVEC chunks per thread. */
