@@ -224,11 +224,11 @@ static inline int kb_cluster_store_mode(int dflt)
 }
 
 /* Whether the row kernels' clusters exchange their partials by kb_xchg
- * (pushed) rather than through a cluster barrier (pulled):
- * KBENCH_CLUSTER_PUSH=1 (variants/softmax/fused.cu's header). */
+ * (pushed, the default) rather than through a cluster barrier (pulled,
+ * KBENCH_CLUSTER_PUSH=0; variants/softmax/fused.cu's header). */
 static inline bool kb_cluster_push(void)
 {
-    static const bool v = kb_env_int("KBENCH_CLUSTER_PUSH", 0, 0, 1) == 1;
+    static const bool v = kb_env_int("KBENCH_CLUSTER_PUSH", 1, 0, 1) == 1;
     return v;
 }
 

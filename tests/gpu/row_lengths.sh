@@ -65,18 +65,17 @@ for step in "$@"; do
                 done
             done
         done
-        # the cluster register kernels' pushed exchange (st.async into every
-        # block's slots, off by default): rows fewer than, near and past the
-        # SMs, 2-16 blocks a row, under each tool
+        # the clusters' pulled exchange (the default pushes): rows fewer
+        # than, near and past the SMs, 2-16 blocks a row, under each tool
         for tool in memcheck racecheck synccheck; do
             for s in rows=3,cols=65536 rows=41,cols=98312 rows=3,cols=262144 \
                 rows=133,cols=262144; do
                 [ "$tool" != memcheck ] && [ "$s" = rows=133,cols=262144 ] && continue
                 for op in softmax layernorm; do
-                    KBENCH_CLUSTER_PUSH=1 timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                    KBENCH_CLUSTER_PUSH=0 timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
                         $kb run "$op" --variants fused --dtype fp32,bf16 --shape "$s" \
                         --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                        >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s (pushed exchange): exit $?"
+                        >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s (pulled exchange): exit $?"
                 done
             done
         done
@@ -148,10 +147,10 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
-        # here "old" is the pushed exchange (off by default) and "new" the pull
-        ab KBENCH_CLUSTER_PUSH=1 softmax fused rows=2048,cols=65536 rows=512,cols=262144 \
+        # the clusters' exchange pulled ("old") against pushed (the default)
+        ab KBENCH_CLUSTER_PUSH=0 softmax fused rows=2048,cols=65536 rows=512,cols=262144 \
             rows=128,cols=1048576 rows=1024,cols=262144 rows=256,cols=1048576 rows=3,cols=262144
-        ab KBENCH_CLUSTER_PUSH=1 layernorm fused rows=2048,cols=65536 rows=512,cols=262144 \
+        ab KBENCH_CLUSTER_PUSH=0 layernorm fused rows=2048,cols=65536 rows=512,cols=262144 \
             rows=8,cols=262144 rows=20,cols=1048576 rows=3,cols=262144
         # 16-bit rows into the cluster register kernels too ("old"; fp32 unchanged)
         ab KBENCH_SOFTMAX_CLUSTER_REGS=2 softmax fused rows=256,cols=1048576

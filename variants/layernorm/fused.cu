@@ -74,8 +74,8 @@
  * the streaming path (=2 takes 16-bit rows of up to 16 blocks' registers into
  * the clusters too), KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
- * 32769-65536 columns; KBENCH_CLUSTER_PUSH=1 has the cluster register kernel
- * push its blocks' states instead of pulling them. Prediction for these paths (not yet
+ * 32769-65536 columns; KBENCH_CLUSTER_PUSH=0 has the cluster register kernel
+ * pull its blocks' states through a cluster barrier instead of pushing them. Prediction for these paths (not yet
  * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
  * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
  * Welford step with a reciprocal per element; the second read from L2 remains:
@@ -1125,8 +1125,8 @@ static cudaError_t launch_stream_cl_k(const kb_args *a, cudaStream_t s, const ch
                              p.ro, p.rows, p.cols, p.inv_cols);
 }
 
-/* The same, the blocks' states pulled through a cluster barrier or, with
- * KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+/* The same, the blocks' states pushed (kb_xchg) or, with KBENCH_CLUSTER_PUSH=0,
+ * pulled through a cluster barrier (header comment). */
 template <typename T, int CL, int MINB, bool TANH>
 static cudaError_t launch_stream_cl_n(const kb_args *a, cudaStream_t s, const char *name)
 {
@@ -1223,8 +1223,8 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * (same session) the long rows keep DRAM 53-66% busy and issue 44-73% of
  * the SMs' slots (bf16 4096 x 65536: 73%, the shared-memory row kernel):
  * the 16-bit rows spend more instructions a byte than softmax's.
- * The exchange pushed (KBENCH_CLUSTER_PUSH=1, off by default until the next
- * report is written with it; the reasoning and the SASS in softmax's header):
+ * The exchange pushed (by default since the report of 2026-12-02;
+ * KBENCH_CLUSTER_PUSH=0 pulls; the reasoning and the SASS in softmax's header):
  * the cluster register kernel's (n, mean, M2) states written into every
  * block's slot by st.async and waited for on the block's own mbarrier, no
  * MEMBAR.ALL.GPU in any warp. The streaming cluster kernel (few rows) takes
@@ -1387,8 +1387,8 @@ static cudaError_t launch_cluster_k(const kb_args *a, cudaStream_t s, const char
                              p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
-/* The same, the blocks' states pulled through a cluster barrier or, with
- * KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+/* The same, the blocks' states pushed (kb_xchg) or, with KBENCH_CLUSTER_PUSH=0,
+ * pulled through a cluster barrier (header comment). */
 template <typename T, int CL, bool TANH, int NS = 0>
 static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const char *name)
 {

@@ -53,8 +53,9 @@
  * too; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
  * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
  * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16;
- * KBENCH_CLUSTER_PUSH=1 has the cluster register kernels push their (max, sum)
- * pairs instead of pulling them (below; softmax and layernorm);
+ * KBENCH_CLUSTER_PUSH=0 has the cluster register kernels pull their (max, sum)
+ * pairs through a cluster barrier instead of pushing them (below; softmax and
+ * layernorm);
  * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
  * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
  * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
@@ -165,8 +166,8 @@
  * model 1.50 -> 1.42 (bf16 256 x 1048576), 1.50 -> 1.50 (fp32 128 x
  * 1048576), and % of copy bandwidth 64.4 -> 61.6, 62.2 -> 62.1, 67.4 -> 61.0
  * (fp32 512 x 262144). The second read still comes from DRAM; 8 stays.
- * The exchange pushed (KBENCH_CLUSTER_PUSH=1, off by default until the next
- * report is written with it). The pull above is a cluster barrier with
+ * The exchange pushed (by default since the report of 2026-12-02;
+ * KBENCH_CLUSTER_PUSH=0 pulls as before). The pull above is a cluster barrier with
  * release and acquire around a read of each peer's pair, then a second
  * release arrival; in the SASS each release arrival is a MEMBAR.ALL.GPU in
  * every warp (a GPU-scope fence: the warp waits until its memory operations
@@ -938,8 +939,8 @@ static cudaError_t launch_cluster_regs_k(const kb_args *a, cudaStream_t s, const
                              (T *)a->out[0], rows, cols);
 }
 
-/* The same, the blocks' pairs pulled through a cluster barrier or, with
- * KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+/* The same, the blocks' pairs pushed (kb_xchg) or, with KBENCH_CLUSTER_PUSH=0,
+ * pulled through a cluster barrier (header comment). */
 template <typename T, int CL, int NV = 8, int NS = 0>
 static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
@@ -1051,8 +1052,8 @@ static cudaError_t launch_stream_k(const kb_args *a, cudaStream_t s)
                         STREAM_THREADS, 1);
 }
 
-/* The streaming path, its clusters' pairs pulled through cluster barriers or,
- * with KBENCH_CLUSTER_PUSH=1, pushed (kb_xchg; header comment). */
+/* The streaming path, its clusters' pairs pushed (kb_xchg) or, with
+ * KBENCH_CLUSTER_PUSH=0, pulled through cluster barriers (header comment). */
 template <typename T, int CW> static cudaError_t launch_stream(const kb_args *a, cudaStream_t s)
 {
     return kb_cluster_push() ? launch_stream_k<T, CW, true>(a, s)
