@@ -75,9 +75,10 @@
  * the clusters too), KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
  * 32769-65536 columns; KBENCH_CLUSTER_PUSH=0 has the cluster register kernel
- * pull its blocks' states through a cluster barrier instead of pushing them. Prediction for these paths (not yet
- * measured): 4096 x 65536 from 25% (fp32) / 15% (bf16) of the copy bandwidth to
- * ~65% / ~55% (16-byte loads, one Chan merge per 16-32 elements instead of a
+ * pull its blocks' states through a cluster barrier instead of pushing them.
+ * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
+ * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
+ * merge per 16-32 elements instead of a
  * Welford step with a reciprocal per element; the second read from L2 remains:
  * the `cluster` rung removes it); 4099-row unaligned shapes like 300 x 1000
  * bf16 now vector-loaded (~2x); 1000000 x 33 from a 32-thread block per row to
@@ -1228,13 +1229,24 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * the cluster register kernel's (n, mean, M2) states written into every
  * block's slot by st.async and waited for on the block's own mbarrier, no
  * MEMBAR.ALL.GPU in any warp. The streaming cluster kernel (few rows) takes
- * the same switch (measured with it: not yet). Measured (H200, 2026-12-02
+ * the same switch (measured below). Measured (H200, 2026-12-02
  * 01:10 UTC, two rounds, % of copy bandwidth, pull -> push): fp32 2048 x
  * 65536 76.6 -> 77.7, 76.2 -> 77.8; 512 x 262144 60.9 -> 65.0, 60.8 -> 65.0;
  * 8 x 262144 (L2-resident) 18.7 -> 25.0, 18.6 -> 25.1; bf16 20 x 1048576
  * (the streaming cluster kernel, then still pulling) 40.9 -> 40.8. Less
  * than softmax's gain: layernorm's long rows are held back by more than the
- * exchange (the parameters' L2 traffic, above).
+ * exchange (the parameters' L2 traffic, above). The streaming cluster
+ * kernel pushing (02:25 UTC, two rounds, pull -> push): bf16 20 x 1048576
+ * (L2-resident) 40.7 -> 44.3, 41.0 -> 44.3% of the copy bandwidth; fp32 40 x
+ * 1048576 52.0 -> 54.9, 51.7 -> 55.0; fp32 3 x 262144 14.02 -> 10.98, 13.92
+ * -> 10.94 us. Faster everywhere: it pushes too.
+ * With the push, 16-bit long rows in the cluster register kernel instead
+ * (KBENCH_LAYERNORM_CLUSTER_REGS=2 against 1, same call, two rounds, % of
+ * copy bandwidth, 1 -> 2): bf16 4096 x 65536 68.7 -> 55.2, 68.6 -> 55.2;
+ * 1024 x 262144 50.6 -> 48.2, 50.6 -> 48.3; 2048 x 131072 50.6 -> 49.9,
+ * 50.7 -> 49.9; 256 x 1048576 54.5 -> 54.6, 54.8 -> 54.7 (the same kernel).
+ * Not kept: the shared-memory row and streaming kernels stay faster for
+ * 16-bit rows (softmax's 16-block rows went the other way: its header).
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV

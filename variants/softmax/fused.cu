@@ -36,7 +36,7 @@
  *     (max, sum) pairs met through distributed shared memory; CL doubled
  *     while rows x CL leave SMs idle (rows=3); fp32 rows of up to 1048576
  *     with 8 more vectors a thread in shared memory; 16-bit rows that need
- *     16 blocks only where rows are fewer than the SMs (measured below);
+ *     16 blocks too since the exchange is pushed (measured below);
  *   longer rows still, or unaligned ones: the streaming path below (two
  *     reads), a cluster of 8 blocks per row (16 when rows x 8 < 2 x SMs and
  *     the GPU places 16-block clusters), peeled to 16-byte alignment (the
@@ -49,10 +49,11 @@
  * unaligned rows back to one-element chunks (the old path); KBENCH_SOFTMAX_TROW=0
  * sends rows of up to 40 columns back to the tile path;
  * KBENCH_SOFTMAX_CLUSTER_REGS=0 sends the long aligned rows back to the
- * streaming path, =2 takes 16-bit rows that need 16 blocks into the clusters
- * too; KBENCH_SOFTMAX_SPLIT=8 keeps the streaming path at 8 blocks a row when rows
- * are few (by default 16 when rows x 8 < 2 x SMs: rows=3 x 262144 then
- * spreads over 48 SMs instead of 24, predicted ~1.6x), =16 forces 16;
+ * streaming path, =1 sends 16-bit rows that need 16 blocks back to it (by
+ * default, =2, they take the clusters too); KBENCH_SOFTMAX_SPLIT=8 keeps the
+ * streaming path at 8 blocks a row when rows are few (by default 16 when rows
+ * x 8 < 2 x SMs: rows=3 x 262144 then spreads over 48 SMs instead of 24,
+ * predicted ~1.6x), =16 forces 16;
  * KBENCH_CLUSTER_PUSH=0 has the cluster register kernels pull their (max, sum)
  * pairs through a cluster barrier instead of pushing them (below; softmax and
  * layernorm);
@@ -113,7 +114,8 @@
  * 61.7 -> 57.0; rows=3 x 262144 level (13-14% fp32; 7-8% bf16, one launch's
  * latency with the row in L2). The 16-block bf16 row lost: with one block an
  * SM and 16 SMs waiting on one cluster barrier, a block's loads stop for the
- * whole exchange. So 16-bit rows that need 16 blocks stream again. Few rows
+ * whole exchange. So 16-bit rows that needed 16 blocks streamed (until the
+ * push, below). Few rows
  * (same method, 15:00 UTC, streaming -> cluster registers, us): 8 x 262144
  * fp32 14.2 -> 19.6, bf16 12.2 -> 18.9; 16 x 262144 21.3 -> 27.8, 17.2 ->
  * 27.1; 3 x 1048576 20.3 -> 21.0, 15.4 -> 14.9: where rows x 8 leave SMs
@@ -191,8 +193,20 @@
  * variant passed at awkward cluster shapes (1 x 40000, 7 x 100008, 129 x
  * 65544, 133 x 262144, 5 x 1048576, 140 x 1000000; fp32 and bf16) and under
  * compute-sanitizer memcheck. The streaming path's clusters (8 or 16 blocks
- * a row, two full cluster barriers a row) take the same switch; measured
- * with it: not yet.
+ * a row, two full cluster barriers a row) take the same switch. Measured
+ * (H200, 2026-12-02 02:25 UTC, two rounds, same method, pull -> push, % of
+ * copy bandwidth): bf16 256 x 1048576 65.0 -> 64.8, 64.8 -> 64.8; fp32 64 x
+ * 2097152 58.7 -> 58.9, 58.8 -> 58.9; few rows, L2-resident, us: fp32 3 x
+ * 262144 10.66 -> 9.41, 10.72 -> 9.50; bf16 3 x 262144 9.15 -> 7.78, 9.15
+ * -> 7.97. Level where the rows stream from DRAM, 12-15% faster where the
+ * exchange is the launch's critical path; it stays pushed.
+ * With the push, 16-bit rows that need 16 blocks were measured in the
+ * clusters again (same call, two rounds, streaming -> cluster registers):
+ * bf16 256 x 1048576 64.9 -> 69.7, 64.9 -> 69.7; fp16 256 x 1048576 65.0 ->
+ * 72.2, 64.8 -> 72.2; bf16 512 x 524288 (8 blocks either way) 77.9 -> 78.0.
+ * The 16-block row that lost 5 points with the pull gains 5-7 with the push
+ * (its one barrier a row no longer fences every warp): they take the
+ * clusters by default (KBENCH_SOFTMAX_CLUSTER_REGS=2).
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -1143,7 +1157,7 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * 16-byte-multiple short rows through shared memory too. */
     static const int use_tile = kb_env_int("KBENCH_SOFTMAX_TILE", 1, 0, 2);
     static const int use_peel = kb_env_int("KBENCH_SOFTMAX_PEEL", 1, 0, 1);
-    static const int use_creg = kb_env_int("KBENCH_SOFTMAX_CLUSTER_REGS", 1, 0, 2);
+    static const int use_creg = kb_env_int("KBENCH_SOFTMAX_CLUSTER_REGS", 2, 0, 2);
     const bool aligned = ((uintptr_t)a->in[0] | (uintptr_t)a->out[0]) % 16 == 0;
     /* Rows of up to 40 elements off 16-byte boundaries: a thread a row, unless
      * KBENCH_SOFTMAX_TROW=0 (above the kernel). */
@@ -1183,7 +1197,7 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     for (const fused_cfg &c : sca)
         if (cols <= c.chunks)
             return c.launch(a, s, c.name);
-    /* Not 16-bit rows that need 16 blocks (unless KBENCH_SOFTMAX_CLUSTER_REGS=2),
+    /* Not 16-bit rows that need 16 blocks with KBENCH_SOFTMAX_CLUSTER_REGS=1,
      * nor rows the streaming path spreads over 16 blocks (measured: header
      * comment) */
     if (aligned && cols % W == 0 && use_creg &&
