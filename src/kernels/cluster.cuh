@@ -169,48 +169,76 @@ KB_DEV void kb_slice_init(uint32_t bar)
     kb_mbar_fence_init();
 }
 
-/* ---- pushing a block's partial to its peers ------------------------------------------------------ */
+/* ---- the cluster exchange: a block's partial to its peers, pushed or pulled ---------------------- */
 
 /* One exchange of a 16-byte partial a block between the CL blocks of a
- * cluster, pushed instead of pulled: each block writes its partial into every
- * block's slot `rank` with st.async, counted by the receiver's mbarrier, and
- * waits on its own barrier for all CL of them. Against a cluster barrier with
- * release and acquire around a pull (every warp of every block fencing before
- * the barrier, then a round trip to each peer's shared memory), the partials
- * travel one way and no warp fences. Use: kb_xchg_open after the block has
- * issued its loads (thread 0 initialises the barrier; every thread arrives,
- * relaxed, on the cluster barrier), kb_xchg_push when the block's partial is
- * in thread 0 (every thread then waits until it can read all CL slots), and
- * kb_cluster_wait before the block exits (the second arrival was in
- * kb_xchg_push). */
-template <int CL> struct kb_xchg {
-    float4 part[CL];
+ * cluster, pushed (PUSH, the default: kb_cluster_push) or pulled.
+ * Pushed: each block writes its partial into every block's slot `rank` with
+ * st.async, counted by the receiver's mbarrier, and waits on its own barrier
+ * for all CL of them; no warp fences. Pulled: each block keeps its partial in
+ * its own slot, and its peers read it after a cluster barrier with release
+ * and acquire (every warp of every block fencing before the barrier, then a
+ * round trip to each peer's shared memory). Use: kb_xchg_open after the block
+ * has issued its loads, kb_xchg_put when the block's partial is in thread 0
+ * (every thread may then kb_xchg_get any block's), kb_xchg_done after the
+ * last get, and kb_cluster_wait before the block exits (it meets the arrival
+ * in kb_xchg_put or kb_xchg_done, so that no peer reads or writes this
+ * block's slots after it has gone). */
+template <int CL, bool PUSH> struct kb_xchg {
+    float4 part[PUSH ? CL : 1];
     uint64_t bar;
 };
 
-template <int CL> KB_HDEV void kb_xchg_open(kb_xchg<CL> &x)
+/* Pushed: thread 0 initialises the barrier, every thread arrives, relaxed,
+ * on the cluster barrier (met in kb_xchg_put). */
+template <int CL, bool PUSH> KB_HDEV void kb_xchg_open(kb_xchg<CL, PUSH> &x)
 {
-    if (threadIdx.x == 0) {
-        kb_mbar_init(kb_smem_u32(&x.bar), 1);
-        kb_mbar_fence_init();
+    if constexpr (PUSH) {
+        if (threadIdx.x == 0) {
+            kb_mbar_init(kb_smem_u32(&x.bar), 1);
+            kb_mbar_fence_init();
+        }
+        kb_cluster_arrive_relaxed();
     }
-    kb_cluster_arrive_relaxed();
 }
 
-template <int CL> KB_HDEV void kb_xchg_push(kb_xchg<CL> &x, float4 mine)
+template <int CL, bool PUSH> KB_HDEV void kb_xchg_put(kb_xchg<CL, PUSH> &x, float4 mine)
 {
-    kb_cluster_wait(); /* every peer's barrier is initialised */
-    const uint32_t bar = kb_smem_u32(&x.bar);
-    if (threadIdx.x == 0) {
-        kb_mbar_expect_tx(bar, CL * 16);
-        const uint32_t slot = kb_smem_u32(&x.part[kb_cluster_rank()]);
+    if constexpr (PUSH) {
+        kb_cluster_wait(); /* every peer's barrier is initialised */
+        const uint32_t bar = kb_smem_u32(&x.bar);
+        if (threadIdx.x == 0) {
+            kb_mbar_expect_tx(bar, CL * 16);
+            const uint32_t slot = kb_smem_u32(&x.part[kb_cluster_rank()]);
 #pragma unroll
-        for (int r = 0; r < CL; r++)
-            kb_st_async_f4(kb_cluster_map(slot, (unsigned)r), kb_cluster_map(bar, (unsigned)r),
-                           mine);
+            for (int r = 0; r < CL; r++)
+                kb_st_async_f4(kb_cluster_map(slot, (unsigned)r),
+                               kb_cluster_map(bar, (unsigned)r), mine);
+        }
+        kb_mbar_wait(bar, 0);
+        kb_cluster_arrive_relaxed(); /* met by the kb_cluster_wait before the exit */
+    } else {
+        if (threadIdx.x == 0)
+            x.part[0] = mine;
+        kb_cluster_sync();
     }
-    kb_mbar_wait(bar, 0);
-    kb_cluster_arrive_relaxed(); /* met by the kb_cluster_wait before the exit */
+}
+
+/* Block r's partial (after kb_xchg_put). */
+template <int CL, bool PUSH> KB_HDEV float4 kb_xchg_get(kb_xchg<CL, PUSH> &x, int r)
+{
+    if constexpr (PUSH)
+        return x.part[r];
+    else
+        return kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&x.part[0]), (unsigned)r));
+}
+
+/* Pulled: this block is done reading its peers' slots (the arrival its
+ * kb_cluster_wait meets). Pushed: nothing left to say. */
+template <int CL, bool PUSH> KB_HDEV void kb_xchg_done(kb_xchg<CL, PUSH> &)
+{
+    if constexpr (!PUSH)
+        kb_cluster_arrive();
 }
 
 /* ---- host: the switches and the plan ------------------------------------------------------------- */

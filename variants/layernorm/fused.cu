@@ -1031,35 +1031,21 @@ __global__ void __launch_bounds__(1024, 1)
 /* The (n, mean, M2) states w of a thread-block cluster's CL blocks (every
  * thread of a block holding its block's), merged alike in every thread: lane r
  * of each warp takes block r's and the warp merges them in one fixed order, so
- * the cluster's threads hold the same bits. PUSH: the states are pushed into
- * every block's slots (xc, kb_xchg; no cluster barrier with release and
- * acquire). Else lane r reads block r's __shared__ slot part through
- * distributed shared memory, and the arrival says this block has read its
- * peers'. Either way the caller waits (kb_cluster_wait) before it exits. */
+ * the cluster's threads hold the same bits, through the exchange xc
+ * (kb_xchg, pushed or pulled). The caller waits (kb_cluster_wait) before it
+ * exits. */
 template <int CL, bool PUSH>
-static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w, float4 &part,
-                                                      kb_xchg<PUSH ? CL : 1> &xc)
+static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w, kb_xchg<CL, PUSH> &xc)
 {
     const int lane = threadIdx.x & 31;
-    if constexpr (PUSH) {
-        kb_xchg_push(xc, make_float4(w.n, w.mean, w.m2, 0.0f));
-    } else {
-        if (threadIdx.x == 0)
-            part = make_float4(w.n, w.mean, w.m2, 0.0f);
-        kb_cluster_sync();
-    }
+    kb_xchg_put(xc, make_float4(w.n, w.mean, w.m2, 0.0f));
     ln_wf c = {0.0f, 0.0f, 0.0f};
     if (lane < CL) {
-        float4 p;
-        if constexpr (PUSH)
-            p = xc.part[lane];
-        else
-            p = kb_ld_cluster_f4(kb_cluster_map(kb_smem_u32(&part), (unsigned)lane));
+        const float4 p = kb_xchg_get(xc, lane);
         c = {p.x, p.y, p.z};
     }
     c = ln_warp_wf(c);
-    if constexpr (!PUSH)
-        kb_cluster_arrive();
+    kb_xchg_done(xc);
     return c;
 }
 
@@ -1071,10 +1057,8 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
 {
     constexpr int V = kb_vec_width<T>(), U = STREAM_UNROLL;
     __shared__ float red[3][32];
-    __shared__ kb_xchg<PUSH ? CL : 1> xc; /* PUSH: the states pushed (kb_xchg) */
-    if constexpr (PUSH)
-        kb_xchg_open(xc);
-    __shared__ __align__(16) float4 part;
+    __shared__ kb_xchg<CL, PUSH> xc; /* the cluster's exchange */
+    kb_xchg_open(xc);
     const int tid = threadIdx.x;
     const int rank = (int)kb_cluster_rank();
     const int64_t row = blockIdx.x / CL;
@@ -1090,7 +1074,7 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
     const ln_wf w = ln_block_wf(ln_stream_stats<T, U>(xv, lo, hi, SCL_THREADS, K), red);
 
     /* The cluster's states, merged alike everywhere. */
-    const ln_wf c = ln_cluster_wf<CL, PUSH>(w, part, xc);
+    const ln_wf c = ln_cluster_wf(w, xc);
     const float md = c.mean, rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
 
     /* Pass 2: the slice again (from the L2), y with 16-byte stores. */
@@ -1272,7 +1256,6 @@ __global__ void __launch_bounds__(1024, 1)
      * last vector's store (hoisted, they would spill at 64 registers) */
     constexpr bool FENCE = TANH && sizeof(T) == 4;
     __shared__ float red[3][32];
-    __shared__ __align__(16) float4 part;
     const int tid = threadIdx.x;
     const int tv = (int)kb_cluster_rank() * THREADS + tid; /* this thread's first vector */
     const int64_t row = blockIdx.x / CL;
@@ -1295,9 +1278,8 @@ __global__ void __launch_bounds__(1024, 1)
     for (int k = 0; k < NV; k++)
         raw[k] = tv + k * STRIDE < nvec ? kb_ld128(xv + k * STRIDE) : make_uint4(0, 0, 0, 0);
     const float K = kb_load(x, base);
-    __shared__ kb_xchg<PUSH ? CL : 1> xc; /* PUSH: set up while the loads fly */
-    if constexpr (PUSH)
-        kb_xchg_open(xc);
+    __shared__ kb_xchg<CL, PUSH> xc; /* the cluster's exchange, set up while the loads fly */
+    kb_xchg_open(xc);
 
     /* This thread's exact statistics of d = x - K, two passes over registers. */
     auto in = [&](int k) { return tv + k * STRIDE < nvec; };
@@ -1340,7 +1322,7 @@ __global__ void __launch_bounds__(1024, 1)
     w = ln_block_wf(w, red);
 
     /* The cluster's states, merged alike everywhere. */
-    const ln_wf c = ln_cluster_wf<CL, PUSH>(w, part, xc);
+    const ln_wf c = ln_cluster_wf(w, xc);
     const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
     const float md = c.mean - mt; /* v holds d - mt */
 

@@ -426,10 +426,9 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             v[k] = c < lim ? kb_load(xr, c) : kb_neg_inf();
         }
     }
-    /* PUSH: the exchange's barrier is set up while the loads fly. */
-    __shared__ kb_xchg<PUSH ? CL : 1> xc;
-    if constexpr (PUSH)
-        kb_xchg_open(xc);
+    /* The cluster's exchange (CL > 1), set up while the loads fly. */
+    __shared__ kb_xchg<CL, PUSH> xc;
+    kb_xchg_open(xc);
 
     /* The thread's max: packed, or over the floats in four independent chains. */
     float m;
@@ -518,29 +517,19 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         s = kb_block_online<THREADS>(s, red);
     }
     if constexpr (CL > 1) {
-        /* The cluster's pairs: lane r of every warp takes block r's, and the
-         * warp merges them in one fixed order, so every warp of every block
-         * gets the same bits. PUSH: they were pushed into this block's slots
-         * (kb_xchg). Else each is read from its block; the arrival says this
-         * block is done reading its peers, and the wait before the exit keeps
-         * its own pair alive for them. */
+        /* The cluster's pairs (kb_xchg): lane r of every warp takes block
+         * r's, and the warp merges them in one fixed order, so every warp of
+         * every block gets the same bits; the wait before the exit keeps this
+         * block's slots alive for its peers. */
         const int lane = threadIdx.x % 32;
+        kb_xchg_put(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
         float2 p = kb_online_empty();
-        if constexpr (PUSH) {
-            kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
-            if (lane < CL)
-                p = make_float2(xc.part[lane].x, xc.part[lane].y);
-        } else {
-            __shared__ float2 part;
-            if (threadIdx.x == 0)
-                part = s;
-            kb_cluster_sync();
-            if (lane < CL)
-                p = *cg::this_cluster().map_shared_rank(&part, lane);
+        if (lane < CL) {
+            const float4 q = kb_xchg_get(xc, lane);
+            p = make_float2(q.x, q.y);
         }
         s = kb_warp_online<32>(p);
-        if constexpr (!PUSH)
-            kb_cluster_arrive();
+        kb_xchg_done(xc);
     }
     const float inv = kb_rcp(s.y);
     /* exp(x - M) = exp(x - m) * exp(m - M) <= exp(x - m) for a thread with elements. */
@@ -761,10 +750,9 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
 {
     constexpr int U = STREAM_UNROLL;
     constexpr int64_t STEP = (int64_t)U * STREAM_THREADS;
-    constexpr bool XPUSH = PUSH && CL > 1;
     __shared__ float2 red[STREAM_THREADS / 32];
-    __shared__ kb_xchg<XPUSH ? CL : 1> xc; /* XPUSH: the pairs pushed (kb_xchg) */
-    if constexpr (XPUSH)
+    __shared__ kb_xchg<CL, PUSH> xc; /* CL > 1: the cluster's exchange */
+    if constexpr (CL > 1)
         kb_xchg_open(xc);
     const int tid = threadIdx.x;
     const int64_t first = row * cols;
@@ -818,28 +806,18 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
 
     if constexpr (CL > 1) {
         /* Every block merges the CL pairs in rank order, so all get the same
-         * bits: pushed into this block's slots (XPUSH, kb_xchg), or read from
-         * each block between two barriers, the second keeping each block's
-         * pair alive until every peer has read it. */
-        __shared__ float2 part;
-        cg::cluster_group cluster = cg::this_cluster();
-        if constexpr (XPUSH) {
-            kb_xchg_push(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
-        } else {
-            if (tid == 0)
-                part = s;
-            cluster.sync();
-        }
+         * bits (kb_xchg). Pulled, the block then waits for its peers at once
+         * (they may still read its slot); pushed, before its exit. */
+        kb_xchg_put(xc, make_float4(s.x, s.y, 0.0f, 0.0f));
         float2 all = kb_online_empty();
 #pragma unroll
         for (int r = 0; r < CL; r++) {
-            if constexpr (XPUSH)
-                all = kb_online_merge(all, make_float2(xc.part[r].x, xc.part[r].y));
-            else
-                all = kb_online_merge(all, *cluster.map_shared_rank(&part, r));
+            const float4 q = kb_xchg_get(xc, r);
+            all = kb_online_merge(all, make_float2(q.x, q.y));
         }
-        if constexpr (!XPUSH)
-            cluster.sync();
+        kb_xchg_done(xc);
+        if constexpr (!PUSH)
+            kb_cluster_wait();
         s = all;
     }
 
@@ -867,8 +845,8 @@ __device__ __forceinline__ void fused_stream_row(const T *__restrict__ x, T *__r
         if (tid < tail)
             kb_store(yr, tail0 + tid, kb_exp2((kb_load(xr, tail0 + tid) - mx) * KB_LOG2E) * inv);
     }
-    if constexpr (XPUSH)
-        kb_cluster_wait(); /* meets kb_xchg_push's arrival */
+    if constexpr (CL > 1 && PUSH)
+        kb_cluster_wait(); /* meets kb_xchg_put's arrival */
 }
 
 /* One block per row. */
