@@ -89,6 +89,21 @@ for step in "$@"; do
             $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
             --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
             >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
+        # softmax's cluster register kernels in blocks of 512 threads, two an
+        # SM (off by default): rows fewer than, near and past the SMs, partial
+        # last blocks; then memcheck
+        half=KBENCH_SOFTMAX_CREG_THREADS=512
+        env $half $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+            --shape rows=1,cols=40000 --shape rows=7,cols=100008 --shape rows=129,cols=65544 \
+            --shape rows=133,cols=262144 --metrics none --min-samples 3 \
+            --db "$out/half.db" --json "$out/half-softmax.json" >"$out/half-softmax.txt" 2>&1 ||
+            fail "512-thread clusters softmax: kbench run exit $?"
+        grep -q "_t512" "$out/half-softmax.json" ||
+            fail "512-thread clusters softmax: the 512-thread kernel did not run"
+        env $half timeout 300 "$san" --tool memcheck --error-exitcode 9 \
+            $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=40,cols=40008 \
+            --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+            >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax 512-thread clusters: exit $?"
         grep -E "ERROR SUMMARY|mismatch|failed" "$out/sanitizer.log" | sort | uniq -c
         ;;
     sweep)
@@ -157,6 +172,9 @@ for step in "$@"; do
         # layernorm's 16-bit long rows into the cluster register kernel ("old"; fp32 unchanged)
         ab KBENCH_LAYERNORM_CLUSTER_REGS=2 layernorm fused rows=4096,cols=65536 \
             rows=1024,cols=262144
+        # softmax's 512-thread cluster kernels, two an SM ("old": off by default)
+        ab KBENCH_SOFTMAX_CREG_THREADS=512 softmax fused rows=2048,cols=65536 \
+            rows=512,cols=262144 rows=1024,cols=262144
         # the cluster rung's own knobs: sizes forced against the plan's choice
         for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \
                   KBENCH_CLUSTER_STORE=3 \

@@ -207,6 +207,17 @@
  * The 16-block row that lost 5 points with the pull gains 5-7 with the push
  * (its one barrier a row no longer fences every warp): they take the
  * clusters by default (KBENCH_SOFTMAX_CLUSTER_REGS=2).
+ * Two blocks an SM again, with the push (KBENCH_SOFTMAX_CREG_THREADS=512,
+ * off by default: the 512-thread kernel measured above with the pull and not
+ * kept, twice as many blocks a row; fp32 rows past 262144 keep one block an
+ * SM). With the pull a row over twice the blocks waited on a longer
+ * exchange (membar 13 -> 16% of the warps' cycles); the push took the fences
+ * out (barrier 22.5 -> 7.1%), so the theory that an SM whose one block waits
+ * moves no bytes can be tried again: with two blocks an SM one loads while
+ * the other reduces, exchanges and stores. Prediction (before the run): fp32
+ * 512 x 262144 90.2 -> ~93%, bf16 1024 x 262144 79.0 -> ~85% (with the pull
+ * it had gained 0.8 points where fp32 lost 6), fp32 2048 x 65536 level
+ * (96.1%). Measured: not yet.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -915,10 +926,9 @@ static cudaError_t launch_trow(const kb_args *a, cudaStream_t s, const char *nam
  * (softmax_fused_regs with CL > 1). cudaErrorNotSupported when this GPU does
  * not place such clusters (asked once a process: the query costs host time in
  * the timed region). */
-template <typename T, int CL, int NV, int NS, bool PUSH>
+template <typename T, int CL, int NV, int NS, bool PUSH, int THREADS>
 static cudaError_t launch_cluster_regs_k(const kb_args *a, cudaStream_t s, const char *name)
 {
-    constexpr int THREADS = 1024;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k =
         softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, CL, NS, PUSH>;
@@ -933,11 +943,11 @@ static cudaError_t launch_cluster_regs_k(const kb_args *a, cudaStream_t s, const
 
 /* The same, the blocks' pairs pushed (kb_xchg) or, with KBENCH_CLUSTER_PUSH=0,
  * pulled through a cluster barrier (header comment). */
-template <typename T, int CL, int NV = 8, int NS = 0>
+template <typename T, int CL, int NV = 8, int NS = 0, int THREADS = 1024>
 static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
-    return kb_cluster_push() ? launch_cluster_regs_k<T, CL, NV, NS, true>(a, s, name)
-                             : launch_cluster_regs_k<T, CL, NV, NS, false>(a, s, name);
+    return kb_cluster_push() ? launch_cluster_regs_k<T, CL, NV, NS, true, THREADS>(a, s, name)
+                             : launch_cluster_regs_k<T, CL, NV, NS, false, THREADS>(a, s, name);
 }
 
 /* Elements of T a block of the cluster register path holds: 1024 threads x
@@ -945,6 +955,27 @@ static cudaError_t launch_cluster_regs_cl(const kb_args *a, cudaStream_t s, cons
 template <typename T> static constexpr int64_t creg_per(void)
 {
     return 1024 * 8 * kb_vec_width<T>();
+}
+
+/* The cluster register path in blocks of 512 threads, two an SM, so twice
+ * as many a row (KBENCH_SOFTMAX_CREG_THREADS=512, header comment);
+ * cudaErrorNotSupported when 16 such blocks do not hold the row. */
+template <typename T> static cudaError_t launch_cluster_regs_half(const kb_args *a, cudaStream_t s)
+{
+    constexpr int64_t PER = creg_per<T>() / 2;
+    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
+    switch (kb_cluster_blocks(rows, cols, PER)) {
+    case 2:
+        return launch_cluster_regs_cl<T, 2, 8, 0, 512>(a, s, "softmax_fused_regs_c2_t512");
+    case 4:
+        return launch_cluster_regs_cl<T, 4, 8, 0, 512>(a, s, "softmax_fused_regs_c4_t512");
+    case 8:
+        return launch_cluster_regs_cl<T, 8, 8, 0, 512>(a, s, "softmax_fused_regs_c8_t512");
+    case 16:
+        return launch_cluster_regs_cl<T, 16, 8, 0, 512>(a, s, "softmax_fused_regs_c16_t512");
+    default:
+        return cudaErrorNotSupported;
+    }
 }
 
 /* The cluster size for a row of cols elements: the fewest blocks whose
@@ -957,6 +988,12 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
+    static const int threads = kb_env_int("KBENCH_SOFTMAX_CREG_THREADS", 1024, 512, 1024);
+    if (threads == 512) {
+        const cudaError_t e = launch_cluster_regs_half<T>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
+    }
     int cl = kb_cluster_blocks(rows, cols, PER);
     if (cl == 0) {
         /* fp32 rows of up to 16 x 64K elements: 16 vectors a thread, 8 in
