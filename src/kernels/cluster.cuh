@@ -241,6 +241,63 @@ template <int CL, bool PUSH> KB_HDEV void kb_xchg_done(kb_xchg<CL, PUSH> &)
         kb_cluster_arrive();
 }
 
+/* The same exchange for a cluster that stays for many rows, one round a row:
+ * two sets of CL slots used by alternate rounds, each counted by its own
+ * mbarrier (round r: set r % 2, phase r / 2 % 2). A block pushes round r only
+ * after every thread of the cluster has arrived, relaxed, past its reads of
+ * round r - 1 (kb_xring_begin waits for those arrivals), so a set is never
+ * written while a peer may still read it: its reads of round r - 2 came
+ * before. The slots' values are merged into registers before the arrival.
+ * Use: kb_xring_open once; each round kb_xring_begin (a cluster-wide wait:
+ * also every thread of the block has left the previous round, so block-wide
+ * scratch may be written again), kb_xring_push with the partial in thread 0
+ * (every thread then waits until it can read the round's CL slots), the
+ * reads of the slots, kb_xring_end; kb_cluster_wait before the block exits. */
+template <int CL> struct kb_xring {
+    float4 part[2][CL];
+    uint64_t bar[2];
+};
+
+template <int CL> KB_HDEV void kb_xring_open(kb_xring<CL> &x)
+{
+    if (threadIdx.x == 0) {
+        kb_mbar_init(kb_smem_u32(&x.bar[0]), 1);
+        kb_mbar_init(kb_smem_u32(&x.bar[1]), 1);
+        kb_mbar_fence_init();
+    }
+    kb_cluster_arrive_relaxed();
+    kb_cluster_wait(); /* every peer's barriers are initialised */
+}
+
+template <int CL> KB_HDEV void kb_xring_begin(int round)
+{
+    if (round > 0)
+        kb_cluster_wait(); /* meets round - 1's kb_xring_end */
+}
+
+/* Pushes round `round`'s partial (thread 0's `mine`) and waits for the
+ * round's CL partials; returns the address of the round's slots. */
+template <int CL> KB_HDEV const float4 *kb_xring_push(kb_xring<CL> &x, int round, float4 mine)
+{
+    const int set = round & 1;
+    const uint32_t bar = kb_smem_u32(&x.bar[set]);
+    if (threadIdx.x == 0) {
+        kb_mbar_expect_tx(bar, CL * 16);
+        const uint32_t slot = kb_smem_u32(&x.part[set][kb_cluster_rank()]);
+#pragma unroll
+        for (int r = 0; r < CL; r++)
+            kb_st_async_f4(kb_cluster_map(slot, (unsigned)r), kb_cluster_map(bar, (unsigned)r),
+                           mine);
+    }
+    kb_mbar_wait(bar, (unsigned)(round >> 1) & 1u);
+    return x.part[set];
+}
+
+KB_HDEV void kb_xring_end(void)
+{
+    kb_cluster_arrive_relaxed();
+}
+
 /* ---- host: the switches and the plan ------------------------------------------------------------- */
 
 /* How y leaves the slice (the file comment): KBENCH_CLUSTER_STORE where set,

@@ -89,6 +89,24 @@ for step in "$@"; do
             $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
             --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
             >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
+        # layernorm's persistent pushed clusters with staged parameters (off by
+        # default): rows fewer than, near and past the clusters in flight, rows
+        # that end inside a block, statistics, mean 10^4, tanh; then each tool
+        pf=KBENCH_LAYERNORM_CLUSTER_PF=1
+        env $pf $kb run layernorm --variants fused --dtype fp32,fp16,bf16 \
+            --shape rows=9,cols=40000 --shape rows=67,cols=100008 --shape rows=300,cols=65544 \
+            --shape rows=133,cols=262144 --shape rows=40,cols=196608,stats=1 \
+            --shape rows=50,cols=131072,mean=10000 --shape rows=31,cols=65536,gelu=1 \
+            --metrics none --min-samples 3 --db "$out/pf.db" --json "$out/pf-layernorm.json" \
+            >"$out/pf-layernorm.txt" 2>&1 || fail "persistent clusters layernorm: kbench run exit $?"
+        grep -q "cluster_pf" "$out/pf-layernorm.json" ||
+            fail "persistent clusters layernorm: the persistent kernel did not run"
+        for tool in memcheck racecheck synccheck; do
+            env $pf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                $kb run layernorm --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
+                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm persistent clusters: exit $?"
+        done
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (off by default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
@@ -172,6 +190,9 @@ for step in "$@"; do
         # layernorm's 16-bit long rows into the cluster register kernel ("old"; fp32 unchanged)
         ab KBENCH_LAYERNORM_CLUSTER_REGS=2 layernorm fused rows=4096,cols=65536 \
             rows=1024,cols=262144
+        # layernorm's persistent pushed clusters ("old": off by default)
+        ab KBENCH_LAYERNORM_CLUSTER_PF=1 layernorm fused rows=2048,cols=65536 \
+            rows=512,cols=262144 rows=4096,cols=65536 rows=1024,cols=262144
         # softmax's 512-thread cluster kernels, two an SM ("old": off by default)
         ab KBENCH_SOFTMAX_CREG_THREADS=512 softmax fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=1024,cols=262144

@@ -75,7 +75,10 @@
  * the clusters too), KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
  * 32769-65536 columns; KBENCH_CLUSTER_PUSH=0 has the cluster register kernel
- * pull its blocks' states through a cluster barrier instead of pushing them.
+ * pull its blocks' states through a cluster barrier instead of pushing them;
+ * KBENCH_LAYERNORM_CLUSTER_PF=1 takes aligned rows of 32769-262144 columns
+ * through persistent clusters with the parameters staged (off by default:
+ * above that kernel).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
  * merge per 16-32 elements instead of a
@@ -1427,6 +1430,203 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
     }
 }
 
+/* ---- the persistent cluster kernel, pushed (rows of 32769-262144 elements) ---------- *
+ *
+ * layernorm_fused_cluster takes one row a cluster and ends: it reads its part
+ * of gamma, beta and b from the L2 again for every row (three 16-byte loads
+ * for every vector of x), and its SM has no loads in flight from its first
+ * wait to the next cluster's start. Here a cluster of CL blocks of 1024
+ * threads stays for rows cid, cid + nclusters, ..., each thread holding 16
+ * elements of a row (a block 16384: CL = 4 holds 65536, 16 holds 262144):
+ *   - its gamma and beta + b as floats in its own shared-memory slots, read
+ *     from global memory once (128 KB a block);
+ *   - the next row's vectors copied into its own slots by cp.async as soon as
+ *     the current row's are in registers (64 KB fp32, 32 KB 16-bit), so the
+ *     loads fly while the row is reduced, exchanged and written;
+ *   - the blocks' (n, mean, M2) pushed into every block's slots by st.async
+ *     (kb_xring: two slot sets by row parity, each block's own mbarriers), no
+ *     fence in any warp.
+ * Slots are thread-private (a thread reads back only what it copied), so no
+ * block barrier guards them. The same design with the exchange pulled through
+ * a cluster barrier a row (a GPU-scope fence in every warp, which waits for
+ * the warp's stores and copies in flight) was measured and not kept
+ * (2026-12-01 17:30 UTC, above: fp32 512 x 262144 61.1 -> 42.8%); the push
+ * took those fences out of the one-row kernels (fp32 512 x 262144 60.9 ->
+ * 65.0%). Prediction (before any measurement, % of the copy bandwidth): fp32
+ * 2048 x 65536 77.5 -> ~85, 512 x 262144 65.4 -> ~80; bf16 4096 x 65536 67.6
+ * -> ~75, 1024 x 262144 50.5 -> ~70, if the long rows are held back by the
+ * parameters' L2 traffic (at 65% of the copy bandwidth, x's read through the
+ * L2 and gamma, beta and b's three times as many bytes come to ~5.6 TB/s of
+ * L2 reads); if nothing moves, they are not. KBENCH_LAYERNORM_CLUSTER_PF=1
+ * takes it (off by default until measured). */
+template <typename T, int CL, bool TANH>
+__global__ void __launch_bounds__(1024, 1)
+    layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
+                               int nclusters)
+{
+    constexpr int V = kb_vec_width<T>(), THREADS = 1024, NV = 16 / V, STRIDE = CL * THREADS;
+    constexpr int F4 = V / 4; /* float4s a vector's parameters take */
+    __shared__ float red[3][32];
+    __shared__ kb_xring<CL> xr;
+    extern __shared__ __align__(16) uint4 lnp_sm[];
+    uint4 *xs = lnp_sm;                                         /* [NV][THREADS] */
+    float4 *gs = reinterpret_cast<float4 *>(xs + NV * THREADS); /* [NV F4][THREADS] */
+    float4 *bs = gs + NV * F4 * THREADS;                        /* [NV F4][THREADS] */
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int tv = (int)kb_cluster_rank() * THREADS + tid; /* this thread's first vector */
+    const int nvec = cols / V;
+    auto in = [&](int k) { return tv + k * STRIDE < nvec; };
+    const int cid = (int)blockIdx.x / CL;
+
+    /* The copies of row r's vectors into this thread's slots (none past the
+     * last row or the row's end: those slots are zero-filled, not read). */
+    auto prefetch = [&](int r) {
+        const int64_t base = (int64_t)(r < rows ? r : 0) * cols;
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x + base) + tv;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const bool ok = r < rows && in(k);
+            kb_cp_async16(kb_smem_u32(&xs[k * THREADS + tid]),
+                          ok ? (const void *)(xv + k * STRIDE) : (const void *)x, ok ? 16 : 0);
+        }
+        kb_cp_async_commit();
+    };
+    /* The first row on its way while the parameters are staged. */
+    prefetch(cid);
+    float K = cid < rows ? kb_load(x, (int64_t)cid * cols) : 0.0f;
+    kb_xring_open(xr);
+
+    /* This thread's gamma and beta + b, once. */
+    {
+        const T *gt = gamma + tv * V, *b1t = beta + tv * V, *b2t = bias + tv * V;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (in(k)) {
+                float g[V], bb[V];
+                ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
+#pragma unroll
+                for (int h = 0; h < F4; h++) {
+                    gs[(k * F4 + h) * THREADS + tid] =
+                        make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
+                    bs[(k * F4 + h) * THREADS + tid] =
+                        make_float4(bb[4 * h], bb[4 * h + 1], bb[4 * h + 2], bb[4 * h + 3]);
+                }
+            }
+        }
+    }
+
+    int round = 0;
+    for (int row = cid; row < rows; row += nclusters, round++) {
+        kb_cp_async_wait<0>();
+        uint4 raw[NV];
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            raw[k] = in(k) ? xs[k * THREADS + tid] : make_uint4(0, 0, 0, 0);
+        /* This thread's exact statistics of d = x - K, two passes over registers. */
+        float v[NV][V];
+        const float s = shifted_sum<T, true>(raw, v, K, in);
+        /* Every slot's value is in use (the sum): the next row may overwrite them. */
+        const int next = row + nclusters;
+        prefetch(next);
+        const float Kn = next < rows ? kb_load(x, (int64_t)next * cols) : 0.0f;
+        int n = 0;
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            n += in(k) ? V : 0;
+        const float mt = n > 0 ? s / (float)n : 0.0f;
+        const float q = centred_squares(v, mt, in);
+        /* Every thread of the cluster past the previous round: red and this
+         * round's slot set are free. */
+        kb_xring_begin<CL>(round);
+        ln_wf w = {(float)n, mt, q};
+        w = ln_block_wf(w, red);
+
+        /* The cluster's states, merged alike everywhere, from this round's slots. */
+        const float4 *part = kb_xring_push(xr, round, make_float4(w.n, w.mean, w.m2, 0.0f));
+        ln_wf c = {0.0f, 0.0f, 0.0f};
+        if (lane < CL) {
+            const float4 p = part[lane];
+            c = {p.x, p.y, p.z};
+        }
+        c = ln_warp_wf(c);
+        kb_xring_end();
+        const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
+        const float md = c.mean - mt; /* v holds d - mt */
+
+        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tv;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (in(k)) {
+                float g[V], bb[V], o[V];
+#pragma unroll
+                for (int h = 0; h < F4; h++) {
+                    const float4 gh = gs[(k * F4 + h) * THREADS + tid];
+                    const float4 bh = bs[(k * F4 + h) * THREADS + tid];
+                    g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
+                    bb[4 * h] = bh.x, bb[4 * h + 1] = bh.y, bb[4 * h + 2] = bh.z,
+                               bb[4 * h + 3] = bh.w;
+                }
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    o[i] = ln_gelu<TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
+                kb_st128(yv + k * STRIDE, kb_pack<T>(o));
+            }
+        }
+        if (mean_out != nullptr && tv == 0) {
+            mean_out[row] = K + c.mean;
+            rstd_out[row] = rstd;
+        }
+        K = Kn;
+    }
+    /* The last zero-fill copies; every peer past its reads of this block's slots. */
+    kb_cp_async_wait<0>();
+    kb_cluster_wait();
+}
+
+/* Launches layernorm_fused_cluster_pf in clusters of CL blocks, as many
+ * clusters as the GPU holds at once (at most one a row).
+ * cudaErrorNotSupported when it places none (asked once a process). */
+template <typename T, int CL, bool TANH>
+static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const char *name)
+{
+    constexpr int THREADS = 1024, V = kb_vec_width<T>();
+    constexpr size_t SMEM = (size_t)(16 / V) * THREADS * 16 + (size_t)2 * 16 * THREADS * 4;
+    const auto k = layernorm_fused_cluster_pf<T, CL, TANH>;
+    static int active = -1;
+    if (active < 0) {
+        active = 0;
+        if (CL <= KB_CLUSTER_PORTABLE ||
+            cudaFuncSetAttribute((const void *)k, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                 1) == cudaSuccess)
+            if (kb_active_clusters((const void *)k, THREADS, CL, SMEM, &active) != cudaSuccess)
+                active = 0;
+        (void)cudaGetLastError();
+    }
+    if (active == 0)
+        return cudaErrorNotSupported;
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const int nclusters = p.rows < active ? (int)p.rows : active;
+    const kb_dim3 grid = {(unsigned)(nclusters * CL), 1, 1}, block = {THREADS, 1, 1};
+    return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, p.x, p.g, p.b1, p.b2, p.y,
+                             p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, nclusters);
+}
+
+/* The persistent cluster kernel for aligned rows of 32769-262144 elements:
+ * the fewest blocks of 16384 elements (4, 8 or 16) that hold a row.
+ * cudaErrorNotSupported when the row does not fit or the GPU places none. */
+template <typename T, bool TANH>
+static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
+{
+    const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
+    if (rows > INT32_MAX || cols <= 32768 || cols > KB_CLUSTER_MAX * 16384)
+        return cudaErrorNotSupported;
+    if (cols <= 4 * 16384)
+        return launch_cluster_pf_cl<T, 4, TANH>(a, s, "layernorm_fused_cluster_pf4");
+    if (cols <= 8 * 16384)
+        return launch_cluster_pf_cl<T, 8, TANH>(a, s, "layernorm_fused_cluster_pf8");
+    return launch_cluster_pf_cl<T, 16, TANH>(a, s, "layernorm_fused_cluster_pf16");
+}
+
 template <bool VEC> struct fused_kernels {
     static constexpr const char *warp_name = "layernorm_fused_warp";
     static constexpr const char *row_name = "layernorm_fused_row";
@@ -1592,6 +1792,16 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * 4096: 32768 elements) in a cluster's registers, unless
      * KBENCH_LAYERNORM_CLUSTER_REGS=0; 16-bit rows too with =2 (header
      * comment). */
+    /* Aligned rows of 32769-262144 columns in persistent clusters with the
+     * parameters staged, with KBENCH_LAYERNORM_CLUSTER_PF=1 (off by default,
+     * not yet measured: above the kernel); not where rows are too few for
+     * the clusters the GPU holds. */
+    static const int use_pf = kb_env_int("KBENCH_LAYERNORM_CLUSTER_PF", 0, 0, 1);
+    if (use_pf && aligned && cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
+        const cudaError_t e = launch_cluster_pf<T, TANH>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
+    }
     static const int use_creg = kb_env_int("KBENCH_LAYERNORM_CLUSTER_REGS", 1, 0, 2);
     if (use_creg && aligned && cols % V == 0 && cols > 32768 &&
         (((sizeof(T) == 4 || use_creg == 2) && cols <= KB_CLUSTER_MAX * LN_CREG_PER) ||
