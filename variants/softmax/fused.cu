@@ -218,6 +218,17 @@
  * 512 x 262144 90.2 -> ~93%, bf16 1024 x 262144 79.0 -> ~85% (with the pull
  * it had gained 0.8 points where fp32 lost 6), fp32 2048 x 65536 level
  * (96.1%). Measured: not yet.
+ * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6:
+ * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
+ * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
+ * eager softmax has been 1.0-1.4% faster at fp32 1048576 x 128 in four
+ * reports in a row (its warp softmax: 128-thread blocks, two rows a warp,
+ * eight 4-byte loads a lane), and its compiled one 0.5% faster at bf16
+ * 262144 x 1024 in the last. What moves these rows is not known: the 4
+ * vectors a lane that won for 16-bit rows of 9-32 vectors did not move fp32.
+ * Prediction (before the run): within 1% either way; kept only if one of
+ * them is ahead of the default by more than the spread in both rounds.
+ * Measured: not yet.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -1201,6 +1212,17 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         for (const fused_cfg &c : vec_deep)
             if (cols <= (int64_t)c.chunks * W)
                 return c.launch(a, s, c.name);
+    /* A/B (KBENCH_SOFTMAX_VEC=1..6, header comment): another block size or
+     * lanes a row for aligned rows of 17-32 or 65-128 vectors. */
+    static const int vec_alt = kb_env_int("KBENCH_SOFTMAX_VEC", 0, 0, 6);
+    static const fused_cfg alt[] = {
+        FUSED_REGS(128, 32, 1, W, "alt"), FUSED_REGS(512, 32, 1, W, "alt"),
+        FUSED_REGS(256, 16, 2, W, "alt"), FUSED_REGS(128, 32, 4, W, "alt"),
+        FUSED_REGS(512, 32, 4, W, "alt"), FUSED_REGS(256, 16, 8, W, "alt"),
+    };
+    if (aligned && cols % W == 0 && vec_alt > 0 && cols <= (int64_t)alt[vec_alt - 1].chunks * W &&
+        2 * cols > (int64_t)alt[vec_alt - 1].chunks * W)
+        return alt[vec_alt - 1].launch(a, s, alt[vec_alt - 1].name);
     if (aligned && cols % W == 0)
         for (const fused_cfg &c : vec)
             if (cols <= (int64_t)c.chunks * W)
