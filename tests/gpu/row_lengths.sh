@@ -107,6 +107,22 @@ for step in "$@"; do
                 --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
                 >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm persistent clusters: exit $?"
         done
+        # softmax's persistent pushed clusters (off by default): rows fewer than,
+        # near and past the clusters in flight, rows that end inside a block
+        smpf=KBENCH_SOFTMAX_CLUSTER_PF=1
+        env $smpf $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+            --shape rows=1,cols=40000 --shape rows=67,cols=100008 --shape rows=300,cols=65544 \
+            --shape rows=133,cols=262144 --shape rows=150,cols=1000000 --metrics none \
+            --min-samples 3 --db "$out/pf.db" --json "$out/pf-softmax.json" \
+            >"$out/pf-softmax.txt" 2>&1 || fail "persistent clusters softmax: kbench run exit $?"
+        grep -q "cluster_pf" "$out/pf-softmax.json" ||
+            fail "persistent clusters softmax: the persistent kernel did not run"
+        for tool in memcheck racecheck synccheck; do
+            env $smpf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
+                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax persistent clusters: exit $?"
+        done
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (off by default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
@@ -193,6 +209,12 @@ for step in "$@"; do
         # layernorm's persistent pushed clusters ("old": off by default)
         ab KBENCH_LAYERNORM_CLUSTER_PF=1 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=4096,cols=65536 rows=1024,cols=262144
+        # softmax's persistent pushed clusters ("old": off by default)
+        ab KBENCH_SOFTMAX_CLUSTER_PF=1 softmax fused rows=2048,cols=65536 \
+            rows=512,cols=262144 rows=1024,cols=262144 rows=256,cols=1048576
+        # softmax rows of 32 and 128 vectors in other block shapes ("old": off by default)
+        for v in 1 2 3; do ab KBENCH_SOFTMAX_VEC=$v softmax fused rows=1048576,cols=128; done
+        for v in 4 5 6; do ab KBENCH_SOFTMAX_VEC=$v softmax fused rows=262144,cols=1024; done
         # softmax's 512-thread cluster kernels, two an SM ("old": off by default)
         ab KBENCH_SOFTMAX_CREG_THREADS=512 softmax fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=1024,cols=262144

@@ -57,6 +57,9 @@
  * KBENCH_CLUSTER_PUSH=0 has the cluster register kernels pull their (max, sum)
  * pairs through a cluster barrier instead of pushing them (below; softmax and
  * layernorm);
+ * KBENCH_SOFTMAX_CLUSTER_PF=1 takes the long aligned rows through persistent
+ * clusters that prefetch the next row (off by default: above that kernel);
+ * KBENCH_SOFTMAX_VEC=1..6 and KBENCH_SOFTMAX_CREG_THREADS=512: below;
  * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
  * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
  * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
@@ -603,6 +606,155 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         kb_cluster_wait();
 }
 
+/* ---- the persistent cluster path, pushed: rows over a cluster, the next one prefetched
+ *
+ * softmax_fused_regs with CL > 1 takes one row a cluster and ends: each block
+ * issues its 128 KB of loads, waits for all of them, reduces, exchanges and
+ * writes, and its SM has no loads in flight from the first wait to the next
+ * cluster's start. Here each cluster stays for rows cid, cid + nclusters, ...
+ * (every block of a cluster the same rows), and while a row is reduced,
+ * exchanged and written, the next row's slice is already on its way into
+ * shared memory (cp.async, NV vectors a thread, 128 KB a block: each thread
+ * copies its own slots, reads them back into registers, uses them, and only
+ * then issues the next copy into the same slots, so no barrier guards them).
+ * The blocks' (max, sum) pairs are pushed (kb_xring: two slot sets by row
+ * parity, each block's own mbarriers, one relaxed cluster arrival a row).
+ * Thread t of block `rank` holds the row's vectors rank 1024 + t + k 1024 CL
+ * (k < NV), as in softmax_fused_regs; 16-bit vectors stay packed and their
+ * exps are computed again at the write. Aligned rows, cols % W == 0, of at
+ * most CL x 1024 x NV vectors.
+ * The same kernel with the pairs pulled through a cluster barrier a row (a
+ * GPU-scope fence in every warp, which waits for the warp's stores and
+ * copies in flight) moved nothing (2026-12-01 17:30 UTC, above: fp32 512 x
+ * 262144 83.1 -> 83.0%, bf16 128 x 1048576 61.9 -> 60.7%). Prediction with
+ * the push (before any measurement, % of the copy bandwidth): fp32 512 x
+ * 262144 90.2 -> ~94, bf16 1024 x 262144 79.0 -> ~88, bf16 256 x 1048576
+ * 69.7 -> ~80, fp32 2048 x 65536 96.1 level; if nothing moves, the loads of
+ * one row a cluster were not idle through the exchange and the writes.
+ * KBENCH_SOFTMAX_CLUSTER_PF=1 takes it (off by default until measured).
+ * 64 registers; fp16 at CL 4 and 16 keeps an 8-byte stack frame (bf16 and
+ * fp32 none). */
+template <typename T, int CL>
+__global__ void __launch_bounds__(1024, 1)
+    softmax_fused_cluster_pf(const T *__restrict__ x, T *__restrict__ y, int rows, int cols,
+                             int nclusters)
+{
+    constexpr int THREADS = 1024, NV = 8, W = kb_vec_width<T>();
+    constexpr bool PACKED = sizeof(T) == 2;
+    constexpr int STRIDE = CL * THREADS * W; /* elements between a thread's vectors */
+    extern __shared__ __align__(16) uint4 pf_xs[]; /* NV x THREADS vectors */
+    __shared__ float2 red[THREADS / 32];
+    __shared__ kb_xring<CL> xr;
+    const int tid = threadIdx.x, lane = tid % 32;
+    const int tc = (int)kb_cluster_rank() * THREADS + tid;
+    /* Vector k of this thread is in the row iff k STRIDE < lim (cols < 2^24,
+     * rows x CL < 2^31 here). */
+    const int lim = cols - tc * W;
+    const int cid = (int)blockIdx.x / CL;
+
+    /* The copies of row r's vectors into this thread's slots (none past the
+     * last row or the row's end: those slots are zero-filled, not read). */
+    auto prefetch = [&](int r) {
+        const T *xr_ = r < rows ? x + (int64_t)r * cols + tc * W : x;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const bool in = r < rows && k * STRIDE < lim;
+            kb_cp_async16(kb_smem_u32(&pf_xs[k * THREADS + tid]), in ? xr_ + k * STRIDE : x,
+                          in ? 16 : 0);
+        }
+        kb_cp_async_commit();
+    };
+
+    prefetch(cid);
+    kb_xring_open(xr);
+    int round = 0;
+    for (int row = cid; row < rows; row += nclusters, round++) {
+        kb_cp_async_wait<0>();
+        uint4 raw[PACKED ? NV : 1];
+        float v[PACKED ? 1 : NV * W];
+        float m = kb_neg_inf();
+        if constexpr (PACKED) {
+#pragma unroll
+            for (int k = 0; k < NV; k++)
+                raw[k] = k * STRIDE < lim ? pf_xs[k * THREADS + tid] : kb_vec_neg_inf<T>();
+            m = packed_max<T, NV>(raw);
+        } else {
+            float mx[4] = {kb_neg_inf(), kb_neg_inf(), kb_neg_inf(), kb_neg_inf()};
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                kb_unpack<T>(k * STRIDE < lim ? pf_xs[k * THREADS + tid] : kb_vec_neg_inf<T>(),
+                             &v[k * W]);
+#pragma unroll
+                for (int j = 0; j < W; j++)
+                    mx[j % 4] = fmaxf(mx[j % 4], v[k * W + j]);
+            }
+            m = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
+        }
+        /* Every slot's value is in use (the max): the next row may overwrite them. */
+        prefetch(row + nclusters);
+
+        const float ms = m == kb_neg_inf() ? 0.0f : m;
+        float sm[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if constexpr (PACKED) {
+                float g[W];
+                kb_unpack<T>(raw[k], g);
+#pragma unroll
+                for (int j = 0; j < W; j++)
+                    sm[j % 4] += kb_exp2((g[j] - ms) * KB_LOG2E);
+            } else {
+#pragma unroll
+                for (int j = 0; j < W; j++) {
+                    const int i = k * W + j;
+                    v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
+                    sm[i % 4] += v[i];
+                }
+            }
+        }
+        if constexpr (PACKED)
+            launder<NV>(raw, (unsigned)lim);
+
+        /* Every thread of the cluster past the previous round: red and this
+         * round's slot set are free. Then the block's (max, sum), pushed; lane
+         * r of every warp takes block r's pair, and the warp merges them in
+         * one fixed order, so every thread of the cluster gets the same bits. */
+        kb_xring_begin<CL>(round);
+        float2 s = kb_block_online<THREADS>(
+            make_float2(m, (sm[0] + sm[1]) + (sm[2] + sm[3])), red);
+        const float4 *part = kb_xring_push(xr, round, make_float4(s.x, s.y, 0.0f, 0.0f));
+        float2 p = kb_online_empty();
+        if (lane < CL)
+            p = make_float2(part[lane].x, part[lane].y);
+        s = kb_warp_online<32>(p);
+        kb_xring_end();
+
+        const float inv = kb_rcp(s.y);
+        const float scale = kb_exp2((ms - s.x) * KB_LOG2E) * inv;
+        T *yr = y + (int64_t)row * cols + tc * W;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (k * STRIDE < lim) {
+                float g[W];
+                if constexpr (PACKED) {
+                    kb_unpack<T>(raw[k], g);
+#pragma unroll
+                    for (int j = 0; j < W; j++)
+                        g[j] = kb_exp2((g[j] - s.x) * KB_LOG2E) * inv;
+                } else {
+#pragma unroll
+                    for (int j = 0; j < W; j++)
+                        g[j] = v[k * W + j] * scale;
+                }
+                kb_st128(yr + k * STRIDE, kb_pack<T>(g));
+            }
+        }
+    }
+    /* The last zero-fill copies; every peer past its reads of this block's slots. */
+    kb_cp_async_wait<0>();
+    kb_cluster_wait();
+}
+
 /* ---- the tile path: short rows of any length ------------------------------------
  *
  * Rows of up to 8 G elements (G = 4, 8, 16, 32 lanes a row) whose length is no
@@ -968,6 +1120,55 @@ template <typename T> static constexpr int64_t creg_per(void)
     return 1024 * 8 * kb_vec_width<T>();
 }
 
+/* softmax_fused_cluster_pf in clusters of CL blocks, as many clusters as the
+ * GPU holds at once (at most one a row). cudaErrorNotSupported when it places
+ * none (asked once a process). */
+template <typename T, int CL>
+static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const char *name)
+{
+    constexpr int THREADS = 1024;
+    constexpr size_t SMEM = (size_t)8 * THREADS * 16;
+    const auto k = softmax_fused_cluster_pf<T, CL>;
+    static int active = -1;
+    if (active < 0) {
+        active = 0;
+        if (CL <= KB_CLUSTER_PORTABLE ||
+            cudaFuncSetAttribute((const void *)k, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                 1) == cudaSuccess)
+            if (kb_active_clusters((const void *)k, THREADS, CL, SMEM, &active) != cudaSuccess)
+                active = 0;
+        (void)cudaGetLastError();
+    }
+    if (active == 0)
+        return cudaErrorNotSupported;
+    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
+    const int nclusters = rows < active ? (int)rows : active;
+    const kb_dim3 grid = {(unsigned)(nclusters * CL), 1, 1}, block = {THREADS, 1, 1};
+    return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, (const T *)a->in[0],
+                             (T *)a->out[0], (int)rows, (int)cols, nclusters);
+}
+
+/* The persistent cluster path (KBENCH_SOFTMAX_CLUSTER_PF=1, header comment):
+ * the cluster register path's sizes, 2-16 blocks of 1024 threads x 8
+ * vectors. cudaErrorNotSupported when 16 blocks do not hold the row or the
+ * GPU places none. */
+template <typename T> static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
+{
+    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
+    switch (kb_cluster_blocks(rows, cols, creg_per<T>())) {
+    case 2:
+        return launch_cluster_pf_cl<T, 2>(a, s, "softmax_fused_cluster_pf_c2");
+    case 4:
+        return launch_cluster_pf_cl<T, 4>(a, s, "softmax_fused_cluster_pf_c4");
+    case 8:
+        return launch_cluster_pf_cl<T, 8>(a, s, "softmax_fused_cluster_pf_c8");
+    case 16:
+        return launch_cluster_pf_cl<T, 16>(a, s, "softmax_fused_cluster_pf_c16");
+    default:
+        return cudaErrorNotSupported;
+    }
+}
+
 /* The cluster register path in blocks of 512 threads, two an SM, so twice
  * as many a row (KBENCH_SOFTMAX_CREG_THREADS=512, header comment);
  * cudaErrorNotSupported when 16 such blocks do not hold the row. */
@@ -999,6 +1200,12 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
+    static const int use_pf = kb_env_int("KBENCH_SOFTMAX_CLUSTER_PF", 0, 0, 1);
+    if (use_pf) {
+        const cudaError_t e = launch_cluster_pf<T>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
+    }
     static const int threads = kb_env_int("KBENCH_SOFTMAX_CREG_THREADS", 1024, 512, 1024);
     if (threads == 512) {
         const cudaError_t e = launch_cluster_regs_half<T>(a, s);
