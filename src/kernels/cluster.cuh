@@ -364,20 +364,26 @@ static inline cudaError_t kb_active_clusters(const void *k, int threads, int cl,
     return e;
 }
 
-/* Whether this GPU places clusters of cl blocks of kernel k (threads a
- * block, smem bytes of dynamic shared memory), after allowing k the
- * non-portable cluster size (past KB_CLUSTER_PORTABLE) and its shared memory.
- * A refusal is an answer, not an error: the runtime's error state is cleared. */
-static inline bool kb_cluster_placed(const void *k, int threads, int cl, size_t smem)
+/* How many clusters of cl blocks of kernel k (threads a block, smem bytes of
+ * dynamic shared memory) this GPU holds at once, after allowing k the
+ * non-portable cluster size (past KB_CLUSTER_PORTABLE) and its shared memory:
+ * 0 when it places none. A refusal is an answer, not an error: the runtime's
+ * error state is cleared. Persistent cluster kernels launch that many. */
+static inline int kb_cluster_capacity(const void *k, int threads, int cl, size_t smem)
 {
     int active = 0;
     const bool ok = (cl <= KB_CLUSTER_PORTABLE ||
                      cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
                          cudaSuccess) &&
-                    kb_active_clusters(k, threads, cl, smem, &active) == cudaSuccess &&
-                    active > 0;
+                    kb_active_clusters(k, threads, cl, smem, &active) == cudaSuccess;
     (void)cudaGetLastError();
-    return ok;
+    return ok ? active : 0;
+}
+
+/* Whether this GPU places such clusters at all. */
+static inline bool kb_cluster_placed(const void *k, int threads, int cl, size_t smem)
+{
+    return kb_cluster_capacity(k, threads, cl, smem) > 0;
 }
 
 /* Whether rows are so few that the largest cluster for each fits on this

@@ -89,39 +89,33 @@ for step in "$@"; do
             $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
             --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
             >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
-        # layernorm's persistent pushed clusters with staged parameters (off by
-        # default): rows fewer than, near and past the clusters in flight, rows
-        # that end inside a block, statistics, mean 10^4, tanh; then each tool
-        pf=KBENCH_LAYERNORM_CLUSTER_PF=1
-        env $pf $kb run layernorm --variants fused --dtype fp32,fp16,bf16 \
-            --shape rows=9,cols=40000 --shape rows=67,cols=100008 --shape rows=300,cols=65544 \
-            --shape rows=133,cols=262144 --shape rows=40,cols=196608,stats=1 \
-            --shape rows=50,cols=131072,mean=10000 --shape rows=31,cols=65536,gelu=1 \
-            --metrics none --min-samples 3 --db "$out/pf.db" --json "$out/pf-layernorm.json" \
-            >"$out/pf-layernorm.txt" 2>&1 || fail "persistent clusters layernorm: kbench run exit $?"
-        grep -q "cluster_pf" "$out/pf-layernorm.json" ||
-            fail "persistent clusters layernorm: the persistent kernel did not run"
-        for tool in memcheck racecheck synccheck; do
-            env $pf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                $kb run layernorm --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
-                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm persistent clusters: exit $?"
-        done
-        # softmax's persistent pushed clusters (off by default): rows fewer than,
-        # near and past the clusters in flight, rows that end inside a block
-        smpf=KBENCH_SOFTMAX_CLUSTER_PF=1
-        env $smpf $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
-            --shape rows=1,cols=40000 --shape rows=67,cols=100008 --shape rows=300,cols=65544 \
-            --shape rows=133,cols=262144 --shape rows=150,cols=1000000 --metrics none \
-            --min-samples 3 --db "$out/pf.db" --json "$out/pf-softmax.json" \
-            >"$out/pf-softmax.txt" 2>&1 || fail "persistent clusters softmax: kbench run exit $?"
-        grep -q "cluster_pf" "$out/pf-softmax.json" ||
-            fail "persistent clusters softmax: the persistent kernel did not run"
-        for tool in memcheck racecheck synccheck; do
-            env $smpf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
-                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax persistent clusters: exit $?"
+        # the persistent pushed clusters (off by default; layernorm's with staged
+        # parameters): rows fewer than, near and past the clusters in flight,
+        # rows that end inside a block (layernorm: statistics, mean 10^4, tanh
+        # too); then each tool
+        for op in layernorm softmax; do
+            if [ "$op" = layernorm ]; then
+                pf=KBENCH_LAYERNORM_CLUSTER_PF=1
+                sh=(rows=9,cols=40000 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000
+                    rows=31,cols=65536,gelu=1)
+            else
+                pf=KBENCH_SOFTMAX_CLUSTER_PF=1
+                sh=(rows=1,cols=40000 rows=150,cols=1000000)
+            fi
+            sh+=(rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=262144)
+            shapes=()
+            for x in "${sh[@]}"; do shapes+=(--shape "$x"); done
+            env $pf $kb run "$op" --variants fused --dtype fp32,fp16,bf16 "${shapes[@]}" \
+                --metrics none --min-samples 3 --db "$out/pf.db" --json "$out/pf-$op.json" \
+                >"$out/pf-$op.txt" 2>&1 || fail "persistent clusters $op: kbench run exit $?"
+            grep -q "cluster_pf" "$out/pf-$op.json" ||
+                fail "persistent clusters $op: the persistent kernel did not run"
+            for tool in memcheck racecheck synccheck; do
+                env $pf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                    $kb run "$op" --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
+                    --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                    >>"$out/sanitizer.log" 2>&1 || fail "$tool $op persistent clusters: exit $?"
+            done
         done
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (off by default): rows fewer than, near and past the SMs, partial

@@ -1592,16 +1592,7 @@ static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const 
     constexpr int THREADS = 1024, V = kb_vec_width<T>();
     constexpr size_t SMEM = (size_t)(16 / V) * THREADS * 16 + (size_t)2 * 16 * THREADS * 4;
     const auto k = layernorm_fused_cluster_pf<T, CL, TANH>;
-    static int active = -1;
-    if (active < 0) {
-        active = 0;
-        if (CL <= KB_CLUSTER_PORTABLE ||
-            cudaFuncSetAttribute((const void *)k, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                 1) == cudaSuccess)
-            if (kb_active_clusters((const void *)k, THREADS, CL, SMEM, &active) != cudaSuccess)
-                active = 0;
-        (void)cudaGetLastError();
-    }
+    static const int active = kb_cluster_capacity((const void *)k, THREADS, CL, SMEM);
     if (active == 0)
         return cudaErrorNotSupported;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);

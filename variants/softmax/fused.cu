@@ -1129,16 +1129,7 @@ static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const 
     constexpr int THREADS = 1024;
     constexpr size_t SMEM = (size_t)8 * THREADS * 16;
     const auto k = softmax_fused_cluster_pf<T, CL>;
-    static int active = -1;
-    if (active < 0) {
-        active = 0;
-        if (CL <= KB_CLUSTER_PORTABLE ||
-            cudaFuncSetAttribute((const void *)k, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                 1) == cudaSuccess)
-            if (kb_active_clusters((const void *)k, THREADS, CL, SMEM, &active) != cudaSuccess)
-                active = 0;
-        (void)cudaGetLastError();
-    }
+    static const int active = kb_cluster_capacity((const void *)k, THREADS, CL, SMEM);
     if (active == 0)
         return cudaErrorNotSupported;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
