@@ -89,36 +89,27 @@ for step in "$@"; do
             $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
             --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
             >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
-        # the persistent pushed clusters (off by default; layernorm's with staged
-        # parameters): rows fewer than, near and past the clusters in flight,
-        # rows that end inside a block (layernorm: statistics, mean 10^4, tanh
-        # too); then each tool
-        for op in layernorm softmax; do
-            if [ "$op" = layernorm ]; then
-                pf=KBENCH_LAYERNORM_CLUSTER_PF=1
-                sh=(rows=9,cols=40000 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000
-                    rows=31,cols=65536,gelu=1)
-            else
-                pf=KBENCH_SOFTMAX_CLUSTER_PF=1
-                sh=(rows=1,cols=40000 rows=150,cols=1000000)
-            fi
-            sh+=(rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=262144)
-            shapes=()
-            for x in "${sh[@]}"; do shapes+=(--shape "$x"); done
-            env $pf $kb run "$op" --variants fused --dtype fp32,fp16,bf16 "${shapes[@]}" \
-                --metrics none --min-samples 3 --db "$out/pf.db" --json "$out/pf-$op.json" \
-                >"$out/pf-$op.txt" 2>&1 || fail "persistent clusters $op: kbench run exit $?"
-            grep -q "cluster_pf" "$out/pf-$op.json" ||
-                fail "persistent clusters $op: the persistent kernel did not run"
-            for tool in memcheck racecheck synccheck; do
-                env $pf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                    $kb run "$op" --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
-                    --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                    >>"$out/sanitizer.log" 2>&1 || fail "$tool $op persistent clusters: exit $?"
-            done
+        # layernorm's persistent pushed clusters with staged parameters (fp32's
+        # by default; =2 gives them 16-bit rows too): rows fewer than, near and
+        # past the clusters in flight, rows that end inside a block,
+        # statistics, mean 10^4, tanh; then each tool
+        pf=KBENCH_LAYERNORM_CLUSTER_PF=2
+        env $pf $kb run layernorm --variants fused --dtype fp32,fp16,bf16 \
+            --shape rows=9,cols=40000 --shape rows=67,cols=100008 --shape rows=300,cols=65544 \
+            --shape rows=133,cols=262144 --shape rows=40,cols=196608,stats=1 \
+            --shape rows=50,cols=131072,mean=10000 --shape rows=31,cols=65536,gelu=1 \
+            --metrics none --min-samples 3 --db "$out/pf.db" --json "$out/pf-layernorm.json" \
+            >"$out/pf-layernorm.txt" 2>&1 || fail "persistent clusters layernorm: kbench run exit $?"
+        grep -q "cluster_pf" "$out/pf-layernorm.json" ||
+            fail "persistent clusters layernorm: the persistent kernel did not run"
+        for tool in memcheck racecheck synccheck; do
+            env $pf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                $kb run layernorm --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
+                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm persistent clusters: exit $?"
         done
         # softmax's cluster register kernels in blocks of 512 threads, two an
-        # SM (off by default): rows fewer than, near and past the SMs, partial
+        # SM (the default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
         half=KBENCH_SOFTMAX_CREG_THREADS=512
         env $half $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
@@ -200,17 +191,15 @@ for step in "$@"; do
         # layernorm's 16-bit long rows into the cluster register kernel ("old"; fp32 unchanged)
         ab KBENCH_LAYERNORM_CLUSTER_REGS=2 layernorm fused rows=4096,cols=65536 \
             rows=1024,cols=262144
-        # layernorm's persistent pushed clusters ("old": off by default)
-        ab KBENCH_LAYERNORM_CLUSTER_PF=1 layernorm fused rows=2048,cols=65536 \
-            rows=512,cols=262144 rows=4096,cols=65536 rows=1024,cols=262144
-        # softmax's persistent pushed clusters ("old": off by default)
-        ab KBENCH_SOFTMAX_CLUSTER_PF=1 softmax fused rows=2048,cols=65536 \
-            rows=512,cols=262144 rows=1024,cols=262144 rows=256,cols=1048576
-        # softmax rows of 32 and 128 vectors in other block shapes ("old": off by default)
-        for v in 1 2 3; do ab KBENCH_SOFTMAX_VEC=$v softmax fused rows=1048576,cols=128; done
-        for v in 4 5 6; do ab KBENCH_SOFTMAX_VEC=$v softmax fused rows=262144,cols=1024; done
-        # softmax's 512-thread cluster kernels, two an SM ("old": off by default)
-        ab KBENCH_SOFTMAX_CREG_THREADS=512 softmax fused rows=2048,cols=65536 \
+        # layernorm's fp32 long rows in the cluster register kernel ("old"; the
+        # persistent clusters by default), and 16-bit rows in the persistent ones
+        ab KBENCH_LAYERNORM_CLUSTER_PF=0 layernorm fused rows=2048,cols=65536 \
+            rows=512,cols=262144
+        ab KBENCH_LAYERNORM_CLUSTER_PF=2 layernorm fused rows=4096,cols=65536 \
+            rows=1024,cols=262144
+        # softmax's cluster register kernels in one 1024-thread block an SM ("old";
+        # two 512-thread blocks by default)
+        ab KBENCH_SOFTMAX_CREG_THREADS=1024 softmax fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=1024,cols=262144
         # the cluster rung's own knobs: sizes forced against the plan's choice
         for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \

@@ -76,9 +76,10 @@
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
  * 32769-65536 columns; KBENCH_CLUSTER_PUSH=0 has the cluster register kernel
  * pull its blocks' states through a cluster barrier instead of pushing them;
- * KBENCH_LAYERNORM_CLUSTER_PF=1 takes aligned rows of 32769-262144 columns
- * through persistent clusters with the parameters staged (off by default:
- * above that kernel).
+ * KBENCH_LAYERNORM_CLUSTER_PF=0 sends the fp32 rows of 32769-262144 columns
+ * that take persistent clusters with the parameters staged back to the
+ * cluster register kernel, =2 sends 16-bit rows there too (measured and not
+ * kept: above that kernel).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
  * merge per 16-32 elements instead of a
@@ -1457,8 +1458,18 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
  * -> ~75, 1024 x 262144 50.5 -> ~70, if the long rows are held back by the
  * parameters' L2 traffic (at 65% of the copy bandwidth, x's read through the
  * L2 and gamma, beta and b's three times as many bytes come to ~5.6 TB/s of
- * L2 reads); if nothing moves, they are not. KBENCH_LAYERNORM_CLUSTER_PF=1
- * takes it (off by default until measured). */
+ * L2 reads); if nothing moves, they are not. Measured (H200, 2026-12-02
+ * 03:50-04:00 UTC, two calls, two rounds each, no counters, L2 flushed, % of
+ * the copy bandwidth, default -> this kernel): fp32 2048 x 65536 77.5 ->
+ * 83.4, 77.4 -> 83.3; 512 x 262144 65.3 -> 74.9, 65.3 -> 74.6; bf16 4096 x
+ * 65536 68.8 -> 50.6, 68.7 -> 50.5; 1024 x 262144 50.6 -> 45.9, 50.5 ->
+ * 45.8; fp16 1024 x 262144 48.0 -> 46.7, 48.1 -> 46.5. fp32 gained 6-10
+ * points, short of the prediction but in its direction: the parameters' L2
+ * traffic was part of what held the rows back. 16-bit lost, 18 points where
+ * the default holds the row in one block's shared memory: why is not yet
+ * measured (per byte of x a 16-bit row stages twice the parameter bytes, and
+ * its block keeps 160 KB of shared memory). fp32 rows take it by default;
+ * KBENCH_LAYERNORM_CLUSTER_PF=0 turns it off, =2 gives it 16-bit rows too. */
 template <typename T, int CL, bool TANH>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
@@ -1783,12 +1794,13 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * 4096: 32768 elements) in a cluster's registers, unless
      * KBENCH_LAYERNORM_CLUSTER_REGS=0; 16-bit rows too with =2 (header
      * comment). */
-    /* Aligned rows of 32769-262144 columns in persistent clusters with the
-     * parameters staged, with KBENCH_LAYERNORM_CLUSTER_PF=1 (off by default,
-     * not yet measured: above the kernel); not where rows are too few for
-     * the clusters the GPU holds. */
-    static const int use_pf = kb_env_int("KBENCH_LAYERNORM_CLUSTER_PF", 0, 0, 1);
-    if (use_pf && aligned && cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
+    /* Aligned fp32 rows of 32769-262144 columns in persistent clusters with
+     * the parameters staged, unless KBENCH_LAYERNORM_CLUSTER_PF=0; 16-bit
+     * rows too with =2 (measured: above the kernel); not where rows are too
+     * few for the clusters the GPU holds. */
+    static const int use_pf = kb_env_int("KBENCH_LAYERNORM_CLUSTER_PF", 1, 0, 2);
+    if ((sizeof(T) == 4 ? use_pf : use_pf == 2) && aligned && cols % V == 0 && cols > 32768 &&
+        !kb_rows_few(rows)) {
         const cudaError_t e = launch_cluster_pf<T, TANH>(a, s);
         if (e != cudaErrorNotSupported)
             return e;

@@ -56,10 +56,8 @@
  * predicted ~1.6x), =16 forces 16;
  * KBENCH_CLUSTER_PUSH=0 has the cluster register kernels pull their (max, sum)
  * pairs through a cluster barrier instead of pushing them (below; softmax and
- * layernorm);
- * KBENCH_SOFTMAX_CLUSTER_PF=1 takes the long aligned rows through persistent
- * clusters that prefetch the next row (off by default: above that kernel);
- * KBENCH_SOFTMAX_VEC=1..6 and KBENCH_SOFTMAX_CREG_THREADS=512: below;
+ * layernorm); KBENCH_SOFTMAX_CREG_THREADS=1024 puts those kernels in one
+ * block of 1024 threads an SM instead of two of 512 (below);
  * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
  * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
  * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
@@ -210,9 +208,10 @@
  * The 16-block row that lost 5 points with the pull gains 5-7 with the push
  * (its one barrier a row no longer fences every warp): they take the
  * clusters by default (KBENCH_SOFTMAX_CLUSTER_REGS=2).
- * Two blocks an SM again, with the push (KBENCH_SOFTMAX_CREG_THREADS=512,
- * off by default: the 512-thread kernel measured above with the pull and not
- * kept, twice as many blocks a row; fp32 rows past 262144 keep one block an
+ * Two blocks an SM again, with the push (by default;
+ * KBENCH_SOFTMAX_CREG_THREADS=1024 keeps one block an SM: the 512-thread
+ * kernel measured above with the pull and not kept, twice as many blocks a
+ * row; fp32 rows past 262144 and 16-bit rows past 524288 keep one block an
  * SM). With the pull a row over twice the blocks waited on a longer
  * exchange (membar 13 -> 16% of the warps' cycles); the push took the fences
  * out (barrier 22.5 -> 7.1%), so the theory that an SM whose one block waits
@@ -220,8 +219,26 @@
  * the other reduces, exchanges and stores. Prediction (before the run): fp32
  * 512 x 262144 90.2 -> ~93%, bf16 1024 x 262144 79.0 -> ~85% (with the pull
  * it had gained 0.8 points where fp32 lost 6), fp32 2048 x 65536 level
- * (96.1%). Measured: not yet.
- * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6:
+ * (96.1%). Measured (H200, 2026-12-02 03:50-04:00 UTC, two calls, two
+ * rounds each, no counters, L2 flushed, % of copy bandwidth, 1024 -> 512
+ * threads): fp32 512 x 262144 90.6 -> 94.2, 90.6 -> 94.6; bf16 1024 x 262144
+ * 79.1 -> 94.5, 79.2 -> 94.5; fp16 1024 x 262144 83.5 -> 96.0, 84.0 -> 95.5;
+ * fp32 2048 x 65536 96.2 -> 97.2, 96.1 -> 97.1; bf16 4096 x 65536 92.7 ->
+ * 93.1, 92.6 -> 92.6; fp32 8192 x 32768 (one block a row either way) 97.8,
+ * 97.8. Past the prediction at 262144 (16-bit by 15 points, where the
+ * prediction was 6): the theory holds, an SM whose only block waits on its
+ * exchange moves no bytes. It is the default.
+ * Tried and not kept (same calls; code in commit 91ffeb2): persistent
+ * clusters of 1024-thread blocks that prefetch the next row into shared
+ * memory by cp.async, the pairs pushed through two slot sets by row parity
+ * (kb_xring), predicted fp32 512 x 262144 90.2 -> ~94%, bf16 256 x 1048576
+ * 69.7 -> ~80%. Measured (default -> persistent): fp32 512 x 262144 90.9 ->
+ * 85.4, 90.6 -> 84.6; bf16 1024 x 262144 79.5 -> 82.2, 79.4 -> 82.5 (the
+ * 512-thread blocks: 94.5); bf16 256 x 1048576 70.1 -> 70.9, 69.7 -> 71.7.
+ * With the push as with the pull the gap between rows is not where the time
+ * goes; 1-2 points at the one shape where 512-thread blocks do not reach did
+ * not pay for a second persistent kernel.
+ * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
  * eager softmax has been 1.0-1.4% faster at fp32 1048576 x 128 in four
@@ -231,7 +248,18 @@
  * vectors a lane that won for 16-bit rows of 9-32 vectors did not move fp32.
  * Prediction (before the run): within 1% either way; kept only if one of
  * them is ahead of the default by more than the spread in both rounds.
- * Measured: not yet.
+ * Measured (H200, 2026-12-02 03:50-04:00 UTC, two rounds, same method, % of
+ * copy bandwidth; code in commit 1c3fc43): fp32 1048576 x 128, 256 threads
+ * 32 lanes 96.8, 96.8 -> 128 threads 32 lanes 99.1, 99.5, 512 threads 92.7,
+ * 92.4, 16 lanes 2 vectors 97.9, 98.0; fp32 2097152 x 100 87.4, 87.5 ->
+ * (128 threads) 89.4, 89.2; bf16 1048576 x 256 97.2, 97.3 -> 97.0, 97.5;
+ * bf16 262144 x 1024, 256 threads 32 lanes 4 vectors 98.0, 98.0 -> 128
+ * threads 97.9, 98.1, 512 threads 98.5, 98.6, 16 lanes 8 vectors 97.5, 97.7;
+ * with 512 threads bf16 349525 x 768 99.1 -> 97.1, 96.9, fp16 262144 x 1024
+ * 97.9, 98.3 -> 98.3, 98.5. fp32 rows of 17-32 vectors take 128-thread
+ * blocks, 2.0-2.7 points ahead (16-bit rows of that length take 4 vectors a
+ * lane, above, and did not move); rows of 65-128 vectors keep 256 threads,
+ * the 512-thread gain at 1024 columns being smaller than its loss at 768.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -606,155 +634,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         kb_cluster_wait();
 }
 
-/* ---- the persistent cluster path, pushed: rows over a cluster, the next one prefetched
- *
- * softmax_fused_regs with CL > 1 takes one row a cluster and ends: each block
- * issues its 128 KB of loads, waits for all of them, reduces, exchanges and
- * writes, and its SM has no loads in flight from the first wait to the next
- * cluster's start. Here each cluster stays for rows cid, cid + nclusters, ...
- * (every block of a cluster the same rows), and while a row is reduced,
- * exchanged and written, the next row's slice is already on its way into
- * shared memory (cp.async, NV vectors a thread, 128 KB a block: each thread
- * copies its own slots, reads them back into registers, uses them, and only
- * then issues the next copy into the same slots, so no barrier guards them).
- * The blocks' (max, sum) pairs are pushed (kb_xring: two slot sets by row
- * parity, each block's own mbarriers, one relaxed cluster arrival a row).
- * Thread t of block `rank` holds the row's vectors rank 1024 + t + k 1024 CL
- * (k < NV), as in softmax_fused_regs; 16-bit vectors stay packed and their
- * exps are computed again at the write. Aligned rows, cols % W == 0, of at
- * most CL x 1024 x NV vectors.
- * The same kernel with the pairs pulled through a cluster barrier a row (a
- * GPU-scope fence in every warp, which waits for the warp's stores and
- * copies in flight) moved nothing (2026-12-01 17:30 UTC, above: fp32 512 x
- * 262144 83.1 -> 83.0%, bf16 128 x 1048576 61.9 -> 60.7%). Prediction with
- * the push (before any measurement, % of the copy bandwidth): fp32 512 x
- * 262144 90.2 -> ~94, bf16 1024 x 262144 79.0 -> ~88, bf16 256 x 1048576
- * 69.7 -> ~80, fp32 2048 x 65536 96.1 level; if nothing moves, the loads of
- * one row a cluster were not idle through the exchange and the writes.
- * KBENCH_SOFTMAX_CLUSTER_PF=1 takes it (off by default until measured).
- * 64 registers; fp16 at CL 4 and 16 keeps an 8-byte stack frame (bf16 and
- * fp32 none). */
-template <typename T, int CL>
-__global__ void __launch_bounds__(1024, 1)
-    softmax_fused_cluster_pf(const T *__restrict__ x, T *__restrict__ y, int rows, int cols,
-                             int nclusters)
-{
-    constexpr int THREADS = 1024, NV = 8, W = kb_vec_width<T>();
-    constexpr bool PACKED = sizeof(T) == 2;
-    constexpr int STRIDE = CL * THREADS * W; /* elements between a thread's vectors */
-    extern __shared__ __align__(16) uint4 pf_xs[]; /* NV x THREADS vectors */
-    __shared__ float2 red[THREADS / 32];
-    __shared__ kb_xring<CL> xr;
-    const int tid = threadIdx.x, lane = tid % 32;
-    const int tc = (int)kb_cluster_rank() * THREADS + tid;
-    /* Vector k of this thread is in the row iff k STRIDE < lim (cols < 2^24,
-     * rows x CL < 2^31 here). */
-    const int lim = cols - tc * W;
-    const int cid = (int)blockIdx.x / CL;
-
-    /* The copies of row r's vectors into this thread's slots (none past the
-     * last row or the row's end: those slots are zero-filled, not read). */
-    auto prefetch = [&](int r) {
-        const T *xr_ = r < rows ? x + (int64_t)r * cols + tc * W : x;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const bool in = r < rows && k * STRIDE < lim;
-            kb_cp_async16(kb_smem_u32(&pf_xs[k * THREADS + tid]), in ? xr_ + k * STRIDE : x,
-                          in ? 16 : 0);
-        }
-        kb_cp_async_commit();
-    };
-
-    prefetch(cid);
-    kb_xring_open(xr);
-    int round = 0;
-    for (int row = cid; row < rows; row += nclusters, round++) {
-        kb_cp_async_wait<0>();
-        uint4 raw[PACKED ? NV : 1];
-        float v[PACKED ? 1 : NV * W];
-        float m = kb_neg_inf();
-        if constexpr (PACKED) {
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                raw[k] = k * STRIDE < lim ? pf_xs[k * THREADS + tid] : kb_vec_neg_inf<T>();
-            m = packed_max<T, NV>(raw);
-        } else {
-            float mx[4] = {kb_neg_inf(), kb_neg_inf(), kb_neg_inf(), kb_neg_inf()};
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                kb_unpack<T>(k * STRIDE < lim ? pf_xs[k * THREADS + tid] : kb_vec_neg_inf<T>(),
-                             &v[k * W]);
-#pragma unroll
-                for (int j = 0; j < W; j++)
-                    mx[j % 4] = fmaxf(mx[j % 4], v[k * W + j]);
-            }
-            m = fmaxf(fmaxf(mx[0], mx[1]), fmaxf(mx[2], mx[3]));
-        }
-        /* Every slot's value is in use (the max): the next row may overwrite them. */
-        prefetch(row + nclusters);
-
-        const float ms = m == kb_neg_inf() ? 0.0f : m;
-        float sm[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if constexpr (PACKED) {
-                float g[W];
-                kb_unpack<T>(raw[k], g);
-#pragma unroll
-                for (int j = 0; j < W; j++)
-                    sm[j % 4] += kb_exp2((g[j] - ms) * KB_LOG2E);
-            } else {
-#pragma unroll
-                for (int j = 0; j < W; j++) {
-                    const int i = k * W + j;
-                    v[i] = kb_exp2((v[i] - ms) * KB_LOG2E);
-                    sm[i % 4] += v[i];
-                }
-            }
-        }
-        if constexpr (PACKED)
-            launder<NV>(raw, (unsigned)lim);
-
-        /* Every thread of the cluster past the previous round: red and this
-         * round's slot set are free. Then the block's (max, sum), pushed; lane
-         * r of every warp takes block r's pair, and the warp merges them in
-         * one fixed order, so every thread of the cluster gets the same bits. */
-        kb_xring_begin<CL>(round);
-        float2 s = kb_block_online<THREADS>(
-            make_float2(m, (sm[0] + sm[1]) + (sm[2] + sm[3])), red);
-        const float4 *part = kb_xring_push(xr, round, make_float4(s.x, s.y, 0.0f, 0.0f));
-        float2 p = kb_online_empty();
-        if (lane < CL)
-            p = make_float2(part[lane].x, part[lane].y);
-        s = kb_warp_online<32>(p);
-        kb_xring_end();
-
-        const float inv = kb_rcp(s.y);
-        const float scale = kb_exp2((ms - s.x) * KB_LOG2E) * inv;
-        T *yr = y + (int64_t)row * cols + tc * W;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (k * STRIDE < lim) {
-                float g[W];
-                if constexpr (PACKED) {
-                    kb_unpack<T>(raw[k], g);
-#pragma unroll
-                    for (int j = 0; j < W; j++)
-                        g[j] = kb_exp2((g[j] - s.x) * KB_LOG2E) * inv;
-                } else {
-#pragma unroll
-                    for (int j = 0; j < W; j++)
-                        g[j] = v[k * W + j] * scale;
-                }
-                kb_st128(yr + k * STRIDE, kb_pack<T>(g));
-            }
-        }
-    }
-    /* The last zero-fill copies; every peer past its reads of this block's slots. */
-    kb_cp_async_wait<0>();
-    kb_cluster_wait();
-}
-
 /* ---- the tile path: short rows of any length ------------------------------------
  *
  * Rows of up to 8 G elements (G = 4, 8, 16, 32 lanes a row) whose length is no
@@ -1120,48 +999,8 @@ template <typename T> static constexpr int64_t creg_per(void)
     return 1024 * 8 * kb_vec_width<T>();
 }
 
-/* softmax_fused_cluster_pf in clusters of CL blocks, as many clusters as the
- * GPU holds at once (at most one a row). cudaErrorNotSupported when it places
- * none (asked once a process). */
-template <typename T, int CL>
-static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const char *name)
-{
-    constexpr int THREADS = 1024;
-    constexpr size_t SMEM = (size_t)8 * THREADS * 16;
-    const auto k = softmax_fused_cluster_pf<T, CL>;
-    static const int active = kb_cluster_capacity((const void *)k, THREADS, CL, SMEM);
-    if (active == 0)
-        return cudaErrorNotSupported;
-    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
-    const int nclusters = rows < active ? (int)rows : active;
-    const kb_dim3 grid = {(unsigned)(nclusters * CL), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, (const T *)a->in[0],
-                             (T *)a->out[0], (int)rows, (int)cols, nclusters);
-}
-
-/* The persistent cluster path (KBENCH_SOFTMAX_CLUSTER_PF=1, header comment):
- * the cluster register path's sizes, 2-16 blocks of 1024 threads x 8
- * vectors. cudaErrorNotSupported when 16 blocks do not hold the row or the
- * GPU places none. */
-template <typename T> static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
-{
-    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
-    switch (kb_cluster_blocks(rows, cols, creg_per<T>())) {
-    case 2:
-        return launch_cluster_pf_cl<T, 2>(a, s, "softmax_fused_cluster_pf_c2");
-    case 4:
-        return launch_cluster_pf_cl<T, 4>(a, s, "softmax_fused_cluster_pf_c4");
-    case 8:
-        return launch_cluster_pf_cl<T, 8>(a, s, "softmax_fused_cluster_pf_c8");
-    case 16:
-        return launch_cluster_pf_cl<T, 16>(a, s, "softmax_fused_cluster_pf_c16");
-    default:
-        return cudaErrorNotSupported;
-    }
-}
-
 /* The cluster register path in blocks of 512 threads, two an SM, so twice
- * as many a row (KBENCH_SOFTMAX_CREG_THREADS=512, header comment);
+ * as many a row (the default, header comment);
  * cudaErrorNotSupported when 16 such blocks do not hold the row. */
 template <typename T> static cudaError_t launch_cluster_regs_half(const kb_args *a, cudaStream_t s)
 {
@@ -1191,13 +1030,7 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
-    static const int use_pf = kb_env_int("KBENCH_SOFTMAX_CLUSTER_PF", 0, 0, 1);
-    if (use_pf) {
-        const cudaError_t e = launch_cluster_pf<T>(a, s);
-        if (e != cudaErrorNotSupported)
-            return e;
-    }
-    static const int threads = kb_env_int("KBENCH_SOFTMAX_CREG_THREADS", 1024, 512, 1024);
+    static const int threads = kb_env_int("KBENCH_SOFTMAX_CREG_THREADS", 512, 512, 1024);
     if (threads == 512) {
         const cudaError_t e = launch_cluster_regs_half<T>(a, s);
         if (e != cudaErrorNotSupported)
@@ -1329,7 +1162,7 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     static const fused_cfg vec[] = {
         FUSED_REGS(256, 1, 1, W, "vec"),     FUSED_REGS(256, 2, 1, W, "vec"),
         FUSED_REGS(256, 4, 1, W, "vec"),     FUSED_REGS(256, 8, 1, W, "vec"),
-        FUSED_REGS(256, 16, 1, W, "vec"),    FUSED_REGS(256, 32, 1, W, "vec"),
+        FUSED_REGS(256, 16, 1, W, "vec"),    FUSED_REGS(128, 32, 1, W, "vec"), /* header */
         FUSED_REGS(256, 32, 2, W, "vec"),    FUSED_REGS(256, 32, 4, W, "vec"),
         FUSED_REGS(256, 32, 8, W, "vec"),    FUSED_REGS(128, 128, 4, W, "vec"),
         FUSED_REGS(256, 256, 4, W, "vec"),   FUSED_REGS(256, 256, 8, W, "vec"),
@@ -1410,17 +1243,6 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         for (const fused_cfg &c : vec_deep)
             if (cols <= (int64_t)c.chunks * W)
                 return c.launch(a, s, c.name);
-    /* A/B (KBENCH_SOFTMAX_VEC=1..6, header comment): another block size or
-     * lanes a row for aligned rows of 17-32 or 65-128 vectors. */
-    static const int vec_alt = kb_env_int("KBENCH_SOFTMAX_VEC", 0, 0, 6);
-    static const fused_cfg alt[] = {
-        FUSED_REGS(128, 32, 1, W, "alt"), FUSED_REGS(512, 32, 1, W, "alt"),
-        FUSED_REGS(256, 16, 2, W, "alt"), FUSED_REGS(128, 32, 4, W, "alt"),
-        FUSED_REGS(512, 32, 4, W, "alt"), FUSED_REGS(256, 16, 8, W, "alt"),
-    };
-    if (aligned && cols % W == 0 && vec_alt > 0 && cols <= (int64_t)alt[vec_alt - 1].chunks * W &&
-        2 * cols > (int64_t)alt[vec_alt - 1].chunks * W)
-        return alt[vec_alt - 1].launch(a, s, alt[vec_alt - 1].name);
     if (aligned && cols % W == 0)
         for (const fused_cfg &c : vec)
             if (cols <= (int64_t)c.chunks * W)
