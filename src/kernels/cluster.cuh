@@ -189,6 +189,22 @@ template <int CL, bool PUSH> struct kb_xchg {
     uint64_t bar;
 };
 
+/* Thread 0 writes `mine` into slot `rank` of the set of CL slots `set` of
+ * every block of the cluster by st.async, each counted by that block's
+ * barrier at `bar`, which it arms first for the CL partials it will receive.
+ * The caller then waits on its own barrier. */
+template <int CL> KB_HDEV void kb_push_partial(float4 *set, uint32_t bar, float4 mine)
+{
+    if (threadIdx.x == 0) {
+        kb_mbar_expect_tx(bar, CL * 16);
+        const uint32_t slot = kb_smem_u32(&set[kb_cluster_rank()]);
+#pragma unroll
+        for (int r = 0; r < CL; r++)
+            kb_st_async_f4(kb_cluster_map(slot, (unsigned)r), kb_cluster_map(bar, (unsigned)r),
+                           mine);
+    }
+}
+
 /* Pushed: thread 0 initialises the barrier, every thread arrives, relaxed,
  * on the cluster barrier (met in kb_xchg_put). */
 template <int CL, bool PUSH> KB_HDEV void kb_xchg_open(kb_xchg<CL, PUSH> &x)
@@ -207,14 +223,7 @@ template <int CL, bool PUSH> KB_HDEV void kb_xchg_put(kb_xchg<CL, PUSH> &x, floa
     if constexpr (PUSH) {
         kb_cluster_wait(); /* every peer's barrier is initialised */
         const uint32_t bar = kb_smem_u32(&x.bar);
-        if (threadIdx.x == 0) {
-            kb_mbar_expect_tx(bar, CL * 16);
-            const uint32_t slot = kb_smem_u32(&x.part[kb_cluster_rank()]);
-#pragma unroll
-            for (int r = 0; r < CL; r++)
-                kb_st_async_f4(kb_cluster_map(slot, (unsigned)r),
-                               kb_cluster_map(bar, (unsigned)r), mine);
-        }
+        kb_push_partial<CL>(x.part, bar, mine);
         kb_mbar_wait(bar, 0);
         kb_cluster_arrive_relaxed(); /* met by the kb_cluster_wait before the exit */
     } else {
@@ -281,14 +290,7 @@ template <int CL> KB_HDEV const float4 *kb_xring_push(kb_xring<CL> &x, int round
 {
     const int set = round & 1;
     const uint32_t bar = kb_smem_u32(&x.bar[set]);
-    if (threadIdx.x == 0) {
-        kb_mbar_expect_tx(bar, CL * 16);
-        const uint32_t slot = kb_smem_u32(&x.part[set][kb_cluster_rank()]);
-#pragma unroll
-        for (int r = 0; r < CL; r++)
-            kb_st_async_f4(kb_cluster_map(slot, (unsigned)r), kb_cluster_map(bar, (unsigned)r),
-                           mine);
-    }
+    kb_push_partial<CL>(x.part[set], bar, mine);
     kb_mbar_wait(bar, (unsigned)(round >> 1) & 1u);
     return x.part[set];
 }

@@ -1032,23 +1032,30 @@ __global__ void __launch_bounds__(1024, 1)
  * rows of at most three quarters of the SMs (99 on the H200): a block a row
  * then leaves a quarter of the SMs idle or more. In the report of 2026-12-02
  * 00:45 UTC fp32 128 x 1048576 ran a block a row at 59.1%. */
+/* The CL blocks' (n, mean, M2) states, block r's as part(r), merged alike in
+ * every thread: lane r of each warp takes block r's and the warp merges them
+ * in one fixed order, so the cluster's threads hold the same bits. */
+template <int CL, typename Part>
+static __device__ __forceinline__ ln_wf ln_ranks_wf(int lane, Part part)
+{
+    ln_wf c = {0.0f, 0.0f, 0.0f};
+    if (lane < CL) {
+        const float4 p = part(lane);
+        c = {p.x, p.y, p.z};
+    }
+    return ln_warp_wf(c);
+}
+
 /* The (n, mean, M2) states w of a thread-block cluster's CL blocks (every
- * thread of a block holding its block's), merged alike in every thread: lane r
- * of each warp takes block r's and the warp merges them in one fixed order, so
- * the cluster's threads hold the same bits, through the exchange xc
- * (kb_xchg, pushed or pulled). The caller waits (kb_cluster_wait) before it
- * exits. */
+ * thread of a block holding its block's), merged alike in every thread
+ * (ln_ranks_wf) through the exchange xc (kb_xchg, pushed or pulled). The
+ * caller waits (kb_cluster_wait) before it exits. */
 template <int CL, bool PUSH>
 static __device__ __forceinline__ ln_wf ln_cluster_wf(ln_wf w, kb_xchg<CL, PUSH> &xc)
 {
     const int lane = threadIdx.x & 31;
     kb_xchg_put(xc, make_float4(w.n, w.mean, w.m2, 0.0f));
-    ln_wf c = {0.0f, 0.0f, 0.0f};
-    if (lane < CL) {
-        const float4 p = kb_xchg_get(xc, lane);
-        c = {p.x, p.y, p.z};
-    }
-    c = ln_warp_wf(c);
+    const ln_wf c = ln_ranks_wf<CL>(lane, [&](int r) { return kb_xchg_get(xc, r); });
     kb_xchg_done(xc);
     return c;
 }
@@ -1554,12 +1561,7 @@ __global__ void __launch_bounds__(1024, 1)
 
         /* The cluster's states, merged alike everywhere, from this round's slots. */
         const float4 *part = kb_xring_push(xr, round, make_float4(w.n, w.mean, w.m2, 0.0f));
-        ln_wf c = {0.0f, 0.0f, 0.0f};
-        if (lane < CL) {
-            const float4 p = part[lane];
-            c = {p.x, p.y, p.z};
-        }
-        c = ln_warp_wf(c);
+        const ln_wf c = ln_ranks_wf<CL>(lane, [&](int r) { return part[r]; });
         kb_xring_end();
         const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
         const float md = c.mean - mt; /* v holds d - mt */

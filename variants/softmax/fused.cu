@@ -999,25 +999,37 @@ template <typename T> static constexpr int64_t creg_per(void)
     return 1024 * 8 * kb_vec_width<T>();
 }
 
+/* softmax_fused_regs in clusters of cl blocks of THREADS (8 vectors a thread
+ * in registers), named names[0..3] for cl = 2, 4, 8, 16.
+ * cudaErrorNotSupported for another cl or where the GPU does not place them. */
+template <typename T, int THREADS>
+static cudaError_t launch_cluster_regs_n(const kb_args *a, cudaStream_t s, int cl,
+                                         const char *const (&names)[4])
+{
+    switch (cl) {
+    case 2:
+        return launch_cluster_regs_cl<T, 2, 8, 0, THREADS>(a, s, names[0]);
+    case 4:
+        return launch_cluster_regs_cl<T, 4, 8, 0, THREADS>(a, s, names[1]);
+    case 8:
+        return launch_cluster_regs_cl<T, 8, 8, 0, THREADS>(a, s, names[2]);
+    case 16:
+        return launch_cluster_regs_cl<T, 16, 8, 0, THREADS>(a, s, names[3]);
+    default:
+        return cudaErrorNotSupported;
+    }
+}
+
 /* The cluster register path in blocks of 512 threads, two an SM, so twice
  * as many a row (the default, header comment);
  * cudaErrorNotSupported when 16 such blocks do not hold the row. */
 template <typename T> static cudaError_t launch_cluster_regs_half(const kb_args *a, cudaStream_t s)
 {
-    constexpr int64_t PER = creg_per<T>() / 2;
-    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
-    switch (kb_cluster_blocks(rows, cols, PER)) {
-    case 2:
-        return launch_cluster_regs_cl<T, 2, 8, 0, 512>(a, s, "softmax_fused_regs_c2_t512");
-    case 4:
-        return launch_cluster_regs_cl<T, 4, 8, 0, 512>(a, s, "softmax_fused_regs_c4_t512");
-    case 8:
-        return launch_cluster_regs_cl<T, 8, 8, 0, 512>(a, s, "softmax_fused_regs_c8_t512");
-    case 16:
-        return launch_cluster_regs_cl<T, 16, 8, 0, 512>(a, s, "softmax_fused_regs_c16_t512");
-    default:
-        return cudaErrorNotSupported;
-    }
+    static constexpr const char *names[4] = {
+        "softmax_fused_regs_c2_t512", "softmax_fused_regs_c4_t512", "softmax_fused_regs_c8_t512",
+        "softmax_fused_regs_c16_t512"};
+    return launch_cluster_regs_n<T, 512>(
+        a, s, kb_cluster_blocks(a->shape[SM_ROWS], a->shape[SM_COLS], creg_per<T>() / 2), names);
 }
 
 /* The cluster size for a row of cols elements: the fewest blocks whose
@@ -1027,6 +1039,8 @@ template <typename T> static cudaError_t launch_cluster_regs_half(const kb_args 
 template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, cudaStream_t s)
 {
     constexpr int64_t PER = creg_per<T>();
+    static constexpr const char *names[4] = {"softmax_fused_regs_c2", "softmax_fused_regs_c4",
+                                             "softmax_fused_regs_c8", "softmax_fused_regs_c16"};
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
@@ -1036,7 +1050,7 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
         if (e != cudaErrorNotSupported)
             return e;
     }
-    int cl = kb_cluster_blocks(rows, cols, PER);
+    const int cl = kb_cluster_blocks(rows, cols, PER);
     if (cl == 0) {
         /* fp32 rows of up to 16 x 64K elements: 16 vectors a thread, 8 in
          * registers and 8 in shared memory (128 KB a block; 55 registers) */
@@ -1047,19 +1061,12 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
         return cudaErrorNotSupported;
     }
     if (cl == 16) {
-        const cudaError_t e = launch_cluster_regs_cl<T, 16>(a, s, "softmax_fused_regs_c16");
+        const cudaError_t e = launch_cluster_regs_n<T, 1024>(a, s, 16, names);
         if (e != cudaErrorNotSupported || 8 * PER < cols)
             return e;
-        cl = 8;
+        return launch_cluster_regs_n<T, 1024>(a, s, 8, names);
     }
-    switch (cl) {
-    case 2:
-        return launch_cluster_regs_cl<T, 2>(a, s, "softmax_fused_regs_c2");
-    case 4:
-        return launch_cluster_regs_cl<T, 4>(a, s, "softmax_fused_regs_c4");
-    default:
-        return launch_cluster_regs_cl<T, 8>(a, s, "softmax_fused_regs_c8");
-    }
+    return launch_cluster_regs_n<T, 1024>(a, s, cl, names);
 }
 
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
