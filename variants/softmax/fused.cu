@@ -334,6 +334,7 @@
 #include <cooperative_groups.h>
 
 #include "kernels/cluster.cuh"
+#include "kernels/grid_rows.cuh"
 #include "softmax.cuh"
 
 namespace cg = cooperative_groups;
@@ -393,7 +394,7 @@ template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsign
  * cp.async while the register chunks load; their exps are computed again at
  * the write), so a 16-block cluster holds 16 x 256 KB rows. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0, bool PUSH = false>
+          int NS = 0, bool PUSH = false, bool GRID = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -405,8 +406,10 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "a peeled row is 16-byte vectors, its head and tail one element a thread");
     static_assert(CL == 1 || (TPR == THREADS && !PEEL && CW == W),
                   "a cluster's row is whole blocks of aligned 16-byte chunks");
-    static_assert(NS == 0 || (CL > 1 && sizeof(T) == 4),
-                  "shared-memory chunks: fp32 rows over a cluster");
+    static_assert(NS == 0 || (CL > 1 && sizeof(T) == 4) || GRID,
+                  "shared-memory chunks: fp32 rows over a cluster, any row over a grid");
+    static_assert(!GRID || (CL == 1 && TPR == THREADS && !PEEL && CW == W && !PUSH),
+                  "a grid's row is whole blocks of aligned 16-byte chunks, no cluster");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -414,11 +417,22 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     constexpr int RPB = THREADS / TPR;
 
     const int t = threadIdx.x % TPR;
-    const int64_t row = CL > 1 ? (int64_t)(blockIdx.x / CL)
-                               : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
+    /* GRID: nb blocks a row, the block's item (row, rank) from the ticket
+     * (grid_rows.cuh); a cluster: CL blocks a row, the rank the cluster's. */
+    int nb = CL;
+    unsigned item = 0;
+    if constexpr (GRID) {
+        constexpr int64_t PER = (int64_t)THREADS * (NVEC + NS);
+        nb = (int)((cols / CW + PER - 1) / PER);
+        item = kb_grid_take();
+    }
+    const int64_t row = GRID     ? (int64_t)(item / (unsigned)nb)
+                        : CL > 1 ? (int64_t)(blockIdx.x / CL)
+                                 : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
+    const int rank = GRID ? (int)(item % (unsigned)nb) : CL > 1 ? (int)kb_cluster_rank() : 0;
     /* The thread's first chunk in the row and the chunks between its chunks. */
-    const int tc = CL > 1 ? (int)kb_cluster_rank() * TPR + t : t;
-    constexpr int STRIDE = CL * TPR;
+    const int tc = rank * TPR + t;
+    const int stride = nb * TPR;
     /* Chunk k of this thread starts at element k * TPR * CW + t * CW of the row
      * and is in range iff k * TPR * CW < lim: one compare with a constant per
      * chunk. A group past the last row (only in the last block) owns no
@@ -460,7 +474,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     if constexpr (NS > 0) {
 #pragma unroll
         for (int k = 0; k < NS; k++) {
-            const int c = (NVEC + k) * STRIDE * CW;
+            const int c = (NVEC + k) * stride * CW;
             kb_cp_async16(kb_smem_u32(&sm_xs[k * THREADS + threadIdx.x]), c < lim ? xr + c : x,
                           c < lim ? 16 : 0);
         }
@@ -470,7 +484,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     /* Every load is issued before any is used: NVEC independent loads in flight. */
 #pragma unroll
     for (int k = 0; k < NVEC; k++) {
-        const int c = k * STRIDE * CW;
+        const int c = k * stride * CW;
         if constexpr (PACKED) {
             raw[k] = c < lim ? kb_ld128(xr + c) : kb_vec_neg_inf<T>();
         } else if constexpr (CW > 1) {
@@ -502,7 +516,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         for (int k = 0; k < NS; k++) {
             float f[CW];
             kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
-            const bool in = (NVEC + k) * STRIDE * CW < lim;
+            const bool in = (NVEC + k) * stride * CW < lim;
 #pragma unroll
             for (int j = 0; j < CW; j++)
                 m = in ? fmaxf(m, f[j]) : m;
@@ -533,7 +547,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     if constexpr (NS > 0) {
 #pragma unroll 2
         for (int k = 0; k < NS; k++) {
-            if ((NVEC + k) * STRIDE * CW < lim) {
+            if ((NVEC + k) * stride * CW < lim) {
                 float f[CW];
                 kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
 #pragma unroll
@@ -584,13 +598,26 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         s = kb_warp_online<32>(p);
         kb_xchg_done(xc);
     }
+    if constexpr (GRID) {
+        /* The row's nb pairs, met in the L2 (grid_rows.cuh): lane r merges
+         * blocks r, r + 32, ..., then the warp, in one fixed order. */
+        const int lane = threadIdx.x % 32;
+        kb_grid_put(row, rank, nb, make_float4(s.x, s.y, 0.0f, 0.0f));
+        float2 p = kb_online_empty();
+        for (int r = lane; r < nb; r += 32) {
+            const float4 q = kb_grid_get(row, r);
+            p = kb_online_merge(p, make_float2(q.x, q.y));
+        }
+        s = kb_warp_online<32>(p);
+        kb_grid_done(row);
+    }
     const float inv = kb_rcp(s.y);
     /* exp(x - M) = exp(x - m) * exp(m - M) <= exp(x - m) for a thread with elements. */
     const float scale = kb_exp2((ms - s.x) * KB_LOG2E) * inv;
 
 #pragma unroll
     for (int k = 0; k < NVEC; k++) {
-        const int c = k * STRIDE * CW;
+        const int c = k * stride * CW;
         if (c < lim) {
             if constexpr (PACKED) {
                 float g[CW];
@@ -619,7 +646,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     if constexpr (NS > 0) {
 #pragma unroll 2
         for (int k = 0; k < NS; k++) {
-            const int c = (NVEC + k) * STRIDE * CW;
+            const int c = (NVEC + k) * stride * CW;
             if (c < lim) {
                 float f[CW];
                 kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
@@ -632,6 +659,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     }
     if constexpr (CL > 1)
         kb_cluster_wait();
+    if constexpr (GRID)
+        kb_grid_leave(rows);
 }
 
 /* ---- the tile path: short rows of any length ------------------------------------
@@ -1069,6 +1098,33 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     return launch_cluster_regs_n<T, 1024>(a, s, cl, names);
 }
 
+/* Rows longer than 16 blocks of 512 threads hold in registers: split over
+ * ordinary blocks of 512 threads, two an SM, 8 vectors a thread in
+ * registers and NS in shared memory (fp32), the blocks' pairs met in the L2
+ * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
+ * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
+ * a row's blocks at once. */
+template <typename T, int NS> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
+{
+    constexpr int THREADS = 512, NV = 8;
+    constexpr size_t SMEM = (size_t)NS * THREADS * 16;
+    const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
+                                      false, true>;
+    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
+    const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
+    /* asked once a process: the queries cost host time in the timed region */
+    static int64_t cap = -1;
+    if (cap < 0)
+        cap = kb_allow_smem(k, SMEM) == cudaSuccess
+                  ? kb_grid_capacity((const void *)k, THREADS, SMEM)
+                  : 0;
+    if (nb == 0 || cap < 2 * (int64_t)nb || rows > INT32_MAX / nb)
+        return cudaErrorNotSupported;
+    const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
+    return kb_launch(a, s, k, NS ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid", grid,
+                     block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
+}
+
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
  * the GPU cannot say): the streaming path then spreads a row over 16 blocks,
  * and beats the cluster register path (header comment). */
@@ -1264,6 +1320,19 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     /* Not 16-bit rows that need 16 blocks with KBENCH_SOFTMAX_CLUSTER_REGS=1,
      * nor rows the streaming path spreads over 16 blocks (measured: header
      * comment) */
+    /* Rows longer than 16 blocks of 512 threads hold (fp32 262144, 16-bit
+     * 524288 elements) split over a grid with KBENCH_SOFTMAX_GRID=1, any row
+     * past the one-block ladder with =2; fp32: NS = 8 vectors a thread in
+     * shared memory, or none with KBENCH_SOFTMAX_GRID_NS=0 (header comment). */
+    static const int use_grid = kb_env_int("KBENCH_SOFTMAX_GRID", 0, 0, 2);
+    static const int grid_ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 8, 0, 8);
+    if (aligned && cols % W == 0 && use_grid &&
+        (use_grid == 2 || cols > KB_CLUSTER_MAX * creg_per<T>() / 2)) {
+        const cudaError_t e =
+            grid_ns ? launch_grid_rows<T, 8>(a, s) : launch_grid_rows<T, 0>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
+    }
     if (aligned && cols % W == 0 && use_creg &&
         (sizeof(T) == 4 || use_creg == 2 || cols <= 8 * creg_per<T>()) &&
         !stream_rows_few(rows)) {

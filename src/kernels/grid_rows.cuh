@@ -1,0 +1,169 @@
+/* grid_rows.cuh - a row split across ordinary blocks of a grid, the blocks'
+ * partial statistics met in global memory (the L2), for rows longer than a
+ * thread-block cluster holds.
+ *
+ * A cluster of 16 blocks holds at most 16 SMs' registers and shared memory,
+ * and 16-block clusters fit only where a GPC has 16 free SMs (the H200 places
+ * 7 at once: 112 of its 132 SMs). Past that (fp32 rows of 1048576 elements
+ * are 4 MB) a row is split over as many blocks as it needs, nb a row, any
+ * block on any SM: block `rank` of row `row` holds its share in registers
+ * (and shared memory), reduces it, publishes its partial in a slot of global
+ * memory and waits until the row's nb partials are in; then every warp merges
+ * them in one fixed order (every block gets the same bits) and the block
+ * writes its share of y. The row crosses DRAM once each way, as in a cluster.
+ *
+ * Order and progress. Blocks run in any order, so a block takes its work item
+ * from a counter (an atomic ticket) rather than from blockIdx: items are
+ * row-major (row = item / nb, rank = item % nb), so every item below a block's
+ * own was taken by a block that is running or done. A block waits only on the
+ * blocks of its own row, which have published before waiting; if every
+ * resident block waited, all of them would belong to the one row whose items
+ * are not all taken, which cannot happen while the GPU holds at least nb
+ * blocks at once (the launcher asks the occupancy calculator for twice that).
+ * No other kernel may run beside a launch that takes the GPU's capacity away
+ * (kbench runs one at a time).
+ *
+ * Slots. Rows in flight use a ring of KB_GRID_RING slots of KB_GRID_MAXB
+ * partials, row r slot r % KB_GRID_RING; the counters of a slot only grow
+ * within a launch (generation g = r / KB_GRID_RING waits for (g + 1) nb
+ * arrivals, and publishes only after the g nb readers of the generation
+ * before have finished with the slot), and the last block to leave puts every
+ * counter back to 0 for the next launch. A wait that outlasts ~2^26 polls
+ * traps (the launch fails with an error) rather than hanging the process.
+ * The state is one per translation unit: two launches of the same operator
+ * must not run at once. */
+#ifndef KB_GRID_ROWS_CUH
+#define KB_GRID_ROWS_CUH
+
+#include <stdint.h>
+
+#include "kernels/device.cuh"
+
+/* Rows whose exchange may be in flight at once, and blocks a row at most. */
+#define KB_GRID_RING 1024
+#define KB_GRID_MAXB 64
+
+struct kb_grid_state {
+    unsigned ticket, left;
+    unsigned arrive[KB_GRID_RING];
+    unsigned done[KB_GRID_RING];
+    float4 part[KB_GRID_RING][KB_GRID_MAXB];
+};
+
+static __device__ kb_grid_state kb_grid;
+
+static __device__ __forceinline__ unsigned kb_ld_acquire(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ unsigned kb_add_acq_rel(unsigned *p, unsigned v)
+{
+    unsigned old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(p), "r"(v)
+                 : "memory");
+    return old;
+}
+
+/* Thread 0 waits until *p >= n (acquire); traps after ~2^26 polls. */
+static __device__ __forceinline__ void kb_grid_until(const unsigned *p, unsigned n)
+{
+    for (unsigned i = 0; kb_ld_acquire(p) < n; i++) {
+        if (i > 64)
+            __nanosleep(64);
+        if (i == (1u << 26))
+            __trap();
+    }
+}
+
+/* This block's work item (every thread gets it; one block barrier). */
+static __device__ __forceinline__ unsigned kb_grid_take(void)
+{
+    __shared__ unsigned item;
+    if (threadIdx.x == 0)
+        item = atomicAdd(&kb_grid.ticket, 1u);
+    __syncthreads();
+    return item;
+}
+
+/* Publishes this block's partial `mine` (thread 0's) as block `rank` of row
+ * `row` split over nb blocks, then waits for the row's nb partials; every
+ * thread may then kb_grid_get them. Block barrier inside. */
+static __device__ __forceinline__ void kb_grid_put(int64_t row, int rank, int nb, float4 mine)
+{
+    if (threadIdx.x == 0) {
+        const unsigned slot = (unsigned)(row % KB_GRID_RING);
+        const unsigned gen = (unsigned)(row / KB_GRID_RING);
+        if (gen > 0)
+            kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
+        __stcg(&kb_grid.part[slot][rank], mine);
+        kb_add_acq_rel(&kb_grid.arrive[slot], 1u);
+        kb_grid_until(&kb_grid.arrive[slot], (gen + 1) * (unsigned)nb);
+    }
+    __syncthreads();
+}
+
+/* Block r's partial of row `row` (after kb_grid_put). */
+static __device__ __forceinline__ float4 kb_grid_get(int64_t row, int r)
+{
+    return __ldcg(&kb_grid.part[row % KB_GRID_RING][r]);
+}
+
+/* The block is done with row `row`'s slot (every thread past its gets; one
+ * block barrier). */
+static __device__ __forceinline__ void kb_grid_done(int64_t row)
+{
+    __syncthreads();
+    if (threadIdx.x == 0)
+        kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
+}
+
+/* The block leaves a launch of `rows` rows; the last to leave (every other
+ * block has left, all tickets are taken) zeroes the counters. Every thread
+ * calls it; one block barrier. */
+static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
+{
+    __shared__ unsigned last;
+    if (threadIdx.x == 0)
+        last = kb_add_acq_rel(&kb_grid.left, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (last) {
+        const int64_t n = rows < KB_GRID_RING ? rows : KB_GRID_RING;
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+            kb_grid.arrive[i] = 0;
+            kb_grid.done[i] = 0;
+        }
+        if (threadIdx.x == 0) {
+            kb_grid.ticket = 0;
+            kb_grid.left = 0;
+        }
+    }
+}
+
+/* Blocks a row of `vectors` 16-byte vectors needs at `per` vectors a block;
+ * 0 when more than KB_GRID_MAXB. */
+static inline int kb_grid_blocks(int64_t vectors, int64_t per)
+{
+    const int64_t nb = (vectors + per - 1) / per;
+    return nb <= KB_GRID_MAXB ? (int)nb : 0;
+}
+
+/* Blocks of kernel k (threads, smem dynamic bytes, already allowed) the GPU
+ * holds at once, 0 when it cannot say; the grid path's progress needs nb of
+ * them, and its launchers ask for 2 nb. */
+static inline int64_t kb_grid_capacity(const void *k, int threads, size_t smem)
+{
+    int per_sm = 0, sms = 0;
+    if (kb_current_sms(&sms) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return (int64_t)per_sm * sms;
+}
+
+#endif
