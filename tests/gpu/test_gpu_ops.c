@@ -35,7 +35,10 @@ static int gpu;
  * 2-16 blocks (layernorm's 40000 over 16 blocks: the last ranks hold
  * nothing; 262144 x 17 layernorm, x 33 softmax: 8 blocks), and of 524292 and
  * 786432 in fp32, 16 blocks with shared-memory vectors partly filled (softmax
- * takes that path from 33 rows, fewer stream); 16-bit layernorm rows of
+ * takes that path from 33 rows, fewer stream; softmax's fused rung splits
+ * fp32 rows past 262144 and 16-bit rows past 524288 over the blocks of a
+ * grid instead: 786432 and 1048576, the last block of a row partly filled,
+ * and fp32 524292); 16-bit layernorm rows of
  * 40000-65536 in 400 rows, so that each block of the shared-memory row kernel
  * takes three rows or more and its ring of slots turns over; softmax rows
  * of 9 and 25 16-byte vectors in 16-bit, which the fused rung takes 4

@@ -195,7 +195,6 @@
  * M2) (no faster: 83.5 vs 84.0%, more shuffles); 256 threads x 16 elements
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "kernels/cluster.cuh"
-#include "kernels/grid_rows.cuh"
 #include "layernorm.cuh"
 
 /* Pass 2 of the two-pass statistics: centres the NV vectors of V elements a
@@ -1220,6 +1219,26 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * (same session) the long rows keep DRAM 53-66% busy and issue 44-73% of
  * the SMs' slots (bf16 4096 x 65536: 73%, the shared-memory row kernel):
  * the 16-bit rows spend more instructions a byte than softmax's.
+ * Tried and not kept (H200, 2026-12-02 06:05-06:22 UTC, two calls, two
+ * rounds each, same method, % of copy bandwidth; code in commit 576fd95):
+ * softmax's grid split (its header: rows over ordinary blocks of 512
+ * threads, two an SM, 32 elements a thread in registers and 32 more in
+ * shared memory, the blocks' (n, mean, M2) met in the L2 through
+ * src/kernels/grid_rows.cuh), predicted to lift the rows the clusters hold
+ * badly as it lifted softmax's 1048576 rows by 8-17 points. This path ->
+ * grid: fp32 2048 x 65536 83.0 -> 68.3, 83.4 -> 68.2; 512 x 262144 74.7 ->
+ * 58.0, 75.0 -> 58.2; 128 x 1048576 58.9 -> 54.3, 59.0 -> 54.3; bf16 4096
+ * x 65536 67.9 -> 50.6, 68.7 -> 50.6; 1024 x 262144 50.6 -> 49.9, 50.5 ->
+ * 50.1; 256 x 1048576 54.7 -> 48.7, 54.9 -> 48.8 (registers only, 64 KB a
+ * block: 43-44 at bf16 65536 and 262144). And softmax's 512-thread cluster
+ * blocks again, now that the exchange is pushed (the pulled try above lost
+ * 3-19 points): fp32 2048 x 65536 82.6 -> 79.2, 82.7 -> 79.0; 512 x 262144
+ * 74.1 -> 64.8, 75.6 -> 64.7; bf16 (with KBENCH_LAYERNORM_CLUSTER_REGS=2)
+ * 4096 x 65536 67.5 -> 56.0, 66.7 -> 56.0; 1024 x 262144 50.4 -> 47.2,
+ * 50.4 -> 47.2. Both lost everywhere: what lifts softmax's long rows (more
+ * blocks an SM, more of the row in flight) does not lift layernorm's, whose
+ * long rows are bound by the work a byte (the parameters' loads, two
+ * passes, GELU), not by the gaps between loads.
  * The exchange pushed (by default since the report of 2026-12-02;
  * KBENCH_CLUSTER_PUSH=0 pulls; the reasoning and the SASS in softmax's header):
  * the cluster register kernel's (n, mean, M2) states written into every
@@ -1259,41 +1278,28 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * NS > 0: each thread holds NS more vectors, NV .. NV + NS - 1, in its
  * own dynamic shared-memory slots (cp.async beside the register loads), so 16
  * blocks hold rows of 16 x 64K elements. */
-template <typename T, int NV, int CL, bool TANH, int NS = 0, bool PUSH = false,
-          int THREADS = 1024, bool GRID = false>
-__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+template <typename T, int NV, int CL, bool TANH, int NS = 0, bool PUSH = false>
+__global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster(LN_PATH_BUFFERS, int64_t rows, int cols, float inv_cols)
 {
-    static_assert(!GRID || (CL == 1 && !PUSH), "a grid's row: no cluster");
-    constexpr int V = kb_vec_width<T>();
+    constexpr int V = kb_vec_width<T>(), THREADS = 1024, STRIDE = CL * THREADS;
     /* fp32 with the tanh form: each vector's parameter loads stay below the
      * last vector's store (hoisted, they would spill at 64 registers) */
     constexpr bool FENCE = TANH && sizeof(T) == 4;
     __shared__ float red[3][32];
     const int tid = threadIdx.x;
+    const int tv = (int)kb_cluster_rank() * THREADS + tid; /* this thread's first vector */
+    const int64_t row = blockIdx.x / CL;
     const int nvec = cols / V;
-    /* GRID: nb blocks a row, the block's item (row, rank) from the ticket
-     * (grid_rows.cuh); a cluster: CL blocks a row, the rank the cluster's. */
-    int nb = CL;
-    unsigned item = 0;
-    if constexpr (GRID) {
-        constexpr int PER = THREADS * (NV + NS);
-        nb = (nvec + PER - 1) / PER;
-        item = kb_grid_take();
-    }
-    const int rank = GRID ? (int)(item % (unsigned)nb) : (int)kb_cluster_rank();
-    const int64_t row = GRID ? (int64_t)(item / (unsigned)nb) : (int64_t)(blockIdx.x / CL);
-    const int tv = rank * THREADS + tid; /* this thread's first vector */
-    const int stride = nb * THREADS;
     const int64_t base = row * cols;
     const uint4 *xv = reinterpret_cast<const uint4 *>(x + base) + tv;
     extern __shared__ __align__(16) uint4 lnc_xs[]; /* NS > 0: the thread's slots */
     auto slot = [&](int k) -> uint4 & { return lnc_xs[k * THREADS + tid]; };
-    auto slot_in = [&](int k) { return tv + (NV + k) * stride < nvec; };
+    auto slot_in = [&](int k) { return tv + (NV + k) * STRIDE < nvec; };
     if constexpr (NS > 0) {
 #pragma unroll
         for (int k = 0; k < NS; k++)
-            kb_cp_async16(kb_smem_u32(&slot(k)), slot_in(k) ? xv + (NV + k) * stride : xv,
+            kb_cp_async16(kb_smem_u32(&slot(k)), slot_in(k) ? xv + (NV + k) * STRIDE : xv,
                           slot_in(k) ? 16 : 0);
         kb_cp_async_commit();
     }
@@ -1301,13 +1307,13 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     uint4 raw[NV];
 #pragma unroll
     for (int k = 0; k < NV; k++)
-        raw[k] = tv + k * stride < nvec ? kb_ld128(xv + k * stride) : make_uint4(0, 0, 0, 0);
+        raw[k] = tv + k * STRIDE < nvec ? kb_ld128(xv + k * STRIDE) : make_uint4(0, 0, 0, 0);
     const float K = kb_load(x, base);
     __shared__ kb_xchg<CL, PUSH> xc; /* the cluster's exchange, set up while the loads fly */
     kb_xchg_open(xc);
 
     /* This thread's exact statistics of d = x - K, two passes over registers. */
-    auto in = [&](int k) { return tv + k * stride < nvec; };
+    auto in = [&](int k) { return tv + k * STRIDE < nvec; };
     float v[NV][V];
     float s = shifted_sum<T, true>(raw, v, K, in);
     int n = 0;
@@ -1346,21 +1352,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     ln_wf w = {(float)n, mt, q};
     w = ln_block_wf(w, red);
 
-    /* The cluster's or the grid's states, merged alike everywhere. */
-    ln_wf c;
-    if constexpr (GRID) {
-        /* lane r merges blocks r, r + 32, ..., then the warp (grid_rows.cuh) */
-        kb_grid_put(row, rank, nb, make_float4(w.n, w.mean, w.m2, 0.0f));
-        c = {0.0f, 0.0f, 0.0f};
-        for (int r = tid & 31; r < nb; r += 32) {
-            const float4 p = kb_grid_get(row, r);
-            c = ln_wf_merge(c, {p.x, p.y, p.z});
-        }
-        c = ln_warp_wf(c);
-        kb_grid_done(row);
-    } else {
-        c = ln_cluster_wf(w, xc);
-    }
+    /* The cluster's states, merged alike everywhere. */
+    const ln_wf c = ln_cluster_wf(w, xc);
     const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
     const float md = c.mean - mt; /* v holds d - mt */
 
@@ -1369,13 +1362,13 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             *b2t = ln_opaque(bias) + tv * V;
 #pragma unroll
     for (int k = 0; k < NV; k++) {
-        if (tv + k * stride < nvec) {
+        if (tv + k * STRIDE < nvec) {
             float g[V], bb[V], o[V];
-            ln_affine_global<T>(k * stride, gt, b1t, b2t, g, bb);
+            ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int i = 0; i < V; i++)
                 o[i] = ln_gelu<TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
-            kb_st128(yv + k * stride, kb_pack<T>(o));
+            kb_st128(yv + k * STRIDE, kb_pack<T>(o));
         }
         if constexpr (FENCE)
             asm volatile("" ::: "memory");
@@ -1386,11 +1379,11 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
             if (slot_in(k)) {
                 float f[V], g[V], bb[V];
                 kb_unpack<T>(slot(k), f);
-                ln_affine_global<T>((NV + k) * stride, gt, b1t, b2t, g, bb);
+                ln_affine_global<T>((NV + k) * STRIDE, gt, b1t, b2t, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
                     f[i] = ln_gelu<TANH>(fmaf((f[i] - K - c.mean) * rstd, g[i], bb[i]));
-                kb_st128(yv + (NV + k) * stride, kb_pack<T>(f));
+                kb_st128(yv + (NV + k) * STRIDE, kb_pack<T>(f));
             }
         }
     }
@@ -1398,76 +1391,48 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         mean_out[row] = K + c.mean;
         rstd_out[row] = rstd;
     }
-    if constexpr (GRID)
-        kb_grid_leave(rows);
-    else
-        kb_cluster_wait();
+    kb_cluster_wait();
 }
 
 /* Launches layernorm_fused_cluster with CL blocks a row. cudaErrorNotSupported
  * when this GPU does not place such clusters (asked once a process: the query
  * costs host time in the timed region). */
-template <typename T, int CL, bool TANH, int NS, bool PUSH, int THREADS>
+template <typename T, int CL, bool TANH, int NS, bool PUSH>
 static cudaError_t launch_cluster_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     constexpr int NV = 32 / kb_vec_width<T>();
-    constexpr size_t SMEM = (size_t)NS * THREADS * 16;
-    const auto k = layernorm_fused_cluster<T, NV, CL, TANH, NS, PUSH, THREADS>;
-    static const bool placed = kb_cluster_placed((const void *)k, THREADS, CL, SMEM);
+    constexpr size_t SMEM = (size_t)NS * 1024 * 16;
+    const auto k = layernorm_fused_cluster<T, NV, CL, TANH, NS, PUSH>;
+    static const bool placed = kb_cluster_placed((const void *)k, 1024, CL, SMEM);
     if (!placed)
         return cudaErrorNotSupported;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const kb_dim3 grid = {(unsigned)(p.rows * CL), 1, 1}, block = {THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)(p.rows * CL), 1, 1}, block = {1024, 1, 1};
     return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, p.x, p.g, p.b1, p.b2, p.y,
                              p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
 /* The same, the blocks' states pushed (kb_xchg) or, with KBENCH_CLUSTER_PUSH=0,
  * pulled through a cluster barrier (header comment). */
-template <typename T, int CL, bool TANH, int NS = 0, int THREADS = 1024>
+template <typename T, int CL, bool TANH, int NS = 0>
 static cudaError_t launch_cluster_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
-    return kb_cluster_push() ? launch_cluster_k<T, CL, TANH, NS, true, THREADS>(a, s, name)
-                             : launch_cluster_k<T, CL, TANH, NS, false, THREADS>(a, s, name);
-}
-
-#define LN_CREG_PER (32 * 1024) /* elements a block of the cluster register kernel holds */
-
-/* The cluster register kernel in blocks of 512 threads, two an SM, twice as
- * many a row (KBENCH_LAYERNORM_CREG_THREADS=512, header comment);
- * cudaErrorNotSupported when 16 such blocks do not hold the row. */
-template <typename T, bool TANH> static cudaError_t launch_cluster_half(const kb_args *a, cudaStream_t s)
-{
-    switch (kb_cluster_blocks(a->shape[LN_ROWS], a->shape[LN_COLS], LN_CREG_PER / 2)) {
-    case 2:
-        return launch_cluster_cl<T, 2, TANH, 0, 512>(a, s, "layernorm_fused_cluster2_t512");
-    case 4:
-        return launch_cluster_cl<T, 4, TANH, 0, 512>(a, s, "layernorm_fused_cluster4_t512");
-    case 8:
-        return launch_cluster_cl<T, 8, TANH, 0, 512>(a, s, "layernorm_fused_cluster8_t512");
-    case 16:
-        return launch_cluster_cl<T, 16, TANH, 0, 512>(a, s, "layernorm_fused_cluster16_t512");
-    default:
-        return cudaErrorNotSupported;
-    }
+    return kb_cluster_push() ? launch_cluster_k<T, CL, TANH, NS, true>(a, s, name)
+                             : launch_cluster_k<T, CL, TANH, NS, false>(a, s, name);
 }
 
 /* The cluster register path for aligned rows of more than 32768 elements:
  * the fewest blocks (2-16) whose registers hold the row, doubled while rows x
  * blocks leave SMs idle; 16 falls back to 8 where the GPU does not place 16
  * and 8 hold the row. cudaErrorNotSupported when no cluster holds it. */
+#define LN_CREG_PER (32 * 1024) /* elements a block of the cluster register kernel holds */
+
 template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args *a, cudaStream_t s)
 {
     constexpr int64_t PER = LN_CREG_PER;
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
     if (rows > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
-    static const int threads = kb_env_int("KBENCH_LAYERNORM_CREG_THREADS", 1024, 512, 1024);
-    if (threads == 512) {
-        const cudaError_t e = launch_cluster_half<T, TANH>(a, s);
-        if (e != cudaErrorNotSupported)
-            return e;
-    }
     int cl = kb_cluster_blocks(rows, cols, PER);
     if (cl == 0) {
         /* rows of up to 16 x 64K elements: 32 more elements a thread in
@@ -1491,34 +1456,6 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
     default:
         return launch_cluster_cl<T, 8, TANH>(a, s, "layernorm_fused_cluster8");
     }
-}
-
-/* Aligned rows of more than 32768 elements split over ordinary blocks of 512
- * threads, two an SM, 32 elements a thread in registers and NS vectors more
- * in shared memory, the blocks' (n, mean, M2) met in the L2
- * (layernorm_fused_cluster with GRID, grid_rows.cuh). cudaErrorNotSupported
- * when a row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than
- * twice a row's blocks at once. */
-template <typename T, bool TANH, int NS>
-static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
-{
-    constexpr int THREADS = 512, NV = 32 / kb_vec_width<T>();
-    constexpr size_t SMEM = (size_t)NS * THREADS * 16;
-    const auto k = layernorm_fused_cluster<T, NV, 1, TANH, NS, false, THREADS, true>;
-    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int nb = kb_grid_blocks(p.cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
-    /* asked once a process: the queries cost host time in the timed region */
-    static int64_t cap = -1;
-    if (cap < 0)
-        cap = kb_allow_smem(k, SMEM) == cudaSuccess
-                  ? kb_grid_capacity((const void *)k, THREADS, SMEM)
-                  : 0;
-    if (nb == 0 || cap < 2 * (int64_t)nb || p.rows > INT32_MAX / nb)
-        return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)(p.rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, NS ? "layernorm_fused_grid_smem" : "layernorm_fused_grid", grid,
-                     block, SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
-                     p.inv_cols);
 }
 
 /* ---- the persistent cluster kernel, pushed (rows of 32769-262144 elements) ---------- *
@@ -1883,17 +1820,6 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * the parameters staged, unless KBENCH_LAYERNORM_CLUSTER_PF=0; 16-bit
      * rows too with =2 (measured: above the kernel); not where rows are too
      * few for the clusters the GPU holds. */
-    /* Aligned rows of more than 32768 elements split over a grid with
-     * KBENCH_LAYERNORM_GRID=1 (header comment); KBENCH_LAYERNORM_GRID_NS=0
-     * keeps the row in registers alone. */
-    static const int use_grid = kb_env_int("KBENCH_LAYERNORM_GRID", 0, 0, 1);
-    static const int grid_ns = kb_env_int("KBENCH_LAYERNORM_GRID_NS", 1, 0, 1);
-    if (use_grid && aligned && cols % V == 0 && cols > 32768) {
-        const cudaError_t e = grid_ns ? launch_grid_rows<T, TANH, 32 / V>(a, s)
-                                      : launch_grid_rows<T, TANH, 0>(a, s);
-        if (e != cudaErrorNotSupported)
-            return e;
-    }
     static const int use_pf = kb_env_int("KBENCH_LAYERNORM_CLUSTER_PF", 1, 0, 2);
     if ((sizeof(T) == 4 ? use_pf : use_pf == 2) && aligned && cols % V == 0 && cols > 32768 &&
         !kb_rows_few(rows)) {

@@ -36,7 +36,15 @@
  *     (max, sum) pairs met through distributed shared memory; CL doubled
  *     while rows x CL leave SMs idle (rows=3); fp32 rows of up to 1048576
  *     with 8 more vectors a thread in shared memory; 16-bit rows that need
- *     16 blocks too since the exchange is pushed (measured below);
+ *     16 blocks too since the exchange is pushed (measured below); rows that
+ *     16 blocks of 512 threads hold (fp32 262144, 16-bit 524288) take two
+ *     blocks of 512 an SM, longer rows one of 1024;
+ *   aligned rows longer than 16 blocks of 512 threads hold (the 1048576
+ *     rows of the sweep), up to 64 blocks' worth (fp32 2097152, 16-bit
+ *     4194304): the register path over ordinary blocks of a grid, 512
+ *     threads x 8 vectors in registers + 8 in shared memory a block (128 KB
+ *     of the row), two an SM, the blocks' pairs met in the L2
+ *     (src/kernels/grid_rows.cuh; measured below);
  *   longer rows still, or unaligned ones: the streaming path below (two
  *     reads), a cluster of 8 blocks per row (16 when rows x 8 < 2 x SMs and
  *     the GPU places 16-block clusters), peeled to 16-byte alignment (the
@@ -58,6 +66,8 @@
  * pairs through a cluster barrier instead of pushing them (below; softmax and
  * layernorm); KBENCH_SOFTMAX_CREG_THREADS=1024 puts those kernels in one
  * block of 1024 threads an SM instead of two of 512 (below);
+ * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
+ * the grid back to the clusters (below);
  * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
  * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
  * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
@@ -238,6 +248,39 @@
  * With the push as with the pull the gap between rows is not where the time
  * goes; 1-2 points at the one shape where 512-thread blocks do not reach did
  * not pay for a second persistent kernel.
+ * Rows past the clusters, split over a grid (by default; KBENCH_SOFTMAX_GRID=0
+ * for the clusters). A row of 1048576 elements (4 MB fp32, 2 MB 16-bit) is
+ * more than 16 blocks of 512 threads hold, so it took 16 blocks of 1024, one
+ * an SM (fp32 with 8 vectors a thread in shared memory): 71.2% fp32, 69.2%
+ * bf16 in the report of 2026-12-02 04:08 UTC, where the 262144 rows in two
+ * blocks an SM reach 94%. The 16-block clusters also leave SMs idle (7 fit
+ * on 132 SMs). Here the row is split over ordinary blocks of 512 threads,
+ * two an SM, each holding 8 vectors a thread in registers and 8 in shared
+ * memory (128 KB of the row; 16 blocks a row fp32, 8 16-bit), on any SM;
+ * the blocks' (max, sum) pairs meet in the L2 through a slot a row and an
+ * arrival counter (src/kernels/grid_rows.cuh: the work item from an atomic
+ * ticket, so a block waits only on blocks already running; thread 0
+ * publishes with a release add and polls with acquire loads, no warp
+ * fences). An earlier split over a persistent grid of one block an SM, 64
+ * KB a block, lost 8-22 points (above, 2026-12-01 23:30 UTC); what is new is
+ * two blocks an SM and twice the bytes a block. Prediction (before the run):
+ * fp32 128 x 1048576 71 -> 85-90%, bf16 256 x 1048576 69 -> 85-90%, near
+ * the 262144 rows' 94%; at 262144 itself (KBENCH_SOFTMAX_GRID=2 then, now
+ * gone) below the clusters, whose exchange costs less than the L2's.
+ * Measured (H200, 2026-12-02 06:05-06:22 UTC, two calls, two rounds each,
+ * no counters, L2 flushed, % of copy bandwidth, clusters -> grid): fp32 128
+ * x 1048576 71.6 -> 79.9, 71.4 -> 80.2, again 71.4 -> 80.0, 71.5 -> 80.1;
+ * bf16 256 x 1048576 69.8 -> 77.6, 69.9 -> 77.8; fp16 72.0 -> 78.6, 72.2 ->
+ * 78.5; fp32 64 x 2097152 (the streaming path before) 58.5 -> 75.1, 58.7
+ * -> 75.2. 8-17 points, half the predicted gain: the longest rows still
+ * stop 14-19 points short of the 262144 rows. The same grid with 64 KB a
+ * block (registers only; fp32 1048576 then needs 64 blocks a row): 68.1,
+ * 68.0 (lost). At 262144, where the clusters hold the row: fp32 94.3 ->
+ * 84.3, 94.2 -> 84.6, bf16 94.9 -> 73.0, 94.4 -> 72.5: the cluster's DSMEM
+ * exchange is cheaper than the L2's, and the grid takes only the rows the
+ * clusters cannot hold. Checked (same calls) at 3 x 300000, 3 x 600000, 133
+ * x 1000000, 2 x 2097152, 7 x 524296, 1 x 1048576 in fp32, bf16 and fp16,
+ * and under memcheck, racecheck and synccheck at 3 x 300000 and 3 x 600000.
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -392,7 +435,10 @@ template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsign
  * NS > 0 (fp32, with a cluster): each thread holds NS more chunks, k = NVEC ..
  * NVEC + NS - 1, in its own dynamic shared-memory slots (copied in by
  * cp.async while the register chunks load; their exps are computed again at
- * the write), so a 16-block cluster holds 16 x 256 KB rows. */
+ * the write), so a 16-block cluster holds 16 x 256 KB rows.
+ * GRID: the row is held by nb ordinary blocks (TPR = THREADS), block `rank`
+ * as a cluster's block would be, the item (row, rank) from the ticket and
+ * the pairs met in the L2 (kernels/grid_rows.cuh); NS > 0 in any dtype. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
           int NS = 0, bool PUSH = false, bool GRID = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
@@ -437,7 +483,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
      * and is in range iff k * TPR * CW < lim: one compare with a constant per
      * chunk. A group past the last row (only in the last block) owns no
      * elements but still takes part in the shuffles. cols <= 65536 here
-     * (1048576 with a cluster: offsets stay below 2^20). */
+     * (1048576 with a cluster, 4194304 over a grid: offsets stay below 2^22). */
     const int64_t first = row < rows ? row * cols : 0;
     /* PEEL: the row (not 16-byte aligned, as when cols % W != 0) is head
      * elements up to the first 16-byte boundary, a body of whole vectors and
@@ -1100,13 +1146,13 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
 
 /* Rows longer than 16 blocks of 512 threads hold in registers: split over
  * ordinary blocks of 512 threads, two an SM, 8 vectors a thread in
- * registers and NS in shared memory (fp32), the blocks' pairs met in the L2
+ * registers and NS = 8 in shared memory, the blocks' pairs met in the L2
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
+template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
-    constexpr int THREADS = 512, NV = 8;
+    constexpr int THREADS = 512, NV = 8, NS = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
                                       false, true>;
@@ -1121,8 +1167,8 @@ template <typename T, int NS> static cudaError_t launch_grid_rows(const kb_args 
     if (nb == 0 || cap < 2 * (int64_t)nb || rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, NS ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid", grid,
-                     block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
+    return kb_launch(a, s, k, "softmax_fused_grid_r8_s8", grid, block, SMEM, (const T *)a->in[0],
+                     (T *)a->out[0], rows, cols);
 }
 
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
@@ -1321,15 +1367,11 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * nor rows the streaming path spreads over 16 blocks (measured: header
      * comment) */
     /* Rows longer than 16 blocks of 512 threads hold (fp32 262144, 16-bit
-     * 524288 elements) split over a grid with KBENCH_SOFTMAX_GRID=1, any row
-     * past the one-block ladder with =2; fp32: NS = 8 vectors a thread in
-     * shared memory, or none with KBENCH_SOFTMAX_GRID_NS=0 (header comment). */
-    static const int use_grid = kb_env_int("KBENCH_SOFTMAX_GRID", 0, 0, 2);
-    static const int grid_ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 8, 0, 8);
-    if (aligned && cols % W == 0 && use_grid &&
-        (use_grid == 2 || cols > KB_CLUSTER_MAX * creg_per<T>() / 2)) {
-        const cudaError_t e =
-            grid_ns ? launch_grid_rows<T, 8>(a, s) : launch_grid_rows<T, 0>(a, s);
+     * 524288 elements) split over a grid, unless KBENCH_SOFTMAX_GRID=0
+     * (header comment). */
+    static const int use_grid = kb_env_int("KBENCH_SOFTMAX_GRID", 1, 0, 1);
+    if (aligned && cols % W == 0 && use_grid && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
+        const cudaError_t e = launch_grid_rows<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
     }
