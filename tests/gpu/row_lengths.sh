@@ -123,6 +123,30 @@ for step in "$@"; do
             $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=40,cols=40008 \
             --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
             >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax 512-thread clusters: exit $?"
+        # softmax's rows over a grid (the default past 16 blocks of 512
+        # threads), with 8 and 12 vectors a thread in shared memory: rows
+        # fewer than and past the SMs, a row's last block partly filled, the
+        # longest row a grid takes; then each tool
+        for ns in 8 12; do
+            KBENCH_SOFTMAX_GRID_NS=$ns $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+                --shape rows=1,cols=1048576 --shape rows=3,cols=600000 \
+                --shape rows=133,cols=1000000 --shape rows=2,cols=2097152 --metrics none \
+                --min-samples 3 --db "$out/grid.db" --json "$out/grid-softmax-$ns.json" \
+                >"$out/grid-softmax-$ns.txt" 2>&1 || fail "grid softmax ns=$ns: kbench run exit $?"
+            grep -q "softmax_fused_grid_r8_s$ns" "$out/grid-softmax-$ns.json" ||
+                fail "grid softmax ns=$ns: the grid kernel did not run"
+            for tool in memcheck racecheck synccheck; do
+                KBENCH_SOFTMAX_GRID_NS=$ns timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                    $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=3,cols=600000 \
+                    --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                    >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax grid ns=$ns: exit $?"
+            done
+        done
+        # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
+        KBENCH_SOFTMAX_WIDE=1 $kb run softmax --variants fused --dtype fp16,bf16 \
+            --shape rows=1,cols=1024 --shape rows=3001,cols=1000 --shape rows=65537,cols=784 \
+            --metrics none --min-samples 3 --db "$out/wide.db" >"$out/wide.txt" 2>&1 ||
+            fail "softmax wide: kbench run exit $?"
         grep -E "ERROR SUMMARY|mismatch|failed" "$out/sanitizer.log" | sort | uniq -c
         ;;
     sweep)
@@ -201,6 +225,13 @@ for step in "$@"; do
         # two 512-thread blocks by default)
         ab KBENCH_SOFTMAX_CREG_THREADS=1024 softmax fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=1024,cols=262144
+        # softmax's longest rows in the clusters ("old"; split over a grid by
+        # default), the grid with 12 vectors a thread in shared memory, and
+        # 16-bit rows of 97-128 vectors in 512-thread blocks ("old" = the switch)
+        ab KBENCH_SOFTMAX_GRID=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
+            rows=3,cols=1048576
+        ab KBENCH_SOFTMAX_GRID_NS=12 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
+        ab KBENCH_SOFTMAX_WIDE=1 softmax fused rows=262144,cols=1024 rows=300000,cols=800
         # the cluster rung's own knobs: sizes forced against the plan's choice
         for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \
                   KBENCH_CLUSTER_STORE=3 \

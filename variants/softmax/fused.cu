@@ -67,7 +67,10 @@
  * layernorm); KBENCH_SOFTMAX_CREG_THREADS=1024 puts those kernels in one
  * block of 1024 threads an SM instead of two of 512 (below);
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
- * the grid back to the clusters (below);
+ * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=12 gives the grid's
+ * threads 12 vectors in shared memory instead of 8 (below);
+ * KBENCH_SOFTMAX_WIDE=1 takes 16-bit rows of 97-128 vectors in blocks of
+ * 512 threads instead of 256 (below);
  * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
  * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
  * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
@@ -281,6 +284,14 @@
  * clusters cannot hold. Checked (same calls) at 3 x 300000, 3 x 600000, 133
  * x 1000000, 2 x 2097152, 7 x 524296, 1 x 1048576 in fp32, bf16 and fp16,
  * and under memcheck, racecheck and synccheck at 3 x 300000 and 3 x 600000.
+ * Next (KBENCH_SOFTMAX_GRID_NS=12, not yet measured): 64 KB a block gave
+ * 68%, 128 KB 80% at fp32 128 x 1048576, so the bytes a block holds, over
+ * which its exchange is spread, look like the lever; 12 vectors a thread in
+ * shared memory make it 160 KB (192 KB of shared memory an SM for its two
+ * blocks; fp32 1048576 over 26 blocks, 16-bit over 13). Predicted: fp32 and
+ * bf16 1048576 80 / 78 -> ~83%, if the trend holds; level if the 128 KB
+ * step was the end of it. To read beside it: the grid kernel's stall
+ * reasons (--metrics stalls) at fp32 128 x 1048576.
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -303,6 +314,12 @@
  * blocks, 2.0-2.7 points ahead (16-bit rows of that length take 4 vectors a
  * lane, above, and did not move); rows of 65-128 vectors keep 256 threads,
  * the 512-thread gain at 1024 columns being smaller than its loss at 768.
+ * Next (KBENCH_SOFTMAX_WIDE=1, not yet measured): 512-thread blocks only for
+ * 16-bit rows of 97-128 vectors (bf16 1024 columns, not 768, which is 96
+ * vectors). PyTorch's compiled softmax has been 0.5-0.6% ahead at bf16
+ * 262144 x 1024 in three reports (98.4% against 97.9%), and 512 threads
+ * measured 98.5-98.6% there above. Predicted: bf16 and fp16 262144 x 1024
+ * 97.9 -> ~98.5%, level with PyTorch or just ahead; nothing else moves.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -1146,13 +1163,13 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
 
 /* Rows longer than 16 blocks of 512 threads hold in registers: split over
  * ordinary blocks of 512 threads, two an SM, 8 vectors a thread in
- * registers and NS = 8 in shared memory, the blocks' pairs met in the L2
+ * registers and NS in shared memory, the blocks' pairs met in the L2
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
+template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 {
-    constexpr int THREADS = 512, NV = 8, NS = 8;
+    constexpr int THREADS = 512, NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
                                       false, true>;
@@ -1167,8 +1184,17 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
     if (nb == 0 || cap < 2 * (int64_t)nb || rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, "softmax_fused_grid_r8_s8", grid, block, SMEM, (const T *)a->in[0],
-                     (T *)a->out[0], rows, cols);
+    return kb_launch(a, s, k, NS == 8 ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid_r8_s12",
+                     grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
+}
+
+/* The grid path with NS = 8 vectors a thread in shared memory, or 12 (160 KB
+ * of the row a block, 192 KB of shared memory an SM) with
+ * KBENCH_SOFTMAX_GRID_NS=12 (header comment). */
+template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
+{
+    static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 8, 8, 12);
+    return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
@@ -1352,6 +1378,12 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         for (const fused_cfg &c : vec_deep)
             if (cols <= (int64_t)c.chunks * W)
                 return c.launch(a, s, c.name);
+    /* 16-bit rows of 97-128 vectors in 512-thread blocks with
+     * KBENCH_SOFTMAX_WIDE=1 (header comment) */
+    static const int wide = kb_env_int("KBENCH_SOFTMAX_WIDE", 0, 0, 1);
+    static const fused_cfg vec_wide = FUSED_REGS(512, 32, 4, W, "vec");
+    if (aligned && cols % W == 0 && wide && sizeof(T) == 2 && cols > 96 * W && cols <= 128 * W)
+        return vec_wide.launch(a, s, vec_wide.name);
     if (aligned && cols % W == 0)
         for (const fused_cfg &c : vec)
             if (cols <= (int64_t)c.chunks * W)
