@@ -9,7 +9,9 @@
 #           length of the sweep, fp32 and bf16, rows chosen so that x is about
 #           512 MB, plus rows=3 x 262144 and rows=4099 x 3001;
 #   ab      each A/B switch off against its default, at the shapes its path
-#           serves, with `kbench compare` (old = switch off, new = default).
+#           serves, with `kbench compare` (old = switch off, new = default);
+#           AB_ONLY=REGEX runs only the switches it matches
+#           (AB_ONLY='GRID_NS|WIDE' tests/gpu/row_lengths.sh ab).
 #   tests/gpu/row_lengths.sh [check|sweep|ab]...     default: all three
 # Writes JSON reports, compare tables and logs to $OUT (default
 # /tmp/kbench-out); the store is $OUT/kbench.db.
@@ -171,6 +173,8 @@ for step in "$@"; do
         ab() {
             local sw=$1 op=$2 var=$3
             shift 3
+            # AB_ONLY=REGEX: only the switches it matches (a short GPU call)
+            [ -n "${AB_ONLY:-}" ] && ! [[ $sw =~ $AB_ONLY ]] && return 0
             local sh=()
             for s in "$@"; do sh+=(--shape "$s"); done
             for dt in fp32 bf16; do
