@@ -84,6 +84,42 @@ static inline int kbt_sh(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* The folder of a test that writes files: made fresh by kbt_dir_setup and
+ * removed with all it holds by kbt_dir_teardown (cmocka's setup and teardown). */
+static char kbt_dir[64] __attribute__((unused));
+
+static inline int kbt_dir_setup(void **state)
+{
+    (void)state;
+    const char *d = kbt_tmpdir();
+    if (!d)
+        return -1;
+    snprintf(kbt_dir, sizeof kbt_dir, "%s", d);
+    return 0;
+}
+
+static inline int kbt_dir_teardown(void **state)
+{
+    (void)state;
+    return kbt_sh("rm -rf %s", kbt_dir) == 0 ? 0 : -1;
+}
+
+/* The text of the file the format names in kbt_dir (the caller frees); fails
+ * the test when it cannot be read. */
+static inline char *kbt_read(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline char *kbt_read(const char *fmt, ...)
+{
+    char name[96], path[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(path, sizeof path, "%s/%s", kbt_dir, name);
+    char *t = kbt_slurp(path);
+    assert_non_null(t);
+    return t;
+}
+
 /* Initialises r as case (op, variant, dtype) of a rows x cols matrix: axes
  * "rows" and "cols". */
 static inline void kbt_case(kb_result *r, const char *op, const char *variant, const char *dtype,

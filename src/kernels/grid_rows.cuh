@@ -144,11 +144,18 @@ static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
     }
 }
 
-/* Blocks a row of `vectors` 16-byte vectors needs at `per` vectors a block;
- * 0 when more than KB_GRID_MAXB. */
+/* Blocks a row of `vectors` 16-byte vectors takes at `per` vectors a block
+ * (the launcher's grid and the kernel's rank agree through it). */
+static __host__ __device__ __forceinline__ int64_t kb_grid_row_blocks(int64_t vectors,
+                                                                      int64_t per)
+{
+    return (vectors + per - 1) / per;
+}
+
+/* The same, 0 when more than KB_GRID_MAXB. */
 static inline int kb_grid_blocks(int64_t vectors, int64_t per)
 {
-    const int64_t nb = (vectors + per - 1) / per;
+    const int64_t nb = kb_grid_row_blocks(vectors, per);
     return nb <= KB_GRID_MAXB ? (int)nb : 0;
 }
 

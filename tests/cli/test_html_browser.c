@@ -17,8 +17,6 @@
 #include "kbtest.h"
 #include "store/json.h"
 
-static char dir[64];
-
 static const char *bin(void)
 {
     const char *b = getenv("KBENCH_BIN");
@@ -35,12 +33,12 @@ static int have_chromium(void)
 static char *dump_dom(const char *page)
 {
     char path[256];
-    snprintf(path, sizeof path, "%s/%s.dom", dir, page);
+    snprintf(path, sizeof path, "%s/%s.dom", kbt_dir, page);
     int rc = kbt_sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
                 "--user-data-dir=%s/profile --dump-dom file://%s/%s >%s 2>%s/chromium.log",
-                dir, dir, dir, page, path, dir);
+                kbt_dir, kbt_dir, kbt_dir, page, path, kbt_dir);
     if (rc != 0)
-        fail_msg("chromium failed (%d) on %s; see %s/chromium.log", rc, page, dir);
+        fail_msg("chromium failed (%d) on %s; see %s/chromium.log", rc, page, kbt_dir);
     char *dom = kbt_slurp(path);
     assert_non_null(dom);
     return dom;
@@ -91,13 +89,13 @@ static void no_label_overlaps(const char *page)
         "p.textContent='overlaps: '+bad.length+' '+bad.join('; ');"
         "document.body.appendChild(p);</script>";
     char path[256], probe_page[128];
-    snprintf(path, sizeof path, "%s/%s", dir, page);
+    snprintf(path, sizeof path, "%s/%s", kbt_dir, page);
     char *html = kbt_slurp(path);
     assert_non_null(html);
     char *end = strstr(html, "</body>");
     assert_non_null(end);
     snprintf(probe_page, sizeof probe_page, "probe-%s", page);
-    snprintf(path, sizeof path, "%s/%s", dir, probe_page);
+    snprintf(path, sizeof path, "%s/%s", kbt_dir, probe_page);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fwrite(html, 1, (size_t)(end - html), f);
@@ -127,26 +125,13 @@ static void roofline_labels_do_not_overlap(void **state)
     if (access("results/h200/attention.json", R_OK) != 0)
         skip();
     assert_int_equal(kbt_sh("%s report results/h200/attention.json --format html -o %s/att.html",
-                            bin(), dir),
+                            bin(), kbt_dir),
                      0);
     char *dom = dump_dom("att.html");
     assert_non_null(strstr(dom, "<section id=\"roofline\">"));
     assert_true(kbt_count(dom, "<text class=\"roof-label\"") > 0);
     free(dom);
     no_label_overlaps("att.html");
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return kbt_sh("rm -rf %s", dir) == 0 ? 0 : -1;
 }
 
 static void browser_shows_the_report(void **state)
@@ -166,7 +151,7 @@ static void browser_shows_the_report(void **state)
     assert_int_equal(kb_json_load_run(report, &run, &e), KB_OK);
     expected(&run, &bars, &points, &stalls);
     assert_true(run.nresults > 0 && bars > 0 && points > 0);
-    assert_int_equal(kbt_sh("%s report %s --format html -o %s/page.html", bin(), report, dir), 0);
+    assert_int_equal(kbt_sh("%s report %s --format html -o %s/page.html", bin(), report, kbt_dir), 0);
     char *dom = dump_dom("page.html");
     assert_int_equal(kbt_count(dom, "<tr class=\"result "), run.nresults);
     assert_int_equal(kbt_count(dom, "<rect class=\"bar\""), bars);
@@ -182,10 +167,10 @@ static void browser_shows_the_report(void **state)
     assert_int_equal(kbt_sh("cd %s && timeout 120 chromium --headless --no-sandbox --disable-gpu "
                         "--user-data-dir=%s/profile --window-size=1280,2400 "
                         "--screenshot=%s/page.png file://%s/page.html >/dev/null 2>&1",
-                        dir, dir, dir, dir),
+                        kbt_dir, kbt_dir, kbt_dir, kbt_dir),
                      0);
     char png[128];
-    snprintf(png, sizeof png, "%s/page.png", dir);
+    snprintf(png, sizeof png, "%s/page.png", kbt_dir);
     FILE *f = fopen(png, "rb");
     assert_non_null(f);
     unsigned char magic[4] = {0};
@@ -195,7 +180,7 @@ static void browser_shows_the_report(void **state)
 
     /* the comparison page of the report with itself: a row per case */
     assert_int_equal(kbt_sh("%s compare %s %s --format html -o %s/cmp.html", bin(), report, report,
-                        dir),
+                        kbt_dir),
                      0);
     dom = dump_dom("cmp.html");
     assert_int_equal(kbt_count(dom, "<tr class=\"case "), run.nresults);
@@ -222,9 +207,9 @@ static void injected_markup_stays_text(void **state)
     snprintf(run.tag, sizeof run.tag, "<img src=x onerror=\"document.title='owned'\"> & <b>t</b>");
     snprintf(run.results[2].reason, sizeof run.results[2].reason,
              "</td></tr></table><script>document.title='owned'</script>");
-    snprintf(path, sizeof path, "%s/evil.json", dir);
+    snprintf(path, sizeof path, "%s/evil.json", kbt_dir);
     assert_int_equal(kb_json_save_run(&run, path, &e), KB_OK);
-    assert_int_equal(kbt_sh("%s report %s --format html -o %s/evil.html", bin(), path, dir), 0);
+    assert_int_equal(kbt_sh("%s report %s --format html -o %s/evil.html", bin(), path, kbt_dir), 0);
     char *dom = dump_dom("evil.html");
     assert_null(strstr(dom, "owned</title>"));
     assert_non_null(strstr(dom, "<title>kbench run"));
@@ -254,7 +239,7 @@ static void sweep_chart_in_the_browser(void **state)
     }
     assert_int_equal(kbt_sh("%s report tests/fixtures/report_sweep.json --format html -o "
                             "%s/sweep.html",
-                            bin(), dir),
+                            bin(), kbt_dir),
                      0);
     char *dom = dump_dom("sweep.html");
     const char *sw = strstr(dom, "<section id=\"sweeps\">");
@@ -272,10 +257,10 @@ static void sweep_chart_in_the_browser(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(browser_shows_the_report, setup, teardown),
-        cmocka_unit_test_setup_teardown(injected_markup_stays_text, setup, teardown),
-        cmocka_unit_test_setup_teardown(roofline_labels_do_not_overlap, setup, teardown),
-        cmocka_unit_test_setup_teardown(sweep_chart_in_the_browser, setup, teardown),
+        cmocka_unit_test_setup_teardown(browser_shows_the_report, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(injected_markup_stays_text, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(roofline_labels_do_not_overlap, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(sweep_chart_in_the_browser, kbt_dir_setup, kbt_dir_teardown),
     };
     return cmocka_run_group_tests_name("html in a browser", tests, NULL, NULL);
 }

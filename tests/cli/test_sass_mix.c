@@ -8,8 +8,6 @@
 
 #include "kbtest.h"
 
-static char dir[64];
-
 static const char listing[] =
     "\tcode for sm_90\n"
     "\t\tFunction : _Z23layernorm_fused_clusterIfEvv\n"
@@ -37,18 +35,16 @@ static void counts_by_kind(void **state)
         skip();
     }
     char path[128];
-    snprintf(path, sizeof path, "%s/sass.txt", dir);
+    snprintf(path, sizeof path, "%s/sass.txt", kbt_dir);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     assert_int_equal(fputs(listing, f) >= 0, 1);
     assert_int_equal(fclose(f), 0);
 
     assert_int_equal(kbt_sh("SASS_FILE=%s bash tests/gpu/sass_mix.sh layernorm >%s/out 2>&1",
-                            path, dir),
+                            path, kbt_dir),
                      0);
-    snprintf(path, sizeof path, "%s/out", dir);
-    char *t = kbt_slurp(path);
-    assert_non_null(t);
+    char *t = kbt_read("out");
     kbt_has(t, "total    fp  mufu   cvt   int  gmem  smem  shfl  sync  ctrl other  kernel\n");
     /* LDC other; LDG, STG; FFMA (predicated), FADD; MUFU; BAR; EXIT, BRA; no NOP */
     kbt_has(t, "    9     2     1     0     0     2     0     0     1     2     1  ");
@@ -58,50 +54,31 @@ static void counts_by_kind(void **state)
 
     assert_int_equal(kbt_sh("SASS_FILE=%s/sass.txt bash tests/gpu/sass_mix.sh 'fused|other' "
                             ">%s/both 2>&1",
-                            dir, dir),
+                            kbt_dir, kbt_dir),
                      0);
-    snprintf(path, sizeof path, "%s/both", dir);
-    t = kbt_slurp(path);
-    assert_non_null(t);
+    t = kbt_read("both");
     kbt_has(t, "    2     0     0     0     0     0     0     1     0     1     0  ");
     kbt_has(t, "softmax_other");
     free(t);
 
     assert_int_equal(kbt_sh("SASS_FILE=%s/sass.txt bash tests/gpu/sass_mix.sh attention "
                             ">%s/none 2>&1",
-                            dir, dir),
+                            kbt_dir, kbt_dir),
                      1);
-    snprintf(path, sizeof path, "%s/none", dir);
-    t = kbt_slurp(path);
-    assert_non_null(t);
+    t = kbt_read("none");
     kbt_has(t, "sass_mix: no kernel matches attention");
     free(t);
 
-    assert_int_equal(kbt_sh("bash tests/gpu/sass_mix.sh >%s/usage 2>&1", dir), 2);
-    snprintf(path, sizeof path, "%s/usage", dir);
-    t = kbt_slurp(path);
-    assert_non_null(t);
+    assert_int_equal(kbt_sh("bash tests/gpu/sass_mix.sh >%s/usage 2>&1", kbt_dir), 2);
+    t = kbt_read("usage");
     kbt_has(t, "usage: tests/gpu/sass_mix.sh REGEX [BINARY]");
     free(t);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return kbt_sh("rm -rf %s", dir) == 0 ? 0 : -1;
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(counts_by_kind, setup, teardown),
+        cmocka_unit_test_setup_teardown(counts_by_kind, kbt_dir_setup, kbt_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,33 +11,14 @@
  * of the same session with their ratio, says so when the peers' run stopped
  * early, and leaves the ratio out, saying why, for peers of another day.
  * Skips, saying so, without python3. */
-#include <stdarg.h>
 #include <unistd.h>
 
 #include "kbtest.h"
 #include "results/sweep.h"
 
-static char dir[64];
-
 static int have_python(void)
 {
     return system("command -v python3 >/dev/null 2>&1") == 0;
-}
-
-/* The text of the file the format names in the test's folder (the caller
- * frees it). */
-static char *read_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *read_out(const char *fmt, ...)
-{
-    char name[96], path[192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(name, sizeof name, fmt, ap);
-    va_end(ap);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *t = kbt_slurp(path);
-    assert_non_null(t);
-    return t;
 }
 
 /* The kbench command lines of h200.sh for op with SWEEP=1, and its --shape
@@ -47,14 +28,14 @@ static char *read_out(const char *fmt, ...)
 static char *kbench_shapes(const char *op, const char *dt)
 {
     assert_int_equal(kbt_sh("SWEEP=1 DRY_RUN=1 OUT=%s/out bash tests/gpu/h200.sh %s >%s/%s.cmd",
-                            dir, op, dir, op),
+                            kbt_dir, op, kbt_dir, op),
                      0);
     assert_int_equal(kbt_sh("tr ' ' '\\n' <%s/%s.cmd | grep -A1 -x -- --shape | grep -v -x -- "
                             "--shape | grep -v -x -- -- | grep -E '^(dtype=%s,)?rows=' | "
                             "sed 's/^dtype=[a-z0-9]*,//' | sort >%s/%s.%s.kbench",
-                            dir, op, dt, dir, op, dt),
+                            kbt_dir, op, dt, kbt_dir, op, dt),
                      0);
-    return read_out("%s.%s.kbench", op, dt);
+    return kbt_read("%s.%s.kbench", op, dt);
 }
 
 static void h200_sweep_dry_run(void **state)
@@ -62,7 +43,7 @@ static void h200_sweep_dry_run(void **state)
     (void)state;
     char path[128];
     char *sm[2] = {kbench_shapes("softmax", "fp32"), kbench_shapes("softmax", "bf16")};
-    char *cmd = read_out("softmax.cmd");
+    char *cmd = kbt_read("softmax.cmd");
     kbt_has(cmd, "dry run: the commands of tests/gpu/h200.sh softmax (nothing runs)\n"
                  "build/kbench run softmax --variants all --dtype fp32,bf16 --shape "
                  "rows=32768,cols=4096 --shape rows=8192,cols=32768 --shape rows=4099,cols=3001 "
@@ -74,7 +55,7 @@ static void h200_sweep_dry_run(void **state)
     assert_int_equal(kbt_count(cmd, "--shape"), 23); /* 3 + 9 fp32 + 10 bf16 + 1 */
     free(cmd);
     /* nothing ran: no report folder */
-    snprintf(path, sizeof path, "%s/out", dir);
+    snprintf(path, sizeof path, "%s/out", kbt_dir);
     assert_int_not_equal(access(path, F_OK), 0);
 
     /* the shapes, in fp32 and bf16, make one sweep per dtype over cols */
@@ -123,8 +104,8 @@ static void h200_sweep_dry_run(void **state)
     free(ln);
 
     /* without SWEEP the report's shapes alone */
-    assert_int_equal(kbt_sh("DRY_RUN=1 bash tests/gpu/h200.sh softmax >%s/plain.cmd", dir), 0);
-    cmd = read_out("plain.cmd");
+    assert_int_equal(kbt_sh("DRY_RUN=1 bash tests/gpu/h200.sh softmax >%s/plain.cmd", kbt_dir), 0);
+    cmd = kbt_read("plain.cmd");
     assert_int_equal(kbt_count(cmd, "--shape"), 3);
     assert_null(strstr(cmd, "--timeout"));
     free(cmd);
@@ -139,43 +120,43 @@ static void torch_peers_dry_run(void **state)
     }
     assert_int_equal(kbt_sh("PYTHONPYCACHEPREFIX=%s/pyc python3 -m py_compile "
                             "bench/torch_peers.py",
-                            dir),
+                            kbt_dir),
                      0);
     /* a torch that cannot be imported: --dry-run must not need it */
     assert_int_equal(kbt_sh("mkdir -p %s/fake/torch && echo 'raise ImportError(\"no torch "
                             "here\")' >%s/fake/torch/__init__.py",
-                            dir, dir),
+                            kbt_dir, kbt_dir),
                      0);
     for (size_t i = 0; i < 4; i++) {
         const char *op = i % 2 ? "layernorm" : "softmax", *dt = i / 2 ? "bf16" : "fp32";
         char *k = kbench_shapes(op, dt);
         assert_int_equal(kbt_sh("PYTHONPATH=%s/fake python3 bench/torch_peers.py --dry-run "
                                 "--ops %s --dtypes %s >%s/%s.peers",
-                                dir, op, dt, dir, op),
+                                kbt_dir, op, dt, kbt_dir, op),
                          0);
         /* "layernorm rows=..,cols=..,gelu=0,mean=0 fp32": the shape as kbench writes it */
         assert_int_equal(kbt_sh("awk '{print $2}' %s/%s.peers | sed -e 's/,gelu=0//' -e "
                                 "'s/,mean=0$//' | sort >%s/%s.peers.shapes",
-                                dir, op, dir, op),
+                                kbt_dir, op, kbt_dir, op),
                          0);
-        char *t = read_out("%s.peers.shapes", op);
+        char *t = kbt_read("%s.peers.shapes", op);
         assert_string_equal(t, k);
         free(t);
         free(k);
     }
     assert_int_equal(kbt_sh("PYTHONPATH=%s/fake python3 bench/torch_peers.py --dry-run >%s/all",
-                            dir, dir),
+                            kbt_dir, kbt_dir),
                      0);
-    char *all = read_out("all");
+    char *all = kbt_read("all");
     kbt_has(all, "softmax rows=4194304,cols=32 fp32\n");
     kbt_has(all, "softmax rows=8388608,cols=32 bf16\n");
     kbt_has(all, "layernorm rows=3,cols=262144,gelu=0,mean=0 bf16\n");
     free(all);
     assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --dtypes fp16 "
                             ">/dev/null 2>%s/err",
-                            dir),
+                            kbt_dir),
                      2);
-    char *err = read_out("err");
+    char *err = kbt_read("err");
     kbt_has(err, "unsupported dtype 'fp16' (fp32, bf16)");
     free(err);
     assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --samples 5 >/dev/null "
@@ -188,9 +169,9 @@ static void h200_peers_dry_run(void **state)
     (void)state;
     assert_int_equal(kbt_sh("PEERS=1 PEERS_COMPILE=0 DRY_RUN=1 OUT=/o bash tests/gpu/h200.sh "
                             "softmax layernorm attention >%s/peers.cmd",
-                            dir),
+                            kbt_dir),
                      0);
-    char *cmd = read_out("peers.cmd");
+    char *cmd = kbt_read("peers.cmd");
     kbt_has(cmd, "python3 bench/torch_peers.py --ops softmax --report /o/softmax.json -o "
                  "/o/torch_peers_softmax.json --no-compile\n");
     kbt_has(cmd, "python3 bench/torch_peers.py --ops layernorm --report /o/layernorm.json");
@@ -200,9 +181,9 @@ static void h200_peers_dry_run(void **state)
     /* PEERS_TIMEOUT bounds each peer run, compile included */
     assert_int_equal(kbt_sh("PEERS=1 PEERS_TIMEOUT=150 DRY_RUN=1 OUT=/o bash tests/gpu/h200.sh "
                             "layernorm >%s/peers.cmd",
-                            dir),
+                            kbt_dir),
                      0);
-    cmd = read_out("peers.cmd");
+    cmd = kbt_read("peers.cmd");
     kbt_has(cmd, "timeout 150 python3 bench/torch_peers.py --ops layernorm --report "
                  "/o/layernorm.json -o /o/torch_peers_layernorm.json\n");
     free(cmd);
@@ -221,7 +202,7 @@ static void write_peers(void)
                "\"softmax\",\"shape\":{\"rows\":32768,\"cols\":4096},\"dtype\":\"fp32\","
                "\"mode\":\"eager\",\"median_us\":2*b,\"gbps\":1}]},open(sys.argv[1],\"w\"))' "
                "%s/peers.json",
-               dir),
+               kbt_dir),
         0);
 }
 
@@ -235,9 +216,9 @@ static void sweep_table_ratios(void **state)
     write_peers(); /* the same session */
     assert_int_equal(kbt_sh("python3 bench/sweep_table.py results/h200/softmax.json --peers "
                             "%s/peers.json >%s/table",
-                            dir, dir),
+                            kbt_dir, kbt_dir),
                      0);
-    char *t = read_out("table");
+    char *t = kbt_read("table");
     kbt_has(t, "| PyTorch / kbench |");
     kbt_has(t, "| softmax | fp32 | rows=32768,cols=4096 | fused |");
     kbt_has(t, "| eager | ");
@@ -251,9 +232,9 @@ static void sweep_table_ratios(void **state)
                             "p.update(cases=30, complete=False); json.dump(p,open(sys.argv[1],\"w\"))' "
                             "%s/peers.json && python3 bench/sweep_table.py results/h200/softmax.json "
                             "--peers %s/peers.json >%s/table",
-                            dir, dir, dir),
+                            kbt_dir, kbt_dir, kbt_dir),
                      0);
-    t = read_out("table");
+    t = kbt_read("table");
     kbt_has(t, "PyTorch's run stopped early: 1 of its 30 cases were measured");
     kbt_has(t, " | 2.00x |");
     free(t);
@@ -261,42 +242,29 @@ static void sweep_table_ratios(void **state)
     assert_int_equal(kbt_sh("sed -i 's/\"date\": \"[^\"]*\"/\"date\": \"2026-11-01T00:00:00Z\"/' "
                             "%s/peers.json && python3 bench/sweep_table.py "
                             "results/h200/softmax.json --peers %s/peers.json >%s/table",
-                            dir, dir, dir),
+                            kbt_dir, kbt_dir, kbt_dir),
                      0);
-    t = read_out("table");
+    t = kbt_read("table");
     kbt_has(t, "PyTorch ran at 2026-11-01T00:00:00Z, not within 2 h of this report");
     assert_null(strstr(t, "PyTorch / kbench"));
     kbt_has(t, "| softmax | bf16 | rows=32768,cols=4096 | fused |");
     free(t);
     /* a file that is not a report */
-    assert_int_equal(kbt_sh("python3 bench/sweep_table.py %s/peers.json >/dev/null 2>%s/err", dir,
-                            dir),
+    assert_int_equal(kbt_sh("python3 bench/sweep_table.py %s/peers.json >/dev/null 2>%s/err", kbt_dir,
+                            kbt_dir),
                      2);
-    t = read_out("err");
+    t = kbt_read("err");
     kbt_has(t, "is not a kbench report");
     free(t);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s", kbt_tmpdir());
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return kbt_sh("rm -rf %s", dir) == 0 ? 0 : -1;
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(h200_sweep_dry_run, setup, teardown),
-        cmocka_unit_test_setup_teardown(torch_peers_dry_run, setup, teardown),
-        cmocka_unit_test_setup_teardown(h200_peers_dry_run, setup, teardown),
-        cmocka_unit_test_setup_teardown(sweep_table_ratios, setup, teardown),
+        cmocka_unit_test_setup_teardown(h200_sweep_dry_run, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(torch_peers_dry_run, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(h200_peers_dry_run, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(sweep_table_ratios, kbt_dir_setup, kbt_dir_teardown),
     };
     return cmocka_run_group_tests_name("sweep scripts", tests, NULL, NULL);
 }

@@ -485,8 +485,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     int nb = CL;
     unsigned item = 0;
     if constexpr (GRID) {
-        constexpr int64_t PER = (int64_t)THREADS * (NVEC + NS);
-        nb = (int)((cols / CW + PER - 1) / PER);
+        nb = (int)kb_grid_row_blocks(cols / CW, (int64_t)THREADS * (NVEC + NS));
         item = kb_grid_take();
     }
     const int64_t row = GRID     ? (int64_t)(item / (unsigned)nb)
