@@ -145,7 +145,7 @@ for step in "$@"; do
             done
         done
         # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
-        KBENCH_SOFTMAX_WIDE=1 $kb run softmax --variants fused --dtype fp16,bf16 \
+        KBENCH_SOFTMAX_WIDE=2 $kb run softmax --variants fused --dtype fp16,bf16 \
             --shape rows=1,cols=1024 --shape rows=3001,cols=1000 --shape rows=65537,cols=784 \
             --metrics none --min-samples 3 --db "$out/wide.db" >"$out/wide.txt" 2>&1 ||
             fail "softmax wide: kbench run exit $?"
@@ -230,12 +230,13 @@ for step in "$@"; do
         ab KBENCH_SOFTMAX_CREG_THREADS=1024 softmax fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=1024,cols=262144
         # softmax's longest rows in the clusters ("old"; split over a grid by
-        # default), the grid with 12 vectors a thread in shared memory, and
-        # 16-bit rows of 97-128 vectors in 512-thread blocks ("old" = the switch)
+        # default), the grid with 8 vectors a thread in shared memory (12 by
+        # default), and 16-bit rows of 121-128 vectors in 256-thread blocks
+        # (512 by default)
         ab KBENCH_SOFTMAX_GRID=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=3,cols=1048576
-        ab KBENCH_SOFTMAX_GRID_NS=12 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
-        ab KBENCH_SOFTMAX_WIDE=1 softmax fused rows=262144,cols=1024 rows=300000,cols=800
+        ab KBENCH_SOFTMAX_GRID_NS=8 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
+        ab KBENCH_SOFTMAX_WIDE=0 softmax fused rows=262144,cols=1024 rows=260000,cols=976
         # the cluster rung's own knobs: sizes forced against the plan's choice
         for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \
                   KBENCH_CLUSTER_STORE=3 \

@@ -67,10 +67,11 @@
  * layernorm); KBENCH_SOFTMAX_CREG_THREADS=1024 puts those kernels in one
  * block of 1024 threads an SM instead of two of 512 (below);
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
- * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=12 gives the grid's
- * threads 12 vectors in shared memory instead of 8 (below);
- * KBENCH_SOFTMAX_WIDE=1 takes 16-bit rows of 97-128 vectors in blocks of
- * 512 threads instead of 256 (below);
+ * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
+ * threads 8 vectors in shared memory instead of 12 (below);
+ * KBENCH_SOFTMAX_WIDE=0 sends 16-bit rows of 121-128 vectors back from blocks
+ * of 512 threads to blocks of 256, =2 takes rows of 97-128 vectors to 512
+ * (below);
  * KBENCH_SOFTMAX_DEEP=0|1 gives aligned rows of 9-32 vectors one vector a lane
  * (9-32 lanes) or 4 vectors a lane (4 or 8 lanes a row); by default 16-bit rows
  * take 4 and fp32 rows 1. Prediction (before any measurement): the sweep's 128
@@ -284,7 +285,8 @@
  * clusters cannot hold. Checked (same calls) at 3 x 300000, 3 x 600000, 133
  * x 1000000, 2 x 2097152, 7 x 524296, 1 x 1048576 in fp32, bf16 and fp16,
  * and under memcheck, racecheck and synccheck at 3 x 300000 and 3 x 600000.
- * Next (KBENCH_SOFTMAX_GRID_NS=12, not yet measured): 64 KB a block gave
+ * 12 vectors a thread in shared memory (the default since 2026-12-02;
+ * KBENCH_SOFTMAX_GRID_NS=8 for the 128 KB block). 64 KB a block gave
  * 68%, 128 KB 80% at fp32 128 x 1048576, so the bytes a block holds, over
  * which its exchange is spread, look like the lever; 12 vectors a thread in
  * shared memory make it 160 KB (192 KB of shared memory an SM for its two
@@ -292,6 +294,17 @@
  * bf16 1048576 80 / 78 -> ~83%, if the trend holds; level if the 128 KB
  * step was the end of it. To read beside it: the grid kernel's stall
  * reasons (--metrics stalls) at fp32 128 x 1048576.
+ * Measured (H200, 2026-12-02 07:25-07:28 UTC, two rounds, no counters, L2
+ * flushed, % of copy bandwidth, 8 -> 12): fp32 128 x 1048576 79.4 -> 82.4,
+ * 79.6 -> 82.3; bf16 256 x 1048576 77.6 -> 80.1, 77.7 -> 80.0; fp16 79.5 ->
+ * 81.6, 78.6 -> 81.5; fp32 64 x 2097152 75.1 -> 77.8, 75.4 -> 77.7. The
+ * predicted 3 points in fp32, 2-3 in 16-bit. The stall counters of the 128
+ * KB form at fp32 128 x 1048576 (same call): barrier 36%, long scoreboard
+ * 35% of the warps' stalls: the block's threads wait at the barrier behind
+ * thread 0's poll for the row's other partials about as long as they wait
+ * for DRAM, so the bytes a block holds, over which that wait is spread, are
+ * still the lever; 192 KB of shared memory an SM is as far as two blocks an
+ * SM go.
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -314,12 +327,20 @@
  * blocks, 2.0-2.7 points ahead (16-bit rows of that length take 4 vectors a
  * lane, above, and did not move); rows of 65-128 vectors keep 256 threads,
  * the 512-thread gain at 1024 columns being smaller than its loss at 768.
- * Next (KBENCH_SOFTMAX_WIDE=1, not yet measured): 512-thread blocks only for
+ * 512-thread blocks for 16-bit rows of 121-128 vectors (by default since
+ * 2026-12-02; KBENCH_SOFTMAX_WIDE=0 for 256 threads, =2 for 97-128 vectors),
+ * first written for 16-bit rows of 97-128 vectors
  * 16-bit rows of 97-128 vectors (bf16 1024 columns, not 768, which is 96
  * vectors). PyTorch's compiled softmax has been 0.5-0.6% ahead at bf16
  * 262144 x 1024 in three reports (98.4% against 97.9%), and 512 threads
  * measured 98.5-98.6% there above. Predicted: bf16 and fp16 262144 x 1024
  * 97.9 -> ~98.5%, level with PyTorch or just ahead; nothing else moves.
+ * Measured (H200, 2026-12-02 07:25-07:28 UTC, two rounds, no counters, L2
+ * flushed, % of copy bandwidth, 256 -> 512 threads): bf16 262144 x 1024
+ * 97.94 -> 98.38, 97.97 -> 98.25; fp16 262144 x 1024 97.82 -> 98.68, 97.88
+ * -> 98.40; but bf16 300000 x 800 (100 vectors) 98.23 -> 96.91, 98.22 ->
+ * 96.96. Kept only for rows of 121-128 vectors (1024 columns and just
+ * under); 97-120 are not measured past 100 and keep 256 threads.
  *
  * Short unaligned rows, 5 elements a lane (prediction, before any
  * measurement). The tile kernel's lanes took 8 elements each whatever the
@@ -1187,12 +1208,12 @@ template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_ar
                      grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
 }
 
-/* The grid path with NS = 8 vectors a thread in shared memory, or 12 (160 KB
- * of the row a block, 192 KB of shared memory an SM) with
- * KBENCH_SOFTMAX_GRID_NS=12 (header comment). */
+/* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
+ * the row a block, 192 KB of shared memory an SM), or 8 with
+ * KBENCH_SOFTMAX_GRID_NS=8 (header comment). */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
-    static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 8, 8, 12);
+    static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
     return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
@@ -1377,11 +1398,12 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
         for (const fused_cfg &c : vec_deep)
             if (cols <= (int64_t)c.chunks * W)
                 return c.launch(a, s, c.name);
-    /* 16-bit rows of 97-128 vectors in 512-thread blocks with
-     * KBENCH_SOFTMAX_WIDE=1 (header comment) */
-    static const int wide = kb_env_int("KBENCH_SOFTMAX_WIDE", 0, 0, 1);
+    /* 16-bit rows of 121-128 vectors in 512-thread blocks; 97-128 with
+     * KBENCH_SOFTMAX_WIDE=2, none with =0 (measured: header comment) */
+    static const int wide = kb_env_int("KBENCH_SOFTMAX_WIDE", 1, 0, 2);
     static const fused_cfg vec_wide = FUSED_REGS(512, 32, 4, W, "vec");
-    if (aligned && cols % W == 0 && wide && sizeof(T) == 2 && cols > 96 * W && cols <= 128 * W)
+    if (aligned && cols % W == 0 && wide && sizeof(T) == 2 &&
+        cols > (wide == 2 ? 96 : 120) * W && cols <= 128 * W)
         return vec_wide.launch(a, s, vec_wide.name);
     if (aligned && cols % W == 0)
         for (const fused_cfg &c : vec)
