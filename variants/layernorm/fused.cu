@@ -195,7 +195,6 @@
  * M2) (no faster: 83.5 vs 84.0%, more shuffles); 256 threads x 16 elements
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "kernels/cluster.cuh"
-#include "kernels/grid_rows.cuh"
 #include "layernorm.cuh"
 
 /* Pass 2 of the two-pass statistics: centres the NV vectors of V elements a
@@ -1240,6 +1239,27 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * blocks an SM, more of the row in flight) does not lift layernorm's, whose
  * long rows are bound by the work a byte (the parameters' loads, two
  * passes, GELU), not by the gaps between loads.
+ * Tried and not kept (H200, 2026-12-02 07:43-07:47 UTC, two rounds, same
+ * method, % of copy bandwidth; code in commit a96c13a): the persistent
+ * cluster kernel (below) without the cluster, so that fp32 rows of 1048576
+ * fit (64 blocks of 16384 elements a row) and 128 of the 132 SMs work where
+ * 16-block clusters fill 112: a row over S ordinary blocks of 1024 threads,
+ * one an SM, G = 132 / S groups of them persistent, the parameters staged in
+ * shared memory and the next row prefetched as there, the S states met in
+ * the L2 through src/kernels/grid_rows.cuh. Predicted: fp32 512 x 262144
+ * 75 -> ~85 (the cluster kernel's rate on 128 SMs instead of 112), 128 x
+ * 1048576 59 -> 75-80. Default -> grid: fp32 2048 x 65536 83.5 -> 58.1, 81.7
+ * -> 58.5; 512 x 262144 75.2 -> 56.4, 74.6 -> 55.1; 128 x 1048576 58.8 ->
+ * 43.4, 58.9 -> 43.0; bf16 4096 x 65536 66.1 -> 39.1, 68.6 -> 38.9; 1024 x
+ * 262144 50.3 -> 38.3, 50.3 -> 38.3; 256 x 1048576 53.8 -> 28.3, 53.8 ->
+ * 26.1 (all checked; memcheck and racecheck clean at 20 x 65544). Stall
+ * counters (same call): fp32 128 x 1048576 barrier 31%, long scoreboard
+ * 30%; bf16 1024 x 262144 not selected 32%, barrier 25%. With one block an
+ * SM the SM has nothing to do while its block waits for the row's other
+ * states, and the L2's round trip (a release add, acquire polls, S loads of
+ * the states) is several times the cluster's st.async: softmax's grid path
+ * works with two blocks an SM, one streaming while the other waits, which
+ * layernorm's staged parameters (128 KB a block) do not leave room for.
  * The exchange pushed (by default since the report of 2026-12-02;
  * KBENCH_CLUSTER_PUSH=0 pulls; the reasoning and the SASS in softmax's header):
  * the cluster register kernel's (n, mean, M2) states written into every
@@ -1652,163 +1672,6 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     return launch_cluster_pf_cl<T, 16, TANH>(a, s, "layernorm_fused_cluster_pf16");
 }
 
-/* ---- the persistent grid kernel (rows of 32769-1048576 elements) --------------------- *
- *
- * The persistent cluster kernel above without the cluster: a row split over
- * S = cols / 16384 ordinary blocks of 1024 threads (S up to 64, so fp32 rows
- * of 1048576 elements too, which no cluster holds), as many groups of S
- * blocks as the GPU holds at once (one block an SM: 8 groups of 16 at
- * 262144, 2 of 64 at 1048576, 128 of the H200's 132 SMs, where clusters of
- * 16 fill 112). Block `rank` of group g takes rows g, g + G, ..., each
- * thread 16 elements of a row, and keeps its gamma and beta + b as floats in
- * shared memory (128 KB, read once) and the next row's vectors in its own
- * slots (cp.async, issued as soon as the current row's are in registers), as
- * the cluster kernel does. The blocks' (n, mean, M2) meet in the L2 through
- * src/kernels/grid_rows.cuh's ring (thread 0 publishes with a release add
- * and polls with acquire loads); every warp then merges the S states in one
- * fixed order. A block waits only on its own group's blocks, which the GPU
- * holds beside it (the grid is at most what it holds at once). */
-template <typename T, bool TANH>
-__global__ void __launch_bounds__(1024, 1)
-    layernorm_fused_grid_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
-{
-    constexpr int V = kb_vec_width<T>(), THREADS = 1024, NV = 16 / V;
-    constexpr int F4 = V / 4; /* float4s a vector's parameters take */
-    __shared__ float red[3][32];
-    extern __shared__ __align__(16) uint4 lng_sm[];
-    uint4 *xs = lng_sm;                                         /* [NV][THREADS] */
-    float4 *gs = reinterpret_cast<float4 *>(xs + NV * THREADS); /* [NV F4][THREADS] */
-    float4 *bs = gs + NV * F4 * THREADS;                        /* [NV F4][THREADS] */
-    const int tid = threadIdx.x, lane = tid & 31;
-    const int rank = (int)blockIdx.x % S, G = (int)gridDim.x / S;
-    const int stride = S * THREADS;
-    const int tv = rank * THREADS + tid; /* this thread's first vector */
-    const int nvec = cols / V;
-    auto in = [&](int k) { return tv + k * stride < nvec; };
-    const int first = (int)blockIdx.x / S;
-
-    auto prefetch = [&](int r) {
-        const int64_t base = (int64_t)(r < rows ? r : 0) * cols;
-        const uint4 *xv = reinterpret_cast<const uint4 *>(x + base) + tv;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const bool ok = r < rows && in(k);
-            kb_cp_async16(kb_smem_u32(&xs[k * THREADS + tid]),
-                          ok ? (const void *)(xv + k * stride) : (const void *)x, ok ? 16 : 0);
-        }
-        kb_cp_async_commit();
-    };
-    prefetch(first);
-    float K = first < rows ? kb_load(x, (int64_t)first * cols) : 0.0f;
-    {
-        const T *gt = gamma + tv * V, *b1t = beta + tv * V, *b2t = bias + tv * V;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (in(k)) {
-                float g[V], bb[V];
-                ln_affine_global<T>(k * stride, gt, b1t, b2t, g, bb);
-#pragma unroll
-                for (int h = 0; h < F4; h++) {
-                    gs[(k * F4 + h) * THREADS + tid] =
-                        make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
-                    bs[(k * F4 + h) * THREADS + tid] =
-                        make_float4(bb[4 * h], bb[4 * h + 1], bb[4 * h + 2], bb[4 * h + 3]);
-                }
-            }
-        }
-    }
-
-    for (int row = first; row < rows; row += G) {
-        kb_cp_async_wait<0>();
-        uint4 raw[NV];
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            raw[k] = in(k) ? xs[k * THREADS + tid] : make_uint4(0, 0, 0, 0);
-        float v[NV][V];
-        const float s = shifted_sum<T, true>(raw, v, K, in);
-        const int next = row + G;
-        prefetch(next);
-        const float Kn = next < rows ? kb_load(x, (int64_t)next * cols) : 0.0f;
-        int n = 0;
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            n += in(k) ? V : 0;
-        const float mt = n > 0 ? s / (float)n : 0.0f;
-        const float q = centred_squares(v, mt, in);
-        ln_wf w = {(float)n, mt, q};
-        w = ln_block_wf(w, red);
-
-        /* The row's S states, merged alike in every warp: lane r takes ranks
-         * r and r + 32. */
-        kb_grid_put(row, rank, S, make_float4(w.n, w.mean, w.m2, 0.0f));
-        ln_wf c = {0.0f, 0.0f, 0.0f};
-        if (lane < S) {
-            const float4 p = kb_grid_get(row, lane);
-            c = {p.x, p.y, p.z};
-        }
-        if (lane + 32 < S) {
-            const float4 p = kb_grid_get(row, lane + 32);
-            c = ln_wf_merge(c, {p.x, p.y, p.z});
-        }
-        c = ln_warp_wf(c);
-        kb_grid_done(row);
-        const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
-        const float md = c.mean - mt; /* v holds d - mt */
-
-        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tv;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (in(k)) {
-                float g[V], bb[V], o[V];
-#pragma unroll
-                for (int h = 0; h < F4; h++) {
-                    const float4 gh = gs[(k * F4 + h) * THREADS + tid];
-                    const float4 bh = bs[(k * F4 + h) * THREADS + tid];
-                    g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
-                    bb[4 * h] = bh.x, bb[4 * h + 1] = bh.y, bb[4 * h + 2] = bh.z,
-                               bb[4 * h + 3] = bh.w;
-                }
-#pragma unroll
-                for (int i = 0; i < V; i++)
-                    o[i] = ln_gelu<TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
-                kb_st128(yv + k * stride, kb_pack<T>(o));
-            }
-        }
-        if (mean_out != nullptr && tv == 0) {
-            mean_out[row] = K + c.mean;
-            rstd_out[row] = rstd;
-        }
-        K = Kn;
-    }
-    kb_cp_async_wait<0>();
-    kb_grid_leave(rows);
-}
-
-/* Launches layernorm_fused_grid_pf over as many groups of S blocks as the GPU
- * holds at once (at most one a row). cudaErrorNotSupported when a row needs
- * more than KB_GRID_MAXB blocks or the GPU holds fewer than S. */
-template <typename T, bool TANH>
-static cudaError_t launch_grid_pf(const kb_args *a, cudaStream_t s)
-{
-    constexpr int THREADS = 1024, V = kb_vec_width<T>();
-    constexpr size_t SMEM = (size_t)(16 / V) * THREADS * 16 + (size_t)2 * 16 * THREADS * 4;
-    const auto k = layernorm_fused_grid_pf<T, TANH>;
-    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int S = kb_grid_blocks(p.cols / V, (int64_t)THREADS * (16 / V));
-    if (S == 0 || p.rows > INT32_MAX)
-        return cudaErrorNotSupported;
-    cudaError_t e = kb_allow_smem(k, SMEM);
-    if (e != cudaSuccess)
-        return e;
-    static const int64_t capacity = kb_grid_capacity((const void *)k, THREADS, SMEM);
-    const int64_t groups = capacity / S < p.rows ? capacity / S : p.rows;
-    if (groups < 1)
-        return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)(groups * S), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, "layernorm_fused_grid_pf", grid, block, SMEM, p.x, p.g, p.b1,
-                     p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
-}
-
 template <bool VEC> struct fused_kernels {
     static constexpr const char *warp_name = "layernorm_fused_warp";
     static constexpr const char *row_name = "layernorm_fused_row";
@@ -1978,14 +1841,6 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * the parameters staged, unless KBENCH_LAYERNORM_CLUSTER_PF=0; 16-bit
      * rows too with =2 (measured: above the kernel); not where rows are too
      * few for the clusters the GPU holds. */
-    /* Aligned rows of 32769-1048576 columns over a persistent grid with
-     * KBENCH_LAYERNORM_GRID_PF=1 (not yet measured: above the kernel). */
-    static const int use_gpf = kb_env_int("KBENCH_LAYERNORM_GRID_PF", 0, 0, 1);
-    if (use_gpf && aligned && cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
-        const cudaError_t e = launch_grid_pf<T, TANH>(a, s);
-        if (e != cudaErrorNotSupported)
-            return e;
-    }
     static const int use_pf = kb_env_int("KBENCH_LAYERNORM_CLUSTER_PF", 1, 0, 2);
     if ((sizeof(T) == 4 ? use_pf : use_pf == 2) && aligned && cols % V == 0 && cols > 32768 &&
         !kb_rows_few(rows)) {
