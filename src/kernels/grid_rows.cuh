@@ -39,9 +39,13 @@
 
 #include "kernels/device.cuh"
 
-/* Rows whose exchange may be in flight at once, and blocks a row at most. */
+/* Rows whose exchange may be in flight at once, and blocks a row at most (a
+ * file may define KB_GRID_MAXB before including this one: the state is its
+ * own). */
 #define KB_GRID_RING 1024
+#ifndef KB_GRID_MAXB
 #define KB_GRID_MAXB 64
+#endif
 
 struct kb_grid_state {
     unsigned ticket, left;
@@ -90,19 +94,33 @@ static __device__ __forceinline__ unsigned kb_grid_take(void)
     return item;
 }
 
+/* Thread 0 publishes `mine` as block `rank` of row `row` split over nb
+ * blocks (after the generation before has finished with the slot). */
+static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, int nb, float4 mine)
+{
+    const unsigned slot = (unsigned)(row % KB_GRID_RING);
+    const unsigned gen = (unsigned)(row / KB_GRID_RING);
+    if (gen > 0)
+        kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
+    __stcg(&kb_grid.part[slot][rank], mine);
+    kb_add_acq_rel(&kb_grid.arrive[slot], 1u);
+}
+
+/* Thread 0 waits until row `row`'s nb partials are in. */
+static __device__ __forceinline__ void kb_grid_wait(int64_t row, int nb)
+{
+    kb_grid_until(&kb_grid.arrive[row % KB_GRID_RING],
+                  (unsigned)(row / KB_GRID_RING + 1) * (unsigned)nb);
+}
+
 /* Publishes this block's partial `mine` (thread 0's) as block `rank` of row
  * `row` split over nb blocks, then waits for the row's nb partials; every
  * thread may then kb_grid_get them. Block barrier inside. */
 static __device__ __forceinline__ void kb_grid_put(int64_t row, int rank, int nb, float4 mine)
 {
     if (threadIdx.x == 0) {
-        const unsigned slot = (unsigned)(row % KB_GRID_RING);
-        const unsigned gen = (unsigned)(row / KB_GRID_RING);
-        if (gen > 0)
-            kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
-        __stcg(&kb_grid.part[slot][rank], mine);
-        kb_add_acq_rel(&kb_grid.arrive[slot], 1u);
-        kb_grid_until(&kb_grid.arrive[slot], (gen + 1) * (unsigned)nb);
+        kb_grid_publish(row, rank, nb, mine);
+        kb_grid_wait(row, nb);
     }
     __syncthreads();
 }

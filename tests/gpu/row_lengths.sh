@@ -91,25 +91,38 @@ for step in "$@"; do
             $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
             --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
             >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
+        # a layernorm path behind a switch: its shapes in every dtype (checked
+        # against fp64), that its kernel ran, then each tool at 70 x 40008
+        ln_path() { # tag switch=value kernel-name shapes...
+            local tag=$1 sw=$2 kname=$3 sh=() tool
+            shift 3
+            for s in "$@"; do sh+=(--shape "$s"); done
+            env "$sw" $kb run layernorm --variants fused --dtype fp32,fp16,bf16 "${sh[@]}" \
+                --metrics none --min-samples 3 --db "$out/$tag.db" --json "$out/$tag-layernorm.json" \
+                >"$out/$tag-layernorm.txt" 2>&1 || fail "$tag layernorm: kbench run exit $?"
+            grep -q "$kname" "$out/$tag-layernorm.json" || fail "$tag layernorm: $kname did not run"
+            for tool in memcheck racecheck synccheck; do
+                env "$sw" timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                    $kb run layernorm --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
+                    --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                    >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm $tag: exit $?"
+            done
+        }
         # layernorm's persistent pushed clusters with staged parameters (fp32's
         # by default; =2 gives them 16-bit rows too): rows fewer than, near and
         # past the clusters in flight, rows that end inside a block,
-        # statistics, mean 10^4, tanh; then each tool
-        pf=KBENCH_LAYERNORM_CLUSTER_PF=2
-        env $pf $kb run layernorm --variants fused --dtype fp32,fp16,bf16 \
-            --shape rows=9,cols=40000 --shape rows=67,cols=100008 --shape rows=300,cols=65544 \
-            --shape rows=133,cols=262144 --shape rows=40,cols=196608,stats=1 \
-            --shape rows=50,cols=131072,mean=10000 --shape rows=31,cols=65536,gelu=1 \
-            --metrics none --min-samples 3 --db "$out/pf.db" --json "$out/pf-layernorm.json" \
-            >"$out/pf-layernorm.txt" 2>&1 || fail "persistent clusters layernorm: kbench run exit $?"
-        grep -q "cluster_pf" "$out/pf-layernorm.json" ||
-            fail "persistent clusters layernorm: the persistent kernel did not run"
-        for tool in memcheck racecheck synccheck; do
-            env $pf timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                $kb run layernorm --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
-                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm persistent clusters: exit $?"
-        done
+        # statistics, mean 10^4, tanh
+        ln_path pf KBENCH_LAYERNORM_CLUSTER_PF=2 cluster_pf rows=9,cols=40000 rows=67,cols=100008 \
+            rows=300,cols=65544 rows=133,cols=262144 rows=40,cols=196608,stats=1 \
+            rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
+        # layernorm's pipelined grid (KBENCH_LAYERNORM_GRID_PIPE=1; off by
+        # default): a block's rows fewer than, equal to and past the lag, rows
+        # that end inside a block, the longest row it takes, more rows than
+        # the exchange's ring, statistics, mean 10^4, tanh
+        ln_path gp KBENCH_LAYERNORM_GRID_PIPE=1 layernorm_fused_gpipe rows=9,cols=40000 \
+            rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=1048576 \
+            rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1 \
+            rows=2500,cols=40000 rows=17,cols=1000000
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (the default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
@@ -223,6 +236,11 @@ for step in "$@"; do
         # persistent clusters by default), and 16-bit rows in the persistent ones
         ab KBENCH_LAYERNORM_CLUSTER_PF=0 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144
+        # layernorm's long rows in the pipelined grid ("old" = the switch;
+        # off by default)
+        ab KBENCH_LAYERNORM_GRID_PIPE=1 layernorm fused rows=2048,cols=65536 \
+            rows=512,cols=262144 rows=128,cols=1048576 rows=4096,cols=65536 rows=1024,cols=262144 \
+            rows=256,cols=1048576
         ab KBENCH_LAYERNORM_CLUSTER_PF=2 layernorm fused rows=4096,cols=65536 \
             rows=1024,cols=262144
         # softmax's cluster register kernels in one 1024-thread block an SM ("old";

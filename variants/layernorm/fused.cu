@@ -79,7 +79,9 @@
  * KBENCH_LAYERNORM_CLUSTER_PF=0 sends the fp32 rows of 32769-262144 columns
  * that take persistent clusters with the parameters staged back to the
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
- * kept: above that kernel).
+ * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=1 takes aligned rows of
+ * 32769-1048576 columns over the pipelined grid (not yet measured: above that
+ * kernel).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
  * merge per 16-32 elements instead of a
@@ -195,6 +197,8 @@
  * M2) (no faster: 83.5 vs 84.0%, more shuffles); 256 threads x 16 elements
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "kernels/cluster.cuh"
+#define KB_GRID_MAXB 128 /* the pipelined grid kernel: 8192 columns a block */
+#include "kernels/grid_rows.cuh"
 #include "layernorm.cuh"
 
 /* Pass 2 of the two-pass statistics: centres the NV vectors of V elements a
@@ -1479,6 +1483,52 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
     }
 }
 
+/* ---- parameters staged as floats in shared memory (the persistent kernels) --------- */
+
+/* This thread's gamma and beta + b for its NV vectors tv + k stride (those
+ * in(k)), read once from global memory into its own float4 slots of gs and
+ * bs ([NV V / 4][THREADS] each). */
+template <typename T, int NV, int THREADS, typename IN>
+static __device__ __forceinline__ void ln_stage_params(const T *__restrict__ gamma,
+                                                       const T *__restrict__ beta,
+                                                       const T *__restrict__ bias, int tv,
+                                                       int stride, IN in, float4 *gs, float4 *bs)
+{
+    constexpr int V = kb_vec_width<T>(), F4 = V / 4;
+    const int tid = threadIdx.x;
+    const T *gt = gamma + tv * V, *b1t = beta + tv * V, *b2t = bias + tv * V;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        if (in(k)) {
+            float g[V], bb[V];
+            ln_affine_global<T>(k * stride, gt, b1t, b2t, g, bb);
+#pragma unroll
+            for (int h = 0; h < F4; h++) {
+                gs[(k * F4 + h) * THREADS + tid] =
+                    make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
+                bs[(k * F4 + h) * THREADS + tid] =
+                    make_float4(bb[4 * h], bb[4 * h + 1], bb[4 * h + 2], bb[4 * h + 3]);
+            }
+        }
+    }
+}
+
+/* Vector k's gamma and beta + b back from this thread's slots. */
+template <typename T, int THREADS>
+static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const float4 *bs, int k,
+                                                        float *g, float *bb)
+{
+    constexpr int F4 = kb_vec_width<T>() / 4;
+    const int tid = threadIdx.x;
+#pragma unroll
+    for (int h = 0; h < F4; h++) {
+        const float4 gh = gs[(k * F4 + h) * THREADS + tid];
+        const float4 bh = bs[(k * F4 + h) * THREADS + tid];
+        g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
+        bb[4 * h] = bh.x, bb[4 * h + 1] = bh.y, bb[4 * h + 2] = bh.z, bb[4 * h + 3] = bh.w;
+    }
+}
+
 /* ---- the persistent cluster kernel, pushed (rows of 32769-262144 elements) ---------- *
  *
  * layernorm_fused_cluster takes one row a cluster and ends: it reads its part
@@ -1556,23 +1606,7 @@ __global__ void __launch_bounds__(1024, 1)
     kb_xring_open(xr);
 
     /* This thread's gamma and beta + b, once. */
-    {
-        const T *gt = gamma + tv * V, *b1t = beta + tv * V, *b2t = bias + tv * V;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (in(k)) {
-                float g[V], bb[V];
-                ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
-#pragma unroll
-                for (int h = 0; h < F4; h++) {
-                    gs[(k * F4 + h) * THREADS + tid] =
-                        make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
-                    bs[(k * F4 + h) * THREADS + tid] =
-                        make_float4(bb[4 * h], bb[4 * h + 1], bb[4 * h + 2], bb[4 * h + 3]);
-                }
-            }
-        }
-    }
+    ln_stage_params<T, NV, THREADS>(gamma, beta, bias, tv, STRIDE, in, gs, bs);
 
     int round = 0;
     for (int row = cid; row < rows; row += nclusters, round++) {
@@ -1612,14 +1646,7 @@ __global__ void __launch_bounds__(1024, 1)
         for (int k = 0; k < NV; k++) {
             if (in(k)) {
                 float g[V], bb[V], o[V];
-#pragma unroll
-                for (int h = 0; h < F4; h++) {
-                    const float4 gh = gs[(k * F4 + h) * THREADS + tid];
-                    const float4 bh = bs[(k * F4 + h) * THREADS + tid];
-                    g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
-                    bb[4 * h] = bh.x, bb[4 * h + 1] = bh.y, bb[4 * h + 2] = bh.z,
-                               bb[4 * h + 3] = bh.w;
-                }
+                ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
                     o[i] = ln_gelu<TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
@@ -1670,6 +1697,173 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     if (cols <= 8 * 16384)
         return launch_cluster_pf_cl<T, 8, TANH>(a, s, "layernorm_fused_cluster_pf8");
     return launch_cluster_pf_cl<T, 16, TANH>(a, s, "layernorm_fused_cluster_pf16");
+}
+
+/* ---- the pipelined grid kernel (rows of 32769-1048576 elements; a switch) ---------- *
+ *
+ * The persistent grid kernel tried above (commit a96c13a) lost because each
+ * block waited, every row, for the slowest of its row's S blocks: a
+ * GPU-wide barrier a row, one block an SM, nothing else to do meanwhile.
+ * Here the wait is moved L rows later. Blocks of 512 threads, one an SM,
+ * each own a slice of 8192 columns (S = cols / 8192 a row, up to 128, so
+ * fp32 rows of 1048576 take 128 of the 132 SMs), keep the slice's gamma and
+ * beta + b as floats in shared memory (64 KB, read once) and a ring of D row
+ * slices of x (128 KB: D = 4 fp32, 8 16-bit; cp.async, P = D - L rows
+ * ahead). For the block's i-th row it (1) reduces the slice to its exact (n,
+ * mean, M2) of d = x - x[row][0] and publishes it (grid_rows.cuh; thread 0,
+ * release add, no wait), then (2) takes row i - L, whose S states were
+ * published L rows ago: thread 0 checks its arrival counter (acquire),
+ * warp 0 merges the states in one fixed order and hands mean and rstd to the
+ * block through shared memory, and every thread writes its part of y from
+ * the ring, then (3) copies row i + P into the slot just freed. A block so
+ * waits only when some block of its row is more than L rows behind.
+ * Prediction (before any run, % of the copy bandwidth): fp32 128 x 1048576
+ * 59 -> 75-85 (128 SMs streaming with the parameters staged, no DRAM
+ * re-read, no L2 parameter traffic), 512 x 262144 75 -> 80-85, 2048 x 65536
+ * 83 -> 83-86; 16-bit rows issue-bound as before (bf16 1024 x 262144 50 ->
+ * 55-65). KBENCH_LAYERNORM_GRID_PIPE=1 takes aligned rows of 32769-1048576
+ * columns here (not yet measured: off by default). */
+#define GP_THREADS 512
+#define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
+#define GP_RING_BYTES (128 * 1024)
+
+template <typename T> struct gp_cfg {
+    static constexpr int V = kb_vec_width<T>(), NV = GP_ELEMS / V, F4 = V / 4;
+    static constexpr int SLOT = NV * GP_THREADS; /* uint4s a row slice takes */
+    static constexpr int D = GP_RING_BYTES / (SLOT * 16), L = D / 2, P = D - L;
+    static constexpr size_t SMEM = (size_t)D * SLOT * 16 + (size_t)2 * NV * F4 * GP_THREADS * 16;
+};
+
+template <typename T, bool TANH>
+__global__ void __launch_bounds__(GP_THREADS, 1)
+    layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
+{
+    using C = gp_cfg<T>;
+    constexpr int V = C::V, NV = C::NV, F4 = C::F4, D = C::D, L = C::L, P = C::P;
+    constexpr int THREADS = GP_THREADS;
+    __shared__ float red[2][3][32]; /* by row parity: one barrier a row keeps them apart */
+    __shared__ float2 stat;         /* the row being written: its mean of d and rstd */
+    extern __shared__ __align__(16) uint4 gp_sm[];
+    uint4 *xs = gp_sm;                                             /* [D][NV][THREADS] */
+    float4 *gs = reinterpret_cast<float4 *>(xs + D * C::SLOT);     /* [NV F4][THREADS] */
+    float4 *bs = gs + NV * F4 * THREADS;                           /* [NV F4][THREADS] */
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int rank = (int)blockIdx.x % S, G = (int)gridDim.x / S, first = (int)blockIdx.x / S;
+    const int stride = S * THREADS;
+    const int tv = rank * THREADS + tid; /* this thread's first vector */
+    const int nvec = cols / V;
+    const int nr = first < rows ? (rows - first + G - 1) / G : 0; /* this block's rows */
+    auto in = [&](int k) { return tv + k * stride < nvec; };
+    auto row_of = [&](int i) { return first + i * G; };
+    auto slot = [&](int i, int k) -> uint4 & { return xs[((i % D) * NV + k) * THREADS + tid]; };
+
+    /* The copies of the block's i-th row into its slot (zero-filled past the
+     * rows or the row's end: those vectors are not read); one group a call. */
+    auto prefetch = [&](int i) {
+        const bool ok_row = i < nr;
+        const uint4 *xv =
+            reinterpret_cast<const uint4 *>(x + (int64_t)(ok_row ? row_of(i) : 0) * cols) + tv;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const bool ok = ok_row && in(k);
+            kb_cp_async16(kb_smem_u32(&slot(i, k)),
+                          ok ? (const void *)(xv + k * stride) : (const void *)x, ok ? 16 : 0);
+        }
+        kb_cp_async_commit();
+    };
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        prefetch(i);
+    ln_stage_params<T, NV, THREADS>(gamma, beta, bias, tv, stride, in, gs, bs);
+
+    for (int i = 0; i < nr + L; i++) {
+        if (i < nr) { /* (1) row i's slice reduced and published */
+            kb_cp_async_wait<P - 1>(); /* row i's group: this thread's own copies */
+            const int64_t row = row_of(i);
+            const float K = kb_load(x, row * cols);
+            uint4 raw[NV];
+#pragma unroll
+            for (int k = 0; k < NV; k++)
+                raw[k] = in(k) ? slot(i, k) : make_uint4(0, 0, 0, 0);
+            float v[NV][V];
+            const float s = shifted_sum<T, true>(raw, v, K, in);
+            int n = 0;
+#pragma unroll
+            for (int k = 0; k < NV; k++)
+                n += in(k) ? V : 0;
+            const float mt = n > 0 ? s / (float)n : 0.0f;
+            const float q = centred_squares(v, mt, in);
+            ln_wf w = {(float)n, mt, q};
+            w = ln_block_wf(w, red[i & 1]);
+            if (tid == 0)
+                kb_grid_publish(row, rank, S, make_float4(w.n, w.mean, w.m2, 0.0f));
+        }
+        if (i >= L) { /* (2) row i - L written */
+            const int j = i - L;
+            const int64_t row = row_of(j);
+            if (tid == 0)
+                kb_grid_wait(row, S);
+            __syncthreads();
+            if (tid < 32) {
+                ln_wf c = {0.0f, 0.0f, 0.0f};
+                for (int r = lane; r < S; r += 32) {
+                    const float4 p = kb_grid_get(row, r);
+                    c = ln_wf_merge(c, {p.x, p.y, p.z});
+                }
+                c = ln_warp_wf(c);
+                if (lane == 0)
+                    stat = make_float2(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)));
+            }
+            __syncthreads();
+            if (tid == 0)
+                kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
+            const float K = kb_load(x, row * cols), md = stat.x, rstd = stat.y;
+            uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + tv;
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                if (in(k)) {
+                    float f[V], g[V], bb[V];
+                    kb_unpack<T>(slot(j, k), f);
+                    ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        f[e] = ln_gelu<TANH>(fmaf((f[e] - K - md) * rstd, g[e], bb[e]));
+                    kb_st128(yv + k * stride, kb_pack<T>(f));
+                }
+            }
+            if (mean_out != nullptr && tv == 0) {
+                mean_out[row] = K + md;
+                rstd_out[row] = rstd;
+            }
+        }
+        prefetch(i + P); /* (3) into the slot of row i - L, read above by this thread only */
+    }
+    kb_cp_async_wait<0>();
+    kb_grid_leave(rows);
+}
+
+/* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU
+ * holds at once (at most one a row). cudaErrorNotSupported when a row needs
+ * more than KB_GRID_MAXB blocks or the GPU holds fewer than S. */
+template <typename T, bool TANH>
+static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
+{
+    using C = gp_cfg<T>;
+    const auto k = layernorm_fused_gpipe<T, TANH>;
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
+    /* asked once a process: the queries cost host time in the timed region */
+    static int64_t cap = -1;
+    if (cap < 0)
+        cap = kb_allow_smem(k, C::SMEM) == cudaSuccess
+                  ? kb_grid_capacity((const void *)k, GP_THREADS, C::SMEM)
+                  : 0;
+    if (S == 0 || p.rows > INT32_MAX || cap < S)
+        return cudaErrorNotSupported;
+    const int64_t groups = cap / S < p.rows ? cap / S : p.rows;
+    const kb_dim3 grid = {(unsigned)(groups * S), 1, 1}, block = {GP_THREADS, 1, 1};
+    return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
+                     p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
 }
 
 template <bool VEC> struct fused_kernels {
@@ -1841,6 +2035,14 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * the parameters staged, unless KBENCH_LAYERNORM_CLUSTER_PF=0; 16-bit
      * rows too with =2 (measured: above the kernel); not where rows are too
      * few for the clusters the GPU holds. */
+    /* Aligned rows of 32769-1048576 columns over the pipelined grid with
+     * KBENCH_LAYERNORM_GRID_PIPE=1 (not yet measured: above the kernel). */
+    static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 0, 0, 1);
+    if (use_gpipe && aligned && cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
+        const cudaError_t e = launch_gpipe<T, TANH>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
+    }
     static const int use_pf = kb_env_int("KBENCH_LAYERNORM_CLUSTER_PF", 1, 0, 2);
     if ((sizeof(T) == 4 ? use_pf : use_pf == 2) && aligned && cols % V == 0 && cols > 32768 &&
         !kb_rows_few(rows)) {
