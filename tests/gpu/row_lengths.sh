@@ -157,6 +157,23 @@ for step in "$@"; do
                     >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax grid ns=$ns: exit $?"
             done
         done
+        # softmax's pipelined grid (KBENCH_SOFTMAX_GRID_PIPE=1; off by default):
+        # a block's rows fewer than, equal to and past the lag, a row's last
+        # slice partly filled, more rows than the exchange's ring; memcheck,
+        # racecheck and synccheck at 7 x 600000
+        gp=KBENCH_SOFTMAX_GRID_PIPE=1
+        env $gp $kb run softmax --variants fused --dtype fp32,fp16,bf16 --shape rows=1,cols=1048576 \
+            --shape rows=3,cols=600000 --shape rows=133,cols=1000000 --shape rows=1500,cols=524296 \
+            --metrics none --min-samples 3 --db "$out/grid.db" --json "$out/gp-softmax.json" \
+            >"$out/gp-softmax.txt" 2>&1 || fail "pipelined grid softmax: kbench run exit $?"
+        grep -q "softmax_fused_gpipe" "$out/gp-softmax.json" ||
+            fail "pipelined grid softmax: the pipelined kernel did not run"
+        for tool in memcheck racecheck synccheck; do
+            env $gp timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=7,cols=600000 \
+                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax pipelined grid: exit $?"
+        done
         # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
         KBENCH_SOFTMAX_WIDE=2 $kb run softmax --variants fused --dtype fp16,bf16 \
             --shape rows=1,cols=1024 --shape rows=3001,cols=1000 --shape rows=65537,cols=784 \
@@ -254,6 +271,9 @@ for step in "$@"; do
         ab KBENCH_SOFTMAX_GRID=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=3,cols=1048576
         ab KBENCH_SOFTMAX_GRID_NS=8 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
+        # softmax's longest rows in the pipelined grid ("old" = the switch; off
+        # by default)
+        ab KBENCH_SOFTMAX_GRID_PIPE=1 softmax fused rows=128,cols=1048576 rows=256,cols=1048576
         ab KBENCH_SOFTMAX_WIDE=0 softmax fused rows=262144,cols=1024 rows=260000,cols=976
         # the cluster rung's own knobs: sizes forced against the plan's choice
         for sw in KBENCH_CLUSTER_STORE=0 KBENCH_CLUSTER_STORE=1 KBENCH_CLUSTER_STORE=2 \

@@ -198,7 +198,7 @@
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "kernels/cluster.cuh"
 #define KB_GRID_MAXB 128 /* the pipelined grid kernel: 8192 columns a block */
-#include "kernels/grid_rows.cuh"
+#include "kernels/grid_pipe.cuh"
 #include "layernorm.cuh"
 
 /* Pass 2 of the two-pass statistics: centres the NV vectors of V elements a
@@ -1704,19 +1704,16 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * The persistent grid kernel tried above (commit a96c13a) lost because each
  * block waited, every row, for the slowest of its row's S blocks: a
  * GPU-wide barrier a row, one block an SM, nothing else to do meanwhile.
- * Here the wait is moved L rows later. Blocks of 512 threads, one an SM,
- * each own a slice of 8192 columns (S = cols / 8192 a row, up to 128, so
- * fp32 rows of 1048576 take 128 of the 132 SMs), keep the slice's gamma and
- * beta + b as floats in shared memory (64 KB, read once) and a ring of D row
- * slices of x (128 KB: D = 4 fp32, 8 16-bit; cp.async, P = D - L rows
- * ahead). For the block's i-th row it (1) reduces the slice to its exact (n,
- * mean, M2) of d = x - x[row][0] and publishes it (grid_rows.cuh; thread 0,
- * release add, no wait), then (2) takes row i - L, whose S states were
- * published L rows ago: thread 0 checks its arrival counter (acquire),
- * warp 0 merges the states in one fixed order and hands mean and rstd to the
- * block through shared memory, and every thread writes its part of y from
- * the ring, then (3) copies row i + P into the slot just freed. A block so
- * waits only when some block of its row is more than L rows behind.
+ * Here the wait is moved L rows later (src/kernels/grid_pipe.cuh: each row's
+ * states published at once, waited for L rows later, a ring of row slices in
+ * shared memory filled by cp.async). Blocks of 512 threads, one an SM, each
+ * own a slice of 8192 columns (S = cols / 8192 a row, up to 128, so fp32
+ * rows of 1048576 take 128 of the 132 SMs), keep the slice's gamma and beta
+ * + b as floats in shared memory (64 KB, read once) and a ring of D = 4
+ * (fp32) or 8 (16-bit) row slices of x (128 KB; L = D / 2). The statistics
+ * are each slice's exact (n, mean, M2) of d = x - x[row][0], merged by warp
+ * 0 in one fixed order into the row's mean and rstd. A block so waits only
+ * when some block of its row is more than L rows behind.
  * Prediction (before any run, % of the copy bandwidth): fp32 128 x 1048576
  * 59 -> 75-85 (128 SMs streaming with the parameters staged, no DRAM
  * re-read, no L2 parameter traffic), 512 x 262144 75 -> 80-85, 2048 x 65536
@@ -1739,107 +1736,65 @@ __global__ void __launch_bounds__(GP_THREADS, 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T>;
-    constexpr int V = C::V, NV = C::NV, F4 = C::F4, D = C::D, L = C::L, P = C::P;
-    constexpr int THREADS = GP_THREADS;
+    constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ float red[2][3][32]; /* by row parity: one barrier a row keeps them apart */
-    __shared__ float2 stat;         /* the row being written: its mean of d and rstd */
     extern __shared__ __align__(16) uint4 gp_sm[];
-    uint4 *xs = gp_sm;                                             /* [D][NV][THREADS] */
-    float4 *gs = reinterpret_cast<float4 *>(xs + D * C::SLOT);     /* [NV F4][THREADS] */
-    float4 *bs = gs + NV * F4 * THREADS;                           /* [NV F4][THREADS] */
-    const int tid = threadIdx.x, lane = tid & 31;
-    const int rank = (int)blockIdx.x % S, G = (int)gridDim.x / S, first = (int)blockIdx.x / S;
-    const int stride = S * THREADS;
-    const int tv = rank * THREADS + tid; /* this thread's first vector */
-    const int nvec = cols / V;
-    const int nr = first < rows ? (rows - first + G - 1) / G : 0; /* this block's rows */
-    auto in = [&](int k) { return tv + k * stride < nvec; };
-    auto row_of = [&](int i) { return first + i * G; };
-    auto slot = [&](int i, int k) -> uint4 & { return xs[((i % D) * NV + k) * THREADS + tid]; };
+    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, rows, cols / V, S);
+    float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
+    float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
+    auto in = [&](int k) { return p.in(k); };
+    ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
 
-    /* The copies of the block's i-th row into its slot (zero-filled past the
-     * rows or the row's end: those vectors are not read); one group a call. */
-    auto prefetch = [&](int i) {
-        const bool ok_row = i < nr;
-        const uint4 *xv =
-            reinterpret_cast<const uint4 *>(x + (int64_t)(ok_row ? row_of(i) : 0) * cols) + tv;
+    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
+    auto stats = [&](int i) {
+        const float K = kb_load(x, p.row_of(i) * cols);
+        uint4 raw[NV];
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            raw[k] = in(k) ? p.slot(i, k) : make_uint4(0, 0, 0, 0);
+        float v[NV][V];
+        const float s = shifted_sum<T, true>(raw, v, K, in);
+        int n = 0;
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            n += in(k) ? V : 0;
+        const float mt = n > 0 ? s / (float)n : 0.0f;
+        const ln_wf w = ln_block_wf({(float)n, mt, centred_squares(v, mt, in)}, red[i & 1]);
+        return make_float4(w.n, w.mean, w.m2, 0.0f);
+    };
+    /* The row's S states in one fixed order: its mean of d and rstd. */
+    auto merge = [&](int64_t row) {
+        const int lane = threadIdx.x & 31;
+        ln_wf c = {0.0f, 0.0f, 0.0f};
+        for (int r = lane; r < S; r += 32) {
+            const float4 q = kb_grid_get(row, r);
+            c = ln_wf_merge(c, {q.x, q.y, q.z});
+        }
+        c = ln_warp_wf(c);
+        return make_float4(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)), 0.0f, 0.0f);
+    };
+    auto out = [&](int j, float4 st) {
+        const int64_t row = p.row_of(j);
+        const float K = kb_load(x, row * cols), md = st.x, rstd = st.y;
+        uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
-            const bool ok = ok_row && in(k);
-            kb_cp_async16(kb_smem_u32(&slot(i, k)),
-                          ok ? (const void *)(xv + k * stride) : (const void *)x, ok ? 16 : 0);
+            if (in(k)) {
+                float f[V], g[V], bb[V];
+                kb_unpack<T>(p.slot(j, k), f);
+                ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    f[e] = ln_gelu<TANH>(fmaf((f[e] - K - md) * rstd, g[e], bb[e]));
+                kb_st128(yv + k * p.stride, kb_pack<T>(f));
+            }
         }
-        kb_cp_async_commit();
+        if (mean_out != nullptr && p.tv == 0) {
+            mean_out[row] = K + md;
+            rstd_out[row] = rstd;
+        }
     };
-#pragma unroll
-    for (int i = 0; i < P; i++)
-        prefetch(i);
-    ln_stage_params<T, NV, THREADS>(gamma, beta, bias, tv, stride, in, gs, bs);
-
-    for (int i = 0; i < nr + L; i++) {
-        if (i < nr) { /* (1) row i's slice reduced and published */
-            kb_cp_async_wait<P - 1>(); /* row i's group: this thread's own copies */
-            const int64_t row = row_of(i);
-            const float K = kb_load(x, row * cols);
-            uint4 raw[NV];
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                raw[k] = in(k) ? slot(i, k) : make_uint4(0, 0, 0, 0);
-            float v[NV][V];
-            const float s = shifted_sum<T, true>(raw, v, K, in);
-            int n = 0;
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                n += in(k) ? V : 0;
-            const float mt = n > 0 ? s / (float)n : 0.0f;
-            const float q = centred_squares(v, mt, in);
-            ln_wf w = {(float)n, mt, q};
-            w = ln_block_wf(w, red[i & 1]);
-            if (tid == 0)
-                kb_grid_publish(row, rank, S, make_float4(w.n, w.mean, w.m2, 0.0f));
-        }
-        if (i >= L) { /* (2) row i - L written */
-            const int j = i - L;
-            const int64_t row = row_of(j);
-            if (tid == 0)
-                kb_grid_wait(row, S);
-            __syncthreads();
-            if (tid < 32) {
-                ln_wf c = {0.0f, 0.0f, 0.0f};
-                for (int r = lane; r < S; r += 32) {
-                    const float4 p = kb_grid_get(row, r);
-                    c = ln_wf_merge(c, {p.x, p.y, p.z});
-                }
-                c = ln_warp_wf(c);
-                if (lane == 0)
-                    stat = make_float2(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)));
-            }
-            __syncthreads();
-            if (tid == 0)
-                kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
-            const float K = kb_load(x, row * cols), md = stat.x, rstd = stat.y;
-            uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + tv;
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                if (in(k)) {
-                    float f[V], g[V], bb[V];
-                    kb_unpack<T>(slot(j, k), f);
-                    ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
-#pragma unroll
-                    for (int e = 0; e < V; e++)
-                        f[e] = ln_gelu<TANH>(fmaf((f[e] - K - md) * rstd, g[e], bb[e]));
-                    kb_st128(yv + k * stride, kb_pack<T>(f));
-                }
-            }
-            if (mean_out != nullptr && tv == 0) {
-                mean_out[row] = K + md;
-                rstd_out[row] = rstd;
-            }
-        }
-        prefetch(i + P); /* (3) into the slot of row i - L, read above by this thread only */
-    }
-    kb_cp_async_wait<0>();
-    kb_grid_leave(rows);
+    kb_gpipe_run<C::L, C::P>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge, out);
 }
 
 /* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU

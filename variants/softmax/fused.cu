@@ -68,7 +68,9 @@
  * block of 1024 threads an SM instead of two of 512 (below);
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
- * threads 8 vectors in shared memory instead of 12 (below);
+ * threads 8 vectors in shared memory instead of 12 (below),
+ * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (not yet
+ * measured: above that kernel);
  * KBENCH_SOFTMAX_WIDE=0 sends 16-bit rows of 121-128 vectors back from blocks
  * of 512 threads to blocks of 256, =2 takes rows of 97-128 vectors to 512
  * (below);
@@ -415,7 +417,7 @@
 #include <cooperative_groups.h>
 
 #include "kernels/cluster.cuh"
-#include "kernels/grid_rows.cuh"
+#include "kernels/grid_pipe.cuh"
 #include "softmax.cuh"
 
 namespace cg = cooperative_groups;
@@ -1217,6 +1219,117 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
     return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
+/* ---- the pipelined grid (rows past the clusters; a switch) ----------------------- *
+ *
+ * The grid path above stalls its warps at the barrier behind thread 0's wait
+ * for the row's other blocks about as often as on DRAM (36% and 35% at fp32
+ * 128 x 1048576): every block waits, once, for the slowest of its row. Here
+ * the wait is moved L rows later (src/kernels/grid_pipe.cuh, as in
+ * layernorm's pipelined grid): persistent blocks of 512 threads, one an SM,
+ * each own a slice of 16384 columns (S = cols / 16384 a row, at most 64)
+ * and keep a ring of D row slices of x in shared memory (192 KB: D = 3 fp32,
+ * 6 16-bit; L = D / 2). A slice's (max, sum of exp(x - max)) is published at
+ * once; L rows later warp 0 merges the row's S pairs in one fixed order into
+ * its max and 1 / sum, and the block writes its part of y from the ring.
+ * Prediction (before any run, % of the copy bandwidth): fp32 128 x 1048576
+ * 82 -> 85-90, bf16 256 x 1048576 80 -> 85-90 (the 262144 rows' 94% is the
+ * ceiling of what the exchange costs). KBENCH_SOFTMAX_GRID_PIPE=1 sends the grid's rows
+ * here (not yet measured: off by default). */
+#define SGP_THREADS 512
+#define SGP_ELEMS 32 /* elements of a row a thread: a slice is 16384 columns */
+#define SGP_RING_BYTES (192 * 1024)
+
+template <typename T> struct sgp_cfg {
+    static constexpr int V = kb_vec_width<T>(), NV = SGP_ELEMS / V;
+    static constexpr int SLOT = NV * SGP_THREADS; /* uint4s a row slice takes */
+    static constexpr int D = SGP_RING_BYTES / (SLOT * 16), L = D / 2, P = D - L;
+    static constexpr size_t SMEM = (size_t)D * SLOT * 16;
+};
+
+template <typename T>
+__global__ void __launch_bounds__(SGP_THREADS, 1)
+    softmax_fused_gpipe(const T *__restrict__ x, T *__restrict__ y, int rows, int cols, int S)
+{
+    using C = sgp_cfg<T>;
+    constexpr int V = C::V, NV = C::NV, THREADS = SGP_THREADS;
+    __shared__ float2 red[THREADS / 32];
+    extern __shared__ __align__(16) uint4 sgp_sm[];
+    const kb_gpipe<NV, THREADS, C::D> p(sgp_sm, rows, cols / V, S);
+
+    /* The slice's (max, sum of exp(x - max)), over the block. */
+    auto stats = [&](int i) {
+        float m = kb_neg_inf(), d = 0.0f;
+#pragma unroll
+        for (int pass = 0; pass < 2; pass++) {
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                if (p.in(k)) {
+                    float f[V];
+                    kb_unpack<T>(p.slot(i, k), f);
+#pragma unroll
+                    for (int e = 0; e < V; e++) {
+                        if (pass == 0)
+                            m = fmaxf(m, f[e]);
+                        else
+                            d += kb_exp2((f[e] - m) * KB_LOG2E);
+                    }
+                }
+            }
+        }
+        const float2 w = kb_block_online<THREADS>(make_float2(m, d), red);
+        return make_float4(w.x, w.y, 0.0f, 0.0f);
+    };
+    /* The row's S pairs in one fixed order: its max and 1 / sum. */
+    auto merge = [&](int64_t row) {
+        const int lane = threadIdx.x & 31;
+        float2 q = kb_online_empty();
+        for (int r = lane; r < S; r += 32) {
+            const float4 t = kb_grid_get(row, r);
+            q = kb_online_merge(q, make_float2(t.x, t.y));
+        }
+        q = kb_warp_online<32>(q);
+        return make_float4(q.x, kb_rcp(q.y), 0.0f, 0.0f);
+    };
+    auto out = [&](int j, float4 st) {
+        uint4 *yv = reinterpret_cast<uint4 *>(y + p.row_of(j) * cols) + p.tv;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (p.in(k)) {
+                float f[V];
+                kb_unpack<T>(p.slot(j, k), f);
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    f[e] = kb_exp2((f[e] - st.x) * KB_LOG2E) * st.y;
+                kb_st128(yv + k * p.stride, kb_pack<T>(f));
+            }
+        }
+    };
+    kb_gpipe_run<C::L, C::P>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge, out);
+}
+
+/* Launches softmax_fused_gpipe over as many groups of S blocks as the GPU
+ * holds at once (at most one a row). cudaErrorNotSupported when a row needs
+ * more than KB_GRID_MAXB blocks or the GPU holds fewer than S. */
+template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
+{
+    using C = sgp_cfg<T>;
+    const auto k = softmax_fused_gpipe<T>;
+    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
+    const int S = kb_grid_blocks(cols / C::V, (int64_t)SGP_THREADS * C::NV);
+    /* asked once a process: the queries cost host time in the timed region */
+    static int64_t cap = -1;
+    if (cap < 0)
+        cap = kb_allow_smem(k, C::SMEM) == cudaSuccess
+                  ? kb_grid_capacity((const void *)k, SGP_THREADS, C::SMEM)
+                  : 0;
+    if (S == 0 || rows > INT32_MAX || cols > INT32_MAX || cap < S)
+        return cudaErrorNotSupported;
+    const int64_t groups = cap / S < rows ? cap / S : rows;
+    const kb_dim3 grid = {(unsigned)(groups * S), 1, 1}, block = {SGP_THREADS, 1, 1};
+    return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
+                     (T *)a->out[0], (int)rows, (int)cols, S);
+}
+
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
  * the GPU cannot say): the streaming path then spreads a row over 16 blocks,
  * and beats the cluster register path (header comment). */
@@ -1423,8 +1536,11 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * 524288 elements) split over a grid, unless KBENCH_SOFTMAX_GRID=0
      * (header comment). */
     static const int use_grid = kb_env_int("KBENCH_SOFTMAX_GRID", 1, 0, 1);
+    /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (not yet
+     * measured: above the kernel) */
+    static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
     if (aligned && cols % W == 0 && use_grid && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
-        const cudaError_t e = launch_grid_rows<T>(a, s);
+        const cudaError_t e = use_gpipe ? launch_gpipe<T>(a, s) : launch_grid_rows<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
     }
