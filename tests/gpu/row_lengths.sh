@@ -11,7 +11,9 @@
 #   ab      each A/B switch off against its default, at the shapes its path
 #           serves, with `kbench compare` (old = switch off, new = default);
 #           AB_ONLY=REGEX runs only the switches it matches
-#           (AB_ONLY='GRID_NS|WIDE' tests/gpu/row_lengths.sh ab).
+#           (AB_ONLY='GRID_NS|WIDE' tests/gpu/row_lengths.sh ab); CHECK_ONLY=REGEX
+#           runs only the check groups whose tag it matches (CHECK_ONLY=gp: the
+#           pipelined grids).
 #   tests/gpu/row_lengths.sh [check|sweep|ab]...     default: all three
 # Writes JSON reports, compare tables and logs to $OUT (default
 # /tmp/kbench-out); the store is $OUT/kbench.db.
@@ -38,72 +40,88 @@ run() { # op dtype json-name [extra args...]
 for step in "$@"; do
     case $step in
     check)
-        build/tests/gpu/test_gpu_ops 2>&1 | tee "$out/test_gpu_ops.log" || fail "test_gpu_ops failed"
+        # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
+        # GPU test suite and the sanitizers at every path's shape; pull, deep,
+        # pf, gp (both pipelined grids), half, grid, wide: a path each)
+        want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
-        # memcheck at every path's shape; racecheck and synccheck (far slower:
-        # a row of a million elements takes minutes) at small shapes that take
-        # the same paths: tile, peel, a multi-block cluster of few rows
-        small="rows=1001,cols=33 rows=999,cols=77 rows=4099,cols=3001 rows=3,cols=65536
-               rows=300,cols=2048 rows=41,cols=98312"
-        for tool in memcheck racecheck synccheck; do
-            shapes="$small"
-            [ "$tool" = memcheck ] && shapes="$small rows=3,cols=262144 rows=2,cols=1048573 \
-                rows=3,cols=1048576 rows=64,cols=65536 rows=300,cols=32768"
-            for s in $shapes; do
-                for op in softmax layernorm; do
-                    timeout 120 "$san" --tool "$tool" --target-processes all --error-exitcode 9 \
-                        $kb run "$op" --variants fused,cluster --dtype fp32,bf16 --shape "$s" \
-                        --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                        >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s: exit $?"
-                    # the cluster rung's other ways to store y, their own kernels
-                    for st in 0 1 2 3; do
-                        KBENCH_CLUSTER_STORE=$st timeout 120 "$san" --tool "$tool" \
-                            --target-processes all --error-exitcode 9 $kb run "$op" \
-                            --variants cluster --dtype fp32,bf16 --shape "$s" --metrics none \
-                            --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                            >>"$out/sanitizer.log" 2>&1 ||
-                            fail "$tool $op $s (KBENCH_CLUSTER_STORE=$st): exit $?"
+        if want base; then
+            build/tests/gpu/test_gpu_ops 2>&1 | tee "$out/test_gpu_ops.log" ||
+                fail "test_gpu_ops failed"
+            # memcheck at every path's shape; racecheck and synccheck (far slower:
+            # a row of a million elements takes minutes) at small shapes that take
+            # the same paths: tile, peel, a multi-block cluster of few rows
+            small="rows=1001,cols=33 rows=999,cols=77 rows=4099,cols=3001 rows=3,cols=65536
+                   rows=300,cols=2048 rows=41,cols=98312"
+            for tool in memcheck racecheck synccheck; do
+                shapes="$small"
+                [ "$tool" = memcheck ] && shapes="$small rows=3,cols=262144 rows=2,cols=1048573 \
+                    rows=3,cols=1048576 rows=64,cols=65536 rows=300,cols=32768"
+                for s in $shapes; do
+                    for op in softmax layernorm; do
+                        timeout 120 "$san" --tool "$tool" --target-processes all \
+                            --error-exitcode 9 $kb run "$op" --variants fused,cluster \
+                            --dtype fp32,bf16 --shape "$s" --metrics none --min-samples 2 \
+                            --max-samples 2 --db "$out/san.db" \
+                            >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s: exit $?"
+                        # the cluster rung's other ways to store y, their own kernels
+                        for st in 0 1 2 3; do
+                            KBENCH_CLUSTER_STORE=$st timeout 120 "$san" --tool "$tool" \
+                                --target-processes all --error-exitcode 9 $kb run "$op" \
+                                --variants cluster --dtype fp32,bf16 --shape "$s" --metrics none \
+                                --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                                >>"$out/sanitizer.log" 2>&1 ||
+                                fail "$tool $op $s (KBENCH_CLUSTER_STORE=$st): exit $?"
+                        done
                     done
                 done
             done
-        done
+        fi
         # the clusters' pulled exchange (the default pushes): rows fewer
         # than, near and past the SMs, 2-16 blocks a row, under each tool
-        for tool in memcheck racecheck synccheck; do
-            for s in rows=3,cols=65536 rows=41,cols=98312 rows=3,cols=262144 \
-                rows=133,cols=262144; do
-                [ "$tool" != memcheck ] && [ "$s" = rows=133,cols=262144 ] && continue
-                for op in softmax layernorm; do
-                    KBENCH_CLUSTER_PUSH=0 timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                        $kb run "$op" --variants fused --dtype fp32,bf16 --shape "$s" \
-                        --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                        >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $s (pulled exchange): exit $?"
+        if want pull; then
+            for tool in memcheck racecheck synccheck; do
+                for s in rows=3,cols=65536 rows=41,cols=98312 rows=3,cols=262144 \
+                    rows=133,cols=262144; do
+                    [ "$tool" != memcheck ] && [ "$s" = rows=133,cols=262144 ] && continue
+                    for op in softmax layernorm; do
+                        KBENCH_CLUSTER_PUSH=0 timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                            $kb run "$op" --variants fused --dtype fp32,bf16 --shape "$s" \
+                            --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                            >>"$out/sanitizer.log" 2>&1 ||
+                            fail "$tool $op $s (pulled exchange): exit $?"
+                    done
                 done
             done
-        done
+        fi
         # softmax's rows of 9-32 vectors 4 vectors a lane (16-bit by default),
         # forced on for fp32 too
-        KBENCH_SOFTMAX_DEEP=1 $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
-            --shape rows=100001,cols=36 --shape rows=3001,cols=200 --shape rows=1,cols=128 \
-            --shape rows=65537,cols=64 --metrics none --min-samples 3 --db "$out/deep.db" \
-            >"$out/deep.txt" 2>&1 || fail "softmax deep: kbench run exit $?"
-        KBENCH_SOFTMAX_DEEP=1 timeout 300 "$san" --tool memcheck --error-exitcode 9 \
-            $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
-            --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-            >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
+        if want deep; then
+            KBENCH_SOFTMAX_DEEP=1 $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+                --shape rows=100001,cols=36 --shape rows=3001,cols=200 --shape rows=1,cols=128 \
+                --shape rows=65537,cols=64 --metrics none --min-samples 3 --db "$out/deep.db" \
+                >"$out/deep.txt" 2>&1 || fail "softmax deep: kbench run exit $?"
+            KBENCH_SOFTMAX_DEEP=1 timeout 300 "$san" --tool memcheck --error-exitcode 9 \
+                $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=1001,cols=72 \
+                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
+        fi
         # a layernorm path behind a switch: its shapes in every dtype (checked
         # against fp64), that its kernel ran, then each tool at 70 x 40008
         ln_path() { # tag switch=value kernel-name shapes...
             local tag=$1 sw=$2 kname=$3 sh=() tool
             shift 3
+            want "$tag" || return 0
             for s in "$@"; do sh+=(--shape "$s"); done
             env "$sw" $kb run layernorm --variants fused --dtype fp32,fp16,bf16 "${sh[@]}" \
-                --metrics none --min-samples 3 --db "$out/$tag.db" --json "$out/$tag-layernorm.json" \
+                --metrics none --min-samples 3 --db "$out/$tag.db" \
+                --json "$out/$tag-layernorm.json" \
                 >"$out/$tag-layernorm.txt" 2>&1 || fail "$tag layernorm: kbench run exit $?"
             grep -q "$kname" "$out/$tag-layernorm.json" || fail "$tag layernorm: $kname did not run"
             for tool in memcheck racecheck synccheck; do
                 env "$sw" timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                    $kb run layernorm --variants fused --dtype fp32,bf16 --shape rows=70,cols=40008 \
+                    $kb run layernorm --variants fused --dtype fp32,bf16 \
+                    --shape rows=70,cols=40008 \
                     --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
                     >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm $tag: exit $?"
             done
@@ -126,59 +144,70 @@ for step in "$@"; do
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (the default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
-        half=KBENCH_SOFTMAX_CREG_THREADS=512
-        env $half $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
-            --shape rows=1,cols=40000 --shape rows=7,cols=100008 --shape rows=129,cols=65544 \
-            --shape rows=133,cols=262144 --metrics none --min-samples 3 \
-            --db "$out/half.db" --json "$out/half-softmax.json" >"$out/half-softmax.txt" 2>&1 ||
-            fail "512-thread clusters softmax: kbench run exit $?"
-        grep -q "_t512" "$out/half-softmax.json" ||
-            fail "512-thread clusters softmax: the 512-thread kernel did not run"
-        env $half timeout 300 "$san" --tool memcheck --error-exitcode 9 \
-            $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=40,cols=40008 \
-            --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-            >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax 512-thread clusters: exit $?"
+        if want half; then
+            half=KBENCH_SOFTMAX_CREG_THREADS=512
+            env $half $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+                --shape rows=1,cols=40000 --shape rows=7,cols=100008 --shape rows=129,cols=65544 \
+                --shape rows=133,cols=262144 --metrics none --min-samples 3 \
+                --db "$out/half.db" --json "$out/half-softmax.json" >"$out/half-softmax.txt" 2>&1 ||
+                fail "512-thread clusters softmax: kbench run exit $?"
+            grep -q "_t512" "$out/half-softmax.json" ||
+                fail "512-thread clusters softmax: the 512-thread kernel did not run"
+            env $half timeout 300 "$san" --tool memcheck --error-exitcode 9 \
+                $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=40,cols=40008 \
+                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax 512-thread clusters: exit $?"
+        fi
         # softmax's rows over a grid (the default past 16 blocks of 512
         # threads), with 8 and 12 vectors a thread in shared memory: rows
         # fewer than and past the SMs, a row's last block partly filled, the
         # longest row a grid takes; then each tool
-        for ns in 8 12; do
-            KBENCH_SOFTMAX_GRID_NS=$ns $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
-                --shape rows=1,cols=1048576 --shape rows=3,cols=600000 \
-                --shape rows=133,cols=1000000 --shape rows=2,cols=2097152 --metrics none \
-                --min-samples 3 --db "$out/grid.db" --json "$out/grid-softmax-$ns.json" \
-                >"$out/grid-softmax-$ns.txt" 2>&1 || fail "grid softmax ns=$ns: kbench run exit $?"
-            grep -q "softmax_fused_grid_r8_s$ns" "$out/grid-softmax-$ns.json" ||
-                fail "grid softmax ns=$ns: the grid kernel did not run"
-            for tool in memcheck racecheck synccheck; do
-                KBENCH_SOFTMAX_GRID_NS=$ns timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                    $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=3,cols=600000 \
-                    --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                    >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax grid ns=$ns: exit $?"
+        if want grid; then
+            for ns in 8 12; do
+                KBENCH_SOFTMAX_GRID_NS=$ns $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+                    --shape rows=1,cols=1048576 --shape rows=3,cols=600000 \
+                    --shape rows=133,cols=1000000 --shape rows=2,cols=2097152 --metrics none \
+                    --min-samples 3 --db "$out/grid.db" --json "$out/grid-softmax-$ns.json" \
+                    >"$out/grid-softmax-$ns.txt" 2>&1 ||
+                    fail "grid softmax ns=$ns: kbench run exit $?"
+                grep -q "softmax_fused_grid_r8_s$ns" "$out/grid-softmax-$ns.json" ||
+                    fail "grid softmax ns=$ns: the grid kernel did not run"
+                for tool in memcheck racecheck synccheck; do
+                    KBENCH_SOFTMAX_GRID_NS=$ns timeout 300 "$san" --tool "$tool" \
+                        --error-exitcode 9 $kb run softmax --variants fused --dtype fp32,bf16 \
+                        --shape rows=3,cols=600000 \
+                        --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                        >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax grid ns=$ns: exit $?"
+                done
             done
-        done
+        fi
         # softmax's pipelined grid (KBENCH_SOFTMAX_GRID_PIPE=1; off by default):
         # a block's rows fewer than, equal to and past the lag, a row's last
         # slice partly filled, more rows than the exchange's ring; memcheck,
         # racecheck and synccheck at 7 x 600000
-        gp=KBENCH_SOFTMAX_GRID_PIPE=1
-        env $gp $kb run softmax --variants fused --dtype fp32,fp16,bf16 --shape rows=1,cols=1048576 \
-            --shape rows=3,cols=600000 --shape rows=133,cols=1000000 --shape rows=1500,cols=524296 \
-            --metrics none --min-samples 3 --db "$out/grid.db" --json "$out/gp-softmax.json" \
-            >"$out/gp-softmax.txt" 2>&1 || fail "pipelined grid softmax: kbench run exit $?"
-        grep -q "softmax_fused_gpipe" "$out/gp-softmax.json" ||
-            fail "pipelined grid softmax: the pipelined kernel did not run"
-        for tool in memcheck racecheck synccheck; do
-            env $gp timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=7,cols=600000 \
-                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax pipelined grid: exit $?"
-        done
+        if want gp; then
+            gp=KBENCH_SOFTMAX_GRID_PIPE=1
+            env $gp $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
+                --shape rows=1,cols=1048576 --shape rows=3,cols=600000 \
+                --shape rows=133,cols=1000000 --shape rows=1500,cols=524296 \
+                --metrics none --min-samples 3 --db "$out/grid.db" --json "$out/gp-softmax.json" \
+                >"$out/gp-softmax.txt" 2>&1 || fail "pipelined grid softmax: kbench run exit $?"
+            grep -q "softmax_fused_gpipe" "$out/gp-softmax.json" ||
+                fail "pipelined grid softmax: the pipelined kernel did not run"
+            for tool in memcheck racecheck synccheck; do
+                env $gp timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                    $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=7,cols=600000 \
+                    --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
+                    >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax pipelined grid: exit $?"
+            done
+        fi
         # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
-        KBENCH_SOFTMAX_WIDE=2 $kb run softmax --variants fused --dtype fp16,bf16 \
-            --shape rows=1,cols=1024 --shape rows=3001,cols=1000 --shape rows=65537,cols=784 \
-            --metrics none --min-samples 3 --db "$out/wide.db" >"$out/wide.txt" 2>&1 ||
-            fail "softmax wide: kbench run exit $?"
+        if want wide; then
+            KBENCH_SOFTMAX_WIDE=2 $kb run softmax --variants fused --dtype fp16,bf16 \
+                --shape rows=1,cols=1024 --shape rows=3001,cols=1000 --shape rows=65537,cols=784 \
+                --metrics none --min-samples 3 --db "$out/wide.db" >"$out/wide.txt" 2>&1 ||
+                fail "softmax wide: kbench run exit $?"
+        fi
         grep -E "ERROR SUMMARY|mismatch|failed" "$out/sanitizer.log" | sort | uniq -c
         ;;
     sweep)
