@@ -99,13 +99,22 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             }
             __syncthreads(); /* merged is set; warp 0 is past its reads of the slot */
             if (p.tid == 0)
-                kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
+                kb_grid_release(row);
             out(i - L, merged);
         }
         p.prefetch(xv, i + P); /* into the slot of row i - L, read above by this thread only */
     }
     kb_cp_async_wait<0>();
     kb_grid_leave(rows);
+}
+
+/* The blocks to launch for rows split over S blocks each, the GPU holding cap
+ * at once: whole groups of S, at most one a row; 0 when it holds fewer than
+ * S (the pipeline could not progress). */
+static inline int64_t kb_gpipe_blocks(int64_t cap, int S, int64_t rows)
+{
+    const int64_t groups = cap / S < rows ? cap / S : rows;
+    return groups * S;
 }
 
 #endif

@@ -131,13 +131,20 @@ static __device__ __forceinline__ float4 kb_grid_get(int64_t row, int r)
     return __ldcg(&kb_grid.part[row % KB_GRID_RING][r]);
 }
 
+/* Thread 0 says the block is done with row `row`'s slot (after a block
+ * barrier that every thread reached past its gets). */
+static __device__ __forceinline__ void kb_grid_release(int64_t row)
+{
+    kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
+}
+
 /* The block is done with row `row`'s slot (every thread past its gets; one
  * block barrier). */
 static __device__ __forceinline__ void kb_grid_done(int64_t row)
 {
     __syncthreads();
     if (threadIdx.x == 0)
-        kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
+        kb_grid_release(row);
 }
 
 /* The block leaves a launch of `rows` rows; the last to leave (every other
@@ -189,6 +196,16 @@ static inline int64_t kb_grid_capacity(const void *k, int threads, size_t smem)
         return 0;
     }
     return (int64_t)per_sm * sms;
+}
+
+/* kb_grid_capacity of kernel k after letting it take smem bytes of dynamic
+ * shared memory, asked once through *cap (-1 before the first call; 0 when
+ * the runtime cannot say): the queries cost host time in the timed region. */
+static inline int64_t kb_grid_capacity_once(const void *k, int threads, size_t smem, int64_t *cap)
+{
+    if (*cap < 0)
+        *cap = kb_allow_smem_once(k, smem) == cudaSuccess ? kb_grid_capacity(k, threads, smem) : 0;
+    return *cap;
 }
 
 #endif

@@ -1762,7 +1762,7 @@ __global__ void __launch_bounds__(GP_THREADS, 1)
         const ln_wf w = ln_block_wf({(float)n, mt, centred_squares(v, mt, in)}, red[i & 1]);
         return make_float4(w.n, w.mean, w.m2, 0.0f);
     };
-    /* The row's S states in one fixed order: its mean of d and rstd. */
+    /* The row's S states in one fixed order: its mean of d, rstd and shift. */
     auto merge = [&](int64_t row) {
         const int lane = threadIdx.x & 31;
         ln_wf c = {0.0f, 0.0f, 0.0f};
@@ -1771,11 +1771,12 @@ __global__ void __launch_bounds__(GP_THREADS, 1)
             c = ln_wf_merge(c, {q.x, q.y, q.z});
         }
         c = ln_warp_wf(c);
-        return make_float4(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)), 0.0f, 0.0f);
+        return make_float4(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)), kb_load(x, row * cols),
+                           0.0f);
     };
     auto out = [&](int j, float4 st) {
         const int64_t row = p.row_of(j);
-        const float K = kb_load(x, row * cols), md = st.x, rstd = st.y;
+        const float md = st.x, rstd = st.y, K = st.z;
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
@@ -1807,16 +1808,14 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
     const auto k = layernorm_fused_gpipe<T, TANH>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
-    /* asked once a process: the queries cost host time in the timed region */
     static int64_t cap = -1;
-    if (cap < 0)
-        cap = kb_allow_smem(k, C::SMEM) == cudaSuccess
-                  ? kb_grid_capacity((const void *)k, GP_THREADS, C::SMEM)
-                  : 0;
-    if (S == 0 || p.rows > INT32_MAX || cap < S)
+    const int64_t blocks =
+        S ? kb_gpipe_blocks(kb_grid_capacity_once((const void *)k, GP_THREADS, C::SMEM, &cap), S,
+                            p.rows)
+          : 0;
+    if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
-    const int64_t groups = cap / S < p.rows ? cap / S : p.rows;
-    const kb_dim3 grid = {(unsigned)(groups * S), 1, 1}, block = {GP_THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {GP_THREADS, 1, 1};
     return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
                      p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
 }

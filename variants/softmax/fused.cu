@@ -460,6 +460,19 @@ template <int N> static __device__ __forceinline__ void launder(uint4 *r, unsign
     }
 }
 
+/* A row's nb (max, sum) pairs published through grid_rows.cuh, merged in one
+ * fixed order (lane r takes blocks r, r + 32, ..., then the warp), so every
+ * warp that calls it gets the same bits. All 32 lanes call it. */
+static __device__ __forceinline__ float2 grid_pairs(int64_t row, int nb, int lane)
+{
+    float2 p = kb_online_empty();
+    for (int r = lane; r < nb; r += 32) {
+        const float4 q = kb_grid_get(row, r);
+        p = kb_online_merge(p, make_float2(q.x, q.y));
+    }
+    return kb_warp_online<32>(p);
+}
+
 /* ---- the register path: one read of x, one write of y ------------------------------
  *
  * A group of TPR threads owns a row (TPR <= 32: a sub-warp or a warp, THREADS /
@@ -688,12 +701,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
          * blocks r, r + 32, ..., then the warp, in one fixed order. */
         const int lane = threadIdx.x % 32;
         kb_grid_put(row, rank, nb, make_float4(s.x, s.y, 0.0f, 0.0f));
-        float2 p = kb_online_empty();
-        for (int r = lane; r < nb; r += 32) {
-            const float4 q = kb_grid_get(row, r);
-            p = kb_online_merge(p, make_float2(q.x, q.y));
-        }
-        s = kb_warp_online<32>(p);
+        s = grid_pairs(row, nb, lane);
         kb_grid_done(row);
     }
     const float inv = kb_rcp(s.y);
@@ -1197,13 +1205,9 @@ template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_ar
                                       false, true>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
-    /* asked once a process: the queries cost host time in the timed region */
     static int64_t cap = -1;
-    if (cap < 0)
-        cap = kb_allow_smem(k, SMEM) == cudaSuccess
-                  ? kb_grid_capacity((const void *)k, THREADS, SMEM)
-                  : 0;
-    if (nb == 0 || cap < 2 * (int64_t)nb || rows > INT32_MAX / nb)
+    if (nb == 0 || kb_grid_capacity_once((const void *)k, THREADS, SMEM, &cap) < 2 * (int64_t)nb ||
+        rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
     return kb_launch(a, s, k, NS == 8 ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid_r8_s12",
@@ -1281,13 +1285,7 @@ __global__ void __launch_bounds__(SGP_THREADS, 1)
     };
     /* The row's S pairs in one fixed order: its max and 1 / sum. */
     auto merge = [&](int64_t row) {
-        const int lane = threadIdx.x & 31;
-        float2 q = kb_online_empty();
-        for (int r = lane; r < S; r += 32) {
-            const float4 t = kb_grid_get(row, r);
-            q = kb_online_merge(q, make_float2(t.x, t.y));
-        }
-        q = kb_warp_online<32>(q);
+        const float2 q = grid_pairs(row, S, (int)threadIdx.x & 31);
         return make_float4(q.x, kb_rcp(q.y), 0.0f, 0.0f);
     };
     auto out = [&](int j, float4 st) {
@@ -1316,16 +1314,14 @@ template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStre
     const auto k = softmax_fused_gpipe<T>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int S = kb_grid_blocks(cols / C::V, (int64_t)SGP_THREADS * C::NV);
-    /* asked once a process: the queries cost host time in the timed region */
     static int64_t cap = -1;
-    if (cap < 0)
-        cap = kb_allow_smem(k, C::SMEM) == cudaSuccess
-                  ? kb_grid_capacity((const void *)k, SGP_THREADS, C::SMEM)
-                  : 0;
-    if (S == 0 || rows > INT32_MAX || cols > INT32_MAX || cap < S)
+    const int64_t blocks =
+        S ? kb_gpipe_blocks(kb_grid_capacity_once((const void *)k, SGP_THREADS, C::SMEM, &cap),
+                            S, rows)
+          : 0;
+    if (blocks == 0 || rows > INT32_MAX || cols > INT32_MAX)
         return cudaErrorNotSupported;
-    const int64_t groups = cap / S < rows ? cap / S : rows;
-    const kb_dim3 grid = {(unsigned)(groups * S), 1, 1}, block = {SGP_THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {SGP_THREADS, 1, 1};
     return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
                      (T *)a->out[0], (int)rows, (int)cols, S);
 }
