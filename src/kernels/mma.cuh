@@ -38,13 +38,6 @@ static __device__ __forceinline__ void kb_cp_async_commit(void)
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
 
-/* Arrives on the mbarrier at bar once this thread's cp.async copies issued so
- * far have landed; .noinc: the arrival is one of the barrier's expected count. */
-static __device__ __forceinline__ void kb_cp_async_arrive(uint32_t bar)
-{
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-
 /* Waits until at most N of this thread's cp.async groups are pending. */
 template <int N> static __device__ __forceinline__ void kb_cp_async_wait(void)
 {

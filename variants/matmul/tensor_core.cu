@@ -92,7 +92,7 @@
  * 244 registers): the step's overhead is not the gap; two stages leave one
  * step in flight where three left two.
  * Tried and not kept (H200, 2026-12-02 09:25 UTC, bf16; code in commit
- * COMMIT_MBAR): the slots handed over on mbarriers instead of a block
+ * 1756a44): the slots handed over on mbarriers instead of a block
  * barrier a step (four slots, two steps in flight as here; full[s] completed
  * by cp.async.mbarrier.arrive, empty[s] by each warp after its last mma on
  * the slot), so that a warp waits for the others to be done with a step two
@@ -110,7 +110,6 @@
 
 #include <type_traits>
 
-#include "kernels/hopper.cuh"
 #include "kernels/mma.cuh"
 #include "matmul.cuh"
 
@@ -118,21 +117,16 @@
 #define TC_ROW_BYTES (TC_BK * 2) /* 128: eight 16-byte chunks */
 
 /* BM x BN block tile, WM_ x WN_ warps (64 x 64 each), STAGES slots, MINB
- * blocks per SM asked of the register allocator; MBAR: the slots handed over
- * on mbarriers instead of a block barrier a step (tc_mainloop_mbar). */
-template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int MINB_, bool MBAR_ = false>
-struct tc_cfg {
+ * blocks per SM asked of the register allocator. */
+template <int BM_, int BN_, int WM_, int WN_, int STAGES_, int MINB_> struct tc_cfg {
     static constexpr int BM = BM_, BN = BN_, WARPS_M = WM_, WARPS_N = WN_;
     static constexpr int STAGES = STAGES_, MINB = MINB_;
-    static constexpr bool MBAR = MBAR_;
     static constexpr int THREADS = 32 * WM_ * WN_;
     static constexpr int WM = BM / WM_, WN = BN / WN_; /* a warp's tile */
     static constexpr int MI = WM / 16, NI = WN / 8;    /* its m16 and n8 fragments */
     static constexpr int A_BYTES = BM * TC_ROW_BYTES, B_BYTES = BN * TC_ROW_BYTES;
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
     static constexpr int SMEM = STAGES * STAGE_BYTES;
-    /* the slots, then (MBAR) a full and an empty barrier per slot */
-    static constexpr int SMEM_ALL = SMEM + (MBAR ? 2 * STAGES * 8 : 0);
     static_assert(A_BYTES % (16 * THREADS) == 0 && B_BYTES % (16 * THREADS) == 0,
                   "whole chunks per thread");
 };
@@ -322,16 +316,25 @@ static __device__ __forceinline__ void tc_block_tile(int64_t b, int64_t tiles_m,
     *bn = r / rows;
 }
 
-/* The k loop with a block barrier a step: slice kk + 1's fragments are read
- * while slice kk's mmas run; at a step's last slice the next step's slot is
- * waited for first (cp.async groups, then __syncthreads), and at its first the
- * copy of step kt + STAGES - 1 is issued into the slot step kt - 1 has freed. */
-template <typename T, typename C>
-static __device__ __forceinline__ void tc_mainloop(float (&acc)[C::MI][C::NI][4],
-                                                   tc_copier<T, C> &cp, uint32_t sbase,
-                                                   int ktiles, int wm, int wn, int lane)
+template <typename T, typename C, bool EPI>
+__global__ void __launch_bounds__(C::THREADS, C::MINB)
+    mm_tensor_core(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
+                   const T *__restrict__ bias, int64_t m, int64_t n, int64_t k)
 {
+    extern __shared__ __align__(128) uint8_t tc_smem[];
+    const uint32_t sbase = kb_smem_u32(tc_smem);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / C::WARPS_N, wn = warp % C::WARPS_N;
+    int64_t bm, bn;
+    tc_block_tile(blockIdx.x, (m + C::BM - 1) / C::BM, (n + C::BN - 1) / C::BN, &bm, &bn);
+    const int64_t m0 = bm * C::BM, n0 = bn * C::BN;
+    const int ktiles = (int)((k + TC_BK - 1) / TC_BK);
     constexpr int KK = TC_BK / 16;
+
+    float acc[C::MI][C::NI][4];
+    kb_mma_zero(acc);
+
+    tc_copier<T, C> cp(a, b, m0, n0, m, n, k);
 #pragma unroll
     for (int s = 0; s < C::STAGES - 1; s++) {
         if (s < ktiles)
@@ -340,6 +343,10 @@ static __device__ __forceinline__ void tc_mainloop(float (&acc)[C::MI][C::NI][4]
     }
     kb_cp_async_wait<C::STAGES - 2>();
     __syncthreads();
+    /* the pipeline: slice kk + 1's fragments are read while slice kk's mmas
+     * run; at a step's last slice the next step's slot is waited for first,
+     * and at its first the copy of step kt + STAGES - 1 is issued into the
+     * slot step kt - 1 has freed */
     tc_frags<C> f[2];
     int rd = 0, wr = C::STAGES - 1; /* the slots read and written */
     tc_ldfrags<C>(f[0], sbase, 0, wm, wn, lane);
@@ -362,111 +369,6 @@ static __device__ __forceinline__ void tc_mainloop(float (&acc)[C::MI][C::NI][4]
             tc_mmas<T, C>(acc, f[kk % 2]);
         }
     }
-}
-
-/* Waits for the phase of parity `parity` of the barrier at bar and returns 0:
- * the reads of the slot it guards add the result to their address, so that
- * the compiler cannot hoist them (ldmatrix is not volatile) above the wait. */
-static __device__ __forceinline__ uint32_t tc_wait_tok(uint32_t bar, unsigned parity)
-{
-    kb_mbar_wait(bar, parity);
-    uint32_t tok;
-    asm volatile("mov.u32 %0, 0;\n" : "=r"(tok)::"memory");
-    return tok;
-}
-
-/* The k loop with the slots handed over on mbarriers: full[s] completes when
- * every thread's copies into slot s have landed (cp.async.mbarrier.arrive),
- * empty[s] when every warp has issued its last mma on fragments read from it.
- * Step kt + STAGES - 2 is copied during step kt into the slot of step kt - 2,
- * so a thread that is about to copy waits for the warps to be done with a
- * step two behind its own, not (as at a block barrier) with the step it is
- * on: the warps may drift a step apart, and none waits for another's mmas.
- * Two steps are in flight, as with three slots and a barrier. */
-template <typename T, typename C>
-static __device__ __forceinline__ void tc_mainloop_mbar(float (&acc)[C::MI][C::NI][4],
-                                                        tc_copier<T, C> &cp, uint32_t sbase,
-                                                        int ktiles, int wm, int wn, int lane)
-{
-    constexpr int KK = TC_BK / 16, S = C::STAGES, AHEAD = S - 2;
-    static_assert(S >= 3, "a slot of slack between the copies and the reads");
-    const uint32_t full = sbase + C::SMEM, empty = full + 8 * S;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < S; s++) {
-            kb_mbar_init(full + 8 * s, C::THREADS);
-            kb_mbar_init(empty + 8 * s, C::THREADS / 32);
-        }
-        kb_mbar_fence_init();
-    }
-    __syncthreads();
-    for (int s = 0; s < AHEAD && s < ktiles; s++) {
-        cp.copy_all(sbase + s * C::STAGE_BYTES);
-        kb_cp_async_arrive(full + 8 * s);
-    }
-    tc_frags<C> f[2];
-    uint32_t tok = tc_wait_tok(full, 0);
-    tc_ldfrags<C>(f[0], sbase + tok, 0, wm, wn, lane);
-    int rd = 0, wr = AHEAD; /* the slots read and written */
-    for (int kt = 0; kt < ktiles; kt++) {
-        const int jw = kt + AHEAD; /* the step copied during this one */
-        const bool copying = jw < ktiles;
-        if (copying && jw >= S)
-            kb_mbar_wait(empty + 8 * wr, (unsigned)(jw / S - 1) & 1u); /* step jw - S done */
-        const int prev = rd;
-#pragma unroll
-        for (int kk = 0; kk < KK; kk++) {
-            uint32_t sa = sbase + rd * C::STAGE_BYTES;
-            if (kk == KK - 1 && kt + 1 < ktiles) {
-                rd = rd + 1 == S ? 0 : rd + 1;
-                sa = sbase + rd * C::STAGE_BYTES +
-                     tc_wait_tok(full + 8 * rd, (unsigned)((kt + 1) / S) & 1u);
-            }
-            if (kk < KK - 1 || kt + 1 < ktiles)
-                tc_ldfrags<C>(f[(kk + 1) % 2], sa, (kk + 1) % KK, wm, wn, lane);
-            if (kk < KK - 1 && copying)
-                cp.copy(sbase + wr * C::STAGE_BYTES, kk);
-            if (kk == KK - 2 && copying) {
-                kb_cp_async_arrive(full + 8 * wr);
-                wr = wr + 1 == S ? 0 : wr + 1;
-            }
-            tc_mmas<T, C>(acc, f[kk % 2]);
-        }
-        /* the warp is done with slot prev once its last fragments (f[1],
-         * read at slice KK - 2) are in: the arrival's release orders those
-         * reads before it, and the empty asm keeps the compiler from moving
-         * them (ldmatrix is not volatile) below it */
-        static_assert(KK % 2 == 0 && C::MI == 4 && C::NI == 8, "the fragments named below");
-        asm volatile("" ::"r"(f[1].a[0][0]), "r"(f[1].a[1][0]), "r"(f[1].a[2][0]),
-                     "r"(f[1].a[3][0]), "r"(f[1].b[0][0]), "r"(f[1].b[1][0]),
-                     "r"(f[1].b[2][0]), "r"(f[1].b[3][0]));
-        __syncwarp();
-        if (lane == 0)
-            kb_mbar_arrive(empty + 8 * prev);
-    }
-}
-
-template <typename T, typename C, bool EPI>
-__global__ void __launch_bounds__(C::THREADS, C::MINB)
-    mm_tensor_core(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
-                   const T *__restrict__ bias, int64_t m, int64_t n, int64_t k)
-{
-    extern __shared__ __align__(128) uint8_t tc_smem[];
-    const uint32_t sbase = kb_smem_u32(tc_smem);
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = warp / C::WARPS_N, wn = warp % C::WARPS_N;
-    int64_t bm, bn;
-    tc_block_tile(blockIdx.x, (m + C::BM - 1) / C::BM, (n + C::BN - 1) / C::BN, &bm, &bn);
-    const int64_t m0 = bm * C::BM, n0 = bn * C::BN;
-    const int ktiles = (int)((k + TC_BK - 1) / TC_BK);
-
-    float acc[C::MI][C::NI][4];
-    kb_mma_zero(acc);
-
-    tc_copier<T, C> cp(a, b, m0, n0, m, n, k);
-    if constexpr (C::MBAR)
-        tc_mainloop_mbar<T, C>(acc, cp, sbase, ktiles, wm, wn, lane);
-    else
-        tc_mainloop<T, C>(acc, cp, sbase, ktiles, wm, wn, lane);
 
     tc_store<T, C, EPI>(acc, sbase, c, bias, m0, n0, m, n, wm, wn, lane);
 }
@@ -479,10 +381,10 @@ static cudaError_t tc_launch(const kb_args *a, cudaStream_t s, const char *name)
     if (blocks > 0x7fffffff)
         return cudaErrorInvalidConfiguration;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {C::THREADS, 1, 1};
-    cudaError_t e = kb_allow_smem(mm_tensor_core<T, C, EPI>, C::SMEM_ALL);
+    cudaError_t e = kb_allow_smem(mm_tensor_core<T, C, EPI>, C::SMEM);
     return e != cudaSuccess
                ? e
-               : kb_launch(a, s, mm_tensor_core<T, C, EPI>, name, grid, block, C::SMEM_ALL,
+               : kb_launch(a, s, mm_tensor_core<T, C, EPI>, name, grid, block, C::SMEM,
                            (const T *)a->in[0], (const T *)a->in[1], (T *)a->out[0],
                            (const T *)a->in[2], sh.m, sh.n, sh.k);
 }
@@ -491,12 +393,11 @@ typedef tc_cfg<128, 256, 2, 4, 3, 1> tc_c0; /* 8 warps, one block per SM */
 typedef tc_cfg<128, 256, 2, 4, 4, 1> tc_c1;
 typedef tc_cfg<256, 128, 4, 2, 3, 1> tc_c2;
 typedef tc_cfg<128, 128, 2, 2, 4, 2> tc_c3; /* 4 warps, two blocks per SM */
-typedef tc_cfg<128, 256, 2, 4, 4, 1, true> tc_c4; /* mbarriers, two steps in flight */
 
-/* The configuration KBENCH_TC_CONFIG names (0..4), read once. */
+/* The configuration KBENCH_TC_CONFIG names (0..3), read once. */
 static int tc_config(void)
 {
-    static const int c = kb_env_int("KBENCH_TC_CONFIG", 0, 0, 4);
+    static const int c = kb_env_int("KBENCH_TC_CONFIG", 0, 0, 3);
     return c;
 }
 
@@ -506,7 +407,6 @@ template <typename T, bool EPI> static cudaError_t launch_tc_epi(const kb_args *
     case 1: return tc_launch<T, tc_c1, EPI>(a, s, EPI ? "mm_tc_128x256x64_s4_gelu" : "mm_tc_128x256x64_s4");
     case 2: return tc_launch<T, tc_c2, EPI>(a, s, EPI ? "mm_tc_256x128x64_s3_gelu" : "mm_tc_256x128x64_s3");
     case 3: return tc_launch<T, tc_c3, EPI>(a, s, EPI ? "mm_tc_128x128x64_s4_gelu" : "mm_tc_128x128x64_s4");
-    case 4: return tc_launch<T, tc_c4, EPI>(a, s, EPI ? "mm_tc_128x256x64_s4_mbar_gelu" : "mm_tc_128x256x64_s4_mbar");
     default: return tc_launch<T, tc_c0, EPI>(a, s, EPI ? "mm_tc_128x256x64_s3_gelu" : "mm_tc_128x256x64_s3");
     }
 }
