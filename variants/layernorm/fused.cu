@@ -80,8 +80,8 @@
  * that take persistent clusters with the parameters staged back to the
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
  * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=1 takes aligned rows of
- * 32769-1048576 columns over the pipelined grid (not yet measured: above that
- * kernel).
+ * 32769-1048576 columns over the pipelined grid (slower than the default
+ * paths so far: above that kernel).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
  * merge per 16-32 elements instead of a
@@ -1718,8 +1718,22 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * 59 -> 75-85 (128 SMs streaming with the parameters staged, no DRAM
  * re-read, no L2 parameter traffic), 512 x 262144 75 -> 80-85, 2048 x 65536
  * 83 -> 83-86; 16-bit rows issue-bound as before (bf16 1024 x 262144 50 ->
- * 55-65). KBENCH_LAYERNORM_GRID_PIPE=1 takes aligned rows of 32769-1048576
- * columns here (not yet measured: off by default). */
+ * 55-65).
+ * Measured (H200, 2026-12-02, kbench compare in one process each, pipe /
+ * default): the first form (thread 0 publishing, waiting and merging
+ * between two block barriers every row, each block loading the row's shift
+ * x[row][0] from global memory) fp32 128 x 1048576 736 / 437 us, 2048 x
+ * 65536 608 / 300, 512 x 262144 612 / 334, bf16 1024 x 262144 977 / 498:
+ * 26-35% of the copy bandwidth, barrier 45% of the stall samples, DRAM
+ * excess 1.00 (against the default's 1.49-1.51 at 262144 and 1048576
+ * columns). With the exchange in a warp of its own and the shift copied
+ * with the row (grid_pipe.cuh, 09:50 UTC): fp32 128 x 1048576 482 / 432
+ * (0.90x), 256 x 1048576 970 / 878, 2048 x 65536 516 / 302, 512 x 262144
+ * 503 / 338; bf16 128 x 1048576 366 / 232, 1024 x 262144 768 / 498; stall
+ * samples long_sb 34%, short_sb 18%: the streaming threads wait for their
+ * own cp.async copies of x (two rows, 64 KB, in flight an SM; 53% of the
+ * copy bandwidth at 128 x 1048576). KBENCH_LAYERNORM_GRID_PIPE=1 takes
+ * aligned rows of 32769-1048576 columns here (off by default). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -1731,23 +1745,32 @@ template <typename T> struct gp_cfg {
     static constexpr size_t SMEM = (size_t)D * SLOT * 16 + (size_t)2 * NV * F4 * GP_THREADS * 16;
 };
 
+/* ln_warp_wf as a function object, for kb_gpipe_reduce. */
+struct ln_warp_wf_op {
+    KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
+};
+
 template <typename T, bool TANH>
-__global__ void __launch_bounds__(GP_THREADS, 1)
+__global__ void __launch_bounds__(GP_THREADS + 32, 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T>;
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
-    __shared__ float red[2][3][32]; /* by row parity: one barrier a row keeps them apart */
+    __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
+    __shared__ uint4 heads[C::D][THREADS / 32]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
-    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, rows, cols / V, S);
+    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, &heads[0][0], rows, cols / V, S);
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
     float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
     auto in = [&](int k) { return p.in(k); };
-    ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
+    if (threadIdx.x < THREADS) /* the streaming threads' own parameters */
+        ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
 
     /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
     auto stats = [&](int i) {
-        const float K = kb_load(x, p.row_of(i) * cols);
+        float h[V];
+        kb_unpack<T>(p.head(i), h);
+        const float K = h[0];
         uint4 raw[NV];
 #pragma unroll
         for (int k = 0; k < NV; k++)
@@ -1759,7 +1782,9 @@ __global__ void __launch_bounds__(GP_THREADS, 1)
         for (int k = 0; k < NV; k++)
             n += in(k) ? V : 0;
         const float mt = n > 0 ? s / (float)n : 0.0f;
-        const ln_wf w = ln_block_wf({(float)n, mt, centred_squares(v, mt, in)}, red[i & 1]);
+        const ln_wf w = kb_gpipe_reduce<THREADS>(ln_wf{(float)n, mt, centred_squares(v, mt, in)},
+                                                 red, i, ln_wf{0.0f, 0.0f, 0.0f},
+                                                 ln_warp_wf_op());
         return make_float4(w.n, w.mean, w.m2, 0.0f);
     };
     /* The row's S states in one fixed order: its mean of d, rstd and shift. */
@@ -1795,7 +1820,8 @@ __global__ void __launch_bounds__(GP_THREADS, 1)
             rstd_out[row] = rstd;
         }
     };
-    kb_gpipe_run<C::L, C::P>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge, out);
+    kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge,
+                                      out);
 }
 
 /* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU
@@ -1810,12 +1836,12 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     static int64_t cap = -1;
     const int64_t blocks =
-        S ? kb_gpipe_blocks(kb_grid_capacity_once((const void *)k, GP_THREADS, C::SMEM, &cap), S,
-                            p.rows)
+        S ? kb_gpipe_blocks(
+                kb_grid_capacity_once((const void *)k, GP_THREADS + 32, C::SMEM, &cap), S, p.rows)
           : 0;
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {GP_THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {GP_THREADS + 32, 1, 1};
     return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
                      p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
 }
@@ -1990,7 +2016,7 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * rows too with =2 (measured: above the kernel); not where rows are too
      * few for the clusters the GPU holds. */
     /* Aligned rows of 32769-1048576 columns over the pipelined grid with
-     * KBENCH_LAYERNORM_GRID_PIPE=1 (not yet measured: above the kernel). */
+     * KBENCH_LAYERNORM_GRID_PIPE=1 (slower so far: measured above the kernel). */
     static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 0, 0, 1);
     if (use_gpipe && aligned && cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
         const cudaError_t e = launch_gpipe<T, TANH>(a, s);

@@ -69,8 +69,8 @@
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
- * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (not yet
- * measured: above that kernel);
+ * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
+ * than the grid so far: above that kernel);
  * KBENCH_SOFTMAX_WIDE=0 sends 16-bit rows of 121-128 vectors back from blocks
  * of 512 threads to blocks of 256, =2 takes rows of 97-128 vectors to 512
  * (below);
@@ -1237,8 +1237,20 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
  * its max and 1 / sum, and the block writes its part of y from the ring.
  * Prediction (before any run, % of the copy bandwidth): fp32 128 x 1048576
  * 82 -> 85-90, bf16 256 x 1048576 80 -> 85-90 (the 262144 rows' 94% is the
- * ceiling of what the exchange costs). KBENCH_SOFTMAX_GRID_PIPE=1 sends the grid's rows
- * here (not yet measured: off by default). */
+ * ceiling of what the exchange costs).
+ * Measured (H200, 2026-12-02, kbench compare in one process each, pipe /
+ * grid): the first form (thread 0 publishing, waiting and merging between
+ * two block barriers every row) fp32 128 x 1048576 405 / 307 us, 256 x
+ * 1048576 810 / 596, bf16 128 x 1048576 277 / 168, 256 x 1048576 551 /
+ * 314: 26-62% of the copy bandwidth, barrier 44% of the stall samples, no
+ * DRAM excess. Every global round trip of the exchange sat between those
+ * barriers. With the exchange moved to a warp of its own (grid_pipe.cuh,
+ * 09:50 UTC): fp32 389 / 305 (0.78x), 778 / 595, bf16 220 / 167, 429 / 314
+ * (0.73-0.78x); stall samples now long_sb 52%, short_sb 17%: the streaming
+ * threads wait for their own cp.async copies of x with two rows (128 KB) of
+ * them in flight an SM at 64% of the copy bandwidth, where the grid
+ * kernel's plain loads keep 160 KB in flight and reach 82%.
+ * KBENCH_SOFTMAX_GRID_PIPE=1 sends the grid's rows here (off by default). */
 #define SGP_THREADS 512
 #define SGP_ELEMS 32 /* elements of a row a thread: a slice is 16384 columns */
 #define SGP_RING_BYTES (192 * 1024)
@@ -1251,14 +1263,14 @@ template <typename T> struct sgp_cfg {
 };
 
 template <typename T>
-__global__ void __launch_bounds__(SGP_THREADS, 1)
+__global__ void __launch_bounds__(SGP_THREADS + 32, 1)
     softmax_fused_gpipe(const T *__restrict__ x, T *__restrict__ y, int rows, int cols, int S)
 {
     using C = sgp_cfg<T>;
     constexpr int V = C::V, NV = C::NV, THREADS = SGP_THREADS;
-    __shared__ float2 red[THREADS / 32];
+    __shared__ float2 red[2][THREADS / 32];
     extern __shared__ __align__(16) uint4 sgp_sm[];
-    const kb_gpipe<NV, THREADS, C::D> p(sgp_sm, rows, cols / V, S);
+    const kb_gpipe<NV, THREADS, C::D> p(sgp_sm, nullptr, rows, cols / V, S);
 
     /* The slice's (max, sum of exp(x - max)), over the block. */
     auto stats = [&](int i) {
@@ -1280,7 +1292,8 @@ __global__ void __launch_bounds__(SGP_THREADS, 1)
                 }
             }
         }
-        const float2 w = kb_block_online<THREADS>(make_float2(m, d), red);
+        const float2 w = kb_gpipe_reduce<THREADS>(make_float2(m, d), red, i, kb_online_empty(),
+                                                  kb_warp_online_op());
         return make_float4(w.x, w.y, 0.0f, 0.0f);
     };
     /* The row's S pairs in one fixed order: its max and 1 / sum. */
@@ -1302,7 +1315,8 @@ __global__ void __launch_bounds__(SGP_THREADS, 1)
             }
         }
     };
-    kb_gpipe_run<C::L, C::P>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge, out);
+    kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge,
+                                      out);
 }
 
 /* Launches softmax_fused_gpipe over as many groups of S blocks as the GPU
@@ -1316,12 +1330,12 @@ template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStre
     const int S = kb_grid_blocks(cols / C::V, (int64_t)SGP_THREADS * C::NV);
     static int64_t cap = -1;
     const int64_t blocks =
-        S ? kb_gpipe_blocks(kb_grid_capacity_once((const void *)k, SGP_THREADS, C::SMEM, &cap),
-                            S, rows)
+        S ? kb_gpipe_blocks(
+                kb_grid_capacity_once((const void *)k, SGP_THREADS + 32, C::SMEM, &cap), S, rows)
           : 0;
     if (blocks == 0 || rows > INT32_MAX || cols > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {SGP_THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {SGP_THREADS + 32, 1, 1};
     return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
                      (T *)a->out[0], (int)rows, (int)cols, S);
 }
@@ -1532,8 +1546,8 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * 524288 elements) split over a grid, unless KBENCH_SOFTMAX_GRID=0
      * (header comment). */
     static const int use_grid = kb_env_int("KBENCH_SOFTMAX_GRID", 1, 0, 1);
-    /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (not yet
-     * measured: above the kernel) */
+    /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (slower so
+     * far: measured above the kernel) */
     static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
     if (aligned && cols % W == 0 && use_grid && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
         const cudaError_t e = use_gpipe ? launch_gpipe<T>(a, s) : launch_grid_rows<T>(a, s);
