@@ -4,34 +4,50 @@
  *
  * grid_rows.cuh's split waits, every row, for the slowest of the row's
  * blocks; with one block an SM the SM then has nothing to do. Here blocks of
- * THREADS streaming threads and one exchange warp, as many groups of S as the
- * GPU holds at once, stay for the launch: block `rank` of group g owns
- * vectors tv + k stride (tv = rank THREADS + tid, stride = S THREADS, k < NV)
- * of rows g, g + G, ..., and keeps a ring of D row slices in shared memory,
- * filled by cp.async P = D - L rows ahead (each thread copies and reads only
- * its own vectors, so no barrier guards a slot; lane 0 of each warp also
- * copies the row's first 16 bytes, head(i), for a shift). For the block's
- * i-th row the streaming threads (kb_gpipe_run):
- *   1. wait for row i's copies and call stats(i), which reduces the slice
+ * THREADS streaming threads and KB_GPIPE_XWARPS exchange warps, as many
+ * groups of S as the GPU holds at once, stay for the launch: block `rank` of
+ * group g owns vectors tv + k stride (tv = rank THREADS + tid, stride = S
+ * THREADS, k < NV) of rows g, g + G, ..., and keeps a ring of D row slices
+ * in shared memory, filled by the copy engine P = D - L rows ahead
+ * (cp.async.bulk: thread 0 issues a chunk of THREADS vectors a copy, and the
+ * row's first 16 bytes, head(i), for a shift; the bytes complete the slot's
+ * mbarrier). For the block's i-th row the streaming threads (kb_gpipe_run):
+ *   1. wait for row i's bytes and call stats(i), which reduces the slice
  *      over them (kb_gpipe_reduce: one named barrier, not the exchange
- *      warp's); thread 0 hands the partial to the exchange warp (shared
- *      memory and an mbarrier);
+ *      warps'); thread 0 hands the partial to the row's exchange warp
+ *      (shared memory and an mbarrier);
  *   2. for row j = i - L: wait on an mbarrier for the row's merged
- *      statistics from the exchange warp, and out(j, merged) writes the row;
- *   3. copy row i + P into the slot row j left.
- * The exchange warp publishes each partial to global memory as it comes
- * (release add), and one row later waits for the row's S partials
- * (acquire), merges them by merge(row) in one fixed order and hands the
- * result back. Every global round trip (the add, the polls, the reads of
- * the partials) is the exchange warp's: the streaming threads wait only
- * when the exchange is more than L rows behind. (The first form, commit
- * ab538b6 / f3c3749, had thread 0 do the exchange between two block
- * barriers every row: 26-62% of the copy bandwidth, barrier 44% of the
- * stall samples, 2026-12-02.) With the exchange warp (H200, 2026-12-02
- * 09:50 UTC) the kernels pass the operator checks, memcheck and synccheck;
- * racecheck reports hazards on kb_grid_leave's shared `last` (written by
- * thread 0 before the block barrier, read after it), which the compiler
- * inlined twice, once at the end of each role.
+ *      statistics, and out(j, merged) writes the row; each warp then says
+ *      it is done with the slot (an mbarrier);
+ *   3. thread 0 copies row i + P into the slot row j left, once every warp
+ *      is done with it.
+ * Exchange warp w takes rows w, w + XWARPS, ...: it publishes the row's
+ * partial to global memory (a release add it does not wait for), waits for
+ * the row's S partials (acquire), merges them by merge(row) in one fixed
+ * order, hands the result back and says it is done with the row's global
+ * slot (another release add). The global round trips are the exchange
+ * warps', several rows' at once: the streaming threads wait only when the
+ * exchange of a row takes longer than L rows of streaming.
+ * History (H200, 2026-12-02, fp32 128 x 1048576, % of the copy bandwidth):
+ * the first form (commits ab538b6 / f3c3749: thread 0 publishing, waiting
+ * and merging between two block barriers every row) 26-62%, barrier 44% of
+ * the stall samples. One exchange warp (commit deb1534; each thread copying
+ * its own vectors with cp.async) 53% (layernorm) and 64% (softmax), the
+ * streaming threads' stall samples long_sb 34-52%; with the ring filled by
+ * the copy engine instead (10:16 UTC) the same: 50% and 64% (507 and 392 us
+ * against the default paths' 430 and 306), so the copies were not what
+ * held it. Every cell of both forms fits one exchange warp taking ~4 us a
+ * row (an acq_rel add that its next load waits for, a poll, the reads of
+ * the partials, another acq_rel add, one after the other): layernorm fp32
+ * 128 x 1048576 (S = 128, one group) and 512 x 262144 (S = 32, four groups)
+ * both ran 3.8-4.0 us a row of a group whatever the row's length; softmax
+ * bf16 256 x 1048576 4.05. That form's racecheck flagged kb_grid_leave's
+ * shared flag, inlined once at the end of each role; the pipeline finds the
+ * last block with __syncthreads_or (racecheck clean, 10:16 UTC).
+ * Prediction for four exchange warps and adds that are not waited for (not
+ * yet measured): ~2 us a row a warp, four rows at once, so the exchange no
+ * longer sets the pace: fp32 128 x 1048576 from 50% (layernorm) and 64%
+ * (softmax) to 75-90%.
  * Progress needs the G S blocks resident at once: the launcher asks the
  * occupancy calculator (kb_grid_capacity) and launches no more. */
 #ifndef KB_GRID_PIPE_CUH
@@ -39,14 +55,12 @@
 
 #include "kernels/grid_rows.cuh"
 #include "kernels/hopper.cuh"
-#include "kernels/mma.cuh"
 
 /* A block's place in the pipelined grid, its ring of row slices and (heads,
- * when not null) the ring of each row's first 16 bytes, one copy a warp. */
+ * when not null) the ring of each row's first 16 bytes. */
 template <int NV, int THREADS, int D> struct kb_gpipe {
-    static constexpr int W = THREADS / 32;
     uint4 *ring;  /* [D][NV][THREADS] */
-    uint4 *heads; /* [D][W] or null */
+    uint4 *heads; /* [D] or null */
     int tid, rank, G, first, stride, tv, nvec, nr, S;
 
     __device__ __forceinline__ kb_gpipe(uint4 *ring_, uint4 *heads_, int rows, int nvec_, int S_)
@@ -68,36 +82,33 @@ template <int NV, int THREADS, int D> struct kb_gpipe {
     {
         return ring[((i % D) * NV + k) * THREADS + tid];
     }
-    /* The first 16 bytes of the block's i-th row, for every lane of the
-     * warp (lane 0's copy, after its wait for the row; a warp shuffle). */
-    __device__ __forceinline__ uint4 head(int i) const
+    /* The first 16 bytes of the block's i-th row (after the wait for it). */
+    __device__ __forceinline__ uint4 head(int i) const { return heads[i % D]; }
+    /* The vectors of the block's chunk k of a row that lie in it (0..THREADS). */
+    __device__ __forceinline__ int chunk(int k) const
     {
-        uint4 h = make_uint4(0, 0, 0, 0);
-        if ((tid & 31) == 0)
-            h = heads[(i % D) * W + tid / 32];
-        h.x = __shfl_sync(KB_FULL_MASK, h.x, 0);
-        h.y = __shfl_sync(KB_FULL_MASK, h.y, 0);
-        h.z = __shfl_sync(KB_FULL_MASK, h.z, 0);
-        h.w = __shfl_sync(KB_FULL_MASK, h.w, 0);
-        return h;
+        const int n = nvec - (rank * THREADS + k * stride);
+        return n < 0 ? 0 : n < THREADS ? n : THREADS;
     }
-    /* The copies of the block's i-th row (rows of nvec vectors from xv) into
-     * its slot, zero-filled past the block's rows or the row's end (those
-     * vectors are not read); one group a call. */
-    __device__ __forceinline__ void prefetch(const uint4 *xv, int i) const
+    /* Copies the block's i-th row (i < nr; rows of nvec vectors from xv)
+     * into its slot with the copy engine, a chunk of THREADS vectors (or the
+     * part of it in the row) a copy, and the row's head: one thread, after
+     * the slot's readers are done; the bytes complete barrier bar's phase. */
+    __device__ __forceinline__ void prefetch(const uint4 *xv, int i, uint32_t bar) const
     {
-        const bool ok_row = i < nr;
-        const uint4 *row = xv + (ok_row ? row_of(i) : 0) * nvec;
-        const uint4 *src = row + tv;
+        const uint4 *row = xv + row_of(i) * nvec;
+        unsigned bytes = heads != nullptr ? 16u : 0u;
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const bool ok = ok_row && in(k);
-            kb_cp_async16(kb_smem_u32(&slot(i, k)), ok ? (const void *)(src + k * stride) : xv,
-                          ok ? 16 : 0);
-        }
-        if (heads != nullptr && (tid & 31) == 0)
-            kb_cp_async16(kb_smem_u32(&heads[(i % D) * W + tid / 32]), row, ok_row ? 16 : 0);
-        kb_cp_async_commit();
+        for (int k = 0; k < NV; k++)
+            bytes += 16u * (unsigned)chunk(k);
+        kb_mbar_expect_tx(bar, bytes);
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            if (chunk(k) > 0)
+                kb_bulk_load(kb_smem_u32(&ring[((i % D) * NV + k) * THREADS]),
+                             row + rank * THREADS + k * stride, 16u * (unsigned)chunk(k), bar);
+        if (heads != nullptr)
+            kb_bulk_load(kb_smem_u32(&heads[i % D]), row, 16u, bar);
     }
 };
 
@@ -121,66 +132,75 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
 /* Slots of the partial and merged rings (see kb_gpipe_run). */
 #define KB_GPIPE_R(L) ((L) + 2)
 
+/* The exchange warps a block, and their threads (a block is THREADS +
+ * KB_GPIPE_XTHREADS threads). */
+#define KB_GPIPE_XWARPS 4
+#define KB_GPIPE_XTHREADS (32 * KB_GPIPE_XWARPS)
+
 /* Runs the pipeline over p's rows of xv (see the header) in a block of
- * THREADS + 32 threads: stats(i) returns the block's partial of its i-th row
- * (every streaming thread calls it; kb_gpipe_reduce inside), merge(row) the
- * row's merged statistics (the exchange warp calls it, lane 0's result is
- * kept), out(j, merged) writes the block's j-th row (every streaming thread).
- * Ends with the kernel's kb_grid_leave(rows).
- * Slots: the partial and the merged statistics of row i live in slot i % R
- * of two small rings, each with an mbarrier (one arrival a phase). Thread 0
- * writes partial i after stats(i); it has by then waited for merged i - 1 -
- * L, which the exchange warp hands over only after reading partial i - L:
- * so R >= L keeps partial i - R read before it is overwritten. The exchange
- * warp writes merged q only after partial q + 1, i.e. after the streaming
- * threads' barrier in stats(q + 1), which each passes only after its
- * out(q - L): merged q - R (R >= L) is read by then. R = L + 2 leaves a row
- * of margin on each side; neither barrier can be two phases ahead of a
- * waiter for the same reasons. */
+ * THREADS + KB_GPIPE_XTHREADS threads: stats(i) returns the block's partial
+ * of its i-th row (every streaming thread calls it; kb_gpipe_reduce inside),
+ * merge(row) the row's merged statistics (an exchange warp calls it, lane
+ * 0's result is kept), out(j, merged) writes the block's j-th row (every
+ * streaming thread). Leaves the grid at the end (kb_grid_leave's
+ * bookkeeping).
+ * The ring: slot i % D holds row i; thread 0 copies row i + P into it once
+ * every streaming warp has said (empty[s], one arrival a warp after its
+ * out(i - L)) that it is done with row i - L, and the streaming threads wait
+ * for the copy's bytes on full[s].
+ * The exchange: the partial and the merged statistics of row i live in slot
+ * i % R of two small rings, each with an mbarrier (one arrival a phase).
+ * Thread 0 writes partial i after stats(i), having waited for merged i - 1 -
+ * L, which its exchange warp hands over only after publishing partial i - 1
+ * - L: R >= L + 1 keeps partial i - R published before it is overwritten.
+ * Merged i is written only after every block has published row i, so after
+ * the streaming threads' barrier in stats(i), which each passes only after
+ * its out(i - 1 - L): R >= L + 1 keeps merged i - R read by then. Neither
+ * barrier can be two phases ahead of a waiter for the same reasons. R = L +
+ * 2 leaves a row of margin. */
 template <int L, int P, int THREADS, typename PIPE, typename STATS, typename MERGE, typename OUT>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
                                                     STATS stats, MERGE merge, OUT out)
 {
-    constexpr int R = KB_GPIPE_R(L);
+    constexpr int R = KB_GPIPE_R(L), D = L + P;
     __shared__ float4 part[R], merged[R];
-    __shared__ __align__(8) uint64_t bars[2 * R]; /* ready[R] (a partial), full[R] (merged) */
-    const uint32_t ready = kb_smem_u32(bars), full = ready + 8 * R;
+    /* ready[R] (a partial), done[R] (merged), full[D] (a row's bytes), empty[D] */
+    __shared__ __align__(8) uint64_t bars[2 * R + 2 * D];
+    const uint32_t ready = kb_smem_u32(bars), done = ready + 8 * R, full = done + 8 * R,
+                   empty = full + 8 * D;
     if (threadIdx.x == 0) {
-        for (int r = 0; r < 2 * R; r++)
+        for (int r = 0; r < 2 * R + D; r++)
             kb_mbar_init(ready + 8 * r, 1);
+        for (int r = 0; r < D; r++)
+            kb_mbar_init(empty + 8 * r, THREADS / 32);
         kb_mbar_fence_init();
     }
     __syncthreads();
-    if (threadIdx.x >= THREADS) { /* the exchange warp */
-        const int lane = (int)threadIdx.x & 31;
-        for (int j = 0; j <= p.nr; j++) {
-            if (j < p.nr) { /* publish the block's partial of row j */
-                kb_mbar_wait(ready + 8 * (j % R), (unsigned)(j / R) & 1u);
-                if (lane == 0)
-                    kb_grid_publish(p.row_of(j), p.rank, p.S, part[j % R]);
+    if (threadIdx.x >= THREADS) { /* the exchange warps: row j is warp j % XWARPS's */
+        const int lane = (int)threadIdx.x & 31, xw = ((int)threadIdx.x - THREADS) / 32;
+        for (int j = xw; j < p.nr; j += KB_GPIPE_XWARPS) {
+            const int64_t row = p.row_of(j);
+            kb_mbar_wait(ready + 8 * (j % R), (unsigned)(j / R) & 1u);
+            if (lane == 0) {
+                kb_grid_publish<true>(row, p.rank, p.S, part[j % R]);
+                kb_grid_wait(row, p.S);
             }
-            if (j > 0) { /* merge row j - 1, published by every block one row ago */
-                const int q = j - 1;
-                const int64_t row = p.row_of(q);
-                if (lane == 0)
-                    kb_grid_wait(row, p.S);
-                __syncwarp();
-                const float4 r = merge(row);
-                __syncwarp(); /* every lane is past its reads of the row's partials */
-                if (lane == 0) {
-                    merged[q % R] = r;
-                    kb_mbar_arrive(full + 8 * (q % R));
-                    kb_grid_release(row);
-                }
+            __syncwarp();
+            const float4 r = merge(row);
+            __syncwarp(); /* every lane is past its reads of the row's partials */
+            if (lane == 0) {
+                merged[j % R] = r;
+                kb_mbar_arrive(done + 8 * (j % R));
+                kb_grid_release<true>(row);
             }
         }
     } else {
-#pragma unroll
-        for (int i = 0; i < P; i++)
-            p.prefetch(xv, i);
+        if (p.tid == 0)
+            for (int i = 0; i < P && i < p.nr; i++)
+                p.prefetch(xv, i, full + 8 * i);
         for (int i = 0; i < p.nr + L; i++) {
             if (i < p.nr) {
-                kb_cp_async_wait<P - 1>(); /* row i's group: this thread's own copies */
+                kb_mbar_wait(full + 8 * (i % D), (unsigned)(i / D) & 1u); /* row i's bytes */
                 const float4 w = stats(i);
                 if (p.tid == 0) {
                     part[i % R] = w;
@@ -189,14 +209,24 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             }
             if (i >= L) {
                 const int j = i - L;
-                kb_mbar_wait(full + 8 * (j % R), (unsigned)(j / R) & 1u);
+                kb_mbar_wait(done + 8 * (j % R), (unsigned)(j / R) & 1u);
                 out(j, merged[j % R]);
+                __syncwarp(); /* the warp's reads of row j's slot are done */
+                if ((p.tid & 31) == 0)
+                    kb_mbar_arrive(empty + 8 * (j % D));
             }
-            p.prefetch(xv, i + P); /* into the slot of row i - L, read above by this thread only */
+            const int n = i + P; /* into the slot of row i - L (n - D) */
+            if (p.tid == 0 && n < p.nr) {
+                if (n >= D)
+                    kb_mbar_wait(empty + 8 * (n % D), (unsigned)(n / D - 1) & 1u);
+                p.prefetch(xv, n, full + 8 * (n % D));
+            }
         }
-        kb_cp_async_wait<0>();
     }
-    kb_grid_leave(rows);
+    /* kb_grid_leave, with the last block found by a barrier's vote rather
+     * than a flag in shared memory */
+    if (__syncthreads_or(threadIdx.x == 0 && kb_add_acq_rel(&kb_grid.left, 1u) == gridDim.x - 1))
+        kb_grid_reset(rows);
 }
 
 /* The blocks to launch for rows split over S blocks each, the GPU holding cap

@@ -73,6 +73,14 @@ static __device__ __forceinline__ unsigned kb_add_acq_rel(unsigned *p, unsigned 
     return old;
 }
 
+/* Adds v to *p with release semantics, nothing returned: the thread does
+ * not wait for the add (the acq_rel atomic above makes its later loads wait
+ * for it). */
+static __device__ __forceinline__ void kb_red_release(unsigned *p, unsigned v)
+{
+    asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 /* Thread 0 waits until *p >= n (acquire); traps after ~2^26 polls. */
 static __device__ __forceinline__ void kb_grid_until(const unsigned *p, unsigned n)
 {
@@ -95,7 +103,9 @@ static __device__ __forceinline__ unsigned kb_grid_take(void)
 }
 
 /* Thread 0 publishes `mine` as block `rank` of row `row` split over nb
- * blocks (after the generation before has finished with the slot). */
+ * blocks (after the generation before has finished with the slot); RED: the
+ * count raised by kb_red_release, which the thread does not wait for. */
+template <bool RED = false>
 static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, int nb, float4 mine)
 {
     const unsigned slot = (unsigned)(row % KB_GRID_RING);
@@ -103,7 +113,10 @@ static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, in
     if (gen > 0)
         kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
     __stcg(&kb_grid.part[slot][rank], mine);
-    kb_add_acq_rel(&kb_grid.arrive[slot], 1u);
+    if (RED)
+        kb_red_release(&kb_grid.arrive[slot], 1u);
+    else
+        kb_add_acq_rel(&kb_grid.arrive[slot], 1u);
 }
 
 /* Thread 0 waits until row `row`'s nb partials are in. */
@@ -132,10 +145,14 @@ static __device__ __forceinline__ float4 kb_grid_get(int64_t row, int r)
 }
 
 /* Thread 0 says the block is done with row `row`'s slot (after a block
- * barrier that every thread reached past its gets). */
-static __device__ __forceinline__ void kb_grid_release(int64_t row)
+ * barrier that every thread reached past its gets); RED as in
+ * kb_grid_publish. */
+template <bool RED = false> static __device__ __forceinline__ void kb_grid_release(int64_t row)
 {
-    kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
+    if (RED)
+        kb_red_release(&kb_grid.done[row % KB_GRID_RING], 1u);
+    else
+        kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
 }
 
 /* The block is done with row `row`'s slot (every thread past its gets; one
@@ -147,6 +164,21 @@ static __device__ __forceinline__ void kb_grid_done(int64_t row)
         kb_grid_release(row);
 }
 
+/* Zeroes the counters of a launch of `rows` rows for the next launch (the
+ * last block to leave; every thread of it). */
+static __device__ __forceinline__ void kb_grid_reset(int64_t rows)
+{
+    const int64_t n = rows < KB_GRID_RING ? rows : KB_GRID_RING;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+        kb_grid.arrive[i] = 0;
+        kb_grid.done[i] = 0;
+    }
+    if (threadIdx.x == 0) {
+        kb_grid.ticket = 0;
+        kb_grid.left = 0;
+    }
+}
+
 /* The block leaves a launch of `rows` rows; the last to leave (every other
  * block has left, all tickets are taken) zeroes the counters. Every thread
  * calls it; one block barrier. */
@@ -156,17 +188,8 @@ static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
     if (threadIdx.x == 0)
         last = kb_add_acq_rel(&kb_grid.left, 1u) == gridDim.x - 1;
     __syncthreads();
-    if (last) {
-        const int64_t n = rows < KB_GRID_RING ? rows : KB_GRID_RING;
-        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-            kb_grid.arrive[i] = 0;
-            kb_grid.done[i] = 0;
-        }
-        if (threadIdx.x == 0) {
-            kb_grid.ticket = 0;
-            kb_grid.left = 0;
-        }
-    }
+    if (last)
+        kb_grid_reset(rows);
 }
 
 /* Blocks a row of `vectors` 16-byte vectors takes at `per` vectors a block

@@ -1732,7 +1732,13 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * 503 / 338; bf16 128 x 1048576 366 / 232, 1024 x 262144 768 / 498; stall
  * samples long_sb 34%, short_sb 18%: the streaming threads wait for their
  * own cp.async copies of x (two rows, 64 KB, in flight an SM; 53% of the
- * copy bandwidth at 128 x 1048576). KBENCH_LAYERNORM_GRID_PIPE=1 takes
+ * copy bandwidth at 128 x 1048576). With the ring filled by the copy engine
+ * (10:16 UTC, one process each): fp32 128 x 1048576 507 / 430, 512 x 262144
+ * 486 / 335, bf16 1024 x 262144 768 / 498; the copies were not what held
+ * it: one exchange warp took ~4 us a row (grid_pipe.cuh's header) whatever
+ * the row's length, the pace of every cell. Now four exchange warps whose
+ * adds are not waited for (prediction, not yet measured: fp32 128 x 1048576
+ * 50 -> 75-90%, 512 x 262144 52 -> 75-85%). KBENCH_LAYERNORM_GRID_PIPE=1 takes
  * aligned rows of 32769-1048576 columns here (off by default). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
@@ -1751,15 +1757,15 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH>
-__global__ void __launch_bounds__(GP_THREADS + 32, 1)
+__global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T>;
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
-    __shared__ uint4 heads[C::D][THREADS / 32]; /* each row's first 16 bytes: its shift */
+    __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
-    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, &heads[0][0], rows, cols / V, S);
+    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, heads, rows, cols / V, S);
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
     float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
     auto in = [&](int k) { return p.in(k); };
@@ -1837,11 +1843,12 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
     static int64_t cap = -1;
     const int64_t blocks =
         S ? kb_gpipe_blocks(
-                kb_grid_capacity_once((const void *)k, GP_THREADS + 32, C::SMEM, &cap), S, p.rows)
+                kb_grid_capacity_once((const void *)k, GP_THREADS + KB_GPIPE_XTHREADS, C::SMEM, &cap),
+                S, p.rows)
           : 0;
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {GP_THREADS + 32, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {GP_THREADS + KB_GPIPE_XTHREADS, 1, 1};
     return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
                      p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
 }

@@ -1249,7 +1249,12 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
  * (0.73-0.78x); stall samples now long_sb 52%, short_sb 17%: the streaming
  * threads wait for their own cp.async copies of x with two rows (128 KB) of
  * them in flight an SM at 64% of the copy bandwidth, where the grid
- * kernel's plain loads keep 160 KB in flight and reach 82%.
+ * kernel's plain loads keep 160 KB in flight and reach 82%. With the ring
+ * filled by the copy engine (10:16 UTC, one process each): fp32 392 / 306,
+ * bf16 256 x 1048576 519 / 313; the copies were not what held it: one
+ * exchange warp took ~4 us a row (grid_pipe.cuh's header), the pace of
+ * every cell. Now four exchange warps whose adds are not waited for
+ * (prediction, not yet measured: fp32 128 x 1048576 64 -> 75-90%).
  * KBENCH_SOFTMAX_GRID_PIPE=1 sends the grid's rows here (off by default). */
 #define SGP_THREADS 512
 #define SGP_ELEMS 32 /* elements of a row a thread: a slice is 16384 columns */
@@ -1263,7 +1268,7 @@ template <typename T> struct sgp_cfg {
 };
 
 template <typename T>
-__global__ void __launch_bounds__(SGP_THREADS + 32, 1)
+__global__ void __launch_bounds__(SGP_THREADS + KB_GPIPE_XTHREADS, 1)
     softmax_fused_gpipe(const T *__restrict__ x, T *__restrict__ y, int rows, int cols, int S)
 {
     using C = sgp_cfg<T>;
@@ -1331,11 +1336,12 @@ template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStre
     static int64_t cap = -1;
     const int64_t blocks =
         S ? kb_gpipe_blocks(
-                kb_grid_capacity_once((const void *)k, SGP_THREADS + 32, C::SMEM, &cap), S, rows)
+                kb_grid_capacity_once((const void *)k, SGP_THREADS + KB_GPIPE_XTHREADS, C::SMEM, &cap),
+                S, rows)
           : 0;
     if (blocks == 0 || rows > INT32_MAX || cols > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {SGP_THREADS + 32, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {SGP_THREADS + KB_GPIPE_XTHREADS, 1, 1};
     return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
                      (T *)a->out[0], (int)rows, (int)cols, S);
 }
