@@ -42,8 +42,9 @@
  * 128 x 1048576 (S = 128, one group) and 512 x 262144 (S = 32, four groups)
  * both ran 3.8-4.0 us a row of a group whatever the row's length; softmax
  * bf16 256 x 1048576 4.05. That form's racecheck flagged kb_grid_leave's
- * shared flag, inlined once at the end of each role; the pipeline finds the
- * last block with __syncthreads_or (racecheck clean, 10:16 UTC).
+ * shared flag, inlined once at the end of each role; kb_grid_leave now
+ * finds the last block by the barrier's vote (__syncthreads_or; racecheck
+ * clean, 10:16 UTC).
  * Prediction for four exchange warps and adds that are not waited for (not
  * yet measured): ~2 us a row a warp, four rows at once, so the exchange no
  * longer sets the pace: fp32 128 x 1048576 from 50% (layernorm) and 64%
@@ -142,8 +143,7 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * of its i-th row (every streaming thread calls it; kb_gpipe_reduce inside),
  * merge(row) the row's merged statistics (an exchange warp calls it, lane
  * 0's result is kept), out(j, merged) writes the block's j-th row (every
- * streaming thread). Leaves the grid at the end (kb_grid_leave's
- * bookkeeping).
+ * streaming thread). Ends with the kernel's kb_grid_leave(rows).
  * The ring: slot i % D holds row i; thread 0 copies row i + P into it once
  * every streaming warp has said (empty[s], one arrival a warp after its
  * out(i - L)) that it is done with row i - L, and the streaming threads wait
@@ -223,10 +223,7 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             }
         }
     }
-    /* kb_grid_leave, with the last block found by a barrier's vote rather
-     * than a flag in shared memory */
-    if (__syncthreads_or(threadIdx.x == 0 && kb_add_acq_rel(&kb_grid.left, 1u) == gridDim.x - 1))
-        kb_grid_reset(rows);
+    kb_grid_leave(rows);
 }
 
 /* The blocks to launch for rows split over S blocks each, the GPU holding cap

@@ -164,32 +164,25 @@ static __device__ __forceinline__ void kb_grid_done(int64_t row)
         kb_grid_release(row);
 }
 
-/* Zeroes the counters of a launch of `rows` rows for the next launch (the
- * last block to leave; every thread of it). */
-static __device__ __forceinline__ void kb_grid_reset(int64_t rows)
-{
-    const int64_t n = rows < KB_GRID_RING ? rows : KB_GRID_RING;
-    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-        kb_grid.arrive[i] = 0;
-        kb_grid.done[i] = 0;
-    }
-    if (threadIdx.x == 0) {
-        kb_grid.ticket = 0;
-        kb_grid.left = 0;
-    }
-}
-
 /* The block leaves a launch of `rows` rows; the last to leave (every other
  * block has left, all tickets are taken) zeroes the counters. Every thread
- * calls it; one block barrier. */
+ * calls it; one block barrier, whose vote says which block is last (no flag
+ * in shared memory: a kernel whose warps take different roles may reach the
+ * call from two places, which racecheck took for a race on such a flag). */
 static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
 {
-    __shared__ unsigned last;
-    if (threadIdx.x == 0)
-        last = kb_add_acq_rel(&kb_grid.left, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (last)
-        kb_grid_reset(rows);
+    if (__syncthreads_or(threadIdx.x == 0 &&
+                         kb_add_acq_rel(&kb_grid.left, 1u) == gridDim.x - 1)) {
+        const int64_t n = rows < KB_GRID_RING ? rows : KB_GRID_RING;
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+            kb_grid.arrive[i] = 0;
+            kb_grid.done[i] = 0;
+        }
+        if (threadIdx.x == 0) {
+            kb_grid.ticket = 0;
+            kb_grid.left = 0;
+        }
+    }
 }
 
 /* Blocks a row of `vectors` 16-byte vectors takes at `per` vectors a block

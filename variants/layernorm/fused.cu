@@ -1773,10 +1773,15 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
         ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
 
     /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
-    auto stats = [&](int i) {
+    /* The block's i-th row's shift x[row][0], from the head copied with it
+     * (in the ring until the row's slot is refilled, after its out). */
+    auto shift = [&](int i) {
         float h[V];
         kb_unpack<T>(p.head(i), h);
-        const float K = h[0];
+        return h[0];
+    };
+    auto stats = [&](int i) {
+        const float K = shift(i);
         uint4 raw[NV];
 #pragma unroll
         for (int k = 0; k < NV; k++)
@@ -1793,7 +1798,7 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
                                                  ln_warp_wf_op());
         return make_float4(w.n, w.mean, w.m2, 0.0f);
     };
-    /* The row's S states in one fixed order: its mean of d, rstd and shift. */
+    /* The row's S states in one fixed order: its mean of d and rstd. */
     auto merge = [&](int64_t row) {
         const int lane = threadIdx.x & 31;
         ln_wf c = {0.0f, 0.0f, 0.0f};
@@ -1802,12 +1807,11 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
             c = ln_wf_merge(c, {q.x, q.y, q.z});
         }
         c = ln_warp_wf(c);
-        return make_float4(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)), kb_load(x, row * cols),
-                           0.0f);
+        return make_float4(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)), 0.0f, 0.0f);
     };
     auto out = [&](int j, float4 st) {
         const int64_t row = p.row_of(j);
-        const float md = st.x, rstd = st.y, K = st.z;
+        const float md = st.x, rstd = st.y, K = shift(j);
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
