@@ -45,10 +45,14 @@
  * shared flag, inlined once at the end of each role; kb_grid_leave now
  * finds the last block by the barrier's vote (__syncthreads_or; racecheck
  * clean, 10:16 UTC).
- * Prediction for four exchange warps and adds that are not waited for (not
- * yet measured): ~2 us a row a warp, four rows at once, so the exchange no
- * longer sets the pace: fp32 128 x 1048576 from 50% (layernorm) and 64%
- * (softmax) to 75-90%.
+ * Four exchange warps and adds that are not waited for (predicted: ~2 us a
+ * row a warp, four rows at once, so the exchange no longer sets the pace:
+ * fp32 128 x 1048576 from 50% (layernorm) and 64% (softmax) to 75-90%).
+ * Measured 10:50-11:10 UTC: layernorm fp32 128 x 1048576 70% (362 us
+ * against the default's 430), rows of 262144 level with the default, 16-bit
+ * rows ~46% at every length, issue-bound (the figures in layernorm's
+ * fused.cu); softmax bf16 0.78-0.83x of its grid path; softmax fp32 trapped
+ * (its ring of partials too small for four warps: see kb_gpipe_run).
  * Progress needs the G S blocks resident at once: the launcher asks the
  * occupancy calculator (kb_grid_capacity) and launches no more. */
 #ifndef KB_GRID_PIPE_CUH
@@ -130,13 +134,14 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
     return warp(lane < THREADS / 32 ? red[i & 1][lane] : empty);
 }
 
-/* Slots of the partial and merged rings (see kb_gpipe_run). */
-#define KB_GPIPE_R(L) ((L) + 2)
-
 /* The exchange warps a block, and their threads (a block is THREADS +
  * KB_GPIPE_XTHREADS threads). */
 #define KB_GPIPE_XWARPS 4
 #define KB_GPIPE_XTHREADS (32 * KB_GPIPE_XWARPS)
+
+/* Slots of the partial and merged rings (see kb_gpipe_run): L + 2, and no
+ * fewer than the exchange warps. */
+#define KB_GPIPE_R(L) ((L) + 2 > KB_GPIPE_XWARPS ? (L) + 2 : KB_GPIPE_XWARPS)
 
 /* Runs the pipeline over p's rows of xv (see the header) in a block of
  * THREADS + KB_GPIPE_XTHREADS threads: stats(i) returns the block's partial
@@ -157,12 +162,19 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * the streaming threads' barrier in stats(i), which each passes only after
  * its out(i - 1 - L): R >= L + 1 keeps merged i - R read by then. Neither
  * barrier can be two phases ahead of a waiter for the same reasons. R = L +
- * 2 leaves a row of margin. */
+ * 2 leaves a row of margin. Nor may a waiter be a phase ahead of its barrier:
+ * a wait on the parity of the phase after the current one returns at once.
+ * Exchange warp w waits for partial j having done row j - XWARPS, whose
+ * partial thread 0 wrote before partial j - R when R >= XWARPS; so R is at
+ * least XWARPS (softmax's fp32 ring, L = 1, had R = 3: warp 3 took slot 0's
+ * fresh barrier for row 3's partial and published row 0's, and the launch
+ * trapped in the exchange's wait, H200 2026-12-02 11:10 UTC). */
 template <int L, int P, int THREADS, typename PIPE, typename STATS, typename MERGE, typename OUT>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
                                                     STATS stats, MERGE merge, OUT out)
 {
     constexpr int R = KB_GPIPE_R(L), D = L + P;
+    static_assert(R >= L + 1 && R >= KB_GPIPE_XWARPS, "the exchange's rings (see above)");
     __shared__ float4 part[R], merged[R];
     /* ready[R] (a partial), done[R] (merged), full[D] (a row's bytes), empty[D] */
     __shared__ __align__(8) uint64_t bars[2 * R + 2 * D];

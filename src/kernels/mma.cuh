@@ -32,6 +32,13 @@ static __device__ __forceinline__ void kb_cp_async16(uint32_t dst, const void *s
                  : "memory");
 }
 
+/* The same copy of 16 bytes known to lie wholly inside the source: no source
+ * size, so no register for it and no zero fill. */
+static __device__ __forceinline__ void kb_cp_async16_whole(uint32_t dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
 /* Closes this thread's cp.async copies issued since the last commit into a group. */
 static __device__ __forceinline__ void kb_cp_async_commit(void)
 {

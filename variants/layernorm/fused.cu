@@ -1736,10 +1736,22 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * (10:16 UTC, one process each): fp32 128 x 1048576 507 / 430, 512 x 262144
  * 486 / 335, bf16 1024 x 262144 768 / 498; the copies were not what held
  * it: one exchange warp took ~4 us a row (grid_pipe.cuh's header) whatever
- * the row's length, the pace of every cell. Now four exchange warps whose
- * adds are not waited for (prediction, not yet measured: fp32 128 x 1048576
- * 50 -> 75-90%, 512 x 262144 52 -> 75-85%). KBENCH_LAYERNORM_GRID_PIPE=1 takes
- * aligned rows of 32769-1048576 columns here (off by default). */
+ * the row's length, the pace of every cell. With four exchange warps whose
+ * adds are not waited for (predicted: fp32 128 x 1048576 50 -> 75-90%, 512
+ * x 262144 52 -> 75-85%; measured 10:50 UTC, pipe / default, us, % of the
+ * copy bandwidth): fp32 128 x 1048576 362 / 430 (70% / 59%), 256 x 1048576
+ * 712 / 873 (71% / 58%), 512 x 262144 331 / 335, 1024 x 262144 655 / 658
+ * (77% / 76% both), 2048 x 65536 324 / 308, 4096 x 65536 642 / 600 (78% /
+ * 82-84%); bf16 128 x 1048576 280 / 236, 256 x 1048576 545 / 468, 1024 x
+ * 262144 539 / 503, 4096 x 65536 544 / 365. The exchange no longer sets the
+ * pace: the fp32 rows of 1048576 gain 0.84x, short of the prediction; the
+ * 16-bit rows run at ~1.98 TB/s (46%) at every length, their stall samples
+ * (bf16 256 x 1048576) not_selected 21%, long_sb 14% at 31% occupancy:
+ * issue-bound streaming threads, 512 an SM, each unpacking, reducing and
+ * writing its elements twice from the ring. Not the default yet: it wins
+ * only for fp32 rows of 1048576, whose report cell it would lift from 59% to
+ * about 70%. KBENCH_LAYERNORM_GRID_PIPE=1 takes aligned rows of
+ * 32769-1048576 columns here (off by default). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)

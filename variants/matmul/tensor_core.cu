@@ -105,7 +105,24 @@
  * 417, 417 / 442, 467; epilogue=1 407, 421 / 423, 426 (244 registers
  * both). Passed the check at 4095 x 4097 x 1000, 16 x 8192 x 8192 and three
  * small shapes, and memcheck; the warps' drift buys nothing when they are
- * all waiting on the same pipe. */
+ * all waiting on the same pipe.
+ * Kept (H200, 2026-12-02 11:05 UTC, bf16): the k loop's SASS (nvdisasm of
+ * the sm_90 cubin) held 318 instructions a step, 128 HMMA, 32 LDSM and 12
+ * LDGSTS; most of the other ~146 were the copies' edge handling (row masks,
+ * source sizes, 64-bit row offsets and selects), recomputed every step since
+ * 244 registers leave no room to keep them. A block whose tile lies wholly
+ * inside A, B and K (every block but the edge ones) now copies without it
+ * (tc_copier<T, C, false>, plain cp.async): 242 instructions a step.
+ * Predicted +3-6% if the issue slots beside the HMMAs were what cost.
+ * Measured, two interleaved rounds, edge copies everywhere -> plain ones
+ * inside, flop per SM clock (the clocks moved between 1740 and 1975 MHz
+ * from run to run, cuBLAS's with them, so the figure without the clock):
+ * 4096^3 1856, 1864 -> 1903, 1910 (+2.5%); 8192^3 1967, 1943 -> 2014, 2014
+ * (+3%); epilogue=1 1797, 1874 -> 1861, 1877. Stall samples at 4096^3:
+ * wait 34%, math-pipe throttle 30% (42% and 22% before): nearer the pipe,
+ * 88% of the 2150 above. Awkward shapes (4095 x 4097 x 1000, 16 x 8192 x
+ * 8192, 130 x 300 x 72, fp16 and bf16) pass the check, memcheck clean.
+ * KBENCH_TC_WHOLE=0 gives every block the edge copies (the A/B). */
 #include <stdio.h>
 
 #include <type_traits>
@@ -139,8 +156,12 @@ static __device__ __forceinline__ uint32_t tc_swz(int r, int ch)
 
 /* A thread's share of the copies: chunk ch = tid % 8 of rows tid / 8 + i
  * THREADS / 8 of A's and B's tiles (the chunk, and so its swizzle, is the same
- * for every i). The source pointers advance by BK along k each step. */
-template <typename T, typename C> struct tc_copier {
+ * for every i). The source pointers advance by BK along k each step. EDGE:
+ * the block's tile may cross the edge of A, B or K, so every copy carries a
+ * source size (0: zero fill) chosen from the row masks and the chunk's
+ * column; without it (a tile wholly inside, k a multiple of BK: all but the
+ * edge blocks) a copy is an address and nothing else. */
+template <typename T, typename C, bool EDGE> struct tc_copier {
     static constexpr int AN = C::A_BYTES / 16 / C::THREADS, BN = C::B_BYTES / 16 / C::THREADS;
     static constexpr int RSTEP = C::THREADS / 8; /* rows between a thread's copies */
     const T *pa, *pb;   /* this thread's first A and B chunk of the current step */
@@ -178,15 +199,15 @@ template <typename T, typename C> struct tc_copier {
         for (int q = 0; q < AN + BN; q++) {
             if (q / PER_PART != part)
                 continue;
-            if (q < AN) {
-                const bool in = kin && (amask >> q & 1u);
-                kb_cp_async16(sa + dst + q * RSTEP * TC_ROW_BYTES, in ? pa + q * RSTEP * k : pa,
-                        in ? 16 : 0);
+            const bool isa = q < AN;
+            const int i = isa ? q : q - AN;
+            const T *src = (isa ? pa : pb) + i * RSTEP * k;
+            const uint32_t to = sa + (isa ? 0 : C::A_BYTES) + dst + i * RSTEP * TC_ROW_BYTES;
+            if (EDGE) {
+                const bool in = kin && ((isa ? amask : bmask) >> i & 1u);
+                kb_cp_async16(to, in ? src : isa ? pa : pb, in ? 16 : 0);
             } else {
-                const int i = q - AN;
-                const bool in = kin && (bmask >> i & 1u);
-                kb_cp_async16(sa + C::A_BYTES + dst + i * RSTEP * TC_ROW_BYTES,
-                        in ? pb + i * RSTEP * k : pb, in ? 16 : 0);
+                kb_cp_async16_whole(to, src);
             }
         }
         if (part == PARTS - 1) {
@@ -316,25 +337,18 @@ static __device__ __forceinline__ void tc_block_tile(int64_t b, int64_t tiles_m,
     *bn = r / rows;
 }
 
-template <typename T, typename C, bool EPI>
-__global__ void __launch_bounds__(C::THREADS, C::MINB)
-    mm_tensor_core(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
-                   const T *__restrict__ bias, int64_t m, int64_t n, int64_t k)
+/* The k loop of a block: the products of its tile rows of A and columns of B
+ * into acc, with the copies of tc_copier<EDGE>. */
+template <typename T, typename C, bool EDGE>
+static __device__ __forceinline__ void tc_mainloop(float (&acc)[C::MI][C::NI][4], uint32_t sbase,
+                                                   const T *__restrict__ a,
+                                                   const T *__restrict__ b, int64_t m0,
+                                                   int64_t n0, int64_t m, int64_t n, int64_t k,
+                                                   int wm, int wn, int lane)
 {
-    extern __shared__ __align__(128) uint8_t tc_smem[];
-    const uint32_t sbase = kb_smem_u32(tc_smem);
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wm = warp / C::WARPS_N, wn = warp % C::WARPS_N;
-    int64_t bm, bn;
-    tc_block_tile(blockIdx.x, (m + C::BM - 1) / C::BM, (n + C::BN - 1) / C::BN, &bm, &bn);
-    const int64_t m0 = bm * C::BM, n0 = bn * C::BN;
     const int ktiles = (int)((k + TC_BK - 1) / TC_BK);
     constexpr int KK = TC_BK / 16;
-
-    float acc[C::MI][C::NI][4];
-    kb_mma_zero(acc);
-
-    tc_copier<T, C> cp(a, b, m0, n0, m, n, k);
+    tc_copier<T, C, EDGE> cp(a, b, m0, n0, m, n, k);
 #pragma unroll
     for (int s = 0; s < C::STAGES - 1; s++) {
         if (s < ktiles)
@@ -369,8 +383,40 @@ __global__ void __launch_bounds__(C::THREADS, C::MINB)
             tc_mmas<T, C>(acc, f[kk % 2]);
         }
     }
+}
+
+template <typename T, typename C, bool EPI>
+__global__ void __launch_bounds__(C::THREADS, C::MINB)
+    mm_tensor_core(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c,
+                   const T *__restrict__ bias, int64_t m, int64_t n, int64_t k, int whole)
+{
+    extern __shared__ __align__(128) uint8_t tc_smem[];
+    const uint32_t sbase = kb_smem_u32(tc_smem);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wm = warp / C::WARPS_N, wn = warp % C::WARPS_N;
+    int64_t bm, bn;
+    tc_block_tile(blockIdx.x, (m + C::BM - 1) / C::BM, (n + C::BN - 1) / C::BN, &bm, &bn);
+    const int64_t m0 = bm * C::BM, n0 = bn * C::BN;
+
+    float acc[C::MI][C::NI][4];
+    kb_mma_zero(acc);
+
+    /* the edge blocks take the copies with source sizes, the others the plain
+     * ones (whole = 0: every block the former, for an A/B) */
+    if (whole && m0 + C::BM <= m && n0 + C::BN <= n && k % TC_BK == 0)
+        tc_mainloop<T, C, false>(acc, sbase, a, b, m0, n0, m, n, k, wm, wn, lane);
+    else
+        tc_mainloop<T, C, true>(acc, sbase, a, b, m0, n0, m, n, k, wm, wn, lane);
 
     tc_store<T, C, EPI>(acc, sbase, c, bias, m0, n0, m, n, wm, wn, lane);
+}
+
+/* KBENCH_TC_WHOLE=0 gives every block the edge blocks' copies (an A/B of
+ * the plain ones); read once. */
+static int tc_whole(void)
+{
+    static const int w = kb_env_int("KBENCH_TC_WHOLE", 1, 0, 1);
+    return w;
 }
 
 template <typename T, typename C, bool EPI>
@@ -386,7 +432,7 @@ static cudaError_t tc_launch(const kb_args *a, cudaStream_t s, const char *name)
                ? e
                : kb_launch(a, s, mm_tensor_core<T, C, EPI>, name, grid, block, C::SMEM,
                            (const T *)a->in[0], (const T *)a->in[1], (T *)a->out[0],
-                           (const T *)a->in[2], sh.m, sh.n, sh.k);
+                           (const T *)a->in[2], sh.m, sh.n, sh.k, tc_whole());
 }
 
 typedef tc_cfg<128, 256, 2, 4, 3, 1> tc_c0; /* 8 warps, one block per SM */

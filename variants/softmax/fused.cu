@@ -1253,9 +1253,13 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
  * filled by the copy engine (10:16 UTC, one process each): fp32 392 / 306,
  * bf16 256 x 1048576 519 / 313; the copies were not what held it: one
  * exchange warp took ~4 us a row (grid_pipe.cuh's header), the pace of
- * every cell. Now four exchange warps whose adds are not waited for
- * (prediction, not yet measured: fp32 128 x 1048576 64 -> 75-90%).
- * KBENCH_SOFTMAX_GRID_PIPE=1 sends the grid's rows here (off by default). */
+ * every cell. With four exchange warps whose adds are not waited for
+ * (predicted: fp32 128 x 1048576 64 -> 75-90%; measured 11:10 UTC, pipe /
+ * grid): bf16 128 x 1048576 202 / 167 us, 256 x 1048576 399 / 312 (0.78-
+ * 0.83x); fp32 trapped in the exchange's wait: its partial ring had three
+ * slots for four exchange warps (grid_pipe.cuh, KB_GPIPE_R; mended, not yet
+ * measured). KBENCH_SOFTMAX_GRID_PIPE=1 sends the grid's rows here (off by
+ * default). */
 #define SGP_THREADS 512
 #define SGP_ELEMS 32 /* elements of a row a thread: a slice is 16384 columns */
 #define SGP_RING_BYTES (192 * 1024)
