@@ -103,7 +103,16 @@
  *     made to pay: half of B's L2 reads), not more issue.
  *   decode-like m=16, n=8192, k=8192: 79.6 us, 1694 GB/s, 0.44x cuBLAS (35.2
  *     us): 32 tiles of 256 columns for 132 SMs and a 128-row tile for 16 rows;
- *     a split of K across blocks would fill the GPU. */
+ *     a split of K across blocks would fill the GPU.
+ *   2026-12-02 11:18 UTC (kbench 8cd6345, the committed report): 777.7 vs
+ *     779.9 (0.997x) at 4096^3, 717.9 vs 784.5 (0.915x) at 8192^3, where
+ *     cuBLAS ran its cold samples at 1979 MHz and this kernel at 1560 (3486
+ *     against 3003 flop per SM clock; back to back 1533 against 1625 us,
+ *     1.06x). Each alone in a process on another H200 (11:25 UTC, 8192^3):
+ *     cuBLAS 1583 and 1587 us (1545 MHz), this kernel 1574, 1563 and 1575
+ *     (1515-1530 MHz): 1.006-1.015x. cuBLAS's cold samples get the higher
+ *     clock only after other kernels in the same process; why is not yet
+ *     known. */
 #include <stdio.h>
 
 #include "kernels/hopper.cuh"
