@@ -42,7 +42,8 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, gp (both pipelined grids), half, grid, wide: a path each)
+        # pf, gp (both pipelined grids), half, grid-8 and grid-12, wide: a
+        # path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -106,101 +107,61 @@ for step in "$@"; do
                 --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
                 >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax deep: exit $?"
         fi
-        # a layernorm path behind a switch: its shapes in every dtype (checked
-        # against fp64), that its kernel ran, then each tool at 70 x 40008
-        ln_path() { # tag switch=value kernel-name shapes...
-            local tag=$1 sw=$2 kname=$3 sh=() tool
-            shift 3
+        # a path behind a switch: op's fused rung at its shapes in every dtype
+        # (checked against fp64), that its kernel ran, then each of the tools
+        # at one shape (fp32 and bf16)
+        path() { # op tag switch=value kernel-name sanitizer-shape "tools" shapes...
+            local op=$1 tag=$2 sw=$3 kname=$4 sshape=$5 tools=$6 sh=() tool
+            shift 6
             want "$tag" || return 0
             for s in "$@"; do sh+=(--shape "$s"); done
-            env "$sw" $kb run layernorm --variants fused --dtype fp32,fp16,bf16 "${sh[@]}" \
-                --metrics none --min-samples 3 --db "$out/$tag.db" \
-                --json "$out/$tag-layernorm.json" \
-                >"$out/$tag-layernorm.txt" 2>&1 || fail "$tag layernorm: kbench run exit $?"
-            grep -q "$kname" "$out/$tag-layernorm.json" || fail "$tag layernorm: $kname did not run"
-            for tool in memcheck racecheck synccheck; do
+            env "$sw" $kb run "$op" --variants fused --dtype fp32,fp16,bf16 "${sh[@]}" \
+                --metrics none --min-samples 3 --db "$out/$tag.db" --json "$out/$tag-$op.json" \
+                >"$out/$tag-$op.txt" 2>&1 || fail "$tag $op: kbench run exit $?"
+            grep -q "$kname" "$out/$tag-$op.json" || fail "$tag $op: $kname did not run"
+            for tool in $tools; do
                 env "$sw" timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                    $kb run layernorm --variants fused --dtype fp32,bf16 \
-                    --shape rows=70,cols=40008 \
+                    $kb run "$op" --variants fused --dtype fp32,bf16 --shape "$sshape" \
                     --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                    >>"$out/sanitizer.log" 2>&1 || fail "$tool layernorm $tag: exit $?"
+                    >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $tag: exit $?"
             done
         }
+        all="memcheck racecheck synccheck"
         # layernorm's persistent pushed clusters with staged parameters (fp32's
         # by default; =2 gives them 16-bit rows too): rows fewer than, near and
         # past the clusters in flight, rows that end inside a block,
         # statistics, mean 10^4, tanh
-        ln_path pf KBENCH_LAYERNORM_CLUSTER_PF=2 cluster_pf rows=9,cols=40000 rows=67,cols=100008 \
-            rows=300,cols=65544 rows=133,cols=262144 rows=40,cols=196608,stats=1 \
-            rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
+        path layernorm pf KBENCH_LAYERNORM_CLUSTER_PF=2 cluster_pf rows=70,cols=40008 "$all" \
+            rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=262144 \
+            rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
         # layernorm's pipelined grid (KBENCH_LAYERNORM_GRID_PIPE=1; off by
         # default): a block's rows fewer than, equal to and past the lag, rows
         # that end inside a block, the longest row it takes, more rows than
         # the exchange's ring, statistics, mean 10^4, tanh
-        ln_path gp KBENCH_LAYERNORM_GRID_PIPE=1 layernorm_fused_gpipe rows=9,cols=40000 \
-            rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=1048576 \
-            rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1 \
-            rows=2500,cols=40000 rows=17,cols=1000000
+        path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=1 layernorm_fused_gpipe rows=70,cols=40008 \
+            "$all" rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 \
+            rows=133,cols=1048576 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
+            rows=31,cols=65536,gelu=1 rows=2500,cols=40000 rows=17,cols=1000000
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (the default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
-        if want half; then
-            half=KBENCH_SOFTMAX_CREG_THREADS=512
-            env $half $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
-                --shape rows=1,cols=40000 --shape rows=7,cols=100008 --shape rows=129,cols=65544 \
-                --shape rows=133,cols=262144 --metrics none --min-samples 3 \
-                --db "$out/half.db" --json "$out/half-softmax.json" >"$out/half-softmax.txt" 2>&1 ||
-                fail "512-thread clusters softmax: kbench run exit $?"
-            grep -q "_t512" "$out/half-softmax.json" ||
-                fail "512-thread clusters softmax: the 512-thread kernel did not run"
-            env $half timeout 300 "$san" --tool memcheck --error-exitcode 9 \
-                $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=40,cols=40008 \
-                --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                >>"$out/sanitizer.log" 2>&1 || fail "memcheck softmax 512-thread clusters: exit $?"
-        fi
+        path softmax half KBENCH_SOFTMAX_CREG_THREADS=512 _t512 rows=40,cols=40008 memcheck \
+            rows=1,cols=40000 rows=7,cols=100008 rows=129,cols=65544 rows=133,cols=262144
         # softmax's rows over a grid (the default past 16 blocks of 512
         # threads), with 8 and 12 vectors a thread in shared memory: rows
         # fewer than and past the SMs, a row's last block partly filled, the
         # longest row a grid takes; then each tool
-        if want grid; then
-            for ns in 8 12; do
-                KBENCH_SOFTMAX_GRID_NS=$ns $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
-                    --shape rows=1,cols=1048576 --shape rows=3,cols=600000 \
-                    --shape rows=133,cols=1000000 --shape rows=2,cols=2097152 --metrics none \
-                    --min-samples 3 --db "$out/grid.db" --json "$out/grid-softmax-$ns.json" \
-                    >"$out/grid-softmax-$ns.txt" 2>&1 ||
-                    fail "grid softmax ns=$ns: kbench run exit $?"
-                grep -q "softmax_fused_grid_r8_s$ns" "$out/grid-softmax-$ns.json" ||
-                    fail "grid softmax ns=$ns: the grid kernel did not run"
-                for tool in memcheck racecheck synccheck; do
-                    KBENCH_SOFTMAX_GRID_NS=$ns timeout 300 "$san" --tool "$tool" \
-                        --error-exitcode 9 $kb run softmax --variants fused --dtype fp32,bf16 \
-                        --shape rows=3,cols=600000 \
-                        --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                        >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax grid ns=$ns: exit $?"
-                done
-            done
-        fi
+        for ns in 8 12; do
+            path softmax "grid-$ns" "KBENCH_SOFTMAX_GRID_NS=$ns" "softmax_fused_grid_r8_s$ns" \
+                rows=3,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
+                rows=133,cols=1000000 rows=2,cols=2097152
+        done
         # softmax's pipelined grid (KBENCH_SOFTMAX_GRID_PIPE=1; off by default):
         # a block's rows fewer than, equal to and past the lag, a row's last
-        # slice partly filled, more rows than the exchange's ring; memcheck,
-        # racecheck and synccheck at 7 x 600000
-        if want gp; then
-            gp=KBENCH_SOFTMAX_GRID_PIPE=1
-            env $gp $kb run softmax --variants fused --dtype fp32,fp16,bf16 \
-                --shape rows=1,cols=1048576 --shape rows=3,cols=600000 \
-                --shape rows=133,cols=1000000 --shape rows=1500,cols=524296 \
-                --metrics none --min-samples 3 --db "$out/grid.db" --json "$out/gp-softmax.json" \
-                >"$out/gp-softmax.txt" 2>&1 || fail "pipelined grid softmax: kbench run exit $?"
-            grep -q "softmax_fused_gpipe" "$out/gp-softmax.json" ||
-                fail "pipelined grid softmax: the pipelined kernel did not run"
-            for tool in memcheck racecheck synccheck; do
-                env $gp timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                    $kb run softmax --variants fused --dtype fp32,bf16 --shape rows=7,cols=600000 \
-                    --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
-                    >>"$out/sanitizer.log" 2>&1 || fail "$tool softmax pipelined grid: exit $?"
-            done
-        fi
+        # slice partly filled, more rows than the exchange's ring; each tool
+        # at 7 x 600000
+        path softmax gp KBENCH_SOFTMAX_GRID_PIPE=1 softmax_fused_gpipe rows=7,cols=600000 "$all" \
+            rows=1,cols=1048576 rows=3,cols=600000 rows=133,cols=1000000 rows=1500,cols=524296
         # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
         if want wide; then
             KBENCH_SOFTMAX_WIDE=2 $kb run softmax --variants fused --dtype fp16,bf16 \

@@ -1784,7 +1784,6 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
     if (threadIdx.x < THREADS) /* the streaming threads' own parameters */
         ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
 
-    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
     /* The block's i-th row's shift x[row][0], from the head copied with it
      * (in the ring until the row's slot is refilled, after its out). */
     auto shift = [&](int i) {
@@ -1792,6 +1791,12 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
         kb_unpack<T>(p.head(i), h);
         return h[0];
     };
+    /* This thread's elements of every row (the same slice of each). */
+    int n = 0;
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        n += in(k) ? V : 0;
+    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
     auto stats = [&](int i) {
         const float K = shift(i);
         uint4 raw[NV];
@@ -1800,10 +1805,6 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
             raw[k] = in(k) ? p.slot(i, k) : make_uint4(0, 0, 0, 0);
         float v[NV][V];
         const float s = shifted_sum<T, true>(raw, v, K, in);
-        int n = 0;
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            n += in(k) ? V : 0;
         const float mt = n > 0 ? s / (float)n : 0.0f;
         const ln_wf w = kb_gpipe_reduce<THREADS>(ln_wf{(float)n, mt, centred_squares(v, mt, in)},
                                                  red, i, ln_wf{0.0f, 0.0f, 0.0f},

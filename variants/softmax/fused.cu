@@ -1281,24 +1281,25 @@ __global__ void __launch_bounds__(SGP_THREADS + KB_GPIPE_XTHREADS, 1)
     extern __shared__ __align__(16) uint4 sgp_sm[];
     const kb_gpipe<NV, THREADS, C::D> p(sgp_sm, nullptr, rows, cols / V, S);
 
-    /* The slice's (max, sum of exp(x - max)), over the block. */
+    /* The slice's (max, sum of exp(x - max)), over the block: its elements
+     * unpacked once, then the two passes over them in registers. */
     auto stats = [&](int i) {
-        float m = kb_neg_inf(), d = 0.0f;
+        float f[NV][V], m = kb_neg_inf(), d = 0.0f;
 #pragma unroll
-        for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < NV; k++) {
+            if (p.in(k)) {
+                kb_unpack<T>(p.slot(i, k), f[k]);
 #pragma unroll
-            for (int k = 0; k < NV; k++) {
-                if (p.in(k)) {
-                    float f[V];
-                    kb_unpack<T>(p.slot(i, k), f);
+                for (int e = 0; e < V; e++)
+                    m = fmaxf(m, f[k][e]);
+            }
+        }
 #pragma unroll
-                    for (int e = 0; e < V; e++) {
-                        if (pass == 0)
-                            m = fmaxf(m, f[e]);
-                        else
-                            d += kb_exp2((f[e] - m) * KB_LOG2E);
-                    }
-                }
+        for (int k = 0; k < NV; k++) {
+            if (p.in(k)) {
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    d += kb_exp2((f[k][e] - m) * KB_LOG2E);
             }
         }
         const float2 w = kb_gpipe_reduce<THREADS>(make_float2(m, d), red, i, kb_online_empty(),
