@@ -33,6 +33,8 @@
 #define MAX_SAMPLES 1000000
 /* --timeout at most, seconds: a day. */
 #define MAX_TIMEOUT_S 86400.0
+/* --warmup at most, seconds: an hour. */
+#define MAX_WARMUP_S 3600.0
 
 typedef struct run_opts {
     const char *op;                         /* OP or "all" */
@@ -72,6 +74,8 @@ static const char usage_text[] =
     "  --max-error PCT        ... or once the mean's standard error, stdev/sqrt(n)/mean,\n"
     "                         is < PCT % (default 0.2; 0: only --max-noise)\n"
     "  --timeout S            stop sampling after S seconds per case (default 5)\n"
+    "  --warmup S             warm up for at least S seconds before the samples\n"
+    "                         (default 0.05 s or 200 launches, whichever ends first)\n"
     "  --metrics SET          hardware counters per kernel, in a pass of their own:\n"
     "                         none, core (1 replay pass, default), sol, stalls, full\n"
     "  --timing cold|batch    the table's headline time: the median of cold samples\n"
@@ -156,6 +160,10 @@ static kb_status parse_number(int c, const char *arg, run_opts *o, kb_err *e)
         st = kb_parse_double(arg, 0.001, MAX_TIMEOUT_S, "--timeout", &dv, e);
         o->bench.time_limit_s = dv;
         break;
+    case 'u':
+        st = kb_parse_double(arg, 0.001, MAX_WARMUP_S, "--warmup", &dv, e);
+        o->bench.warmup_s = dv;
+        break;
     case 'S':
         st = kb_parse_i64(arg, 0, (int64_t)MAX_SEED, "--seed", &iv, e);
         o->seed = (uint64_t)iv;
@@ -217,7 +225,7 @@ static kb_status parse_option(int c, const char *arg, run_opts *o, kb_err *e)
         return KB_OK;
     case 'd':
         return parse_dtypes(arg, o, e);
-    case 'm': case 'M': case 'n': case 'E': case 't': case 'S': case 'D':
+    case 'm': case 'M': case 'n': case 'E': case 't': case 'u': case 'S': case 'D':
         return parse_number(c, arg, o, e);
     case 'I':
         if (kb_timing_parse(arg, &o->timing) != 0)
@@ -245,7 +253,8 @@ static const kb_cli_opt run_options[] = {
     {"dtype", 'd', KB_ARG_LIST},        {"min-samples", 'm', KB_ARG_VALUE},
     {"max-samples", 'M', KB_ARG_VALUE}, {"max-noise", 'n', KB_ARG_VALUE},
     {"max-error", 'E', KB_ARG_VALUE},
-    {"timeout", 't', KB_ARG_VALUE},     {"no-check", 'C', KB_ARG_NONE},
+    {"timeout", 't', KB_ARG_VALUE},     {"warmup", 'u', KB_ARG_VALUE},
+    {"no-check", 'C', KB_ARG_NONE},
     {"seed", 'S', KB_ARG_VALUE},        {"device", 'D', KB_ARG_VALUE},
     {"tag", 'T', KB_ARG_TEXT},          {"json", 'j', KB_ARG_PATH},
     {"db", 'b', KB_ARG_PATH},           {"metrics", 'x', KB_ARG_VALUE},

@@ -8,6 +8,7 @@
  * samples; the counter pass; the figures (results/figures.c). */
 #include "bench.h"
 
+#include <limits.h>
 #include <math.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stddef.h>
@@ -25,8 +26,9 @@
 _Static_assert(KB_MAX_AXES == KB_RES_MAX_AXES, "a result holds exactly an operator's axes");
 
 /* Warm-up before the samples: at least WARMUP_MIN launches and WARMUP_MIN_S
- * seconds, at most WARMUP_MAX launches, waiting for the GPU every
- * WARMUP_SYNC_EVERY launches so that the queue stays short. */
+ * seconds (or o->warmup_s when given), at most WARMUP_MAX launches (no cap
+ * with o->warmup_s), waiting for the GPU every WARMUP_SYNC_EVERY launches so
+ * that the queue stays short. */
 #define WARMUP_MIN 3
 #define WARMUP_MAX 200
 #define WARMUP_MIN_S 0.05
@@ -369,10 +371,11 @@ static int first_launch(const kb_op *op, const kb_variant *v, const kb_bench_opt
     return o->no_check ? STEP_OK : check_outputs(op, c, r, e);
 }
 
-static int warm_up(const kb_variant *v, bench_case *c, kb_result *r)
+static int warm_up(const kb_variant *v, const kb_bench_opts *o, bench_case *c, kb_result *r)
 {
-    const double t0 = now_s();
-    for (int i = 0; i < WARMUP_MAX && (i < WARMUP_MIN || now_s() - t0 < WARMUP_MIN_S); i++) {
+    const double t0 = now_s(), min_s = o->warmup_s > 0 ? o->warmup_s : WARMUP_MIN_S;
+    const long max_n = o->warmup_s > 0 ? LONG_MAX : WARMUP_MAX;
+    for (long i = 0; i < max_n && (i < WARMUP_MIN || now_s() - t0 < min_s); i++) {
         CASE_LAUNCH(v->launch(&c->a, c->s));
         if (i % WARMUP_SYNC_EVERY == WARMUP_SYNC_EVERY - 1 || i < WARMUP_MIN)
             CASE_CUDA(cudaStreamSynchronize(c->s));
@@ -638,7 +641,7 @@ kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *d
     if (setup(op, v, dev, &c, r) == STEP_OK && first_launch(op, v, o, &c, r, e) == STEP_OK) {
         kb_counters_prepare_wait(); /* no host work of its own during the samples */
         if ((c.log.n > 0 || library_kernel_facts(v, &c, r, e) == STEP_OK) &&
-            warm_up(v, &c, r) == STEP_OK && sample(v, o, &c, r, &st, e) == STEP_OK &&
+            warm_up(v, o, &c, r) == STEP_OK && sample(v, o, &c, r, &st, e) == STEP_OK &&
             cold_clock(&c, r) == STEP_OK && sample_batch(v, o, &c, r, &st, e) == STEP_OK)
             finish(v, dev, o, &c, r, e);
     }

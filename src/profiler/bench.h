@@ -17,6 +17,8 @@ typedef struct kb_bench_opts {
     double max_error;    /* ... or once the mean's standard error, stdev / sqrt(n) /
                           * mean, is (0: this rule off) */
     double time_limit_s; /* ... or once sampling has taken this long */
+    double warmup_s;     /* warm-up at least this long, seconds, with no cap on its
+                          * launches (0: the default, see bench.c) */
     int no_check;        /* skip the reference check (recorded) */
     kb_metric_set metrics; /* counters to collect after the samples */
     int exclusive;       /* refuse a case while another process uses the GPU */

@@ -293,7 +293,7 @@ static kb_status child_case(const kb_op *op, const kb_variant *v, const kb_devic
     size_t n = 0;
     kb_result got;
     *interrupted = 0;
-    kb_status st = ask(case_main, &ctx, 2 * o->time_limit_s + KB_CHILD_HANG_MARGIN_S,
+    kb_status st = ask(case_main, &ctx, 2 * o->time_limit_s + o->warmup_s + KB_CHILD_HANG_MARGIN_S,
                        w->gpu ? watch_tick : NULL, w, &buf, &n, &end, e);
     w->child = end.pid;
     if (st == KB_OK)

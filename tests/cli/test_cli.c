@@ -115,6 +115,10 @@ static void run_bad_dtype_and_numbers(void **state)
     assert_err("--max-noise is not a number: 'abc'");
     assert_int_equal(kb("run softmax --max-error 101"), 2);
     assert_err("--max-error must be in [0, 100], got '101'");
+    assert_int_equal(kb("run softmax --warmup 0"), 2);
+    assert_err("--warmup must be in [0.001, 3600], got '0'");
+    assert_int_equal(kb("run softmax --warmup soon"), 2);
+    assert_err("--warmup is not a number: 'soon'");
 }
 
 static void run_refuses_bad_stores_untouched(void **state)

@@ -52,7 +52,7 @@ static char tmp[64], home[4096];
 
 static const char *const cmd_options[] = {
     "--variants", "--shape", "--dtype", "--min-samples", "--max-samples", "--max-noise",
-    "--max-error", "--timeout", "--no-check", "--seed", "--device", "--tag", "--json", "--db",
+    "--max-error", "--timeout", "--warmup", "--no-check", "--seed", "--device", "--tag", "--json", "--db",
     "--metrics", "-o", "--output", "--format", "--threshold", "--runs", "--kernels", "--force",
     "-abc", "--bogus", "--shape=", "--json=", "--variants=,", "-", "--", "-x", "-oo", "--var",
     "--form",

@@ -134,11 +134,12 @@ for step in "$@"; do
         path layernorm pf KBENCH_LAYERNORM_CLUSTER_PF=2 cluster_pf rows=70,cols=40008 "$all" \
             rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=262144 \
             rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
-        # layernorm's pipelined grid (KBENCH_LAYERNORM_GRID_PIPE=1; off by
-        # default): a block's rows fewer than, equal to and past the lag, rows
-        # that end inside a block, the longest row it takes, more rows than
-        # the exchange's ring, statistics, mean 10^4, tanh
-        path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=1 layernorm_fused_gpipe rows=70,cols=40008 \
+        # layernorm's pipelined grid (fp32 rows past 262144 columns by
+        # default; =2 every aligned row past 32768, 16-bit too): a block's
+        # rows fewer than, equal to and past the lag, rows that end inside a
+        # block, the longest row it takes, more rows than the exchange's
+        # ring, statistics, mean 10^4, tanh
+        path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=2 layernorm_fused_gpipe rows=70,cols=40008 \
             "$all" rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 \
             rows=133,cols=1048576 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
             rows=31,cols=65536,gelu=1 rows=2500,cols=40000 rows=17,cols=1000000
@@ -243,11 +244,13 @@ for step in "$@"; do
         # persistent clusters by default), and 16-bit rows in the persistent ones
         ab KBENCH_LAYERNORM_CLUSTER_PF=0 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144
-        # layernorm's long rows in the pipelined grid ("old" = the switch;
-        # off by default)
-        ab KBENCH_LAYERNORM_GRID_PIPE=1 layernorm fused rows=2048,cols=65536 \
-            rows=512,cols=262144 rows=128,cols=1048576 rows=4096,cols=65536 rows=1024,cols=262144 \
-            rows=256,cols=1048576
+        # layernorm's long rows: fp32 rows past 262144 columns without the
+        # pipelined grid ("old"; the default takes them there), and every
+        # aligned row past 32768 in it ("old" = =2)
+        ab KBENCH_LAYERNORM_GRID_PIPE=0 layernorm fused rows=128,cols=1048576 \
+            rows=256,cols=1048576 rows=256,cols=524288 rows=200,cols=600000 rows=64,cols=1048576
+        ab KBENCH_LAYERNORM_GRID_PIPE=2 layernorm fused rows=2048,cols=65536 \
+            rows=512,cols=262144 rows=4096,cols=65536 rows=1024,cols=262144
         ab KBENCH_LAYERNORM_CLUSTER_PF=2 layernorm fused rows=4096,cols=65536 \
             rows=1024,cols=262144
         # softmax's cluster register kernels in one 1024-thread block an SM ("old";

@@ -38,7 +38,9 @@ static int gpu;
  * takes that path from 33 rows, fewer stream; softmax's fused rung splits
  * fp32 rows past 262144 and 16-bit rows past 524288 over the blocks of a
  * grid instead: 786432 and 1048576, the last block of a row partly filled,
- * and fp32 524292); 16-bit layernorm rows of
+ * and fp32 524292; layernorm's fused rung takes fp32 rows past 262144
+ * over a pipelined grid: 9 x 1048576, one group of 128 blocks, and 33 x
+ * 524288, two of 64); 16-bit layernorm rows of
  * 40000-65536 in 400 rows, so that each block of the shared-memory row kernel
  * takes three rows or more and its ring of slots turns over; softmax rows
  * of 9 and 25 16-byte vectors in 16-bit, which the fused rung takes 4
@@ -76,7 +78,7 @@ static const op_sizes sizes[] = {
       "rows=150,cols=65528,gelu=1,stats=1", "rows=40,cols=40000,stats=1",
       "rows=2561,cols=39,gelu=1,stats=1", "rows=700,cols=17,mean=10000", "rows=300,cols=23,stats=1",
       "rows=9,cols=1048576,stats=1", "rows=20,cols=196608,mean=10000",
-      "rows=400,cols=65536,stats=1", "rows=400,cols=40000", NULL},
+      "rows=400,cols=65536,stats=1", "rows=400,cols=40000", "rows=33,cols=524288,gelu=1", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

@@ -48,6 +48,10 @@
  *   16-bit, 32769-65536,     the shared-memory row kernel: one 1024-thread
  *   aligned, rows not few    block an SM, the row in 128 KB of shared memory
  *                            (below);
+ *   fp32, 262145-1048576,    the pipelined grid: a block of 512 threads an
+ *   aligned, rows not few,   SM, 8192 columns each, the rows' statistics
+ *   groups filling 7/8 of    exchanged L rows late (below);
+ *   the GPU
  *   longer aligned rows:     the cluster register kernel: 2-16 blocks of
  *   fp32 up to 524288, or    1024 threads x 32 elements a row, one SM each
  *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
@@ -79,9 +83,10 @@
  * KBENCH_LAYERNORM_CLUSTER_PF=0 sends the fp32 rows of 32769-262144 columns
  * that take persistent clusters with the parameters staged back to the
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
- * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=1 takes aligned rows of
- * 32769-1048576 columns over the pipelined grid (slower than the default
- * paths so far: above that kernel).
+ * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=0 sends the fp32 rows
+ * of 262145-1048576 columns that take the pipelined grid back to the
+ * persistent clusters' paths, =2 sends every aligned row of 32769-1048576
+ * columns to the pipelined grid, 16-bit too (measured: above that kernel).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
  * merge per 16-32 elements instead of a
@@ -1748,10 +1753,17 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * 16-bit rows run at ~1.98 TB/s (46%) at every length, their stall samples
  * (bf16 256 x 1048576) not_selected 21%, long_sb 14% at 31% occupancy:
  * issue-bound streaming threads, 512 an SM, each unpacking, reducing and
- * writing its elements twice from the ring. Not the default yet: it wins
- * only for fp32 rows of 1048576, whose report cell it would lift from 59% to
- * about 70%. KBENCH_LAYERNORM_GRID_PIPE=1 takes aligned rows of
- * 32769-1048576 columns here (off by default). */
+ * writing its elements twice from the ring. It wins for fp32 rows past
+ * 262144 columns only, so it is the default there (12:15 UTC, kbench
+ * compare in one process each, default / KBENCH_LAYERNORM_GRID_PIPE=0, us):
+ * fp32 128 x 1048576 376 / 430 (0.875x), 256 x 1048576 745 / 877 (0.85x),
+ * 256 x 524288 369 / 466 (0.79x), 64 x 1048576 192 / 245 (0.79x); but 200 x
+ * 600000 550 / 433 (1.27x): S = 74 blocks a row, one group, 58 of the 132
+ * SMs idle. So the default takes a shape only where its groups fill at least
+ * 7/8 of the blocks the GPU holds (launch_gpipe's `filled`); bf16 rows stay
+ * on their paths (0.997-1.002x at the same shapes). KBENCH_LAYERNORM_GRID_PIPE=0
+ * turns it off, =2 takes every aligned row of 32769-1048576 columns here,
+ * 16-bit too. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -1849,9 +1861,12 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
 
 /* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU
  * holds at once (at most one a row). cudaErrorNotSupported when a row needs
- * more than KB_GRID_MAXB blocks or the GPU holds fewer than S. */
+ * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
+ * `filled` also when the groups would leave more than 1/8 of the blocks the
+ * GPU holds idle (fp32 200 x 600000: 74 blocks of 132, 1.27x the persistent
+ * clusters' time). */
 template <typename T, bool TANH>
-static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
+static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
     using C = gp_cfg<T>;
     const auto k = layernorm_fused_gpipe<T, TANH>;
@@ -1863,7 +1878,7 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
                 kb_grid_capacity_once((const void *)k, GP_THREADS + KB_GPIPE_XTHREADS, C::SMEM, &cap),
                 S, p.rows)
           : 0;
-    if (blocks == 0 || p.rows > INT32_MAX)
+    if (blocks == 0 || p.rows > INT32_MAX || (filled && blocks * 8 < cap * 7))
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {GP_THREADS + KB_GPIPE_XTHREADS, 1, 1};
     return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
@@ -2039,11 +2054,14 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * the parameters staged, unless KBENCH_LAYERNORM_CLUSTER_PF=0; 16-bit
      * rows too with =2 (measured: above the kernel); not where rows are too
      * few for the clusters the GPU holds. */
-    /* Aligned rows of 32769-1048576 columns over the pipelined grid with
-     * KBENCH_LAYERNORM_GRID_PIPE=1 (slower so far: measured above the kernel). */
-    static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 0, 0, 1);
-    if (use_gpipe && aligned && cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
-        const cudaError_t e = launch_gpipe<T, TANH>(a, s);
+    /* Aligned fp32 rows of 262145-1048576 columns over the pipelined grid
+     * where its groups of blocks fill 7/8 of the GPU, unless
+     * KBENCH_LAYERNORM_GRID_PIPE=0; =2 takes every aligned row of
+     * 32769-1048576 columns there, 16-bit too (measured above the kernel). */
+    static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 1, 0, 2);
+    if ((use_gpipe == 2 || (use_gpipe == 1 && sizeof(T) == 4 && cols > 262144)) && aligned &&
+        cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
+        const cudaError_t e = launch_gpipe<T, TANH>(a, s, use_gpipe == 1);
         if (e != cudaErrorNotSupported)
             return e;
     }

@@ -126,7 +126,10 @@
  * committed report (kbench 8cd6345, 11:18 UTC): 495.3 vs cuBLAS's 779.9
  * TFLOP/s (0.635x) at 4096^3 (1980 MHz: 1895 flop per SM clock), 463.4 vs
  * 784.5 (0.59x) at 8192^3 (1769 MHz against cuBLAS's 1979: 1984 flop per
- * SM clock, 92% of the 2150; back to back 0.68x). */
+ * SM clock, 92% of the 2150; back to back 0.68x). The report after it
+ * (12:21 UTC, another H200, same kernels): 461.9 vs 760.4 (0.607x) at
+ * 4096^3 (1830 MHz against cuBLAS's 1686: 1912 flop per SM clock), 511.4 vs
+ * 737.3 (0.69x) at 8192^3 (1960 MHz: 1977, 92%). */
 #include <stdio.h>
 
 #include <type_traits>

@@ -110,9 +110,19 @@
  *     against 3003 flop per SM clock; back to back 1533 against 1625 us,
  *     1.06x). Each alone in a process on another H200 (11:25 UTC, 8192^3):
  *     cuBLAS 1583 and 1587 us (1545 MHz), this kernel 1574, 1563 and 1575
- *     (1515-1530 MHz): 1.006-1.015x. cuBLAS's cold samples get the higher
- *     clock only after other kernels in the same process; why is not yet
- *     known. */
+ *     (1515-1530 MHz): 1.006-1.015x.
+ *   2026-12-02 12:10 UTC, another H200, the clock traced every 10 ms: 8192^3
+ *     pulls it from 1980 to 1500-1560 MHz within 0.1 s of the first launch
+ *     (software power cap, ~690 W) for cuBLAS and this kernel alike; one
+ *     variant a process this kernel is 1.026x, 0.993x and 1.033x cuBLAS with
+ *     0.05 s, 0.5 s and 2 s of warm-up (run --warmup), all three rungs in
+ *     one process 1.008x and 1.013x (--warmup 2): no order effect there, so
+ *     the 11:18 run's 1979 MHz for cuBLAS came with that machine and moment.
+ *     The report of 12:21 UTC (third H200): 783.2 vs 760.4 (1.03x) at
+ *     4096^3, 706.1 vs 737.3 (0.958x) at 8192^3 (1515 against 1650 MHz: 3531
+ *     against 3385 flop per SM clock); epilogue=1 196.0 us against 175.5 for
+ *     epilogue=0, its samples at 1694 MHz against 1980 (3135 against 2997
+ *     flop per SM clock; back to back 196.8 against 199.2 us). */
 #include <stdio.h>
 
 #include "kernels/hopper.cuh"
