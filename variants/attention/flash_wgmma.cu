@@ -112,7 +112,23 @@
  * error, so this kernel's jittery causal cases no longer run for seconds and
  * heat the GPU): dim 128 587 (0.90x) / causal 522 (0.96x), dim 64 473
  * (0.94x) / causal 411 (0.91x), S=16384 dim 128 638 (1.02x) / causal 570
- * (0.95x). */
+ * (0.95x).
+ * The SASS (nvdisasm of the sm_90a cubin, 2026-12-02) shows that the
+ * overlap inside a warpgroup, as written above, does not happen: in every
+ * configuration ptxas puts the wait for P_{j-1} V_{j-1} (WARPGROUP.DEPBAR.LE
+ * gsb0, 0x0) above all 64 MUFU.EX2 of tile j's softmax (dim 128: the wait at
+ * listing line 1289, the EX2 at 1343-1597; dim 64: 1163 and 1257-1472), so a
+ * warpgroup's exponentials wait for its own products, and only the other
+ * consumers' turns fill the tensor pipe meanwhile. fw_overlap (OV, configs
+ * 4 and 5: KBENCH_FLASH_WGMMA_CONFIG=4 is dim 128's default with it and dim
+ * 64's three consumers with it, =5 dim 128 without ping-pong and dim 64's
+ * two consumers) ends the softmax's block with a branch that is never taken,
+ * and the wait follows every EX2 (dim 128: EX2 at 1391-1560, wait at 1572;
+ * dim 64: 1254-1434, wait 1446), 184 and 152 registers, no spills.
+ * Prediction, not yet measured: dim 64 +5-10% (there a tile's products take
+ * about as long as its exponentials, the case the overlap is for: causal
+ * from 0.91x cuDNN toward 0.95-1.0x), dim 128 +0-5%. Not the default until
+ * measured on the H200. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -127,10 +143,11 @@
 #define FW_SCHED_BYTES 8
 
 /* D: head dimension (64, 128); NC: consumer warpgroups; STAGES: K/V slots;
- * PP: the two consumers take turns issuing (named barriers). */
-template <int D_, int NC_, int STAGES_, bool PP_> struct fw_cfg {
+ * PP: the two consumers take turns issuing (named barriers); OV: a branch on
+ * the softmax's row sums ends its block before the wait for P V (fw_overlap). */
+template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false> struct fw_cfg {
     static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = FW_BN;
-    static constexpr bool PP = PP_;
+    static constexpr bool PP = PP_, OV = OV_;
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
     static constexpr int SLABS = D / 64; /* 128-byte slabs of a row */
@@ -342,6 +359,21 @@ static __device__ __forceinline__ void fw_tile_softmax(float (&sacc)[BN / 2], fl
     fw_softmax<BN>(sacc, m, l, alpha, sl2);
 }
 
+/* The softmax of S_j before the wait for P_{j-1} V_{j-1}, in the SASS too.
+ * Without it ptxas puts the wait (WARPGROUP.DEPBAR.LE gsb0, 0x0) at the top of
+ * the block holding the softmax, and every MUFU.EX2 of the tile after it: the
+ * products and the exponentials of one warpgroup take turns, and only the
+ * other consumers' ping-pong overlaps them. A branch on the row sums, never
+ * taken (l is a sum of exponentials, never the bit pattern 0xffffffff), ends
+ * the softmax's block, so the wait lands after it (the nvdisasm listing of
+ * sm_90a: all 64 of a tile's EX2 ahead of the wait, at dim 64 and 128). */
+template <typename C> static __device__ __forceinline__ void fw_overlap(const float (&l)[2])
+{
+    if constexpr (C::OV)
+        if (__float_as_uint(l[0] + l[1]) == 0xffffffffu)
+            asm volatile("nanosleep.u32 1;");
+}
+
 /* P as the A operand of P V: the accumulator pairs of S rounded to T, four
  * registers per 16 keys (m16n8k16 A-fragment order). */
 template <typename T, int BN>
@@ -429,6 +461,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         float alpha[2];
         fw_tile_softmax<BN>(sacc, m, l, alpha, j * BN, q0 + FW_ROWS * w, row0, colq, s, causal,
                         sl2);
+        fw_overlap<C>(l);
         kb_wgmma_wait<0>(); /* P V is in: O and P are free */
         kb_fence_regs(o);
         kb_fence_regs(p);
@@ -535,7 +568,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 4
+#define FW_CONFIGS 6
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -588,8 +621,9 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
                      (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E);
 }
 
-#define FW_CONFIG(T, D, NC, ST, PP, name, persist)                                             \
-    {fw_setup<T, fw_cfg<D, NC, ST, PP>>, fw_launch<T, fw_cfg<D, NC, ST, PP>>, name, persist}
+#define FW_CONFIG(T, D, NC, ST, PP, name, persist) FW_CONFIG_OV(T, D, NC, ST, PP, false, name, persist)
+#define FW_CONFIG_OV(T, D, NC, ST, PP, OV, name, persist)                                      \
+    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV>>, name, persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else the
  * first of its dimension's list (for dim 64, the last on grids too small for
@@ -600,12 +634,16 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
         FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3_persist", 1),
         FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3", 0),
-        FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1)};
+        FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1),
+        FW_CONFIG_OV(T, 128, 2, 3, true, true, "att_fw_d128_c2_n128_s3_pp_ov_persist", 1),
+        FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
         FW_CONFIG(T, 64, 3, 4, false, "att_fw_d64_c3_n128_s4_persist", 1),
-        FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1)};
+        FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1),
+        FW_CONFIG_OV(T, 64, 3, 4, true, true, "att_fw_d64_c3_n128_s4_pp_ov_persist", 1),
+        FW_CONFIG_OV(T, 64, 2, 4, true, true, "att_fw_d64_c2_n128_s4_pp_ov_persist", 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
