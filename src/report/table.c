@@ -183,6 +183,14 @@ const char *kb_clock_note_part(const kb_clock_spread *s, int part, char *b, size
     return b;
 }
 
+size_t kb_case_per_clock(const kb_run *run, const size_t *idx, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += isfinite(kb_result_flop_per_clock(&run->results[idx[i]], run->dev.sms)) ? 1 : 0;
+    return k;
+}
+
 int kb_col_right(int c)
 {
     return c >= 0 && c < KB_NCOL && cols[c].right;

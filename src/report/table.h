@@ -74,6 +74,15 @@ int kb_case_clocks(const kb_run *run, const size_t *idx, size_t n, kb_clock_spre
  * after it. Written into b (n bytes, 96 enough), which is returned. */
 const char *kb_clock_note_part(const kb_clock_spread *s, int part, char *b, size_t n);
 
+/* The words before the per-clock note of a case whose clocks are apart: each
+ * compute-bound ok result's flop per SM cycle (kb_result_flop_per_clock), so
+ * that results which met different clocks compare per cycle. */
+#define KB_PER_CLOCK_NOTE "flop per SM cycle at those clocks:"
+
+/* How many results of the case idx[0..n) have a flop-per-cycle figure
+ * (kb_result_flop_per_clock with the run's SM count). */
+size_t kb_case_per_clock(const kb_run *run, const size_t *idx, size_t n);
+
 /* ---- the table of a sweep (results/sweep.h) ---------------------------------------- */
 
 /* A sweep's table: a row per point (the swept axis ascending), the columns the

@@ -403,6 +403,22 @@ static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m,
                 put_text(l.lf, run->results[idx[part ? cs.at_hi : cs.at_lo]].variant, k);
         }
         note_end(&l);
+        if (kb_case_per_clock(run, idx, m) > 0) {
+            note_begin(&l, f, k, v->width);
+            fputs(KB_PER_CLOCK_NOTE, l.lf);
+            const char *sep = " ";
+            for (size_t j = 0; j < m; j++) {
+                const kb_result *r = &run->results[idx[j]];
+                const double fpc = kb_result_flop_per_clock(r, run->dev.sms);
+                if (!isfinite(fpc))
+                    continue;
+                fputs(sep, l.lf);
+                put_text(l.lf, r->variant, k);
+                fprintf(l.lf, " %.0f", fpc);
+                sep = ", ";
+            }
+            note_end(&l);
+        }
     }
     int any_bad = 0;
     for (size_t j = 0; j < m; j++)

@@ -103,6 +103,14 @@ double kb_result_intensity(const kb_result *r)
     return r->flops / r->bytes;
 }
 
+double kb_result_flop_per_clock(const kb_result *r, int sms)
+{
+    if (r->status != KB_R_OK || strcmp(r->bound, "compute") != 0 || !(r->flops > 0) ||
+        !(r->median_us > 0) || !(r->sm_clock_mhz > 0) || !isfinite(r->sm_clock_mhz) || sms <= 0)
+        return NAN;
+    return r->flops / (r->median_us * 1e-6) / ((double)sms * r->sm_clock_mhz * 1e6);
+}
+
 /* ---- the kernels' summaries --------------------------------------------------- */
 
 /* The kernel's counter `name` in the counter pass, or NAN when it has none. */

@@ -336,6 +336,13 @@ int kb_result_has_counters(const kb_result *r);
 /* Arithmetic intensity: model flops per model byte; NAN without both. */
 double kb_result_intensity(const kb_result *r);
 
+/* The model flops one SM did per cycle of its clock in r's cold samples, at
+ * the clock read right after them: flops / (median s x sms x sm_clock_mhz
+ * 10^6). For a compute-bound ok result only (NAN otherwise, or without a
+ * clock): under a power cap two results can meet different clocks, and this
+ * sets their work per cycle side by side. */
+double kb_result_flop_per_clock(const kb_result *r, int sms);
+
 /* Sets the speed-up (see kb_result.speedup) of every result of the run that is
  * in the case of r. */
 void kb_run_case_speedups(kb_run *run, const kb_result *r);

@@ -157,6 +157,17 @@ static void test_clocks_note(void **state)
                "&lt;/script&gt;&amp;amp;&quot; 1500 MHz, naive 1980 (32% apart): these results met "
                "the power cap differently</li>");
     assert_null(strstr(t, "<script"));
+    assert_null(strstr(t, "flop per SM cycle")); /* memory-bound */
+    free(t);
+    /* compute-bound: each one's flop per SM cycle at its clock, after it */
+    run.dev.sms = 132;
+    snprintf(run.results[0].bound, sizeof run.results[0].bound, "compute");
+    snprintf(run.results[2].bound, sizeof run.results[2].bound, "compute");
+    run.results[0].flops = run.results[0].median_us * 1e-6 * 132 * 1980e6 * 100.0;
+    run.results[2].flops = run.results[2].median_us * 1e-6 * 132 * 1500e6 * 250.0;
+    t = render_run(&run);
+    kbt_has(t, "met the power cap differently</li><li>flop per SM cycle at those clocks: naive "
+               "100, &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot; 250</li>");
     free(t);
     kb_run_release(&run);
 }

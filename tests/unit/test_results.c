@@ -129,6 +129,20 @@ static void derived_figures(void **state)
     snprintf(r.dtype, sizeof r.dtype, "fp32");
     kb_result_derive(&r, &d);
     assert_true(fabs(r.pct_peak - 100.0 * 20.0 / 50.0) < 1e-12);
+    /* flop per SM cycle: 2e9 flop in 100 us on 100 SMs at 1000 MHz */
+    r.status = KB_R_OK;
+    r.sm_clock_mhz = 1000;
+    assert_true(fabs(kb_result_flop_per_clock(&r, 100) - 200.0) < 1e-9);
+    assert_true(isnan(kb_result_flop_per_clock(&r, 0)));
+    r.sm_clock_mhz = NAN;
+    assert_true(isnan(kb_result_flop_per_clock(&r, 100)));
+    r.sm_clock_mhz = 1000;
+    r.status = KB_R_MISMATCH;
+    assert_true(isnan(kb_result_flop_per_clock(&r, 100)));
+    r.status = KB_R_OK;
+    snprintf(r.bound, sizeof r.bound, "memory");
+    assert_true(isnan(kb_result_flop_per_clock(&r, 100)));
+    snprintf(r.bound, sizeof r.bound, "compute");
     r.bytes = NAN;
     assert_true(isnan(kb_result_intensity(&r)));
     kb_result_derive(&r, &d);

@@ -879,6 +879,19 @@ static void test_clocks_apart(void **state)
     char *t = render(write_wide, &run);
     assert_non_null(strstr(t, line));
     assert_int_equal(strstr(strstr(t, line) + 1, "clocks:") == NULL, 1); /* once */
+    assert_null(strstr(t, "flop per SM cycle")); /* memory-bound */
+    free(t);
+    /* compute-bound: each ok result's flop per SM cycle at its clock (132 SMs;
+     * naive 200 us at 1590 MHz, coalesced 100 us at 1965; fused mismatched) */
+    for (int i = 0; i < 4; i++) {
+        snprintf(run.results[i].bound, sizeof run.results[i].bound, "compute");
+        run.results[i].flops = 200e-6 * 132 * 1590e6 * 1000.0;
+    }
+    t = render(write_wide, &run);
+    kbt_has(t, "flop per SM cycle at those clocks: naive 1000, coalesced 1618\n");
+    free(t);
+    t = render(kb_write_markdown, &run);
+    kbt_has(t, "flop per SM cycle at those clocks: naive 1000, coalesced 1618");
     free(t);
     t = render(kb_write_markdown, &run);
     assert_non_null(strstr(t, line));
