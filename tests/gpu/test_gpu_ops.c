@@ -2,7 +2,8 @@
  * sizes, checked against the fp64 reference on fresh random inputs with
  * poisoned outputs; a deliberately broken launcher must be caught; the copy
  * calibration and clock measurement must give sane figures; a library's
- * kernels (cudnn) are traced and profiled. Skips, saying so, without a GPU. */
+ * kernels (cudnn) are traced and profiled; flash-wgmma's every configuration
+ * passes the check. Skips, saying so, without a GPU. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,59 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..5, the
+ * default's alternatives and the ones that keep the softmax ahead of the wait
+ * for P V) passes the check at shapes no tile divides, dim 64 and 128, causal
+ * and not, fp16 and bf16, and runs the kernel its name says (configurations 4
+ * and 5: "_ov_"). Consecutive cases differ in shape, so that the variant's
+ * plan, kept for its case, is made anew for each configuration. */
+#define FW_TEST_CONFIGS 6
+static void flash_wgmma_configurations_pass_the_check(void **state)
+{
+    (void)state;
+    if (!gpu || !op_selected("attention"))
+        skip();
+    static const char *const shapes[] = {"batch=1,heads=3,seq=1000,dim=128,causal=1",
+                                         "batch=2,heads=3,seq=1000,dim=64",
+                                         "batch=3,heads=2,seq=129,dim=128",
+                                         "batch=1,heads=2,seq=4097,dim=64,causal=1"};
+    const kb_op *op = kb_op_find("attention");
+    assert_non_null(op);
+    const kb_variant *var = kb_variant_find(op, "flash-wgmma");
+    assert_non_null(var);
+    int failures = 0, cases = 0;
+    for (int c = 0; c < FW_TEST_CONFIGS; c++) {
+        char cv[8];
+        snprintf(cv, sizeof cv, "%d", c);
+        assert_int_equal(setenv("KBENCH_FLASH_WGMMA_CONFIG", cv, 1), 0);
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+            for (int d = KB_FP16; d <= KB_BF16; d++) {
+                int64_t shape[KB_MAX_AXES];
+                kb_err e = {{0}};
+                kb_result r;
+                assert_int_equal(kb_shape_parse(op, shapes[s], shape, &e), KB_OK);
+                kb_bench_name_case(&r, op, var, (kb_dtype)d, shape, 300u + (unsigned)s);
+                assert_int_equal(kb_bench_case(op, var, &dev, &quick, &r, &e), KB_OK);
+                cases++;
+                const int ov = r.nkernels > 0 && strstr(r.kernels[0].name, "_ov_") != NULL;
+                if (r.status == KB_R_SKIPPED) {
+                    fprintf(stderr, "skipped flash-wgmma config %d %s: %s\n", c, shapes[s],
+                            r.reason);
+                } else if (r.status != KB_R_OK || (r.nkernels > 0 && ov != (c >= 4))) {
+                    fprintf(stderr, "FAIL flash-wgmma config %d %s %s: %s (%s), kernel %s\n", c,
+                            r.dtype, shapes[s], kb_rstatus_name(r.status), r.reason,
+                            r.nkernels > 0 ? r.kernels[0].name : "-");
+                    failures++;
+                }
+                kb_result_release(&r);
+            }
+    }
+    assert_int_equal(unsetenv("KBENCH_FLASH_WGMMA_CONFIG"), 0);
+    fprintf(stderr, "flash-wgmma configurations: %d cases checked, %d failed\n", cases,
+            failures);
+    assert_int_equal(failures, 0);
+}
+
 /* A launcher that leaves the last row unwritten: the check must see the poison.
  * It launches the operator's last variant whose launcher reads the shape at
  * each call: a prepared variant (a library's plan) is bound to its case's
@@ -408,6 +462,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_variant_every_dtype_awkward_sizes),
+        cmocka_unit_test(flash_wgmma_configurations_pass_the_check),
         cmocka_unit_test(unwritten_output_is_a_mismatch),
         cmocka_unit_test(calibration_and_clock_are_sane),
         cmocka_unit_test(copy_counters_match_its_bytes),
