@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -82,6 +83,21 @@ static inline int kbt_sh(const char *fmt, ...)
     va_end(ap);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Whether python3 is on the path (the tests of the Python scripts skip,
+ * saying so, without it). */
+static inline int kbt_have_python(void)
+{
+    return kbt_sh("command -v python3 >/dev/null 2>&1") == 0;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double kbt_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The folder of a test that writes files: made fresh by kbt_dir_setup and

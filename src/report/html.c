@@ -303,15 +303,13 @@ static void run_table(FILE *f, const kb_run *run, const size_t *idx, size_t n, k
                 kb_html_escape(f, rows[part ? cs.at_hi : cs.at_lo].c[KB_COL_VARIANT]);
         }
         fputs("</li>", f);
-        if (kb_case_per_clock(run, idx, n) > 0) {
+        double fpc;
+        size_t j = kb_case_per_clock(run, idx, n, 0, &fpc);
+        if (j < n) {
             fputs("<li>" KB_PER_CLOCK_NOTE, f);
-            const char *sep = " ";
-            for (size_t i = 0; i < n; i++) {
-                const double fpc = kb_result_flop_per_clock(&run->results[idx[i]], run->dev.sms);
-                if (!isfinite(fpc))
-                    continue;
+            for (const char *sep = " "; j < n; j = kb_case_per_clock(run, idx, n, j + 1, &fpc)) {
                 fputs(sep, f);
-                kb_html_escape(f, rows[i].c[KB_COL_VARIANT]);
+                kb_html_escape(f, rows[j].c[KB_COL_VARIANT]);
                 fprintf(f, " %.0f", fpc);
                 sep = ", ";
             }

@@ -183,12 +183,15 @@ const char *kb_clock_note_part(const kb_clock_spread *s, int part, char *b, size
     return b;
 }
 
-size_t kb_case_per_clock(const kb_run *run, const size_t *idx, size_t n)
+size_t kb_case_per_clock(const kb_run *run, const size_t *idx, size_t n, size_t from,
+                         double *fpc)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += isfinite(kb_result_flop_per_clock(&run->results[idx[i]], run->dev.sms)) ? 1 : 0;
-    return k;
+    for (size_t j = from; j < n; j++) {
+        *fpc = kb_result_flop_per_clock(&run->results[idx[j]], run->dev.sms);
+        if (isfinite(*fpc))
+            return j;
+    }
+    return n;
 }
 
 int kb_col_right(int c)

@@ -79,9 +79,12 @@ const char *kb_clock_note_part(const kb_clock_spread *s, int part, char *b, size
  * that results which met different clocks compare per cycle. */
 #define KB_PER_CLOCK_NOTE "flop per SM cycle at those clocks:"
 
-/* How many results of the case idx[0..n) have a flop-per-cycle figure
- * (kb_result_flop_per_clock with the run's SM count). */
-size_t kb_case_per_clock(const kb_run *run, const size_t *idx, size_t n);
+/* The first position j >= from in the case idx[0..n) whose result has a
+ * flop-per-cycle figure (kb_result_flop_per_clock with the run's SM count),
+ * the figure in *fpc; n when none is left. The note's entries are those of
+ * j = kb_case_per_clock(.., 0, ..), then from j + 1, until n. */
+size_t kb_case_per_clock(const kb_run *run, const size_t *idx, size_t n, size_t from,
+                         double *fpc);
 
 /* ---- the table of a sweep (results/sweep.h) ---------------------------------------- */
 

@@ -403,17 +403,14 @@ static void write_group(FILE *f, const run_view *v, const size_t *idx, size_t m,
                 put_text(l.lf, run->results[idx[part ? cs.at_hi : cs.at_lo]].variant, k);
         }
         note_end(&l);
-        if (kb_case_per_clock(run, idx, m) > 0) {
+        double fpc;
+        size_t j = kb_case_per_clock(run, idx, m, 0, &fpc);
+        if (j < m) {
             note_begin(&l, f, k, v->width);
             fputs(KB_PER_CLOCK_NOTE, l.lf);
-            const char *sep = " ";
-            for (size_t j = 0; j < m; j++) {
-                const kb_result *r = &run->results[idx[j]];
-                const double fpc = kb_result_flop_per_clock(r, run->dev.sms);
-                if (!isfinite(fpc))
-                    continue;
+            for (const char *sep = " "; j < m; j = kb_case_per_clock(run, idx, m, j + 1, &fpc)) {
                 fputs(sep, l.lf);
-                put_text(l.lf, r->variant, k);
+                put_text(l.lf, run->results[idx[j]].variant, k);
                 fprintf(l.lf, " %.0f", fpc);
                 sep = ", ";
             }

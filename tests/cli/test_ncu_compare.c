@@ -81,7 +81,7 @@ static void fake_tools(void)
 
 static int compare(const char *cache)
 {
-    if (kbt_sh("command -v python3 >/dev/null 2>&1") != 0)
+    if (!kbt_have_python())
         skip(); /* said once in main */
     free(out_text);
     int rc = kbt_sh("NCU=%s/ncu NCU_CACHE_CONTROL=%s bash tests/gpu/ncu_compare.sh "
@@ -142,7 +142,7 @@ static void test_bad_cache_control(void **state)
 
 int main(void)
 {
-    if (system("command -v python3 >/dev/null 2>&1") != 0)
+    if (!kbt_have_python())
         printf("skipping: python3 is not installed (tests/gpu/ncu_compare.sh needs it)\n");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_judges_steady_launches, setup, teardown),

@@ -16,11 +16,6 @@
 #include "kbtest.h"
 #include "results/sweep.h"
 
-static int have_python(void)
-{
-    return system("command -v python3 >/dev/null 2>&1") == 0;
-}
-
 /* The kbench command lines of h200.sh for op with SWEEP=1, and its --shape
  * values one a line into dir/op.kbench, sorted. */
 /* The shapes h200.sh's sweep runs op at in dtype dt, as kbench writes them
@@ -114,7 +109,7 @@ static void h200_sweep_dry_run(void **state)
 static void torch_peers_dry_run(void **state)
 {
     (void)state;
-    if (!have_python()) {
+    if (!kbt_have_python()) {
         print_message("python3 is not installed: skipping the peer script's test\n");
         skip();
     }
@@ -209,7 +204,7 @@ static void write_peers(void)
 static void sweep_table_ratios(void **state)
 {
     (void)state;
-    if (!have_python()) {
+    if (!kbt_have_python()) {
         print_message("python3 is not installed: skipping the sweep table's test\n");
         skip();
     }

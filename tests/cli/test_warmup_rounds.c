@@ -12,7 +12,7 @@
 static void summary_and_commands(void **state)
 {
     (void)state;
-    if (system("command -v python3 >/dev/null 2>&1") != 0) {
+    if (!kbt_have_python()) {
         printf("SKIPPED: python3 not found\n");
         skip();
     }

@@ -3,8 +3,9 @@
  * case's child dies with it); a run while another process computes on the GPU
  * flags every case gpu_shared, and --exclusive refuses it (exit 3); on an idle
  * GPU, --exclusive runs and nothing is flagged. Every ok result carries its
- * batch time; --warmup lengthens a case's warm-up as asked. Skips, saying so, without a GPU (this process never touches
- * CUDA itself: it forks the process that keeps the GPU busy). */
+ * batch time; --warmup lengthens a case's warm-up as asked. Skips, saying so,
+ * without a GPU (this process never touches CUDA itself: it forks the process
+ * that keeps the GPU busy). */
 #include <dirent.h>
 #include <math.h>
 #include <signal.h>
@@ -266,13 +267,6 @@ static void shared_gpu_is_flagged_and_exclusive_refuses(void **state)
     kb_run_release(&run);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* --warmup S: the case warms up for at least S seconds (the run lasts that
  * much longer than the same run without it), and it is still measured. */
 static void warmup_lasts_as_asked(void **state)
@@ -283,14 +277,14 @@ static void warmup_lasts_as_asked(void **state)
     kb_run run;
     const char *one = "--variants fused --shape rows=2048,cols=1024 --metrics none --timeout 1";
     char args[256];
-    double t0 = now_s();
+    double t0 = kbt_now_s();
     assert_int_equal(run_report(one, "warm_default", &run), 0);
-    const double plain_s = now_s() - t0;
+    const double plain_s = kbt_now_s() - t0;
     kb_run_release(&run);
     snprintf(args, sizeof args, "%s --warmup 3", one);
-    t0 = now_s();
+    t0 = kbt_now_s();
     assert_int_equal(run_report(args, "warm_3", &run), 0);
-    const double warm_s = now_s() - t0;
+    const double warm_s = kbt_now_s() - t0;
     assert_int_equal(run.nresults, 1);
     assert_int_equal(run.results[0].status, KB_R_OK);
     assert_true(run.results[0].median_us > 0);

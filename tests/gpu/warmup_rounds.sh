@@ -32,28 +32,23 @@ summary() { # dir A,B
         [ -e "$f" ] || continue
         local tag=${f##*/warm-}
         tag=${tag%.json}
-        # the report's tag (warm-up-round) before each report's CSV lines
-        "$kbench" report "$f" --format csv | sed "s/^/$tag,/" >>"$csv" || return 1
+        # the report's tag (warm-up-round) before each of its CSV lines, the
+        # header once (that column "warm_round")
+        "$kbench" report "$f" --format csv | sed "s/^/$tag,/" |
+            { if [ "$n" -eq 0 ]; then sed '1s/^[^,]*,/warm_round,/'; else sed 1d; fi; } >>"$csv" ||
+            return 1
         n=$((n + 1))
     done
     [ "$n" -gt 0 ] || { echo "$0: no warm-*.json in $dir" >&2; return 1; }
     cat >"$py" <<'EOF'
-import csv, io, sys
+import csv, sys
 
 a, b = sys.argv[2].split(",", 1)
-rows, header = [], None
-for line in open(sys.argv[1], newline=""):
-    tag, rest = line.split(",", 1)
-    if rest.startswith("run_id,"):
-        header = header or rest
-        continue
-    rows.append((tag, rest))
 res = {}
-for tag, rest in rows:
-    r = next(csv.DictReader(io.StringIO(header + rest)))
+for r in csv.DictReader(open(sys.argv[1], newline="")):
     if r["status"] == "ok" and r["variant"] in (a, b):
-        res[(tag, r["shape"], r["variant"])] = (float(r["median_us"]),
-                                                float(r["sm_clock_mhz"] or "nan"))
+        res[(r["warm_round"], r["shape"], r["variant"])] = (float(r["median_us"]),
+                                                     float(r["sm_clock_mhz"] or "nan"))
 print("| warm-up-round | shape | %s | MHz | %s | MHz | %s / %s time |" % (a, b, b, a))
 print("|---|---|---:|---:|---:|---:|---:|")
 spans = {}

@@ -1781,7 +1781,7 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH>
-__global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
+__global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T>;
@@ -1862,9 +1862,8 @@ __global__ void __launch_bounds__(GP_THREADS + KB_GPIPE_XTHREADS, 1)
 /* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU
  * holds at once (at most one a row). cudaErrorNotSupported when a row needs
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
- * `filled` also when the groups would leave more than 1/8 of the blocks the
- * GPU holds idle (fp32 200 x 600000: 74 blocks of 132, 1.27x the persistent
- * clusters' time). */
+ * `filled` also when the groups would leave more than 1/8 of its blocks idle
+ * (kb_gpipe_blocks). */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
@@ -1874,13 +1873,10 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     static int64_t cap = -1;
     const int64_t blocks =
-        S ? kb_gpipe_blocks(
-                kb_grid_capacity_once((const void *)k, GP_THREADS + KB_GPIPE_XTHREADS, C::SMEM, &cap),
-                S, p.rows)
-          : 0;
-    if (blocks == 0 || p.rows > INT32_MAX || (filled && blocks * 8 < cap * 7))
+        kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
+    if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {GP_THREADS + KB_GPIPE_XTHREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
                      p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
 }

@@ -1272,7 +1272,7 @@ template <typename T> struct sgp_cfg {
 };
 
 template <typename T>
-__global__ void __launch_bounds__(SGP_THREADS + KB_GPIPE_XTHREADS, 1)
+__global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
     softmax_fused_gpipe(const T *__restrict__ x, T *__restrict__ y, int rows, int cols, int S)
 {
     using C = sgp_cfg<T>;
@@ -1340,13 +1340,10 @@ template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStre
     const int S = kb_grid_blocks(cols / C::V, (int64_t)SGP_THREADS * C::NV);
     static int64_t cap = -1;
     const int64_t blocks =
-        S ? kb_gpipe_blocks(
-                kb_grid_capacity_once((const void *)k, SGP_THREADS + KB_GPIPE_XTHREADS, C::SMEM, &cap),
-                S, rows)
-          : 0;
+        kb_gpipe_blocks((const void *)k, SGP_THREADS, C::SMEM, S, rows, &cap, false);
     if (blocks == 0 || rows > INT32_MAX || cols > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {SGP_THREADS + KB_GPIPE_XTHREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(SGP_THREADS), 1, 1};
     return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
                      (T *)a->out[0], (int)rows, (int)cols, S);
 }
