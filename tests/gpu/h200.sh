@@ -35,6 +35,10 @@
 # PEERS_TIMEOUT=S stops the peers after S seconds (timeout(1)): torch_peers.py
 # rewrites its JSON after each case, so it then holds the cases finished and
 # says "complete": false (bench/sweep_table.py says so beside its table).
+# The compute-bound operators (attention, matmul) warm each case up for
+# COMPUTE_WARMUP seconds (default 1; 0 keeps kbench's own 0.05 s), so that
+# their samples meet the clock the power cap holds under a sustained load
+# (docs/method.md, "Clocks and the power cap").
 # DRY_RUN=1 prints the kbench commands it would run, and runs nothing.
 set -uo pipefail
 out=${OUT:-/tmp/kbench-out}
@@ -80,6 +84,7 @@ for op in "${ops[@]}"; do
     esac
     dtypes=fp32,bf16
     extra=()
+    warm=0
     if [ "$op" = attention ]; then
         # the ladder, the Hopper rung and the vendor row at the shapes of the
         # acceptance: D=128 and D=64 (H=32), S=16384, causal and not, and two
@@ -91,6 +96,7 @@ for op in "${ops[@]}"; do
                 --shape batch=1,heads=5,seq=1000,dim=128,causal=1 --shape batch=1,heads=2,seq=4097,dim=128,causal=1)
         dtypes=bf16
         extra=(--min-samples 5)
+        warm=1
     fi
     if [ "$op" = matmul ]; then
         # the report's shapes: the 4096 cube and its epilogue, no tile
@@ -105,6 +111,10 @@ for op in "${ops[@]}"; do
                 --shape m=4095,n=4097,k=1000 --shape m=16,n=8192,k=8192
                 --shape m=8192,n=8192,k=8192)
         extra=(--min-samples 5)
+        warm=1
+    fi
+    if [ "$warm" = 1 ] && [ "${COMPUTE_WARMUP:-1}" != 0 ]; then
+        extra+=(--warmup "${COMPUTE_WARMUP:-1}")
     fi
     if [ "$sweep" = 1 ] && { [ "$op" = softmax ] || [ "$op" = layernorm ]; }; then
         mapfile -t more < <(sweep_shapes "$dtypes")

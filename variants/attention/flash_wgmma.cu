@@ -119,16 +119,33 @@
  * gsb0, 0x0) above all 64 MUFU.EX2 of tile j's softmax (dim 128: the wait at
  * listing line 1289, the EX2 at 1343-1597; dim 64: 1163 and 1257-1472), so a
  * warpgroup's exponentials wait for its own products, and only the other
- * consumers' turns fill the tensor pipe meanwhile. fw_overlap (OV, configs
- * 4 and 5: KBENCH_FLASH_WGMMA_CONFIG=4 is dim 128's default with it and dim
- * 64's three consumers with it, =5 dim 128 without ping-pong and dim 64's
- * two consumers) ends the softmax's block with a branch that is never taken,
- * and the wait follows every EX2 (dim 128: EX2 at 1391-1560, wait at 1572;
- * dim 64: 1254-1434, wait 1446), 184 and 152 registers, no spills.
- * Prediction, not yet measured: dim 64 +5-10% (there a tile's products take
+ * consumers' turns fill the tensor pipe meanwhile. fw_overlap (OV:
+ * dim 128's configurations 0 and 5, dim 64's 4 and 5; when first measured,
+ * below, dim 128's ping-pong default with it was configuration 4) ends the
+ * softmax's block with a branch that is never taken, and the wait follows
+ * every EX2 (dim 128: EX2 at 1391-1560, wait at 1572; dim 64: 1254-1434,
+ * wait 1446), 184 and 152 registers, no spills.
+ * Prediction (before the run): dim 64 +5-10% (there a tile's products take
  * about as long as its exponentials, the case the overlap is for: causal
- * from 0.91x cuDNN toward 0.95-1.0x), dim 128 +0-5%. Not the default until
- * measured on the H200. */
+ * from 0.91x cuDNN toward 0.95-1.0x), dim 128 +0-5%. Measured (H200,
+ * 2026-12-02 14:19-14:20 UTC, two interleaved rounds, counters off, cuDNN
+ * in the default's runs; flop per SM cycle at the clock read after the
+ * samples, since the power cap put these runs anywhere from 1680 to 1980
+ * MHz; without -> with the overlap, pp persist in both): dim 128 S=4096
+ * 2572, 2570 -> 2599, 2585 (cuDNN 2685, 2668), causal 2164, 2177 -> 2198,
+ * 2169 (cuDNN 2265, 2318); S=16384 2701, 2663 -> 2740, 2726 (cuDNN 2756,
+ * 2772), causal 2480, 2432 -> 2520, 2533 (cuDNN 2574, 2576); dim 64 1945,
+ * 1953 -> 1898, 1913 (cuDNN 2076, 2067), causal 1606, 1607 -> 1585, 1589
+ * (cuDNN 1777, 1788); dim 64's two consumers with it 1712, 1711 and 1541,
+ * 1554; dim 128 without ping-pong with it 2525, 2572 and 2194, 2187. Dim
+ * 128 gained 0.5-3%, the low end of its prediction; dim 64, where the
+ * prediction was largest, lost 1-2%. With three consumers taking turns at
+ * the tensor pipe, one warpgroup's exponentials already hide behind the
+ * other two's products, and the never-taken branch only adds its compare
+ * and a later wait; at dim 128 two consumers leave a gap that the overlap
+ * fills in part. So dim 128's default is the overlapped kernel (config 0;
+ * 4 is the old default), and dim 64 keeps its kernels without it (4 and 5
+ * are the overlapped ones there). */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -631,11 +648,11 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 template <typename T> static const fw_config *fw_choose(const kb_args *a, int sms)
 {
     static const fw_config d128[FW_CONFIGS] = {
-        FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
+        FW_CONFIG_OV(T, 128, 2, 3, true, true, "att_fw_d128_c2_n128_s3_pp_ov_persist", 1),
         FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3_persist", 1),
         FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3", 0),
         FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1),
-        FW_CONFIG_OV(T, 128, 2, 3, true, true, "att_fw_d128_c2_n128_s3_pp_ov_persist", 1),
+        FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
         FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
