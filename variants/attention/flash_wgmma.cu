@@ -145,7 +145,17 @@
  * and a later wait; at dim 128 two consumers leave a gap that the overlap
  * fills in part. So dim 128's default is the overlapped kernel (config 0;
  * 4 is the old default), and dim 64 keeps its kernels without it (4 and 5
- * are the overlapped ones there). */
+ * are the overlapped ones there).
+ * Tried on the build machine and not run (2026-12-02): dim 64 with two
+ * consumers and 256 keys a tile, the shape of cuDNN's dim-64 kernel
+ * (..._64x256x64_...), to halve the per-tile softmax and rescale work. S
+ * (128 registers a thread), P (64) and O (32) are all live while S_j and
+ * P_{j-1} V_{j-1} run, 224 of the 240 a consumer gets with a 24-register
+ * producer; ptxas -v reports 180 bytes of spills, and the SASS puts a
+ * WARPGROUP.DEPBAR (a wait for every product in flight) after each HGMMA
+ * around the spill moves, so the products no longer overlap anything. A
+ * tile that wide needs S and P to share registers, which this kernel's
+ * overlap of S_j with P_{j-1} V_{j-1} rules out. */
 #include <stdio.h>
 
 #include "attention.cuh"
