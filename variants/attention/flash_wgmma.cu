@@ -155,7 +155,20 @@
  * WARPGROUP.DEPBAR (a wait for every product in flight) after each HGMMA
  * around the spill moves, so the products no longer overlap anything. A
  * tile that wide needs S and P to share registers, which this kernel's
- * overlap of S_j with P_{j-1} V_{j-1} rules out. */
+ * overlap of S_j with P_{j-1} V_{j-1} rules out.
+ * Where dim 64 loses (H200, 2026-12-02 14:52 UTC, --metrics full, one run,
+ * flash-wgmma's three-consumer default against cuDNN's kernel; shares of the
+ * warps' stall samples): causal 409.6 against 447.1 TFLOP/s, issue active
+ * 55.2% against 49.8%, wait 22.9 / 18.7%, selected 17.1 / 22.2%,
+ * not_selected 14.6 / 6.6%, mio_throttle 9.5% / under 3%, barrier 6.4 /
+ * 20.8%; non-causal alike (476.2 against 507.6). This kernel issues more
+ * instructions for the same products, and its warps wait more on the
+ * shared-memory and barrier queue (mio_throttle: the ping-pong's named
+ * barriers and the mbarrier polls of three consumers) and on each other
+ * (not_selected), where cuDNN's mostly wait at a barrier. Dim 128 the same
+ * day: 598.6 against 643.3, wait 31.7 / 17.1%, barrier 4.5 / 28.1%. The
+ * next thing to cut is the consumers' instruction count a tile (the
+ * softmax's max and sum chains, the mask arithmetic, the waits' polling). */
 #include <stdio.h>
 
 #include "attention.cuh"

@@ -1292,6 +1292,21 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * 50.7 -> 49.9; 256 x 1048576 54.5 -> 54.6, 54.8 -> 54.7 (the same kernel).
  * Not kept: the shared-memory row and streaming kernels stay faster for
  * 16-bit rows (softmax's 16-block rows went the other way: its header).
+ * Where the long rows stand (H200, 2026-12-02 14:54 UTC, --metrics full,
+ * one run, % of copy bandwidth, DRAM bytes over the model, issue active,
+ * top stall shares): bf16 4096 x 65536 (shared-memory row kernel) 66.0%,
+ * 1.00x, issue 73%, not_selected 34%, long_scoreboard 19%: issue-bound;
+ * bf16 1024 x 262144 and 256 x 1048576 (the vector streaming path) 49.6%
+ * and 53.0%, 1.51x and 1.50x, long_scoreboard 61-62%: the second read of
+ * the row comes from DRAM, not the L2 (132 rows of 512 KB-2 MB in flight
+ * outrun the L2), so 67% is their ceiling as written; fp32 512 x 262144
+ * (persistent clusters) 74.9%, 1.00x, issue 68%, not_selected 29%,
+ * short_scoreboard 18%; fp32 128 x 1048576 (pipelined grid) 67.4%, 1.00x,
+ * long_scoreboard 30%, barrier 13%. Against them the row kernel at bf16
+ * 32768 x 4096: 87.3%, issue 78%, not_selected 41%. So the 16-bit rows
+ * past 65536 columns need a one-read path that is not issue-bound; the
+ * cluster register kernel reads once but costs more instructions a byte
+ * (above, 48% at 1024 x 262144). */
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
