@@ -1306,7 +1306,7 @@ static cudaError_t launch_stream_cl(const kb_args *a, cudaStream_t s)
  * 32768 x 4096: 87.3%, issue 78%, not_selected 41%. So the 16-bit rows
  * past 65536 columns need a one-read path that is not issue-bound; the
  * cluster register kernel reads once but costs more instructions a byte
- * (above, 48% at 1024 x 262144). */
+ * (above, 48% at 1024 x 262144).
  *
  * A row of more than 32768 elements held in the registers of a thread-block
  * cluster of CL blocks of 1024 threads, one SM each, 32 elements a thread (NV
