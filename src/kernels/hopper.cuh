@@ -311,6 +311,16 @@ KB_HDEV uint64_t kb_wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
            (uint64_t)((sbo & 0x3ffff) >> 4) << 32 | (uint64_t)1 << 62;
 }
 
+/* desc moved bytes (a multiple of 16) along shared memory. The start address
+ * is bits 0-13 of the low word (address >> 4, shared addresses below 2^18),
+ * so while the moved address stays below 2^18 this is one 32-bit add that
+ * never carries into the leading byte offset at bit 16: a loop can encode a
+ * descriptor once and move it, instead of encoding every operand's address. */
+KB_HDEV uint64_t kb_wgmma_desc_add(uint64_t desc, uint32_t bytes)
+{
+    return (desc & 0xffffffff00000000ull) | (uint32_t)((uint32_t)desc + (bytes >> 4));
+}
+
 /* Before the first wgmma that reads registers written by ordinary code. */
 KB_HDEV void kb_wgmma_fence(void)
 {

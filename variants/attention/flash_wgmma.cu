@@ -168,7 +168,20 @@
  * (not_selected), where cuDNN's mostly wait at a barrier. Dim 128 the same
  * day: 598.6 against 643.3, wait 31.7 / 17.1%, barrier 4.5 / 28.1%. The
  * next thing to cut is the consumers' instruction count a tile (the
- * softmax's max and sum chains, the mask arithmetic, the waits' polling). */
+ * softmax's max and sum chains, the mask arithmetic, the waits' polling).
+ * One cut, not yet run on a GPU (configuration 6, PD: dim 128's default and
+ * dim 64's three consumers with it, KBENCH_FLASH_WGMMA_CONFIG=6): each
+ * operand's descriptor was encoded from its address for every HGMMA (mask,
+ * shift, or with the offsets, then R2UR into uniform registers: in the
+ * nvdisasm listing of the key-tile loop, 101 uniform-datapath instructions
+ * and R2UR at dim 64, 125 at dim 128). PD encodes Q's, K's and V's slot-0
+ * descriptors once and moves them with one 32-bit add (kb_wgmma_desc_add):
+ * the loop falls from 702 to 669 instructions at dim 64 (uniform 77) and
+ * from 790 to 742 at dim 128 (uniform 93), of which the mask block, about
+ * 200, runs only on the diagonal and the sequence's last tile; about 7% and
+ * 8% fewer instructions a tile off the diagonal, no spills. Prediction: dim
+ * 64 +2-4% (issue active 55% and not_selected 15% above: issue is part of
+ * its limit), dim 128 +0-2% (its top stall is wait, not issue). */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -184,10 +197,13 @@
 
 /* D: head dimension (64, 128); NC: consumer warpgroups; STAGES: K/V slots;
  * PP: the two consumers take turns issuing (named barriers); OV: a branch on
- * the softmax's row sums ends its block before the wait for P V (fw_overlap). */
-template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false> struct fw_cfg {
+ * the softmax's row sums ends its block before the wait for P V (fw_overlap);
+ * PD: the operands' descriptors encoded once and moved (kb_wgmma_desc_add)
+ * instead of encoded from each address (fw_qk). */
+template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, bool PD_ = false>
+struct fw_cfg {
     static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = FW_BN;
-    static constexpr bool PP = PP_, OV = OV_;
+    static constexpr bool PP = PP_, OV = OV_, PD = PD_;
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
     static constexpr int SLABS = D / 64; /* 128-byte slabs of a row */
@@ -237,17 +253,30 @@ static __device__ __forceinline__ void fw_work(int wt, int nqb, int s, int causa
 /* Named barrier ids (0 is __syncthreads): the turn of consumer w is 1 + w. */
 #define FW_BAR_TURN 1
 
+/* The descriptor of V at vbase (fw_pv), which PD moves from slot to slot. */
+template <int BN> static __device__ __forceinline__ uint64_t fw_vdesc(uint32_t vbase)
+{
+    return kb_wgmma_desc(vbase, BN * KB_SW128_ROW, KB_SW128_ATOM);
+}
+
+/* The descriptor of a K-major operand (Q, K) at a (fw_qk). */
+static __device__ __forceinline__ uint64_t fw_kdesc(uint32_t a)
+{
+    return kb_wgmma_desc(a, 16, KB_SW128_ATOM);
+}
+
 /* O += P V for one tile: V (BN keys x D, rows of D contiguous: MN-major for
  * B) at vbase, 16 keys (2048 bytes) per instruction; the slabs of 64 columns
- * are BN rows (lbo) apart, groups of 8 keys 1024 bytes (sbo). */
-template <typename T, int D, int BN>
+ * are BN rows (lbo) apart, groups of 8 keys 1024 bytes (sbo). PD: dv is
+ * vbase's descriptor (fw_vdesc), moved for each instruction. */
+template <typename T, int D, int BN, bool PD = false>
 static __device__ __forceinline__ void fw_pv(float (&o)[D / 2], const uint32_t (&p)[BN / 16][4],
-                                             uint32_t vbase)
+                                             uint32_t vbase, uint64_t dv = 0)
 {
 #pragma unroll
     for (int kk = 0; kk < BN / 16; kk++) {
-        const uint64_t db = kb_wgmma_desc(vbase + kk * 16 * KB_SW128_ROW, BN * KB_SW128_ROW,
-                                          KB_SW128_ATOM);
+        const uint32_t off = kk * 16 * KB_SW128_ROW;
+        const uint64_t db = PD ? kb_wgmma_desc_add(dv, off) : fw_vdesc<BN>(vbase + off);
         if constexpr (D == 128)
             kb_wgmma_m64n128k16_rs<T>(o, p[kk], db, 1);
         else
@@ -256,17 +285,21 @@ static __device__ __forceinline__ void fw_pv(float (&o)[D / 2], const uint32_t (
 }
 
 /* S = Q K^T for one tile: Q's 64 rows of this warpgroup at qa, K's BN rows at
- * kbase, both K-major; 16 columns (32 bytes) per instruction, slab by slab. */
+ * kbase, both K-major; 16 columns (32 bytes) per instruction, slab by slab.
+ * PD: dq and dk are qa's and kbase's descriptors (fw_kdesc), moved for each
+ * instruction; otherwise each operand's address is encoded anew (in the SASS
+ * of dim 64's loop, 82 uniform-datapath instructions a tile for 12 HGMMA). */
 template <typename T, typename C>
-static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t qa, uint32_t kbase)
+static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t qa, uint32_t kbase,
+                                             uint64_t dq = 0, uint64_t dk = 0)
 {
 #pragma unroll
     for (int kk = 0; kk < C::D / 16; kk++) {
         const uint32_t step = (uint32_t)(kk % 4) * 32;
-        const uint64_t da = kb_wgmma_desc(qa + (kk / 4) * C::BM * KB_SW128_ROW + step, 16,
-                                          KB_SW128_ATOM);
-        const uint64_t db = kb_wgmma_desc(kbase + (kk / 4) * C::BN * KB_SW128_ROW + step, 16,
-                                          KB_SW128_ATOM);
+        const uint32_t offq = (kk / 4) * C::BM * KB_SW128_ROW + step;
+        const uint32_t offk = (kk / 4) * C::BN * KB_SW128_ROW + step;
+        const uint64_t da = C::PD ? kb_wgmma_desc_add(dq, offq) : fw_kdesc(qa + offq);
+        const uint64_t db = C::PD ? kb_wgmma_desc_add(dk, offk) : fw_kdesc(kbase + offk);
         kb_wgmma_m64n128k16_ss<T>(sacc, da, db, kk > 0);
     }
 }
@@ -440,6 +473,10 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     const int row0 = q0 + FW_ROWS * w + rl;    /* its rows: row0 and row0 + 8 */
     const int colq = 2 * (lane % 4);           /* its first column in each group of 8 */
     const uint32_t qa = sbase + FW_ROWS * w * KB_SW128_ROW;
+    /* PD: Q's descriptor and slot 0's of K and V, moved to slot st by
+     * st KV_BYTES (fw_qk, fw_pv) */
+    const uint64_t dq = fw_kdesc(qa), dk0 = fw_kdesc(sbase + C::OFF_K),
+                   dv0 = fw_vdesc<BN>(sbase + C::OFF_V);
 
     float o[D / 2], sacc[BN / 2];
     uint32_t p[BN / 16][4];
@@ -455,7 +492,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         if (C::PP)
             kb_bar_sync(FW_BAR_TURN + w, 2 * FW_WG);
         kb_wgmma_fence();
-        fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES);
+        fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
+                    kb_wgmma_desc_add(dk0, st * C::KV_BYTES));
     }
     kb_wgmma_commit();
     if (C::PP)
@@ -485,9 +523,11 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(o);
         kb_fence_regs(p);
         kb_wgmma_fence();
-        fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES);
+        fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
+                    kb_wgmma_desc_add(dk0, st * C::KV_BYTES));
         kb_wgmma_commit();
-        fw_pv<T, D, BN>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES);
+        fw_pv<T, D, BN, C::PD>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES,
+                               kb_wgmma_desc_add(dv0, sp * C::KV_BYTES));
         kb_wgmma_commit();
         if (C::PP)
             kb_bar_arrive(FW_BAR_TURN + (w + 1) % C::NC, 2 * FW_WG);
@@ -519,7 +559,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(o);
         kb_fence_regs(p);
         kb_wgmma_fence();
-        fw_pv<T, D, BN>(o, p, sbase + C::OFF_V + sl * C::KV_BYTES);
+        fw_pv<T, D, BN, C::PD>(o, p, sbase + C::OFF_V + sl * C::KV_BYTES,
+                               kb_wgmma_desc_add(dv0, sl * C::KV_BYTES));
         kb_wgmma_commit();
         kb_wgmma_wait<0>();
         kb_fence_regs(o);
@@ -608,7 +649,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 6
+#define FW_CONFIGS 7
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -663,7 +704,10 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 
 #define FW_CONFIG(T, D, NC, ST, PP, name, persist) FW_CONFIG_OV(T, D, NC, ST, PP, false, name, persist)
 #define FW_CONFIG_OV(T, D, NC, ST, PP, OV, name, persist)                                      \
-    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV>>, name, persist}
+    FW_CONFIG_PD(T, D, NC, ST, PP, OV, false, name, persist)
+#define FW_CONFIG_PD(T, D, NC, ST, PP, OV, PD, name, persist)                                  \
+    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, PD>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, PD>>,   \
+     name, persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else the
  * first of its dimension's list (for dim 64, the last on grids too small for
@@ -676,14 +720,16 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3", 0),
         FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1),
         FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
-        FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1)};
+        FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1),
+        FW_CONFIG_PD(T, 128, 2, 3, true, true, true, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
         FW_CONFIG(T, 64, 3, 4, false, "att_fw_d64_c3_n128_s4_persist", 1),
         FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1),
         FW_CONFIG_OV(T, 64, 3, 4, true, true, "att_fw_d64_c3_n128_s4_pp_ov_persist", 1),
-        FW_CONFIG_OV(T, 64, 2, 4, true, true, "att_fw_d64_c2_n128_s4_pp_ov_persist", 1)};
+        FW_CONFIG_OV(T, 64, 2, 4, true, true, "att_fw_d64_c2_n128_s4_pp_ov_persist", 1),
+        FW_CONFIG_PD(T, 64, 3, 4, true, false, true, "att_fw_d64_c3_n128_s4_pp_pd_persist", 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
