@@ -169,8 +169,8 @@
  * day: 598.6 against 643.3, wait 31.7 / 17.1%, barrier 4.5 / 28.1%. The
  * next thing to cut is the consumers' instruction count a tile (the
  * softmax's max and sum chains, the mask arithmetic, the waits' polling).
- * One cut, not yet run on a GPU (configuration 6, PD: dim 128's default and
- * dim 64's three consumers with it, KBENCH_FLASH_WGMMA_CONFIG=6): each
+ * One cut, not yet run on a GPU (configuration 6, FW_PD: dim 128's default
+ * and dim 64's three consumers with it, KBENCH_FLASH_WGMMA_CONFIG=6): each
  * operand's descriptor was encoded from its address for every HGMMA (mask,
  * shift, or with the offsets, then R2UR into uniform registers: in the
  * nvdisasm listing of the key-tile loop, 101 uniform-datapath instructions
@@ -181,7 +181,13 @@
  * 200, runs only on the diagonal and the sequence's last tile; about 7% and
  * 8% fewer instructions a tile off the diagonal, no spills. Prediction: dim
  * 64 +2-4% (issue active 55% and not_selected 15% above: issue is part of
- * its limit), dim 128 +0-2% (its top stall is wait, not issue). */
+ * its limit), dim 128 +0-2% (its top stall is wait, not issue).
+ * And one for the wait stalls, also not yet run (configuration 7, PD and
+ * CH): each row's max and sum were one chain of 32 FMNMX and 64 FADD a
+ * tile, each waiting for the one before; CH runs them as four chains merged
+ * at the end (12 more instructions a tile: 681 and 754 in the loop), the
+ * sums in another order (fp32, the same terms). Prediction: wait from 23%
+ * (dim 64) and 32% (dim 128) of the stalls toward 15-20%, +2-5%. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -198,12 +204,14 @@
 /* D: head dimension (64, 128); NC: consumer warpgroups; STAGES: K/V slots;
  * PP: the two consumers take turns issuing (named barriers); OV: a branch on
  * the softmax's row sums ends its block before the wait for P V (fw_overlap);
- * PD: the operands' descriptors encoded once and moved (kb_wgmma_desc_add)
- * instead of encoded from each address (fw_qk). */
-template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, bool PD_ = false>
-struct fw_cfg {
+ * X: alternatives under measurement, FW_PD | FW_CH (below). */
+#define FW_PD 1 /* the operands' descriptors encoded once and moved (fw_qk) */
+#define FW_CH 2 /* the softmax's row max and sum in FW_CHAINS chains (fw_softmax) */
+#define FW_CHAINS 4
+template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0> struct fw_cfg {
     static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = FW_BN;
-    static constexpr bool PP = PP_, OV = OV_, PD = PD_;
+    static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
+    static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
     static constexpr int SLABS = D / 64; /* 128-byte slabs of a row */
@@ -390,38 +398,54 @@ static __device__ __forceinline__ void fw_mask(float (&sacc)[BN / 2], int k0, in
 
 /* The online softmax of one tile: S becomes exp2(S sl2 - m sl2) with m the new
  * running row max; returns each row's rescale factor for O in alpha and adds
- * the tile's sums (this thread's columns only) to l. */
-template <int BN>
+ * the tile's sums (this thread's columns only) to l. The row's max and sum
+ * run in CH independent chains, merged at the end: with one, each of a
+ * thread's 32 FMNMX and 64 FADD a row waits for the one before it. */
+template <int BN, int CH = 1>
 static __device__ __forceinline__ void fw_softmax(float (&sacc)[BN / 2], float (&m)[2],
                                                   float (&l)[2], float (&alpha)[2], float sl2)
 {
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        float mx = m[h];
+        float mc[CH];
+#pragma unroll
+        for (int i = 0; i < CH; i++)
+            mc[i] = m[h];
 #pragma unroll
         for (int c = 0; c < BN / 8; c++)
-            mx = fmaxf(mx, fmaxf(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1]));
+            mc[c % CH] = fmaxf(mc[c % CH], fmaxf(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1]));
+        float mx = mc[0];
+#pragma unroll
+        for (int i = 1; i < CH; i++)
+            mx = fmaxf(mx, mc[i]);
         mx = att_lanes_max<4>(mx);
         /* tile 0 holds key 0, which no row masks: mx is finite from the start */
         alpha[h] = kb_exp2((m[h] - mx) * sl2);
         m[h] = mx;
         const float ms = mx * sl2;
-        float sum = 0.0f;
+        float sc[CH];
+#pragma unroll
+        for (int i = 0; i < CH; i++)
+            sc[i] = 0.0f;
 #pragma unroll
         for (int c = 0; c < BN / 8; c++)
 #pragma unroll
             for (int e = 2 * h; e < 2 * h + 2; e++) {
                 const float p = kb_exp2(fmaf(sacc[4 * c + e], sl2, -ms));
                 sacc[4 * c + e] = p;
-                sum += p;
+                sc[c % CH] += p;
             }
+        float sum = sc[0];
+#pragma unroll
+        for (int i = 1; i < CH; i++)
+            sum += sc[i];
         l[h] = l[h] * alpha[h] + sum;
     }
 }
 
 /* Masks (where the tile needs it) and runs the online softmax of the tile of
  * keys k0.. for a warpgroup whose first row is wrow0. */
-template <int BN>
+template <int BN, int CH>
 static __device__ __forceinline__ void fw_tile_softmax(float (&sacc)[BN / 2], float (&m)[2],
                                                        float (&l)[2], float (&alpha)[2], int k0,
                                                        int wrow0, int row0, int colq, int s,
@@ -429,7 +453,7 @@ static __device__ __forceinline__ void fw_tile_softmax(float (&sacc)[BN / 2], fl
 {
     if (k0 + BN > s || (causal && k0 + BN - 1 > wrow0))
         fw_mask<BN>(sacc, k0, row0, colq, s, causal);
-    fw_softmax<BN>(sacc, m, l, alpha, sl2);
+    fw_softmax<BN, CH>(sacc, m, l, alpha, sl2);
 }
 
 /* The softmax of S_j before the wait for P_{j-1} V_{j-1}, in the SASS too.
@@ -507,7 +531,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     }
     {
         float alpha[2];
-        fw_tile_softmax<BN>(sacc, m, l, alpha, 0, q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
+        fw_tile_softmax<BN, C::CHAINS>(sacc, m, l, alpha, 0, q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
         fw_pack<T, BN>(p, sacc);
     }
     /* tile j: S_j beside P_{j-1} V_{j-1}; the softmax of S_j while P V runs */
@@ -539,7 +563,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
                 kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
         }
         float alpha[2];
-        fw_tile_softmax<BN>(sacc, m, l, alpha, j * BN, q0 + FW_ROWS * w, row0, colq, s, causal,
+        fw_tile_softmax<BN, C::CHAINS>(sacc, m, l, alpha, j * BN, q0 + FW_ROWS * w, row0, colq, s, causal,
                         sl2);
         fw_overlap<C>(l);
         kb_wgmma_wait<0>(); /* P V is in: O and P are free */
@@ -649,7 +673,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 7
+#define FW_CONFIGS 8
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -704,10 +728,10 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 
 #define FW_CONFIG(T, D, NC, ST, PP, name, persist) FW_CONFIG_OV(T, D, NC, ST, PP, false, name, persist)
 #define FW_CONFIG_OV(T, D, NC, ST, PP, OV, name, persist)                                      \
-    FW_CONFIG_PD(T, D, NC, ST, PP, OV, false, name, persist)
-#define FW_CONFIG_PD(T, D, NC, ST, PP, OV, PD, name, persist)                                  \
-    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, PD>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, PD>>,   \
-     name, persist}
+    FW_CONFIG_X(T, D, NC, ST, PP, OV, 0, name, persist)
+#define FW_CONFIG_X(T, D, NC, ST, PP, OV, X, name, persist)                                    \
+    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, X>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, X>>, name, \
+     persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else the
  * first of its dimension's list (for dim 64, the last on grids too small for
@@ -721,7 +745,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1),
         FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
         FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1),
-        FW_CONFIG_PD(T, 128, 2, 3, true, true, true, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1)};
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH,
+                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
@@ -729,7 +755,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1),
         FW_CONFIG_OV(T, 64, 3, 4, true, true, "att_fw_d64_c3_n128_s4_pp_ov_persist", 1),
         FW_CONFIG_OV(T, 64, 2, 4, true, true, "att_fw_d64_c2_n128_s4_pp_ov_persist", 1),
-        FW_CONFIG_PD(T, 64, 3, 4, true, false, true, "att_fw_d64_c3_n128_s4_pp_pd_persist", 1)};
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD, "att_fw_d64_c3_n128_s4_pp_pd_persist", 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, "att_fw_d64_c3_n128_s4_pp_pd_ch_persist",
+                    1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
