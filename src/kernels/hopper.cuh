@@ -362,6 +362,8 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
     "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]),  \
         "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
 #define KB_ACC32(d) KB_ACC8(d, 0), KB_ACC8(d, 8), KB_ACC8(d, 16), KB_ACC8(d, 24)
+#define KB_ACC36(d)                                                                            \
+    KB_ACC32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35])
 #define KB_ACC64(d) KB_ACC32(d), KB_ACC8(d, 32), KB_ACC8(d, 40), KB_ACC8(d, 48), KB_ACC8(d, 56)
 #define KB_ACC128(d)                                                                           \
     KB_ACC64(d), KB_ACC8(d, 64), KB_ACC8(d, 72), KB_ACC8(d, 80), KB_ACC8(d, 88), KB_ACC8(d, 96),  \
@@ -380,6 +382,9 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
 #define KB_REGS32                                                                              \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define KB_REGS36                                                                              \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35}"
 #define KB_REGS64                                                                              \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "     \
@@ -462,6 +467,28 @@ KB_HDEV void kb_wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4], uint6
                      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " KB_REGS32
                      ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
                      : KB_ACC32(d)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+}
+
+/* d (64 x 72 fp32, 36 registers a thread) = [d +] A B: A 64 x 16 from
+ * registers, B 16 x 72 MN-major from shared memory (a 64-column swizzle atom
+ * and 8 columns of the next, lbo away): a 64-wide product with 8 more
+ * columns, which flash attention fills with ones to sum A's rows. */
+template <typename T>
+KB_HDEV void kb_wgmma_m64n72k16_rs(float (&d)[36], const uint32_t (&a)[4], uint64_t db,
+                                    int scale_d)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %41, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n72k16.f32.bf16.bf16 " KB_REGS36
+                     ", {%36, %37, %38, %39}, %40, p, 1, 1, 1;\n}\n"
+                     : KB_ACC36(d)
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %41, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n72k16.f32.f16.f16 " KB_REGS36
+                     ", {%36, %37, %38, %39}, %40, p, 1, 1, 1;\n}\n"
+                     : KB_ACC36(d)
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 

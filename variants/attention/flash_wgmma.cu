@@ -187,7 +187,18 @@
  * tile, each waiting for the one before; CH runs them as four chains merged
  * at the end (12 more instructions a tile: 681 and 754 in the loop), the
  * sums in another order (fp32, the same terms). Prediction: wait from 23%
- * (dim 64) and 32% (dim 128) of the stalls toward 15-20%, +2-5%. */
+ * (dim 64) and 32% (dim 128) of the stalls toward 15-20%, +2-5%.
+ * And one that moves work to the tensor pipe, also not yet run (dim 64's
+ * configuration 8, FW_PD | FW_CH | FW_RS): P V as an n72 product whose last
+ * 8 columns of "V" are a 16 KB slab of ones written once a block (after the
+ * V slots; the descriptor's lbo reaches it), so O's registers 32-35 hold
+ * each row's sum of P and the 64 FADD a row and tile are gone; O's rescale
+ * takes the sums along (4 FMUL). The sum is then of P as rounded for the
+ * product, the same P the numerator uses. The loop: 617 instructions
+ * against 681 (configuration 7) and 702 (the default), no FADD left, no
+ * spills; the products grow by 8/64 of P V, 6% of a tile's tensor work.
+ * Prediction: +3-8% at dim 64 where issue, not the tensor pipe (47% of its
+ * flop rate), is the limit. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -204,14 +215,17 @@
 /* D: head dimension (64, 128); NC: consumer warpgroups; STAGES: K/V slots;
  * PP: the two consumers take turns issuing (named barriers); OV: a branch on
  * the softmax's row sums ends its block before the wait for P V (fw_overlap);
- * X: alternatives under measurement, FW_PD | FW_CH (below). */
+ * X: alternatives under measurement, FW_PD | FW_CH | FW_RS (below). */
 #define FW_PD 1 /* the operands' descriptors encoded once and moved (fw_qk) */
 #define FW_CH 2 /* the softmax's row max and sum in FW_CHAINS chains (fw_softmax) */
+#define FW_RS 4 /* the rows' sums of P on the tensor pipe: P V against ones (fw_pv) */
 #define FW_CHAINS 4
 template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0> struct fw_cfg {
     static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = FW_BN;
     static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
+    static constexpr bool RS = (X_ & FW_RS) != 0;
+    static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
     static constexpr int SLABS = D / 64; /* 128-byte slabs of a row */
@@ -219,7 +233,11 @@ template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0> 
     static constexpr int KV_BYTES = BN * D * 2;
     static constexpr int OFF_K = Q_BYTES;
     static constexpr int OFF_V = OFF_K + STAGES * KV_BYTES;
-    static constexpr int OFF_BAR = OFF_V + STAGES * KV_BYTES;
+    /* RS: a slab of BN rows of ones after the V slots, the 8 columns P V's
+     * n72 product reads past V's 64 (fw_vdesc0) */
+    static constexpr int OFF_ONES = OFF_V + STAGES * KV_BYTES;
+    static constexpr int ONES_BYTES = RS ? BN * KB_SW128_ROW : 0;
+    static constexpr int OFF_BAR = OFF_ONES + ONES_BYTES;
     static constexpr int NBAR = 2 + 4 * STAGES; /* Q full and empty; K, V full and empty per slot */
     static constexpr int OFF_SCHED = OFF_BAR + NBAR * 8; /* the block's next work tile */
     static constexpr size_t SMEM = (size_t)OFF_SCHED + 16 + KB_SW128_ATOM; /* + alignment */
@@ -230,6 +248,7 @@ template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0> 
     static constexpr int REG_PRODUCER = 32;
     static constexpr int REG_CONSUMER = (THREADS * REG_LAUNCH - FW_WG * REG_PRODUCER) / (FW_WG * NC) / 8 * 8;
     static_assert(D == 64 || D == 128, "dim 64 or 128");
+    static_assert(!RS || (D == 64 && PD && !OV), "RS: dim 64, moved descriptors, l unused");
     static_assert(NC >= 2 && NC <= 3, "two or three consumer warpgroups");
 };
 
@@ -273,20 +292,45 @@ static __device__ __forceinline__ uint64_t fw_kdesc(uint32_t a)
     return kb_wgmma_desc(a, 16, KB_SW128_ATOM);
 }
 
+/* V slot 0's descriptor (PD), moved to slot st by fw_vslot. RS: its lbo
+ * reaches from the slot to the slab of ones (the n72 product's last 8
+ * columns), so moving the start address st KV_BYTES forward moves the lbo as
+ * far back, in the same 32-bit add (the fields are bits 0-13 and 16-29). */
+template <typename C> static __device__ __forceinline__ uint64_t fw_vdesc0(uint32_t sbase)
+{
+    if constexpr (C::RS)
+        return kb_wgmma_desc(sbase + C::OFF_V, C::OFF_ONES - C::OFF_V, KB_SW128_ATOM);
+    else
+        return fw_vdesc<C::BN>(sbase + C::OFF_V);
+}
+
+template <typename C> static __device__ __forceinline__ uint64_t fw_vslot(uint64_t dv0, int st)
+{
+    const uint32_t d = (uint32_t)(st * C::KV_BYTES) >> 4;
+    if constexpr (C::RS)
+        return (dv0 & 0xffffffff00000000ull) | (uint32_t)((uint32_t)dv0 + d - (d << 16));
+    else
+        return kb_wgmma_desc_add(dv0, st * C::KV_BYTES);
+}
+
 /* O += P V for one tile: V (BN keys x D, rows of D contiguous: MN-major for
  * B) at vbase, 16 keys (2048 bytes) per instruction; the slabs of 64 columns
  * are BN rows (lbo) apart, groups of 8 keys 1024 bytes (sbo). PD: dv is
- * vbase's descriptor (fw_vdesc), moved for each instruction. */
-template <typename T, int D, int BN, bool PD = false>
-static __device__ __forceinline__ void fw_pv(float (&o)[D / 2], const uint32_t (&p)[BN / 16][4],
-                                             uint32_t vbase, uint64_t dv = 0)
+ * vbase's descriptor (fw_vslot), moved for each instruction; RS: the product
+ * is n72, its last 8 columns against ones, so O's registers 32-35 collect
+ * the rows' sums of P as rounded for the product. */
+template <typename T, typename C>
+static __device__ __forceinline__ void fw_pv(float (&o)[C::ON], const uint32_t (&p)[C::BN / 16][4],
+                                             uint32_t vbase, uint64_t dv)
 {
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; kk++) {
+    for (int kk = 0; kk < C::BN / 16; kk++) {
         const uint32_t off = kk * 16 * KB_SW128_ROW;
-        const uint64_t db = PD ? kb_wgmma_desc_add(dv, off) : fw_vdesc<BN>(vbase + off);
-        if constexpr (D == 128)
+        const uint64_t db = C::PD ? kb_wgmma_desc_add(dv, off) : fw_vdesc<C::BN>(vbase + off);
+        if constexpr (C::D == 128)
             kb_wgmma_m64n128k16_rs<T>(o, p[kk], db, 1);
+        else if constexpr (C::RS)
+            kb_wgmma_m64n72k16_rs<T>(o, p[kk], db, 1);
         else
             kb_wgmma_m64n64k16_rs<T>(o, p[kk], db, 1);
     }
@@ -500,13 +544,13 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     /* PD: Q's descriptor and slot 0's of K and V, moved to slot st by
      * st KV_BYTES (fw_qk, fw_pv) */
     const uint64_t dq = fw_kdesc(qa), dk0 = fw_kdesc(sbase + C::OFF_K),
-                   dv0 = fw_vdesc<BN>(sbase + C::OFF_V);
+                   dv0 = fw_vdesc0<C>(sbase);
 
-    float o[D / 2], sacc[BN / 2];
+    float o[C::ON], sacc[BN / 2];
     uint32_t p[BN / 16][4];
     float m[2] = {kb_neg_inf(), kb_neg_inf()}, l[2] = {0.0f, 0.0f};
 #pragma unroll
-    for (int i = 0; i < D / 2; i++)
+    for (int i = 0; i < C::ON; i++)
         o[i] = 0.0f;
 
     /* tile 0: S alone */
@@ -550,8 +594,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
                     kb_wgmma_desc_add(dk0, st * C::KV_BYTES));
         kb_wgmma_commit();
-        fw_pv<T, D, BN, C::PD>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES,
-                               kb_wgmma_desc_add(dv0, sp * C::KV_BYTES));
+        fw_pv<T, C>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES, fw_vslot<C>(dv0, sp));
         kb_wgmma_commit();
         if (C::PP)
             kb_bar_arrive(FW_BAR_TURN + (w + 1) % C::NC, 2 * FW_WG);
@@ -572,7 +615,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         if (lane == 0)
             kb_mbar_arrive(fw_bar<C>(bars, FW_V_EMPTY, sp));
 #pragma unroll
-        for (int i = 0; i < D / 2; i++)
+        for (int i = 0; i < C::ON; i++) /* RS: the sums too */
             o[i] *= alpha[(i >> 1) & 1];
         fw_pack<T, BN>(p, sacc);
     }
@@ -583,8 +626,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(o);
         kb_fence_regs(p);
         kb_wgmma_fence();
-        fw_pv<T, D, BN, C::PD>(o, p, sbase + C::OFF_V + sl * C::KV_BYTES,
-                               kb_wgmma_desc_add(dv0, sl * C::KV_BYTES));
+        fw_pv<T, C>(o, p, sbase + C::OFF_V + sl * C::KV_BYTES, fw_vslot<C>(dv0, sl));
         kb_wgmma_commit();
         kb_wgmma_wait<0>();
         kb_fence_regs(o);
@@ -596,7 +638,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
      * (rows past the sequence not stored); Q's slot is already refilling */
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const float inv = kb_rcp(att_lanes_sum<4>(l[h]));
+        /* RS: the row's whole sum is already in every thread of its quad */
+        const float inv = kb_rcp(C::RS ? o[D / 2 + 2 * h] : att_lanes_sum<4>(l[h]));
         const int row = row0 + 8 * h;
         if (row < s) {
             T *orow = out + ((int64_t)bh * s + row) * D + colq;
@@ -620,6 +663,13 @@ __global__ void __launch_bounds__(C::THREADS, 1)
     volatile int *slot = (volatile int *)(fw_smem + (sbase - kb_smem_u32(fw_smem)) + C::OFF_SCHED);
     const int wg = threadIdx.x / FW_WG;
 
+    if constexpr (C::RS) { /* the slab of ones, once, for every P V (fw_pv) */
+        const uint32_t one2 = kb_pack2<T>(1.0f, 1.0f);
+        uint4 *ones = (uint4 *)(fw_smem + (sbase - kb_smem_u32(fw_smem)) + C::OFF_ONES);
+        for (int i = threadIdx.x; i < C::ONES_BYTES / 16; i += C::THREADS)
+            ones[i] = make_uint4(one2, one2, one2, one2);
+        kb_fence_proxy_async(); /* visible to wgmma's reads, after the barrier below */
+    }
     if (threadIdx.x == 0) {
         kb_mbar_init(FW_Q_FULL(bars), 1);
         kb_mbar_init(FW_Q_EMPTY(bars), 4 * C::NC); /* one arrival per consumer warp */
@@ -673,7 +723,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 8
+#define FW_CONFIGS 9
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -747,6 +797,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH,
+                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_persist", 1),
+        /* 8: dim 64's alone (RS); dim 128 runs 7 */
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH,
                     "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
@@ -757,7 +810,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_OV(T, 64, 2, 4, true, true, "att_fw_d64_c2_n128_s4_pp_ov_persist", 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD, "att_fw_d64_c3_n128_s4_pp_pd_persist", 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, "att_fw_d64_c3_n128_s4_pp_pd_ch_persist",
-                    1)};
+                    1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS,
+                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_persist", 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
