@@ -113,9 +113,8 @@ for op in "${ops[@]}"; do
         extra=(--min-samples 5)
         warm=1
     fi
-    if [ "$warm" = 1 ] && [ "${COMPUTE_WARMUP:-1}" != 0 ]; then
-        extra+=(--warmup "${COMPUTE_WARMUP:-1}")
-    fi
+    cw=${COMPUTE_WARMUP:-1}
+    [ "$warm" = 1 ] && [ "$cw" != 0 ] && extra+=(--warmup "$cw")
     if [ "$sweep" = 1 ] && { [ "$op" = softmax ] || [ "$op" = layernorm ]; }; then
         mapfile -t more < <(sweep_shapes "$dtypes")
         for s in "${more[@]}"; do  # each case once: fp32 32768x4096 is a point of the sweep

@@ -306,11 +306,12 @@ template <typename C> static __device__ __forceinline__ uint64_t fw_vdesc0(uint3
 
 template <typename C> static __device__ __forceinline__ uint64_t fw_vslot(uint64_t dv0, int st)
 {
-    const uint32_t d = (uint32_t)(st * C::KV_BYTES) >> 4;
-    if constexpr (C::RS)
+    if constexpr (C::RS) {
+        const uint32_t d = (uint32_t)(st * C::KV_BYTES) >> 4;
         return (dv0 & 0xffffffff00000000ull) | (uint32_t)((uint32_t)dv0 + d - (d << 16));
-    else
+    } else {
         return kb_wgmma_desc_add(dv0, st * C::KV_BYTES);
+    }
 }
 
 /* O += P V for one tile: V (BN keys x D, rows of D contiguous: MN-major for
@@ -343,7 +344,7 @@ static __device__ __forceinline__ void fw_pv(float (&o)[C::ON], const uint32_t (
  * of dim 64's loop, 82 uniform-datapath instructions a tile for 12 HGMMA). */
 template <typename T, typename C>
 static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t qa, uint32_t kbase,
-                                             uint64_t dq = 0, uint64_t dk = 0)
+                                             uint64_t dq, uint64_t dk)
 {
 #pragma unroll
     for (int kk = 0; kk < C::D / 16; kk++) {
