@@ -46,10 +46,13 @@
  * computed; only tiles crossing a warpgroup's diagonal (or the end of the
  * sequence) are masked. O is normalised in registers and stored from them.
  *
- * Configurations (fw_cfg): dim 128 runs 2 consumers, 3 stages, ping-pong:
+ * Configurations (fw_cfg; the lists in fw_choose, KBENCH_FLASH_WGMMA_CONFIG
+ * picks one, and the kernel's name says which ran: _pp_ ping-pong, _ov_,
+ * _pd_, _ch_, _rs_, _lr_ the cuts below): dim 128 runs 2 consumers, 3
+ * stages, ping-pong, OV, PD and LR:
  * 384 threads, 32 KB Q + 3 x (32 + 32) KB K/V = 224 KB of shared memory, one
  * block per SM, consumers at 232 registers (S 64, O 64, P 32 a thread); dim 64
- * runs 3 consumers (BM 192), 4 stages, ping-pong: 512 threads, 24 + 4 x (16 +
+ * runs 3 consumers (BM 192), 4 stages, ping-pong, PD and CH: 512 threads, 24 + 4 x (16 +
  * 16) KB = 152 KB, consumers at 160 registers; for grids of fewer than 4 such
  * blocks per SM, 2 consumers. ptxas: no spills, no stack.
  *
@@ -119,9 +122,8 @@
  * gsb0, 0x0) above all 64 MUFU.EX2 of tile j's softmax (dim 128: the wait at
  * listing line 1289, the EX2 at 1343-1597; dim 64: 1163 and 1257-1472), so a
  * warpgroup's exponentials wait for its own products, and only the other
- * consumers' turns fill the tensor pipe meanwhile. fw_overlap (OV:
- * dim 128's configurations 0 and 5, dim 64's 4 and 5; when first measured,
- * below, dim 128's ping-pong default with it was configuration 4) ends the
+ * consumers' turns fill the tensor pipe meanwhile. fw_overlap (OV, "_ov_"
+ * in the kernel's name) ends the
  * softmax's block with a branch that is never taken, and the wait follows
  * every EX2 (dim 128: EX2 at 1391-1560, wait at 1572; dim 64: 1254-1434,
  * wait 1446), 184 and 152 registers, no spills.
@@ -143,9 +145,8 @@
  * the tensor pipe, one warpgroup's exponentials already hide behind the
  * other two's products, and the never-taken branch only adds its compare
  * and a later wait; at dim 128 two consumers leave a gap that the overlap
- * fills in part. So dim 128's default is the overlapped kernel (config 0;
- * 4 is the old default), and dim 64 keeps its kernels without it (4 and 5
- * are the overlapped ones there).
+ * fills in part. So dim 128's default became the overlapped kernel, and
+ * dim 64 kept its kernels without it.
  * Tried on the build machine and not run (2026-12-02): dim 64 with two
  * consumers and 256 keys a tile, the shape of cuDNN's dim-64 kernel
  * (..._64x256x64_...), to halve the per-tile softmax and rescale work. S
@@ -169,8 +170,8 @@
  * day: 598.6 against 643.3, wait 31.7 / 17.1%, barrier 4.5 / 28.1%. The
  * next thing to cut is the consumers' instruction count a tile (the
  * softmax's max and sum chains, the mask arithmetic, the waits' polling).
- * One cut, not yet run on a GPU (configuration 6, FW_PD: dim 128's default
- * and dim 64's three consumers with it, KBENCH_FLASH_WGMMA_CONFIG=6): each
+ * Three cuts, predicted from the listing before they ran. PD (FW_PD,
+ * "_pd_"): each
  * operand's descriptor was encoded from its address for every HGMMA (mask,
  * shift, or with the offsets, then R2UR into uniform registers: in the
  * nvdisasm listing of the key-tile loop, 101 uniform-datapath instructions
@@ -182,23 +183,73 @@
  * 8% fewer instructions a tile off the diagonal, no spills. Prediction: dim
  * 64 +2-4% (issue active 55% and not_selected 15% above: issue is part of
  * its limit), dim 128 +0-2% (its top stall is wait, not issue).
- * And one for the wait stalls, also not yet run (configuration 7, PD and
- * CH): each row's max and sum were one chain of 32 FMNMX and 64 FADD a
+ * CH (FW_CH, "_ch_"), for the wait stalls: each row's max and sum were one chain of 32 FMNMX and 64 FADD a
  * tile, each waiting for the one before; CH runs them as four chains merged
  * at the end (12 more instructions a tile: 681 and 754 in the loop), the
  * sums in another order (fp32, the same terms). Prediction: wait from 23%
  * (dim 64) and 32% (dim 128) of the stalls toward 15-20%, +2-5%.
- * And one that moves work to the tensor pipe, also not yet run (dim 64's
- * configuration 8, FW_PD | FW_CH | FW_RS): P V as an n72 product whose last
+ * RS (FW_RS, "_rs_", dim 64 only, with PD and CH), which moves work to the
+ * tensor pipe: P V as an n72 product whose last
  * 8 columns of "V" are a 16 KB slab of ones written once a block (after the
  * V slots; the descriptor's lbo reaches it), so O's registers 32-35 hold
  * each row's sum of P and the 64 FADD a row and tile are gone; O's rescale
  * takes the sums along (4 FMUL). The sum is then of P as rounded for the
  * product, the same P the numerator uses. The loop: 617 instructions
- * against 681 (configuration 7) and 702 (the default), no FADD left, no
+ * against 681 (PD and CH) and 702 (neither), no FADD left, no
  * spills; the products grow by 8/64 of P V, 6% of a tile's tensor work.
  * Prediction: +3-8% at dim 64 where issue, not the tensor pipe (47% of its
- * flop rate), is the limit. */
+ * flop rate), is the limit.
+ * Measured (H200, 2026-12-02 15:50-15:52 UTC, two interleaved rounds,
+ * counters off, --warmup 1, flop per SM cycle at the clock read after each
+ * case's samples; the same sustained clock, 1650-1850 MHz, for all):
+ *                          before  PD          PD+CH       PD+CH+RS    cuDNN
+ *   dim 128 S=4096         2575,   2613, 2603  2549, 2554              2697, 2689
+ *                          2539
+ *     causal               2215,   2239, 2219  2206, 2211              2338, 2356
+ *                          2185
+ *   S=16384                2686,   2707, 2730  2669, 2662              2743, 2742
+ *                          2669
+ *     causal               2507,   2521, 2518  2488, 2465              2572, 2556
+ *                          2517
+ *   dim 64                 1937,   1949, 1926  1992, 1980  1983, 1985  2054, 2078
+ *                          1941
+ *     causal               1615,   1614, 1621  1660, 1660  1675, 1677  1790, 1774
+ *                          1615
+ * PD: dim 128 +1-2% (predicted 0-2), dim 64 +0% (predicted 2-4: there the
+ * cut instructions were uniform-datapath ones, which issue beside the
+ * others more than they compete). CH: dim 64 +3%, as predicted; dim 128
+ * -1%, against a predicted gain (its two rows a thread already give each
+ * chain a partner, and the merges add to the critical path after the
+ * wait). RS: dim 64 within 1% of CH alone (the run after: 1955, 1958 and
+ * 1640, 1653 against CH's 1993, 2023 and 1676, 1682), far under its
+ * predicted 3-8%: the FADDs it removes ran beside the EX2 chain, off the
+ * critical path. Dim 128's default took PD, dim 64's PD and CH.
+ * LR (FW_LR, "_lr_"), a fourth cut, from the listing: O's 64 (dim 128) or
+ * 32 (dim 64) FMUL a tile rescale it for the row max just found, though
+ * after the first few tiles the max seldom moves by much. With LR a row
+ * keeps its stale max unless some row of the warp meets one more than
+ * FW_LR_LOG2 = 8 above it (a vote): P = 2^(S - m) then stays <= 256, and P
+ * and l share the stale max, which O / l cancels, so the result is the
+ * same sum. The rescale becomes a warp-uniform branch (taken on the first
+ * tile and when a max jumps), which skips its FMULs; the alpha EX2s are
+ * predicated. Static loop 755 instructions against 742, about 690 run a
+ * tile off the diagonal when the branch is not taken. Prediction: dim 128
+ * +2-3%, dim 64 +1-3%. Measured (15:59-16:01 UTC, as above, flop per SM
+ * cycle; "PD" and "PD+CH" here are the new build's, whose softmax takes
+ * both rows' maxes before the exponentials):
+ *                          PD          PD+LR       PD+CH+LR    cuDNN
+ *   dim 128 S=4096         2505, 2566  2631, 2572  2574, 2573  2680, 2718
+ *     causal               2186, 2202  2252, 2248  2201, 2217  2359, 2336
+ *   S=16384                2672, 2648  2703, 2703  2689, 2663  2740, 2768
+ *     causal               2481, 2447  2517, 2501  2485, 2474  2586, 2562
+ *                          PD+CH       PD+CH+RS    +RS+LR      PD+CH+LR
+ *   dim 64                 1993, 2023  1955, 1958  1932, 1938  1933, 1937
+ *     causal               1676, 1682  1640, 1653  1636, 1648  1626, 1623
+ * LR: dim 128 +1.5-2.5% over PD, within its prediction; dim 64 -1%: there
+ * the vote sits between the row max and the exponentials, on the path the
+ * three consumers' softmaxes already wait on, and a tile's 32 FMULs were
+ * cheap. Dim 128's default is PD+LR (configuration 0), 0.96-0.98x cuDNN
+ * per SM cycle; dim 64's PD+CH, 0.94-0.97x. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -219,12 +270,16 @@
 #define FW_PD 1 /* the operands' descriptors encoded once and moved (fw_qk) */
 #define FW_CH 2 /* the softmax's row max and sum in FW_CHAINS chains (fw_softmax) */
 #define FW_RS 4 /* the rows' sums of P on the tensor pipe: P V against ones (fw_pv) */
+#define FW_LR 8 /* O rescaled only when a row's max grows by more than FW_LR_LOG2 (fw_softmax) */
 #define FW_CHAINS 4
+/* LR: a row keeps its stale max while the tile's max exceeds it by at most
+ * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
+#define FW_LR_LOG2 8.0f
 template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0> struct fw_cfg {
     static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = FW_BN;
     static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
-    static constexpr bool RS = (X_ & FW_RS) != 0;
+    static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0;
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -445,11 +500,17 @@ static __device__ __forceinline__ void fw_mask(float (&sacc)[BN / 2], int k0, in
  * running row max; returns each row's rescale factor for O in alpha and adds
  * the tile's sums (this thread's columns only) to l. The row's max and sum
  * run in CH independent chains, merged at the end: with one, each of a
- * thread's 32 FMNMX and 64 FADD a row waits for the one before it. */
-template <int BN, int CH = 1>
-static __device__ __forceinline__ void fw_softmax(float (&sacc)[BN / 2], float (&m)[2],
+ * thread's 32 FMNMX and 64 FADD a row waits for the one before it. LR: the
+ * rows keep their max, and alpha is 1, unless some row of the warp meets a
+ * max more than FW_LR_LOG2 above its own; the result says whether O is to be
+ * rescaled (always, without LR). Exact either way: P and l share the max,
+ * which O / l cancels, and P <= 2^FW_LR_LOG2 stays far from overflow in fp32
+ * and in P's 16-bit type. */
+template <int BN, int CH = 1, bool LR = false>
+static __device__ __forceinline__ bool fw_softmax(float (&sacc)[BN / 2], float (&m)[2],
                                                   float (&l)[2], float (&alpha)[2], float sl2)
 {
+    float mx[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
         float mc[CH];
@@ -459,15 +520,27 @@ static __device__ __forceinline__ void fw_softmax(float (&sacc)[BN / 2], float (
 #pragma unroll
         for (int c = 0; c < BN / 8; c++)
             mc[c % CH] = fmaxf(mc[c % CH], fmaxf(sacc[4 * c + 2 * h], sacc[4 * c + 2 * h + 1]));
-        float mx = mc[0];
+        mx[h] = mc[0];
 #pragma unroll
         for (int i = 1; i < CH; i++)
-            mx = fmaxf(mx, mc[i]);
-        mx = att_lanes_max<4>(mx);
-        /* tile 0 holds key 0, which no row masks: mx is finite from the start */
-        alpha[h] = kb_exp2((m[h] - mx) * sl2);
-        m[h] = mx;
-        const float ms = mx * sl2;
+            mx[h] = fmaxf(mx[h], mc[i]);
+        mx[h] = att_lanes_max<4>(mx[h]);
+    }
+    /* tile 0 holds key 0, which no row masks: mx is finite from the start, and
+     * m's -inf before it always asks for the rescale (alpha 0) */
+    bool rescale = true;
+    if constexpr (LR)
+        rescale = __any_sync(KB_FULL_MASK, (mx[0] - m[0]) * sl2 > FW_LR_LOG2 ||
+                                               (mx[1] - m[1]) * sl2 > FW_LR_LOG2);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        if (rescale) {
+            alpha[h] = kb_exp2((m[h] - mx[h]) * sl2);
+            m[h] = mx[h];
+        } else {
+            alpha[h] = 1.0f;
+        }
+        const float ms = m[h] * sl2;
         float sc[CH];
 #pragma unroll
         for (int i = 0; i < CH; i++)
@@ -484,21 +557,22 @@ static __device__ __forceinline__ void fw_softmax(float (&sacc)[BN / 2], float (
 #pragma unroll
         for (int i = 1; i < CH; i++)
             sum += sc[i];
-        l[h] = l[h] * alpha[h] + sum;
+        l[h] = rescale ? l[h] * alpha[h] + sum : l[h] + sum;
     }
+    return rescale;
 }
 
 /* Masks (where the tile needs it) and runs the online softmax of the tile of
- * keys k0.. for a warpgroup whose first row is wrow0. */
-template <int BN, int CH>
-static __device__ __forceinline__ void fw_tile_softmax(float (&sacc)[BN / 2], float (&m)[2],
+ * keys k0.. for a warpgroup whose first row is wrow0; returns fw_softmax's. */
+template <int BN, int CH, bool LR>
+static __device__ __forceinline__ bool fw_tile_softmax(float (&sacc)[BN / 2], float (&m)[2],
                                                        float (&l)[2], float (&alpha)[2], int k0,
                                                        int wrow0, int row0, int colq, int s,
                                                        int causal, float sl2)
 {
     if (k0 + BN > s || (causal && k0 + BN - 1 > wrow0))
         fw_mask<BN>(sacc, k0, row0, colq, s, causal);
-    fw_softmax<BN, CH>(sacc, m, l, alpha, sl2);
+    return fw_softmax<BN, CH, LR>(sacc, m, l, alpha, sl2);
 }
 
 /* The softmax of S_j before the wait for P_{j-1} V_{j-1}, in the SASS too.
@@ -576,7 +650,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     }
     {
         float alpha[2];
-        fw_tile_softmax<BN, C::CHAINS>(sacc, m, l, alpha, 0, q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
+        fw_tile_softmax<BN, C::CHAINS, C::LR>(sacc, m, l, alpha, 0, q0 + FW_ROWS * w, row0, colq,
+                                              s, causal, sl2);
         fw_pack<T, BN>(p, sacc);
     }
     /* tile j: S_j beside P_{j-1} V_{j-1}; the softmax of S_j while P V runs */
@@ -607,17 +682,18 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
                 kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
         }
         float alpha[2];
-        fw_tile_softmax<BN, C::CHAINS>(sacc, m, l, alpha, j * BN, q0 + FW_ROWS * w, row0, colq, s, causal,
-                        sl2);
+        const bool rescale = fw_tile_softmax<BN, C::CHAINS, C::LR>(
+            sacc, m, l, alpha, j * BN, q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
         fw_overlap<C>(l);
         kb_wgmma_wait<0>(); /* P V is in: O and P are free */
         kb_fence_regs(o);
         kb_fence_regs(p);
         if (lane == 0)
             kb_mbar_arrive(fw_bar<C>(bars, FW_V_EMPTY, sp));
+        if (rescale) /* LR: warp-uniform */
 #pragma unroll
-        for (int i = 0; i < C::ON; i++) /* RS: the sums too */
-            o[i] *= alpha[(i >> 1) & 1];
+            for (int i = 0; i < C::ON; i++) /* RS: the sums too */
+                o[i] *= alpha[(i >> 1) & 1];
         fw_pack<T, BN>(p, sacc);
     }
     { /* the last tile's P V */
@@ -724,7 +800,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 9
+#define FW_CONFIGS 10
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -790,30 +866,33 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 template <typename T> static const fw_config *fw_choose(const kb_args *a, int sms)
 {
     static const fw_config d128[FW_CONFIGS] = {
-        FW_CONFIG_OV(T, 128, 2, 3, true, true, "att_fw_d128_c2_n128_s3_pp_ov_persist", 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR,
+                    "att_fw_d128_c2_n128_s3_pp_ov_pd_lr_persist", 1),
         FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3_persist", 1),
         FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3", 0),
         FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1),
         FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
         FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1),
+        FW_CONFIG_OV(T, 128, 2, 3, true, true, "att_fw_d128_c2_n128_s3_pp_ov_persist", 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH,
                     "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_persist", 1),
-        /* 8: dim 64's alone (RS); dim 128 runs 7 */
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH,
-                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_persist", 1)};
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH | FW_LR,
+                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_lr_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
-        FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, "att_fw_d64_c3_n128_s4_pp_pd_ch_persist",
+                    1),
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
         FW_CONFIG(T, 64, 3, 4, false, "att_fw_d64_c3_n128_s4_persist", 1),
         FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1),
         FW_CONFIG_OV(T, 64, 3, 4, true, true, "att_fw_d64_c3_n128_s4_pp_ov_persist", 1),
         FW_CONFIG_OV(T, 64, 2, 4, true, true, "att_fw_d64_c2_n128_s4_pp_ov_persist", 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD, "att_fw_d64_c3_n128_s4_pp_pd_persist", 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, "att_fw_d64_c3_n128_s4_pp_pd_ch_persist",
-                    1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS,
-                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_persist", 1)};
+                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_persist", 1),
+        FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS | FW_LR,
+                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_lr_persist", 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
