@@ -357,7 +357,7 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
             asm volatile("" : "+r"(r[i][j])::"memory");
 }
 
-/* The accumulator operand lists: 128, 64 or 32 fp32 registers of d, read and written. */
+/* The accumulator operand lists: 128, 88, 64, 36 or 32 fp32 registers of d, read and written. */
 #define KB_ACC8(d, i)                                                                          \
     "+f"(d[(i) + 0]), "+f"(d[(i) + 1]), "+f"(d[(i) + 2]), "+f"(d[(i) + 3]), "+f"(d[(i) + 4]),  \
         "+f"(d[(i) + 5]), "+f"(d[(i) + 6]), "+f"(d[(i) + 7])
@@ -365,6 +365,7 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
 #define KB_ACC36(d)                                                                            \
     KB_ACC32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35])
 #define KB_ACC64(d) KB_ACC32(d), KB_ACC8(d, 32), KB_ACC8(d, 40), KB_ACC8(d, 48), KB_ACC8(d, 56)
+#define KB_ACC88(d) KB_ACC64(d), KB_ACC8(d, 64), KB_ACC8(d, 72), KB_ACC8(d, 80)
 #define KB_ACC128(d)                                                                           \
     KB_ACC64(d), KB_ACC8(d, 64), KB_ACC8(d, 72), KB_ACC8(d, 80), KB_ACC8(d, 88), KB_ACC8(d, 96),  \
         KB_ACC8(d, 104), KB_ACC8(d, 112), KB_ACC8(d, 120)
@@ -379,6 +380,12 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
     "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
     "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
     "}"
+#define KB_REGS88                                                                              \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
+    "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "     \
+    "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "     \
+    "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "     \
+    "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}"
 #define KB_REGS32                                                                              \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "    \
     "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
@@ -427,6 +434,24 @@ KB_HDEV void kb_wgmma_m64n128k16_ss(float (&d)[64], uint64_t da, uint64_t db, in
                      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " KB_REGS64
                      ", %64, %65, p, 1, 1, 0, 0;\n}\n"
                      : KB_ACC64(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+}
+
+/* The same with N = 176 (88 registers a thread): attention's wider key tile. */
+template <typename T>
+KB_HDEV void kb_wgmma_m64n176k16_ss(float (&d)[88], uint64_t da, uint64_t db, int scale_d)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 " KB_REGS88
+                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC88(d)
+                     : "l"(da), "l"(db), "r"(scale_d));
+    else
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 " KB_REGS88
+                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
+                     : KB_ACC88(d)
                      : "l"(da), "l"(db), "r"(scale_d));
 }
 

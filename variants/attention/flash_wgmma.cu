@@ -249,7 +249,20 @@
  * the vote sits between the row max and the exponentials, on the path the
  * three consumers' softmaxes already wait on, and a tile's 32 FMULs were
  * cheap. Dim 128's default is PD+LR (configuration 0), 0.96-0.98x cuDNN
- * per SM cycle; dim 64's PD+CH, 0.94-0.97x. */
+ * per SM cycle; dim 64's PD+CH, 0.94-0.97x.
+ * N176 (dim 128's configuration 10, "_n176_"): PD+LR with tiles of 176
+ * keys, FlashAttention-3's non-causal tile, tried once before without PD
+ * and LR (no gain, above, in runs whose clocks were not read). A tile's
+ * fixed costs (the ring's waits, the turns, the descriptors, the vote, the
+ * quad shuffles) spread over 176 keys instead of 128: the loop's listing,
+ * without the mask block and the rescale, is about 610 instructions a tile
+ * against 490, 3.5 a key against 3.8 (-9%), and 19 HGMMA against 16 (S is
+ * m64n176k16, 88 registers). The cost: K and V tiles of 44 KB leave room for
+ * 2 stages, not 3 (Q 32 KB + 2 x 88 KB = 208 KB), and 4096 keys take 24
+ * tiles, the last 27% full (3% more products). 196 of the consumer's 240
+ * registers hold S, P and O; no spills. Prediction: non-causal +2-4% per SM
+ * cycle at S=4096 if issue is the limit and 2 stages hide the copies (3
+ * stages gave 0-10% over 2 at 128 keys), more at S=16384. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -275,8 +288,9 @@
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
 #define FW_LR_LOG2 8.0f
-template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0> struct fw_cfg {
-    static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = FW_BN;
+template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0, int BN_ = FW_BN>
+struct fw_cfg {
+    static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = BN_;
     static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
     static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0;
@@ -305,6 +319,7 @@ template <int D_, int NC_, int STAGES_, bool PP_, bool OV_ = false, int X_ = 0> 
     static_assert(D == 64 || D == 128, "dim 64 or 128");
     static_assert(!RS || (D == 64 && PD && !OV), "RS: dim 64, moved descriptors, l unused");
     static_assert(NC >= 2 && NC <= 3, "two or three consumer warpgroups");
+    static_assert(BN == 128 || (BN == 176 && D == 128 && !RS), "128 keys a tile, or 176 at dim 128");
 };
 
 /* The barriers, 8 bytes each after the tiles: Q full, Q empty, then per slot
@@ -408,7 +423,10 @@ static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t 
         const uint32_t offk = (kk / 4) * C::BN * KB_SW128_ROW + step;
         const uint64_t da = C::PD ? kb_wgmma_desc_add(dq, offq) : fw_kdesc(qa + offq);
         const uint64_t db = C::PD ? kb_wgmma_desc_add(dk, offk) : fw_kdesc(kbase + offk);
-        kb_wgmma_m64n128k16_ss<T>(sacc, da, db, kk > 0);
+        if constexpr (C::BN == 176)
+            kb_wgmma_m64n176k16_ss<T>(sacc, da, db, kk > 0);
+        else
+            kb_wgmma_m64n128k16_ss<T>(sacc, da, db, kk > 0);
     }
 }
 
@@ -800,7 +818,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 10
+#define FW_CONFIGS 11
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -857,8 +875,10 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 #define FW_CONFIG_OV(T, D, NC, ST, PP, OV, name, persist)                                      \
     FW_CONFIG_X(T, D, NC, ST, PP, OV, 0, name, persist)
 #define FW_CONFIG_X(T, D, NC, ST, PP, OV, X, name, persist)                                    \
-    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, X>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, X>>, name, \
-     persist}
+    FW_CONFIG_N(T, D, NC, ST, PP, OV, X, FW_BN, name, persist)
+#define FW_CONFIG_N(T, D, NC, ST, PP, OV, X, BN, name, persist)                                \
+    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, \
+     name, persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else the
  * first of its dimension's list (for dim 64, the last on grids too small for
@@ -878,7 +898,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
                     "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_persist", 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH | FW_LR,
-                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_lr_persist", 1)};
+                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_lr_persist", 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR, 176,
+                    "att_fw_d128_c2_n176_s2_pp_ov_pd_lr_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, "att_fw_d64_c3_n128_s4_pp_pd_ch_persist",
                     1),
@@ -892,7 +914,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
                     "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_persist", 1),
         FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS | FW_LR,
-                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_lr_persist", 1)};
+                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_lr_persist", 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_LR,
+                    "att_fw_d64_c3_n128_s4_pp_pd_ch_lr_persist", 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
