@@ -398,62 +398,33 @@ template <int N, int M> KB_HDEV void kb_fence_regs(uint32_t (&r)[N][M])
     "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "     \
     "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 
-/* d (64 x 256 fp32, 128 registers a thread) = [d +] A B: A 64 x 16 and B 16 x
- * 256 both from shared memory, both K-major (the matrix product's widest tile). */
-template <typename T>
-KB_HDEV void kb_wgmma_m64n256k16_ss(float (&d)[128], uint64_t da, uint64_t db, int scale_d)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " KB_REGS128
-                     ", %128, %129, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC128(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " KB_REGS128
-                     ", %128, %129, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC128(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-}
-
-/* d (64 x 128 fp32, 64 registers a thread) = [d +] A B: A 64 x 16 and B 16 x
- * 128 both from shared memory, both K-major (rows of k contiguous). scale_d 0
- * overwrites d. */
-template <typename T>
-KB_HDEV void kb_wgmma_m64n128k16_ss(float (&d)[64], uint64_t da, uint64_t db, int scale_d)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " KB_REGS64
-                     ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC64(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " KB_REGS64
-                     ", %64, %65, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC64(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-}
-
-/* The same with N = 176 (88 registers a thread): attention's wider key tile. */
-template <typename T>
-KB_HDEV void kb_wgmma_m64n176k16_ss(float (&d)[88], uint64_t da, uint64_t db, int scale_d)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 " KB_REGS88
-                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC88(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 " KB_REGS88
-                     ", %88, %89, p, 1, 1, 0, 0;\n}\n"
-                     : KB_ACC88(d)
-                     : "l"(da), "l"(db), "r"(scale_d));
-}
+/* d (64 x N fp32, N / 2 registers a thread) = [d +] A B: A 64 x 16 and B 16 x
+ * N both from shared memory, both K-major (rows of k contiguous); scale_d 0
+ * overwrites d. ACC and REGS are d's operand list and register names, OPS the
+ * numbers of the operands after them (da, db, scale_d). */
+#define KB_WGMMA_SS(N, NR, ACC, REGS, DA, DB, SC)                                              \
+    template <typename T>                                                                      \
+    KB_HDEV void kb_wgmma_m64n##N##k16_ss(float(&d)[NR], uint64_t da, uint64_t db, int scale_d) \
+    {                                                                                          \
+        if constexpr (std::is_same<T, __nv_bfloat16>::value)                                   \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SC ", 0;\n"                       \
+                         "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.bf16.bf16 " REGS        \
+                         ", " DA ", " DB ", p, 1, 1, 0, 0;\n}\n"                                 \
+                         : ACC(d)                                                              \
+                         : "l"(da), "l"(db), "r"(scale_d));                                   \
+        else                                                                                   \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SC ", 0;\n"                       \
+                         "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 " REGS          \
+                         ", " DA ", " DB ", p, 1, 1, 0, 0;\n}\n"                                 \
+                         : ACC(d)                                                              \
+                         : "l"(da), "l"(db), "r"(scale_d));                                   \
+    }
+/* the matrix product's widest tile */
+KB_WGMMA_SS(256, 128, KB_ACC128, KB_REGS128, "%128", "%129", "%130")
+/* attention's S for 128 keys a tile */
+KB_WGMMA_SS(128, 64, KB_ACC64, KB_REGS64, "%64", "%65", "%66")
+/* attention's S for 176 keys a tile */
+KB_WGMMA_SS(176, 88, KB_ACC88, KB_REGS88, "%88", "%89", "%90")
 
 /* d (64 x 128) = [d +] A B: A 64 x 16 from registers (the m16n8k16 A-fragment
  * layout per warp, four 16-bit pairs), B 16 x 128 from shared memory,
