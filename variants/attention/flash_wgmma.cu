@@ -262,7 +262,21 @@
  * tiles, the last 27% full (3% more products). 196 of the consumer's 240
  * registers hold S, P and O; no spills. Prediction: non-causal +2-4% per SM
  * cycle at S=4096 if issue is the limit and 2 stages hide the copies (3
- * stages gave 0-10% over 2 at 128 keys), more at S=16384. */
+ * stages gave 0-10% over 2 at 128 keys), more at S=16384.
+ * Measured (H200, 2026-12-02 17:26-17:28 UTC, two interleaved rounds, as
+ * above, flop per SM cycle; 128 keys (the default) / 176 keys / cuDNN):
+ *   S=4096           2596, 2602 / 2595, 2632 / 2675, 2639
+ *     causal         2252, 2238 / 2213, 2216 / 2314, 2336
+ *   S=16384          2730, 2706 / 2798, 2819 / 2732, 2726
+ *     causal         2518, 2531 / 2598, 2608 / 2567, 2558
+ * +3% at S=16384 both ways, ahead of cuDNN there by 2-3%; level at S=4096
+ * and 1.5% slower causal, where the last of 24 tiles is 27% full and a
+ * causal work tile's few key tiles leave less to spread the fixed costs
+ * over. Not yet the default: the report of the same call (kbench e56031d,
+ * 17:21-17:26 UTC: 561.5 against cuDNN's 579.7 TFLOP/s at the default
+ * shape, 0.97x; 1.00x causal; dim 64 0.98x, causal 0.97x; S=16384 0.98x,
+ * causal 1.02x) ran configuration 0; a default that takes 176 keys for
+ * long sequences waits for a report of its own. */
 #include <stdio.h>
 
 #include "attention.cuh"
