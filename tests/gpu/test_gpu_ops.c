@@ -288,6 +288,87 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* flash-wgmma where the rows' max keeps growing along the keys, so that the
+ * online softmax rescales O after its first tile. With the operator's own
+ * inputs it hardly does: a row's max over 4096 keys sits about 1.7 (log2
+ * units) above its first tile's, under LR's threshold of 8, so the default
+ * dim-128 kernel takes its rescale branch on tile 0 alone. Here ramped_keys
+ * overwrites K before each launch with u + 24 j / seq (u uniform in [-2, 2),
+ * j the key), which adds scale log2(e) 24 j / seq = 3.1 j / seq (log2 units)
+ * to a row's scores per unit of its q's sum: about 40 j / seq for a row whose
+ * q sums to 13 (one standard deviation), 5 a tile of 128 keys at seq=1000,
+ * so such rows meet a max 8 above their own every two tiles, and rows whose
+ * q sums below 0 keep their first tile's. The check reads K from the device
+ * after the launch, ramp included. Not yet run on a GPU (2026-12-02). */
+#define RAMP_KEYS 24.0
+static const kb_variant *ramp_target;
+static uint16_t *ramp_host;
+
+static cudaError_t ramped_keys(const kb_args *a, cudaStream_t s)
+{
+    const size_t n = (size_t)a->shape[0] * (size_t)a->shape[1] * (size_t)a->shape[2] *
+                     (size_t)a->shape[3];
+    const cudaError_t e =
+        cudaMemcpyAsync((void *)a->in[1], ramp_host, n * 2, cudaMemcpyHostToDevice, s);
+    return e != cudaSuccess ? e : ramp_target->launch(a, s);
+}
+
+static void flash_wgmma_rescales_pass_the_check(void **state)
+{
+    (void)state;
+    if (!gpu || !op_selected("attention"))
+        skip();
+    static const char *const shapes[] = {"batch=1,heads=2,seq=1000,dim=128",
+                                         "batch=1,heads=2,seq=1000,dim=128,causal=1",
+                                         "batch=1,heads=3,seq=1000,dim=64",
+                                         "batch=1,heads=3,seq=1000,dim=64,causal=1"};
+    static const char *const configs[] = {"0", "9", "10"}; /* LR in each dim's 9 and 10 */
+    const kb_op *op = kb_op_find("attention");
+    assert_non_null(op);
+    ramp_target = kb_variant_find(op, "flash-wgmma");
+    assert_non_null(ramp_target);
+    kb_variant ramped = *ramp_target;
+    ramped.launch = ramped_keys;
+    int failures = 0, cases = 0;
+    for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++) {
+        int64_t shape[KB_MAX_AXES];
+        kb_err e = {{0}};
+        assert_int_equal(kb_shape_parse(op, shapes[sh], shape, &e), KB_OK);
+        const int64_t bh = shape[0] * shape[1], seq = shape[2], dim = shape[3];
+        for (int d = KB_FP16; d <= KB_BF16; d++) {
+            ramp_host = malloc((size_t)(bh * seq * dim) * sizeof *ramp_host);
+            assert_non_null(ramp_host);
+            uint64_t x = 0x9e3779b97f4a7c15ull + (uint64_t)sh;
+            for (int64_t i = 0; i < bh * seq * dim; i++) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                const double u = (double)(x >> 11) / 9007199254740992.0 * 4.0 - 2.0;
+                const float k = (float)(u + RAMP_KEYS * (double)((i / dim) % seq) / (double)seq);
+                ramp_host[i] = d == KB_BF16 ? kb_float_to_bf16(k) : kb_float_to_half(k);
+            }
+            for (size_t c = 0; c < sizeof configs / sizeof *configs; c++) {
+                assert_int_equal(setenv("KBENCH_FLASH_WGMMA_CONFIG", configs[c], 1), 0);
+                kb_result r;
+                kb_bench_name_case(&r, op, &ramped, (kb_dtype)d, shape, 500u + (unsigned)sh);
+                assert_int_equal(kb_bench_case(op, &ramped, &dev, &quick, &r, &e), KB_OK);
+                cases++;
+                if (r.status != KB_R_OK) {
+                    fprintf(stderr, "FAIL flash-wgmma ramped keys config %s %s %s: %s (%s)\n",
+                            configs[c], r.dtype, shapes[sh], kb_rstatus_name(r.status),
+                            r.reason);
+                    failures++;
+                }
+                kb_result_release(&r);
+            }
+            free(ramp_host);
+            ramp_host = NULL;
+        }
+    }
+    assert_int_equal(unsetenv("KBENCH_FLASH_WGMMA_CONFIG"), 0);
+    fprintf(stderr, "flash-wgmma with ramped keys: %d cases checked, %d failed\n", cases,
+            failures);
+    assert_int_equal(failures, 0);
+}
+
 /* A launcher that leaves the last row unwritten: the check must see the poison.
  * It launches the operator's last variant whose launcher reads the shape at
  * each call: a prepared variant (a library's plan) is bound to its case's
@@ -479,6 +560,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_variant_every_dtype_awkward_sizes),
         cmocka_unit_test(flash_wgmma_configurations_pass_the_check),
+        cmocka_unit_test(flash_wgmma_rescales_pass_the_check),
         cmocka_unit_test(unwritten_output_is_a_mismatch),
         cmocka_unit_test(calibration_and_clock_are_sane),
         cmocka_unit_test(copy_counters_match_its_bytes),
