@@ -276,7 +276,19 @@
  * 17:21-17:26 UTC: 561.5 against cuDNN's 579.7 TFLOP/s at the default
  * shape, 0.97x; 1.00x causal; dim 64 0.98x, causal 0.97x; S=16384 0.98x,
  * causal 1.02x) ran configuration 0; a default that takes 176 keys for
- * long sequences waits for a report of its own. */
+ * long sequences waits for a report of its own.
+ * UQ (FW_UQ, "_uq_"; configuration 11: dim 128's default with it, dim 64's
+ * default with it), not yet run on a GPU: a consumer's warpgroup index w
+ * comes from threadIdx, so ptxas keeps Q's address (sbase + 64 w rows) and
+ * its descriptor in ordinary registers and moves them into uniform ones
+ * (R2UR, IMAD.MOV) for every HGMMA. UQ calls the consumer once per
+ * warpgroup with w a constant (the code is in the kernel NC times): the
+ * loop's listing falls from 755 to 727 instructions at dim 128 (uniform
+ * datapath and R2UR 93 -> 38 + 32) and from 681 to 671 at dim 64; no
+ * spills. The cost is instruction-cache room: two (three) copies of a
+ * ~12 KB loop, where before the consumers ran one. Prediction: +0.5-1.5% at
+ * dim 128, +0-1% at dim 64, unless the copies' fetches show as
+ * no_instruction stalls. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -298,6 +310,7 @@
 #define FW_CH 2 /* the softmax's row max and sum in FW_CHAINS chains (fw_softmax) */
 #define FW_RS 4 /* the rows' sums of P on the tensor pipe: P V against ones (fw_pv) */
 #define FW_LR 8 /* O rescaled only when a row's max grows by more than FW_LR_LOG2 (fw_softmax) */
+#define FW_UQ 16 /* a copy of the consumer per warpgroup, its rows a constant */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -307,7 +320,7 @@ struct fw_cfg {
     static constexpr int D = D_, NC = NC_, STAGES = STAGES_, BN = BN_;
     static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
-    static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0;
+    static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0, UQ = (X_ & FW_UQ) != 0;
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -809,7 +822,16 @@ __global__ void __launch_bounds__(C::THREADS, 1)
                 break;
             int bh, q0, ntiles;
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
-            fw_consume_tile<T, C>(out, sbase, bars, wg - 1, q0, bh, s, ntiles, it, causal, sl2);
+            if constexpr (C::UQ) { /* w a constant in each copy */
+                if (wg == 1)
+                    fw_consume_tile<T, C>(out, sbase, bars, 0, q0, bh, s, ntiles, it, causal, sl2);
+                else if (C::NC == 2 || wg == 2)
+                    fw_consume_tile<T, C>(out, sbase, bars, 1, q0, bh, s, ntiles, it, causal, sl2);
+                else
+                    fw_consume_tile<T, C>(out, sbase, bars, 2, q0, bh, s, ntiles, it, causal, sl2);
+            } else {
+                fw_consume_tile<T, C>(out, sbase, bars, wg - 1, q0, bh, s, ntiles, it, causal, sl2);
+            }
             it += ntiles;
         }
         if (C::PP && wg == 1)
@@ -832,7 +854,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 11
+#define FW_CONFIGS 12
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -914,7 +936,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH | FW_LR,
                     "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_lr_persist", 1),
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR, 176,
-                    "att_fw_d128_c2_n176_s2_pp_ov_pd_lr_persist", 1)};
+                    "att_fw_d128_c2_n176_s2_pp_ov_pd_lr_persist", 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ,
+                    "att_fw_d128_c2_n128_s3_pp_ov_pd_lr_uq_persist", 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, "att_fw_d64_c3_n128_s4_pp_pd_ch_persist",
                     1),
@@ -930,7 +954,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS | FW_LR,
                     "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_lr_persist", 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_LR,
-                    "att_fw_d64_c3_n128_s4_pp_pd_ch_lr_persist", 1)};
+                    "att_fw_d64_c3_n128_s4_pp_pd_ch_lr_persist", 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_UQ,
+                    "att_fw_d64_c3_n128_s4_pp_pd_ch_uq_persist", 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
