@@ -311,6 +311,13 @@ KB_HDEV uint64_t kb_wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
            (uint64_t)((sbo & 0x3ffff) >> 4) << 32 | (uint64_t)1 << 62;
 }
 
+/* desc with delta added to its low word (the start address in 16-byte units
+ * at bits 0-13, the leading byte offset at bits 16-29), the high word kept. */
+KB_HDEV uint64_t kb_wgmma_desc_add_lo(uint64_t desc, uint32_t delta)
+{
+    return (desc & 0xffffffff00000000ull) | (uint32_t)((uint32_t)desc + delta);
+}
+
 /* desc moved bytes (a multiple of 16) along shared memory. The start address
  * is bits 0-13 of the low word (address >> 4, shared addresses below 2^18),
  * so while the moved address stays below 2^18 this is one 32-bit add that
@@ -318,7 +325,7 @@ KB_HDEV uint64_t kb_wgmma_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
  * descriptor once and move it, instead of encoding every operand's address. */
 KB_HDEV uint64_t kb_wgmma_desc_add(uint64_t desc, uint32_t bytes)
 {
-    return (desc & 0xffffffff00000000ull) | (uint32_t)((uint32_t)desc + (bytes >> 4));
+    return kb_wgmma_desc_add_lo(desc, bytes >> 4);
 }
 
 /* Before the first wgmma that reads registers written by ordinary code. */
@@ -426,66 +433,35 @@ KB_WGMMA_SS(128, 64, KB_ACC64, KB_REGS64, "%64", "%65", "%66")
 /* attention's S for 176 keys a tile */
 KB_WGMMA_SS(176, 88, KB_ACC88, KB_REGS88, "%88", "%89", "%90")
 
-/* d (64 x 128) = [d +] A B: A 64 x 16 from registers (the m16n8k16 A-fragment
- * layout per warp, four 16-bit pairs), B 16 x 128 from shared memory,
- * MN-major (rows of n contiguous). */
-template <typename T>
-KB_HDEV void kb_wgmma_m64n128k16_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t db,
-                                     int scale_d)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " KB_REGS64
-                     ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-                     : KB_ACC64(d)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " KB_REGS64
-                     ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-                     : KB_ACC64(d)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-}
-
-/* The same with N = 64 (32 accumulator registers a thread). */
-template <typename T>
-KB_HDEV void kb_wgmma_m64n64k16_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t db,
-                                    int scale_d)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " KB_REGS32
-                     ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                     : KB_ACC32(d)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 " KB_REGS32
-                     ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-                     : KB_ACC32(d)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-}
-
-/* d (64 x 72 fp32, 36 registers a thread) = [d +] A B: A 64 x 16 from
- * registers, B 16 x 72 MN-major from shared memory (a 64-column swizzle atom
- * and 8 columns of the next, lbo away): a 64-wide product with 8 more
- * columns, which flash attention fills with ones to sum A's rows. */
-template <typename T>
-KB_HDEV void kb_wgmma_m64n72k16_rs(float (&d)[36], const uint32_t (&a)[4], uint64_t db,
-                                    int scale_d)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %41, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n72k16.f32.bf16.bf16 " KB_REGS36
-                     ", {%36, %37, %38, %39}, %40, p, 1, 1, 1;\n}\n"
-                     : KB_ACC36(d)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-    else
-        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %41, 0;\n"
-                     "wgmma.mma_async.sync.aligned.m64n72k16.f32.f16.f16 " KB_REGS36
-                     ", {%36, %37, %38, %39}, %40, p, 1, 1, 1;\n}\n"
-                     : KB_ACC36(d)
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
-}
+/* d (64 x N fp32, N / 2 registers a thread) = [d +] A B: A 64 x 16 from
+ * registers (the m16n8k16 A-fragment layout per warp, four 16-bit pairs), B
+ * 16 x N from shared memory, MN-major (rows of n contiguous). ACC and REGS as
+ * in KB_WGMMA_SS; A0..A3, DB and SC the numbers of the operands after d. */
+#define KB_WGMMA_RS(N, NR, ACC, REGS, A0, A1, A2, A3, DB, SC)                                   \
+    template <typename T>                                                                      \
+    KB_HDEV void kb_wgmma_m64n##N##k16_rs(float(&d)[NR], const uint32_t(&a)[4], uint64_t db,    \
+                                          int scale_d)                                         \
+    {                                                                                          \
+        if constexpr (std::is_same<T, __nv_bfloat16>::value)                                   \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SC ", 0;\n"                       \
+                         "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.bf16.bf16 " REGS        \
+                         ", {" A0 ", " A1 ", " A2 ", " A3 "}, " DB ", p, 1, 1, 1;\n}\n"            \
+                         : ACC(d)                                                              \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d)); \
+        else                                                                                   \
+            asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SC ", 0;\n"                       \
+                         "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32.f16.f16 " REGS          \
+                         ", {" A0 ", " A1 ", " A2 ", " A3 "}, " DB ", p, 1, 1, 1;\n}\n"            \
+                         : ACC(d)                                                              \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d)); \
+    }
+/* attention's O += P V at dim 128 */
+KB_WGMMA_RS(128, 64, KB_ACC64, KB_REGS64, "%64", "%65", "%66", "%67", "%68", "%69")
+/* ... at dim 64 */
+KB_WGMMA_RS(64, 32, KB_ACC32, KB_REGS32, "%32", "%33", "%34", "%35", "%36", "%37")
+/* ... at dim 64 with 8 more columns (a 64-column swizzle atom and 8 columns
+ * of the next, lbo away), which flash attention fills with ones to sum P's
+ * rows */
+KB_WGMMA_RS(72, 36, KB_ACC36, KB_REGS36, "%36", "%37", "%38", "%39", "%40", "%41")
 
 #endif

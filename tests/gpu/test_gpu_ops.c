@@ -293,25 +293,54 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
  * online softmax rescales O after its first tile. With the operator's own
  * inputs it hardly does: a row's max over 4096 keys sits about 1.7 (log2
  * units) above its first tile's, under LR's threshold of 8, so the default
- * dim-128 kernel takes its rescale branch on tile 0 alone. Here ramped_keys
- * overwrites K before each launch with u + 24 j / seq (u uniform in [-2, 2),
- * j the key), which adds scale log2(e) 24 j / seq = 3.1 j / seq (log2 units)
- * to a row's scores per unit of its q's sum: about 40 j / seq for a row whose
- * q sums to 13 (one standard deviation), 5 a tile of 128 keys at seq=1000,
- * so such rows meet a max 8 above their own every two tiles, and rows whose
- * q sums below 0 keep their first tile's. The check reads K from the device
- * after the launch, ramp included. Not yet run on a GPU (2026-12-02). */
+ * dim-128 kernel takes its rescale branch on tile 0 alone. Here ramped_keys,
+ * at a case's first launch (the one the check reads), adds 24 j / seq to
+ * key j of the generated K (uniform in [-2, 2)), which adds scale log2(e) 24
+ * j / seq = 3.1 j / seq (log2 units) to a row's scores per unit of its q's
+ * sum: about 40 j / seq for a row whose q sums to 13 (one standard
+ * deviation), 5 a tile of 128 keys at seq=1000, so such rows meet a max 8
+ * above their own every two tiles, and rows whose q sums below 0 keep their
+ * first tile's. The later launches (warm-up, samples) find K ramped already.
+ * The check reads K from the device, ramp included. Not yet run on a GPU
+ * (2026-12-02). */
 #define RAMP_KEYS 24.0
 static const kb_variant *ramp_target;
-static uint16_t *ramp_host;
+static int ramp_pending; /* set before each case, cleared by its first launch */
+
+/* Adds the ramp to K (a->in[1]: batch x heads x seq x dim, 16-bit) in place. */
+static cudaError_t ramp_keys(const kb_args *a, cudaStream_t s)
+{
+    const int64_t seq = a->shape[2], dim = a->shape[3];
+    const size_t n = (size_t)(a->shape[0] * a->shape[1] * seq * dim);
+    uint16_t *k = malloc(n * sizeof *k);
+    if (!k)
+        return cudaErrorMemoryAllocation;
+    cudaError_t e = cudaMemcpyAsync(k, a->in[1], n * sizeof *k, cudaMemcpyDeviceToHost, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    for (size_t i = 0; e == cudaSuccess && i < n; i++) {
+        const int bf = a->dtype == KB_BF16;
+        const float v = (bf ? kb_bf16_to_float(k[i]) : kb_half_to_float(k[i])) +
+                        (float)(RAMP_KEYS * (double)((int64_t)i / dim % seq) / (double)seq);
+        k[i] = bf ? kb_float_to_bf16(v) : kb_float_to_half(v);
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync((void *)a->in[1], k, n * sizeof *k, cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    free(k);
+    return e;
+}
 
 static cudaError_t ramped_keys(const kb_args *a, cudaStream_t s)
 {
-    const size_t n = (size_t)a->shape[0] * (size_t)a->shape[1] * (size_t)a->shape[2] *
-                     (size_t)a->shape[3];
-    const cudaError_t e =
-        cudaMemcpyAsync((void *)a->in[1], ramp_host, n * 2, cudaMemcpyHostToDevice, s);
-    return e != cudaSuccess ? e : ramp_target->launch(a, s);
+    if (ramp_pending) {
+        ramp_pending = 0;
+        const cudaError_t e = ramp_keys(a, s);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return ramp_target->launch(a, s);
 }
 
 static void flash_wgmma_rescales_pass_the_check(void **state)
@@ -335,21 +364,12 @@ static void flash_wgmma_rescales_pass_the_check(void **state)
         int64_t shape[KB_MAX_AXES];
         kb_err e = {{0}};
         assert_int_equal(kb_shape_parse(op, shapes[sh], shape, &e), KB_OK);
-        const int64_t bh = shape[0] * shape[1], seq = shape[2], dim = shape[3];
-        for (int d = KB_FP16; d <= KB_BF16; d++) {
-            ramp_host = malloc((size_t)(bh * seq * dim) * sizeof *ramp_host);
-            assert_non_null(ramp_host);
-            uint64_t x = 0x9e3779b97f4a7c15ull + (uint64_t)sh;
-            for (int64_t i = 0; i < bh * seq * dim; i++) {
-                x = x * 6364136223846793005ull + 1442695040888963407ull;
-                const double u = (double)(x >> 11) / 9007199254740992.0 * 4.0 - 2.0;
-                const float k = (float)(u + RAMP_KEYS * (double)((i / dim) % seq) / (double)seq);
-                ramp_host[i] = d == KB_BF16 ? kb_float_to_bf16(k) : kb_float_to_half(k);
-            }
+        for (int d = KB_FP16; d <= KB_BF16; d++)
             for (size_t c = 0; c < sizeof configs / sizeof *configs; c++) {
                 assert_int_equal(setenv("KBENCH_FLASH_WGMMA_CONFIG", configs[c], 1), 0);
                 kb_result r;
                 kb_bench_name_case(&r, op, &ramped, (kb_dtype)d, shape, 500u + (unsigned)sh);
+                ramp_pending = 1;
                 assert_int_equal(kb_bench_case(op, &ramped, &dev, &quick, &r, &e), KB_OK);
                 cases++;
                 if (r.status != KB_R_OK) {
@@ -360,9 +380,6 @@ static void flash_wgmma_rescales_pass_the_check(void **state)
                 }
                 kb_result_release(&r);
             }
-            free(ramp_host);
-            ramp_host = NULL;
-        }
     }
     assert_int_equal(unsetenv("KBENCH_FLASH_WGMMA_CONFIG"), 0);
     fprintf(stderr, "flash-wgmma with ramped keys: %d cases checked, %d failed\n", cases,

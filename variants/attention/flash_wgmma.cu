@@ -403,12 +403,8 @@ template <typename C> static __device__ __forceinline__ uint64_t fw_vdesc0(uint3
 
 template <typename C> static __device__ __forceinline__ uint64_t fw_vslot(uint64_t dv0, int st)
 {
-    if constexpr (C::RS) {
-        const uint32_t d = (uint32_t)(st * C::KV_BYTES) >> 4;
-        return (dv0 & 0xffffffff00000000ull) | (uint32_t)((uint32_t)dv0 + d - (d << 16));
-    } else {
-        return kb_wgmma_desc_add(dv0, st * C::KV_BYTES);
-    }
+    const uint32_t d = (uint32_t)(st * C::KV_BYTES) >> 4;
+    return kb_wgmma_desc_add_lo(dv0, C::RS ? d - (d << 16) : d);
 }
 
 /* O += P V for one tile: V (BN keys x D, rows of D contiguous: MN-major for
@@ -822,15 +818,18 @@ __global__ void __launch_bounds__(C::THREADS, 1)
                 break;
             int bh, q0, ntiles;
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
-            if constexpr (C::UQ) { /* w a constant in each copy */
+            const auto consume = [&](int w) {
+                fw_consume_tile<T, C>(out, sbase, bars, w, q0, bh, s, ntiles, it, causal, sl2);
+            };
+            if constexpr (C::UQ) { /* one call a warpgroup: w a constant in each copy */
                 if (wg == 1)
-                    fw_consume_tile<T, C>(out, sbase, bars, 0, q0, bh, s, ntiles, it, causal, sl2);
+                    consume(0);
                 else if (C::NC == 2 || wg == 2)
-                    fw_consume_tile<T, C>(out, sbase, bars, 1, q0, bh, s, ntiles, it, causal, sl2);
+                    consume(1);
                 else
-                    fw_consume_tile<T, C>(out, sbase, bars, 2, q0, bh, s, ntiles, it, causal, sl2);
+                    consume(2);
             } else {
-                fw_consume_tile<T, C>(out, sbase, bars, wg - 1, q0, bh, s, ntiles, it, causal, sl2);
+                consume(wg - 1);
             }
             it += ntiles;
         }
@@ -907,14 +906,32 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
                      (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E);
 }
 
-#define FW_CONFIG(T, D, NC, ST, PP, name, persist) FW_CONFIG_OV(T, D, NC, ST, PP, false, name, persist)
-#define FW_CONFIG_OV(T, D, NC, ST, PP, OV, name, persist)                                      \
-    FW_CONFIG_X(T, D, NC, ST, PP, OV, 0, name, persist)
-#define FW_CONFIG_X(T, D, NC, ST, PP, OV, X, name, persist)                                    \
-    FW_CONFIG_N(T, D, NC, ST, PP, OV, X, FW_BN, name, persist)
-#define FW_CONFIG_N(T, D, NC, ST, PP, OV, X, BN, name, persist)                                \
+/* A configuration's kernel name, made once from its parameters:
+ * att_fw_dD_cNC_nBN_sSTAGES, then _pp, _ov, _pd, _ch, _rs, _lr and _uq for
+ * the parts it has, and _persist for the persistent grid. */
+struct fw_kname {
+    char s[64];
+};
+template <typename C, int PERSIST> static const char *fw_name()
+{
+    static const fw_kname n = [] {
+        fw_kname k;
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
+                 C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
+                 C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
+                 C::UQ ? "_uq" : "", PERSIST ? "_persist" : "");
+        return k;
+    }();
+    return n.s;
+}
+
+#define FW_CONFIG(T, D, NC, ST, PP, persist) FW_CONFIG_OV(T, D, NC, ST, PP, false, persist)
+#define FW_CONFIG_OV(T, D, NC, ST, PP, OV, persist) FW_CONFIG_X(T, D, NC, ST, PP, OV, 0, persist)
+#define FW_CONFIG_X(T, D, NC, ST, PP, OV, X, persist)                                          \
+    FW_CONFIG_N(T, D, NC, ST, PP, OV, X, FW_BN, persist)
+#define FW_CONFIG_N(T, D, NC, ST, PP, OV, X, BN, persist)                                      \
     {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, \
-     name, persist}
+     fw_name<fw_cfg<D, NC, ST, PP, OV, X, BN>, persist>(), persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else the
  * first of its dimension's list (for dim 64, the last on grids too small for
@@ -922,41 +939,31 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 template <typename T> static const fw_config *fw_choose(const kb_args *a, int sms)
 {
     static const fw_config d128[FW_CONFIGS] = {
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR,
-                    "att_fw_d128_c2_n128_s3_pp_ov_pd_lr_persist", 1),
-        FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3_persist", 1),
-        FW_CONFIG(T, 128, 2, 3, false, "att_fw_d128_c2_n128_s3", 0),
-        FW_CONFIG(T, 128, 2, 2, true, "att_fw_d128_c2_n128_s2_pp_persist", 1),
-        FW_CONFIG(T, 128, 2, 3, true, "att_fw_d128_c2_n128_s3_pp_persist", 1),
-        FW_CONFIG_OV(T, 128, 2, 3, false, true, "att_fw_d128_c2_n128_s3_ov_persist", 1),
-        FW_CONFIG_OV(T, 128, 2, 3, true, true, "att_fw_d128_c2_n128_s3_pp_ov_persist", 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH,
-                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_persist", 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, "att_fw_d128_c2_n128_s3_pp_ov_pd_persist", 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH | FW_LR,
-                    "att_fw_d128_c2_n128_s3_pp_ov_pd_ch_lr_persist", 1),
-        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR, 176,
-                    "att_fw_d128_c2_n176_s2_pp_ov_pd_lr_persist", 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ,
-                    "att_fw_d128_c2_n128_s3_pp_ov_pd_lr_uq_persist", 1)};
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR, 1),
+        FW_CONFIG(T, 128, 2, 3, false, 1),
+        FW_CONFIG(T, 128, 2, 3, false, 0),
+        FW_CONFIG(T, 128, 2, 2, true, 1),
+        FW_CONFIG(T, 128, 2, 3, true, 1),
+        FW_CONFIG_OV(T, 128, 2, 3, false, true, 1),
+        FW_CONFIG_OV(T, 128, 2, 3, true, true, 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH, 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH | FW_LR, 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR, 176, 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ, 1)};
     static const fw_config d64[FW_CONFIGS] = {
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, "att_fw_d64_c3_n128_s4_pp_pd_ch_persist",
-                    1),
-        FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp", 0),
-        FW_CONFIG(T, 64, 3, 4, false, "att_fw_d64_c3_n128_s4_persist", 1),
-        FW_CONFIG(T, 64, 2, 4, true, "att_fw_d64_c2_n128_s4_pp_persist", 1),
-        FW_CONFIG_OV(T, 64, 3, 4, true, true, "att_fw_d64_c3_n128_s4_pp_ov_persist", 1),
-        FW_CONFIG_OV(T, 64, 2, 4, true, true, "att_fw_d64_c2_n128_s4_pp_ov_persist", 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD, "att_fw_d64_c3_n128_s4_pp_pd_persist", 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS,
-                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_persist", 1),
-        FW_CONFIG(T, 64, 3, 4, true, "att_fw_d64_c3_n128_s4_pp_persist", 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS | FW_LR,
-                    "att_fw_d64_c3_n128_s4_pp_pd_ch_rs_lr_persist", 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_LR,
-                    "att_fw_d64_c3_n128_s4_pp_pd_ch_lr_persist", 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_UQ,
-                    "att_fw_d64_c3_n128_s4_pp_pd_ch_uq_persist", 1)};
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),
+        FW_CONFIG(T, 64, 3, 4, true, 0),
+        FW_CONFIG(T, 64, 3, 4, false, 1),
+        FW_CONFIG(T, 64, 2, 4, true, 1),
+        FW_CONFIG_OV(T, 64, 3, 4, true, true, 1),
+        FW_CONFIG_OV(T, 64, 2, 4, true, true, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS, 1),
+        FW_CONFIG(T, 64, 3, 4, true, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS | FW_LR, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_LR, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_UQ, 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
