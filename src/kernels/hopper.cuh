@@ -107,6 +107,16 @@ KB_HDEV void kb_tma_load_3d(uint32_t dst, const CUtensorMap *map, uint32_t bar, 
                  : "memory");
 }
 
+/* Has the TMA unit bring the box at (c0, c1, c2) of a 3-D tensor map into the
+ * L2, no shared memory and no barrier involved, so that a later load of the
+ * box finds it there. */
+KB_HDEV void kb_tma_prefetch_3d(const CUtensorMap *map, int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];\n" ::"l"(map),
+                 "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
 /* The same copy multicast: the box lands at the same shared-memory offset in
  * every block of the cluster named in cta_mask, and completes bytes on the
  * barrier at bar's offset in each of them. */

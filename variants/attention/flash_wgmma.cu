@@ -311,6 +311,7 @@
 #define FW_RS 4 /* the rows' sums of P on the tensor pipe: P V against ones (fw_pv) */
 #define FW_LR 8 /* O rescaled only when a row's max grows by more than FW_LR_LOG2 (fw_softmax) */
 #define FW_UQ 16 /* a copy of the consumer per warpgroup, its rows a constant */
+#define FW_QP 32 /* the next work tile's Q brought into the L2 a work tile ahead */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -321,6 +322,7 @@ struct fw_cfg {
     static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
     static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0, UQ = (X_ & FW_UQ) != 0;
+    static constexpr bool QP = (X_ & FW_QP) != 0;
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -505,6 +507,13 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
         for (int c = 0; c < C::SLABS; c++)
             kb_tma_load_3d(sbase + c * C::BM * KB_SW128_ROW, tq, FW_Q_FULL(bars), c * 64, q0, bh);
         wt = fw_next(sched, wt); /* claimed early: the atomic's latency hides behind K, V */
+        if (C::QP && wt < total) { /* QP: the next tile's Q on its way to the L2 */
+            int nbh, nq0, nt;
+            fw_work<C>(wt, nqb, s, causal, &nbh, &nq0, &nt);
+#pragma unroll
+            for (int c = 0; c < C::SLABS; c++)
+                kb_tma_prefetch_3d(tq, c * 64, nq0, nbh);
+        }
         for (int j = 0; j < ntiles; j++, it++) {
             const int st = it % C::STAGES;
             const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
@@ -853,7 +862,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 12
+#define FW_CONFIGS 14
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -907,7 +916,7 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 }
 
 /* A configuration's kernel name, made once from its parameters:
- * att_fw_dD_cNC_nBN_sSTAGES, then _pp, _ov, _pd, _ch, _rs, _lr and _uq for
+ * att_fw_dD_cNC_nBN_sSTAGES, then _pp, _ov, _pd, _ch, _rs, _lr, _uq and _qp for
  * the parts it has, and _persist for the persistent grid. */
 struct fw_kname {
     char s[64];
@@ -916,10 +925,10 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
                  C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
-                 C::UQ ? "_uq" : "", PERSIST ? "_persist" : "");
+                 C::UQ ? "_uq" : "", C::QP ? "_qp" : "", PERSIST ? "_persist" : "");
         return k;
     }();
     return n.s;
@@ -950,7 +959,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD, 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_CH | FW_LR, 1),
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR, 176, 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ, 1)};
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ, 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_UQ, 176, 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_QP, 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),
         FW_CONFIG(T, 64, 3, 4, true, 0),
@@ -963,7 +974,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG(T, 64, 3, 4, true, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_RS | FW_LR, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_LR, 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_UQ, 1)};
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_UQ, 1),
+        FW_CONFIG_X(T, 64, 2, 4, true, false, FW_PD | FW_CH | FW_UQ, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_QP, 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
