@@ -48,10 +48,13 @@
  *
  * Configurations (fw_cfg; the lists in fw_choose, KBENCH_FLASH_WGMMA_CONFIG
  * picks one, and the kernel's name says which ran: _pp_ ping-pong, _ov_,
- * _pd_, _ch_, _rs_, _lr_ the cuts below): dim 128 runs 2 consumers, 3
- * stages, ping-pong, OV, PD and LR:
- * 384 threads, 32 KB Q + 3 x (32 + 32) KB K/V = 224 KB of shared memory, one
- * block per SM, consumers at 232 registers (S 64, O 64, P 32 a thread); dim 64
+ * _pd_, _ch_, _rs_, _lr_ the cuts below, _n176_ 176 keys a tile): dim 128
+ * runs 2 consumers, ping-pong, OV, PD and LR, with 176 keys a tile and 2
+ * stages (Q 32 KB + 2 x (44 + 44) KB = 208 KB) where it is not causal or the
+ * sequence has at least FW_LONG_SEQ keys, else 128 keys and 3 stages (32 KB
+ * Q + 3 x (32 + 32) KB K/V = 224 KB of shared memory): 384 threads, one
+ * block per SM, consumers at 232 registers (S 64 or 88, O 64, P 32 or 44 a
+ * thread); dim 64
  * runs 3 consumers (BM 192), 4 stages, ping-pong, PD and CH: 512 threads, 24 + 4 x (16 +
  * 16) KB = 152 KB, consumers at 160 registers; for grids of fewer than 4 such
  * blocks per SM, 2 consumers. ptxas: no spills, no stack.
@@ -288,7 +291,43 @@
  * spills. The cost is instruction-cache room: two (three) copies of a
  * ~12 KB loop, where before the consumers ran one. Prediction: +0.5-1.5% at
  * dim 128, +0-1% at dim 64, unless the copies' fetches show as
- * no_instruction stalls. */
+ * no_instruction stalls.
+ * QP (FW_QP, "_qp_"; configuration 13, each dimension's default with it):
+ * the gap between S=4096 and S=16384 at the same 2048 work tiles (2600
+ * against 2730-2800 flop per SM cycle) is a cost paid once a work tile,
+ * about 2.5 key tiles' worth. One candidate: Q's slot is released at the
+ * last S of a work tile and only then loaded, from DRAM, while the
+ * consumers finish their last softmax, P V and stores, so the first S of the
+ * next tile may wait for it. QP has the producer, as soon as it claims the
+ * next work tile, ask the TMA unit to bring that tile's Q into the L2
+ * (cp.async.bulk.prefetch.tensor, UTMAPF.L2.3D), a whole work tile ahead, so
+ * the real load hits the L2. Prediction: +1-3% at S=4096 if the wait for Q
+ * is that cost, nothing at S=16384.
+ * Measured (H200, 2026-12-03 11:33-11:36 UTC, two interleaved rounds,
+ * counters off, --warmup 1, flop per SM cycle at the clock read after each
+ * case's samples, 1605-1860 MHz; default (0) / N176 (10) / UQ (11) / N176 +
+ * UQ (12) / QP (13) / cuDNN; dim 64: default / PD+CH+LR (10) / UQ (11) /
+ * two consumers with UQ (12) / QP (13) / cuDNN):
+ *   dim 128 S=4096   2581, 2610 / 2656, 2631 / 2499, 2500 / 2582, 2590 /
+ *                    2599, 2596 / 2671, 2614
+ *     causal         2213, 2240 / 2209, 2234 / 2174, 2164 / 2191, 2180 /
+ *                    2235, 2235 / 2341, 2359
+ *   S=16384          2735, 2712 / 2828, 2785 / 2599, 2649 / 2744, 2772 /
+ *                    2726, 2730 / 2773, 2747
+ *     causal         2553, 2505 / 2598, 2571 / 2424, 2447 / 2553, 2554 /
+ *                    2536, 2530 / 2572, 2558
+ *   dim 64           2031, 2030 / 1949, 1948 / 1827, 1821 / 1734, 1732 /
+ *                    2011, 2018 / 2063, 2067
+ *     causal         1674, 1669 / 1629, 1625 / 1504, 1507 / 1585, 1587 /
+ *                    1668, 1680 / 1785, 1800
+ * UQ lost 3-5% at dim 128 and 10% at dim 64, against a predicted gain: the
+ * fewer instructions a tile did not pay for the copies of the loop (the
+ * instruction cache, unmeasured). QP moved nothing (within 1% both ways):
+ * the wait for Q is not the once-a-tile cost, which remains unexplained.
+ * 176 keys again +2-3% at S=16384 both ways and, this time, +1.8% at S=4096
+ * (it was level the day before), level causal at S=4096 (-1.5% the day
+ * before): dim 128 takes 176 keys except causal sequences shorter than
+ * FW_LONG_SEQ. Neither UQ nor QP is kept in a default. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -849,8 +888,8 @@ __global__ void __launch_bounds__(C::THREADS, 1)
 
 /* ---- host side ------------------------------------------------------------------------ */
 
-/* The configurations measured (see the header), the first of each list the one
- * the variant runs; KBENCH_FLASH_WGMMA_CONFIG=i runs the i-th instead, to
+/* The configurations measured (see the header), fw_choose's pick among them
+ * the one the variant runs; KBENCH_FLASH_WGMMA_CONFIG=i runs the i-th instead, to
  * measure the alternatives again (the kernel's name in the report says which
  * ran). setup raises the kernel's shared-memory limit and makes its tensor
  * maps; launch computes the grid and launches. */
@@ -866,6 +905,8 @@ typedef struct fw_config {
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
+/* dim 128 takes 176 keys a tile unless causal and shorter than this (header) */
+#define FW_LONG_SEQ 8192
 
 /* What every launch of one case shares, found once (prepare, or the first
  * launch with other buffers or another shape): the configuration, the SM
@@ -942,9 +983,10 @@ template <typename C, int PERSIST> static const char *fw_name()
     {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, \
      fw_name<fw_cfg<D, NC, ST, PP, OV, X, BN>, persist>(), persist}
 
-/* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else the
- * first of its dimension's list (for dim 64, the last on grids too small for
- * three consumers). */
+/* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else for dim
+ * 128 the first of its list for causal sequences shorter than FW_LONG_SEQ and
+ * the 176-key tiles (10) otherwise; for dim 64 the first, or the two-consumer
+ * one (3) on grids too small for three consumers. */
 template <typename T> static const fw_config *fw_choose(const kb_args *a, int sms)
 {
     static const fw_config d128[FW_CONFIGS] = {
@@ -980,7 +1022,7 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
-        return &d128[c < 0 ? 0 : c];
+        return &d128[c >= 0 ? c : sh.causal && sh.s < FW_LONG_SEQ ? 0 : 10];
     if (sh.d != 64)
         return NULL; /* other dims are skipped by the harness */
     if (c >= 0)
