@@ -219,7 +219,7 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..13, the
+/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..15, the
  * default and its alternatives) passes the check at shapes no tile divides, dim
  * 64 and 128, causal and not, fp16 and bf16, and runs the kernel its name says:
  * fw_want holds, per dim and configuration, which of the softmax ahead of the
@@ -227,19 +227,32 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
  * softmax's max and sum in four chains ("_ch_"), the rows' sums on the tensor
  * pipe ("_rs_"), O rescaled only when a row's max grows by more than 2^8
  * ("_lr_"), tiles of 176 keys ("_n176_"), a copy of the consumer per
- * warpgroup ("_uq_") and the next work tile's Q brought into the L2 ahead
- * ("_qp_") it has. Consecutive cases differ in shape, so that the
- * variant's plan, kept for its case, is made anew for each configuration. */
-#define FW_TEST_CONFIGS 14
-enum { FW_OV = 1, FW_PD = 2, FW_CH = 4, FW_RS = 8, FW_LR = 16, FW_N176 = 32, FW_UQ = 64, FW_QP = 128 };
+ * warpgroup ("_uq_"), the next work tile's Q brought into the L2 ahead
+ * ("_qp_") and a work tile's first K tiles copied before Q ("_ke_") it has.
+ * Consecutive cases differ in shape, so that the variant's plan, kept for its
+ * case, is made anew for each configuration. */
+#define FW_TEST_CONFIGS 16
+enum {
+    FW_OV = 1,
+    FW_PD = 2,
+    FW_CH = 4,
+    FW_RS = 8,
+    FW_LR = 16,
+    FW_N176 = 32,
+    FW_UQ = 64,
+    FW_QP = 128,
+    FW_KE = 256
+};
 static const int fw_want[2][FW_TEST_CONFIGS] = {
     /* dim 128 */ {FW_OV | FW_PD | FW_LR, 0, 0, 0, 0, FW_OV, FW_OV, FW_OV | FW_PD | FW_CH,
                    FW_OV | FW_PD, FW_OV | FW_PD | FW_CH | FW_LR, FW_OV | FW_PD | FW_LR | FW_N176,
                    FW_OV | FW_PD | FW_LR | FW_UQ, FW_OV | FW_PD | FW_LR | FW_N176 | FW_UQ,
-                   FW_OV | FW_PD | FW_LR | FW_QP},
+                   FW_OV | FW_PD | FW_LR | FW_QP, FW_OV | FW_PD | FW_LR | FW_N176 | FW_KE | FW_QP,
+                   FW_OV | FW_PD | FW_LR | FW_KE | FW_QP},
     /* dim 64 */ {FW_PD | FW_CH, 0, 0, 0, FW_OV, FW_OV, FW_PD, FW_PD | FW_CH | FW_RS, 0,
                   FW_PD | FW_CH | FW_RS | FW_LR, FW_PD | FW_CH | FW_LR, FW_PD | FW_CH | FW_UQ,
-                  FW_PD | FW_CH | FW_UQ, FW_PD | FW_CH | FW_QP}};
+                  FW_PD | FW_CH | FW_UQ, FW_PD | FW_CH | FW_QP, FW_PD | FW_CH | FW_KE | FW_QP,
+                  FW_PD | FW_CH | FW_KE}};
 static void flash_wgmma_configurations_pass_the_check(void **state)
 {
     (void)state;
@@ -268,9 +281,9 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
                 assert_int_equal(kb_bench_case(op, var, &dev, &quick, &r, &e), KB_OK);
                 cases++;
                 static const char *const parts[] = {"_ov_", "_pd_",   "_ch_", "_rs_",
-                                                    "_lr_", "_n176_", "_uq_", "_qp_"};
+                                                    "_lr_", "_n176_", "_uq_", "_qp_", "_ke_"};
                 int has = 0;
-                for (int k = 0; k < 8; k++)
+                for (int k = 0; k < 9; k++)
                     if (r.nkernels > 0 && strstr(r.kernels[0].name, parts[k]))
                         has |= 1 << k;
                 const int named = has == fw_want[strstr(shapes[s], "dim=128") ? 0 : 1][c];

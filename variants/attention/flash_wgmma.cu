@@ -332,7 +332,16 @@
  * 11:40-11:46 UTC), against cuDNN in the same run, time (per SM cycle):
  * dim 128 S=4096 578.2 TFLOP/s, 0.97x (0.98x); causal 0.93x (0.95x); dim
  * 64 1.02x (1.01x), causal 0.93x (0.94x); S=16384 627.0, 1.02x (1.01x),
- * causal 1.02x (1.03x). */
+ * causal 1.02x (1.03x).
+ * KE (FW_KE, "_ke_"; configurations 14 and 15 with QP, dim 64's 15 without):
+ * the producer waited for Q's slot (the work tile's last S) before it
+ * copied anything of the next work tile, so the next tile's first K tile
+ * was asked for only then and reached shared memory a copy's latency after
+ * the consumers' last softmax, P V and stores: a gap in the tensor pipe at
+ * every work tile. KE copies the next work tile's first STAGES - 1 K tiles
+ * as soon as their slots are free (up to STAGES - 1 key tiles earlier), then
+ * waits for Q's slot and copies Q (from the L2 with QP). Prediction: +1-3%
+ * at S=4096, where a work tile is 24-32 key tiles, +0-1% at S=16384. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -356,6 +365,7 @@
 #define FW_LR 8 /* O rescaled only when a row's max grows by more than FW_LR_LOG2 (fw_softmax) */
 #define FW_UQ 16 /* a copy of the consumer per warpgroup, its rows a constant */
 #define FW_QP 32 /* the next work tile's Q brought into the L2 a work tile ahead */
+#define FW_KE 64 /* a work tile's first K tiles copied before Q's slot is free (fw_produce) */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -366,7 +376,7 @@ struct fw_cfg {
     static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
     static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0, UQ = (X_ & FW_UQ) != 0;
-    static constexpr bool QP = (X_ & FW_QP) != 0;
+    static constexpr bool QP = (X_ & FW_QP) != 0, KE = (X_ & FW_KE) != 0;
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -537,6 +547,19 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
     kb_tma_prefetch_map(tv);
     int it = 0;
     for (int wt = blockIdx.x, n = 0;; n++) {
+        int bh = 0, q0 = 0, ntiles = 0, early = 0;
+        if (C::KE && wt < total) {
+            /* KE: the first K tiles as soon as their slots are free, which is
+             * up to STAGES - 1 key tiles before the last S of the work tile
+             * before releases Q's slot */
+            fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
+            early = ntiles < C::STAGES - 1 ? ntiles : C::STAGES - 1;
+            for (int j = 0; j < early; j++) {
+                const int st = (it + j) % C::STAGES;
+                fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
+                                FW_K_EMPTY, st, (unsigned)((it + j) / C::STAGES) & 1u, j, bh);
+            }
+        }
         kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
         if (wt >= total) {
             *slot = -1;
@@ -544,8 +567,8 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
             break;
         }
         *slot = wt;
-        int bh, q0, ntiles;
-        fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
+        if (!C::KE)
+            fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
         kb_mbar_expect_tx(FW_Q_FULL(bars), C::Q_BYTES);
 #pragma unroll
         for (int c = 0; c < C::SLABS; c++)
@@ -561,8 +584,9 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
         for (int j = 0; j < ntiles; j++, it++) {
             const int st = it % C::STAGES;
             const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
-            fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL, FW_K_EMPTY,
-                            st, ph, j, bh);
+            if (j >= early)
+                fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
+                                FW_K_EMPTY, st, ph, j, bh);
             fw_load_tile<C>(sbase + C::OFF_V + st * C::KV_BYTES, tv, bars, FW_V_FULL, FW_V_EMPTY,
                             st, ph, j, bh);
         }
@@ -906,7 +930,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 14
+#define FW_CONFIGS 16
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -962,7 +986,7 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 }
 
 /* A configuration's kernel name, made once from its parameters:
- * att_fw_dD_cNC_nBN_sSTAGES, then _pp, _ov, _pd, _ch, _rs, _lr, _uq and _qp for
+ * att_fw_dD_cNC_nBN_sSTAGES, then _pp, _ov, _pd, _ch, _rs, _lr, _uq, _qp and _ke for
  * the parts it has, and _persist for the persistent grid. */
 struct fw_kname {
     char s[64];
@@ -971,10 +995,11 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
                  C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
-                 C::UQ ? "_uq" : "", C::QP ? "_qp" : "", PERSIST ? "_persist" : "");
+                 C::UQ ? "_uq" : "", C::QP ? "_qp" : "", C::KE ? "_ke" : "",
+                 PERSIST ? "_persist" : "");
         return k;
     }();
     return n.s;
@@ -1008,7 +1033,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR, 176, 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ, 1),
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_UQ, 176, 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_QP, 1)};
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_QP, 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 176, 1),
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),
         FW_CONFIG(T, 64, 3, 4, true, 0),
@@ -1023,7 +1050,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_LR, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_UQ, 1),
         FW_CONFIG_X(T, 64, 2, 4, true, false, FW_PD | FW_CH | FW_UQ, 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_QP, 1)};
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_QP, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE | FW_QP, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE, 1)};
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
