@@ -251,8 +251,15 @@ static __device__ __forceinline__ float shifted_sum(const uint4 (&raw)[NV], floa
 
 /* ---- the warp-per-row register kernel (cols <= 1024) ---------------------------- */
 
-/* A warp per row (layernorm.cuh: ln_warp_start, ln_warp_store). */
-template <typename T, int NV, bool TANH>
+/* A warp per row (layernorm.cuh: ln_warp_start, ln_warp_store). MODE, an A/B
+ * switch (KBENCH_LAYERNORM_WARP, fused_kernels::warp): bit 0, plain loads and
+ * stores of x and y instead of the streaming hints; bit 1, the shift x[0]
+ * shuffled from lane 0's first vector instead of loaded again. Prediction
+ * (before any run): fp32 131072 x 1024 93.0% and 174762 x 768 95.2% of the
+ * copy bandwidth (the report of 2026-12-02) +2-4 points from bit 0, as plain
+ * loads gave the row kernel 3-6% (header), +0-1 from bit 1; torch.compile's
+ * kernel held 97.4% at 1024. */
+template <typename T, int NV, bool TANH, int MODE = 0>
 __global__ void __launch_bounds__(128, 8)
     layernorm_fused_warp(const T *__restrict__ x, const T *__restrict__ gamma,
                          const T *__restrict__ beta, const T *__restrict__ bias,
@@ -260,14 +267,18 @@ __global__ void __launch_bounds__(128, 8)
                          float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
-    constexpr bool SHIFT = sizeof(T) == 4;
+    constexpr bool SHIFT = sizeof(T) == 4, CS = (MODE & 1) == 0;
     int64_t row;
     uint4 raw[NV];
-    if (!ln_warp_start<T>(x, rows, cols, row, raw))
+    if (!ln_warp_start<T, NV, CS>(x, rows, cols, row, raw))
         return;
     const int lane = threadIdx.x & 31, nvec = cols / V;
     const int64_t base = row * cols;
-    const float K = SHIFT ? kb_load(x, base) : 0.0f;
+    float K = 0.0f;
+    if constexpr (SHIFT && (MODE & 2))
+        K = __uint_as_float(__shfl_sync(KB_FULL_MASK, raw[0].x, 0));
+    else if constexpr (SHIFT)
+        K = kb_load(x, base);
 
     float v[NV][V];
     const float s = shifted_sum<T, SHIFT>(raw, v, K, [&](int k) { return lane + 32 * k < nvec; });
@@ -275,8 +286,8 @@ __global__ void __launch_bounds__(128, 8)
     const float q = centred_squares(v, md, [&](int k) { return lane + 32 * k < nvec; });
     const float rstd = rsqrtf(fmaf(kb_warp_sum(q), inv_cols, LN_EPS));
 
-    ln_warp_store<T, NV, TANH>(gamma, beta, bias, y, base, cols,
-                               [&](int k, int i) { return v[k][i] * rstd; });
+    ln_warp_store<T, NV, TANH, CS>(gamma, beta, bias, y, base, cols,
+                                   [&](int k, int i) { return v[k][i] * rstd; });
     if (mean_out != nullptr && lane == 0) {
         mean_out[row] = K + md;
         rstd_out[row] = rstd;
@@ -1901,9 +1912,19 @@ template <bool VEC> struct fused_kernels {
     static constexpr const char *row_name = "layernorm_fused_row";
     static constexpr const char *stream_name =
         VEC ? "layernorm_fused_stream_vec" : "layernorm_fused_stream";
-    template <typename T, int NV, bool TANH> static constexpr auto warp()
+    template <typename T, int NV, bool TANH> static auto warp()
     {
-        return layernorm_fused_warp<T, NV, TANH>;
+        static const int mode = kb_env_int("KBENCH_LAYERNORM_WARP", 0, 0, 3);
+        switch (mode) {
+        case 1:
+            return layernorm_fused_warp<T, NV, TANH, 1>;
+        case 2:
+            return layernorm_fused_warp<T, NV, TANH, 2>;
+        case 3:
+            return layernorm_fused_warp<T, NV, TANH, 3>;
+        default:
+            return layernorm_fused_warp<T, NV, TANH, 0>;
+        }
     }
     template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
     static constexpr auto row()

@@ -184,10 +184,11 @@ KB_DEV void ln_affine_any(const T *__restrict__ gamma, const T *__restrict__ bet
  * vectors t + 32 k, k < NV. */
 
 /* The start of a warp-per-row kernel: this warp's row, and lane's NV vectors
- * of it streamed into raw (zeros past the row's cols / V vectors). False when
+ * of it streamed into raw (zeros past the row's cols / V vectors; CS: with the
+ * streaming hint, else plain loads). False when
  * the warp is past the last row: the whole warp then leaves together, so no
  * shuffle partner is left behind. */
-template <typename T, int NV>
+template <typename T, int NV, bool CS = true>
 KB_DEV bool ln_warp_start(const T *__restrict__ x, int64_t rows, int cols, int64_t &row,
                           uint4 (&raw)[NV])
 {
@@ -201,15 +202,16 @@ KB_DEV bool ln_warp_start(const T *__restrict__ x, int64_t rows, int cols, int64
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         const int j = lane + 32 * k;
-        raw[k] = j < nvec ? __ldcs(xv + j) : make_uint4(0u, 0u, 0u, 0u);
+        raw[k] = j < nvec ? (CS ? __ldcs(xv + j) : xv[j]) : make_uint4(0u, 0u, 0u, 0u);
     }
     return true;
 }
 
 /* The end of a warp-per-row kernel: y = GELU(z(k, i) gamma + (beta + b)) for
- * lane's vectors of the row at element base, streamed out; z(k, i) is element
+ * lane's vectors of the row at element base, streamed out (CS: with the
+ * streaming hint, else plain stores); z(k, i) is element
  * i of vector k normalised. */
-template <typename T, int NV, bool TANH, typename Z>
+template <typename T, int NV, bool TANH, bool CS = true, typename Z>
 KB_DEV void ln_warp_store(const T *__restrict__ gamma, const T *__restrict__ beta,
                           const T *__restrict__ bias, T *__restrict__ y, int64_t base, int cols,
                           Z z)
@@ -228,7 +230,10 @@ KB_DEV void ln_warp_store(const T *__restrict__ gamma, const T *__restrict__ bet
 #pragma unroll
             for (int i = 0; i < V; i++)
                 o[i] = ln_gelu<TANH>(fmaf(z(k, i), g[i], b1[i] + b2[i]));
-            __stcs(yv + j, kb_pack<T>(o));
+            if constexpr (CS)
+                __stcs(yv + j, kb_pack<T>(o));
+            else
+                yv[j] = kb_pack<T>(o);
         }
     }
 }
