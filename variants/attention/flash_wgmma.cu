@@ -341,7 +341,31 @@
  * every work tile. KE copies the next work tile's first STAGES - 1 K tiles
  * as soon as their slots are free (up to STAGES - 1 key tiles earlier), then
  * waits for Q's slot and copies Q (from the L2 with QP). Prediction: +1-3%
- * at S=4096, where a work tile is 24-32 key tiles, +0-1% at S=16384. */
+ * at S=4096, where a work tile is 24-32 key tiles, +0-1% at S=16384.
+ * Measured (H200, 2026-12-03 12:42-12:44 UTC, two interleaved rounds, same
+ * method, flop per SM cycle; dim 128: 128 keys (0) / 176 keys (10) / 176
+ * keys KE+QP (14) / 128 keys KE+QP (15) / cuDNN; dim 64: default (0) /
+ * PD+CH+LR (10) / KE+QP (14) / KE (15) / cuDNN):
+ *   dim 128 S=4096   2599, 2581 / 2615, 2619 / 2593, 2619 / 2605, 2591 /
+ *                    2679, 2683
+ *     causal         2231, 2226 / 2180, 2232 / 2154, 2220 / 2225, 2245 /
+ *                    2327, 2323
+ *   S=16384          2699, 2720 / 2822, 2798 / 2822, 2824 / 2709, 2721 /
+ *                    2755, 2764
+ *     causal         2524, 2529 / 2610, 2612 / 2625, 2602 / 2550, 2541 /
+ *                    2556, 2566
+ *   dim 64           2001, 1985 / 1950, 1950 / 1976, 2025 / 2022, 2008 /
+ *                    2058, 2065
+ *     causal         1670, 1670 / 1620, 1614 / 1684, 1684 / 1672, 1681 /
+ *                    1769, 1785
+ * KE moved nothing beyond the rounds' spread (-0.5 to +1%), so the next
+ * work tile's first K tile was not late either: with QP level too, the
+ * once-a-work-tile cost is not a copy's latency. Not kept; what remains to
+ * look at is the consumers' own drain and refill (the last P V and the
+ * stores, the first S alone, their softmax with no product of their own
+ * beside it), which the stall counters of one work tile's edges would
+ * show. The same call confirms 176 keys at S=4096 (+0.6-1.3%) and S=16384
+ * (+3-4%, 1.02x cuDNN per cycle both ways). */
 #include <stdio.h>
 
 #include "attention.cuh"

@@ -258,7 +258,16 @@ static __device__ __forceinline__ float shifted_sum(const uint4 (&raw)[NV], floa
  * (before any run): fp32 131072 x 1024 93.0% and 174762 x 768 95.2% of the
  * copy bandwidth (the report of 2026-12-02) +2-4 points from bit 0, as plain
  * loads gave the row kernel 3-6% (header), +0-1 from bit 1; torch.compile's
- * kernel held 97.4% at 1024. */
+ * kernel held 97.4% at 1024. Measured (H200, 2026-12-03 12:44 UTC, two
+ * rounds, counters off, L2 flushed, % of the copy bandwidth, modes 0 / 1 /
+ * 2 / 3): 131072 x 1024 92.6, 93.1 / 97.2, 97.0 / 92.7, 92.9 / 97.3, 97.3;
+ * 174762 x 768 95.2, 95.0 / 98.1, 98.6 / 95.0, 94.9 / 98.4, 98.3; 1048576 x
+ * 128 95.7, 95.8 / 96.2, 96.2 / 95.1, 95.1 / 96.1, 96.1 (all checked).
+ * Plain loads and stores: +4.2 points at 1024 and +3.3 at 768, the top of
+ * the prediction, +0.5 at 128; the shuffle nothing (-0.6 at 128 alone).
+ * Mode 1 is to become the default together with a refreshed layernorm
+ * report (the committed one ran mode 0); until then
+ * KBENCH_LAYERNORM_WARP=1 selects it. */
 template <typename T, int NV, bool TANH, int MODE = 0>
 __global__ void __launch_bounds__(128, 8)
     layernorm_fused_warp(const T *__restrict__ x, const T *__restrict__ gamma,
