@@ -442,6 +442,8 @@ KB_WGMMA_SS(256, 128, KB_ACC128, KB_REGS128, "%128", "%129", "%130")
 KB_WGMMA_SS(128, 64, KB_ACC64, KB_REGS64, "%64", "%65", "%66")
 /* attention's S for 176 keys a tile */
 KB_WGMMA_SS(176, 88, KB_ACC88, KB_REGS88, "%88", "%89", "%90")
+/* attention's S for a tile's first 64 keys */
+KB_WGMMA_SS(64, 32, KB_ACC32, KB_REGS32, "%32", "%33", "%34")
 
 /* d (64 x N fp32, N / 2 registers a thread) = [d +] A B: A 64 x 16 from
  * registers (the m16n8k16 A-fragment layout per warp, four 16-bit pairs), B

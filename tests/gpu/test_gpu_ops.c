@@ -228,7 +228,8 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
  * pipe ("_rs_"), O rescaled only when a row's max grows by more than 2^8
  * ("_lr_"), tiles of 176 keys ("_n176_"), a copy of the consumer per
  * warpgroup ("_uq_"), the next work tile's Q brought into the L2 ahead
- * ("_qp_") and a work tile's first K tiles copied before Q ("_ke_") it has.
+ * ("_qp_"), a work tile's first K tiles copied before Q ("_ke_") and a short
+ * last key tile taken first ("_sf_") it has.
  * Consecutive cases differ in shape, so that the variant's plan, kept for its
  * case, is made anew for each configuration. */
 #define FW_TEST_CONFIGS 16
@@ -241,13 +242,14 @@ enum {
     FW_N176 = 32,
     FW_UQ = 64,
     FW_QP = 128,
-    FW_KE = 256
+    FW_KE = 256,
+    FW_SF = 512
 };
 static const int fw_want[2][FW_TEST_CONFIGS] = {
     /* dim 128 */ {FW_OV | FW_PD | FW_LR, 0, 0, 0, 0, FW_OV, FW_OV, FW_OV | FW_PD | FW_CH,
                    FW_OV | FW_PD, FW_OV | FW_PD | FW_CH | FW_LR, FW_OV | FW_PD | FW_LR | FW_N176,
                    FW_OV | FW_PD | FW_LR | FW_UQ, FW_OV | FW_PD | FW_LR | FW_N176 | FW_UQ,
-                   FW_OV | FW_PD | FW_LR | FW_QP, FW_OV | FW_PD | FW_LR | FW_N176 | FW_KE | FW_QP,
+                   FW_OV | FW_PD | FW_LR | FW_QP, FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF,
                    FW_OV | FW_PD | FW_LR | FW_KE | FW_QP},
     /* dim 64 */ {FW_PD | FW_CH, 0, 0, 0, FW_OV, FW_OV, FW_PD, FW_PD | FW_CH | FW_RS, 0,
                   FW_PD | FW_CH | FW_RS | FW_LR, FW_PD | FW_CH | FW_LR, FW_PD | FW_CH | FW_UQ,
@@ -261,7 +263,8 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
     static const char *const shapes[] = {"batch=1,heads=3,seq=1000,dim=128,causal=1",
                                          "batch=2,heads=3,seq=1000,dim=64",
                                          "batch=3,heads=2,seq=129,dim=128",
-                                         "batch=1,heads=2,seq=4097,dim=64,causal=1"};
+                                         "batch=1,heads=2,seq=4097,dim=64,causal=1",
+                                         "batch=1,heads=2,seq=900,dim=128"};
     const kb_op *op = kb_op_find("attention");
     assert_non_null(op);
     const kb_variant *var = kb_variant_find(op, "flash-wgmma");
@@ -281,9 +284,9 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
                 assert_int_equal(kb_bench_case(op, var, &dev, &quick, &r, &e), KB_OK);
                 cases++;
                 static const char *const parts[] = {"_ov_", "_pd_",   "_ch_", "_rs_",
-                                                    "_lr_", "_n176_", "_uq_", "_qp_", "_ke_"};
+                                                    "_lr_", "_n176_", "_uq_", "_qp_", "_ke_", "_sf_"};
                 int has = 0;
-                for (int k = 0; k < 9; k++)
+                for (int k = 0; k < 10; k++)
                     if (r.nkernels > 0 && strstr(r.kernels[0].name, parts[k]))
                         has |= 1 << k;
                 const int named = has == fw_want[strstr(shapes[s], "dim=128") ? 0 : 1][c];

@@ -365,7 +365,20 @@
  * stores, the first S alone, their softmax with no product of their own
  * beside it), which the stall counters of one work tile's edges would
  * show. The same call confirms 176 keys at S=4096 (+0.6-1.3%) and S=16384
- * (+3-4%, 1.02x cuDNN per cycle both ways). */
+ * (+3-4%, 1.02x cuDNN per cycle both ways).
+ * The counters of the same day (12:55 UTC, --metrics full, 176 keys, beside
+ * cuDNN): the tensor pipe active 75.9% of cycles at S=4096 (cuDNN 75.7%)
+ * and 79.7% at S=16384 (cuDNN 77.4%), issue active 34.6-35.3% (cuDNN 44%);
+ * 2627 flop per SM cycle at S=4096 against cuDNN's 2711 with the pipe as
+ * busy: 4096 keys take 24 tiles of 176, the last with 48 keys, so 3.1% of
+ * the products are on keys past the sequence, and 2627 x 1.031 = 2709.
+ * SF (FW_SF, "_sf_"; configuration 14): where the sequence's last key tile
+ * holds at most 64 keys (not causal), a work tile takes that tile first, as
+ * its peeled tile 0, with S on m64n64k16 (4 of the 11 k-steps' columns), P's
+ * other columns zero; the rest follow in order. P V still runs all 176
+ * keys of it. Prediction: at S=4096 the products fall by 0.64 of a 48-unit
+ * work tile, +1-1.5%; at S=16384 (16 keys in the last tile, 94 tiles)
+ * +0.3%. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -390,6 +403,7 @@
 #define FW_UQ 16 /* a copy of the consumer per warpgroup, its rows a constant */
 #define FW_QP 32 /* the next work tile's Q brought into the L2 a work tile ahead */
 #define FW_KE 64 /* a work tile's first K tiles copied before Q's slot is free (fw_produce) */
+#define FW_SF 128 /* a short last key tile taken first, its S on 64 keys (fw_short_first) */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -400,7 +414,7 @@ struct fw_cfg {
     static constexpr bool PP = PP_, OV = OV_, PD = (X_ & FW_PD) != 0;
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
     static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0, UQ = (X_ & FW_UQ) != 0;
-    static constexpr bool QP = (X_ & FW_QP) != 0, KE = (X_ & FW_KE) != 0;
+    static constexpr bool QP = (X_ & FW_QP) != 0, KE = (X_ & FW_KE) != 0, SF = (X_ & FW_SF) != 0;
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -515,8 +529,8 @@ static __device__ __forceinline__ void fw_pv(float (&o)[C::ON], const uint32_t (
  * PD: dq and dk are qa's and kbase's descriptors (fw_kdesc), moved for each
  * instruction; otherwise each operand's address is encoded anew (in the SASS
  * of dim 64's loop, 82 uniform-datapath instructions a tile for 12 HGMMA). */
-template <typename T, typename C>
-static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t qa, uint32_t kbase,
+template <typename T, typename C, int N = C::BN>
+static __device__ __forceinline__ void fw_qk(float (&sacc)[N / 2], uint32_t qa, uint32_t kbase,
                                              uint64_t dq, uint64_t dk)
 {
 #pragma unroll
@@ -526,11 +540,30 @@ static __device__ __forceinline__ void fw_qk(float (&sacc)[C::BN / 2], uint32_t 
         const uint32_t offk = (kk / 4) * C::BN * KB_SW128_ROW + step;
         const uint64_t da = C::PD ? kb_wgmma_desc_add(dq, offq) : fw_kdesc(qa + offq);
         const uint64_t db = C::PD ? kb_wgmma_desc_add(dk, offk) : fw_kdesc(kbase + offk);
-        if constexpr (C::BN == 176)
+        if constexpr (N == 176)
             kb_wgmma_m64n176k16_ss<T>(sacc, da, db, kk > 0);
-        else
+        else if constexpr (N == 128)
             kb_wgmma_m64n128k16_ss<T>(sacc, da, db, kk > 0);
+        else
+            kb_wgmma_m64n64k16_ss<T>(sacc, da, db, kk > 0);
     }
+}
+
+/* SF: whether a work tile of ntiles key tiles takes its last one first, with
+ * S on 64 keys: not causal, and the sequence's last tile holds at most 64
+ * keys (at S=4096 and 176 keys a tile, 48). The same for every work tile of
+ * a launch. */
+template <typename C>
+static __device__ __forceinline__ bool fw_short_first(int s, int causal, int ntiles)
+{
+    return C::SF && !causal && ntiles > 1 && s - (ntiles - 1) * C::BN <= 64;
+}
+
+/* The key tile at position j of a work tile's walk: j, or with SF the last
+ * first and then 0, 1, ... */
+static __device__ __forceinline__ int fw_key_tile(int j, int ntiles, bool sf)
+{
+    return sf ? (j == 0 ? ntiles - 1 : j - 1) : j;
 }
 
 /* The next work tile of a block that has just started tile wt: with sched
@@ -581,7 +614,8 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
             for (int j = 0; j < early; j++) {
                 const int st = (it + j) % C::STAGES;
                 fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
-                                FW_K_EMPTY, st, (unsigned)((it + j) / C::STAGES) & 1u, j, bh);
+                                FW_K_EMPTY, st, (unsigned)((it + j) / C::STAGES) & 1u,
+                                fw_key_tile(j, ntiles, fw_short_first<C>(s, causal, ntiles)), bh);
             }
         }
         kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
@@ -605,14 +639,15 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
             for (int c = 0; c < C::SLABS; c++)
                 kb_tma_prefetch_3d(tq, c * 64, nq0, nbh);
         }
+        const bool sf = fw_short_first<C>(s, causal, ntiles);
         for (int j = 0; j < ntiles; j++, it++) {
-            const int st = it % C::STAGES;
+            const int st = it % C::STAGES, kt = fw_key_tile(j, ntiles, sf);
             const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
             if (j >= early)
                 fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
-                                FW_K_EMPTY, st, ph, j, bh);
+                                FW_K_EMPTY, st, ph, kt, bh);
             fw_load_tile<C>(sbase + C::OFF_V + st * C::KV_BYTES, tv, bars, FW_V_FULL, FW_V_EMPTY,
-                            st, ph, j, bh);
+                            st, ph, kt, bh);
         }
     }
     /* the last block to finish claiming resets the counter for the next launch */
@@ -746,7 +781,7 @@ static __device__ __forceinline__ void fw_pack(uint32_t (&p)[BN / 16][4], const 
 
 /* One work tile of one consumer warpgroup (w = 0..NC-1), Q in place: rows
  * q0 + 64 w .. + 63 of slice bh, ntiles key tiles from ring position it. */
-template <typename T, typename C>
+template <typename T, typename C, bool SF = false>
 static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint32_t sbase,
                                                        uint32_t bars, int w, int q0, int bh,
                                                        int s, int ntiles, int it, int causal,
@@ -770,27 +805,46 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     for (int i = 0; i < C::ON; i++)
         o[i] = 0.0f;
 
-    /* tile 0: S alone */
+    /* tile 0: S alone (SF: the last key tile, its at most 64 keys on n64) */
+    float s64[SF ? 32 : 1];
     {
         const int st = it % C::STAGES;
         kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), (unsigned)(it / C::STAGES) & 1u);
         if (C::PP)
             kb_bar_sync(FW_BAR_TURN + w, 2 * FW_WG);
         kb_wgmma_fence();
-        fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
-                    kb_wgmma_desc_add(dk0, st * C::KV_BYTES));
+        if constexpr (SF)
+            fw_qk<T, C, 64>(s64, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
+                            kb_wgmma_desc_add(dk0, st * C::KV_BYTES));
+        else
+            fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
+                        kb_wgmma_desc_add(dk0, st * C::KV_BYTES));
     }
     kb_wgmma_commit();
     if (C::PP)
         kb_bar_arrive(FW_BAR_TURN + (w + 1) % C::NC, 2 * FW_WG);
     kb_wgmma_wait<0>();
-    kb_fence_regs(sacc);
+    if constexpr (SF)
+        kb_fence_regs(s64);
+    else
+        kb_fence_regs(sacc);
     if (lane == 0) {
         kb_mbar_arrive(fw_bar<C>(bars, FW_K_EMPTY, it % C::STAGES));
         if (ntiles == 1)
             kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
     }
-    {
+    if constexpr (SF) { /* P's keys past the 64 are zeros (fw_pv runs all BN) */
+        float alpha[2];
+        fw_tile_softmax<64, C::CHAINS, C::LR>(s64, m, l, alpha, (ntiles - 1) * BN,
+                                              q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
+        uint32_t p64[4][4];
+        fw_pack<T, 64>(p64, s64);
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; kk++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+                p[kk][r] = kk < 4 ? p64[kk][r] : 0u;
+    } else {
         float alpha[2];
         fw_tile_softmax<BN, C::CHAINS, C::LR>(sacc, m, l, alpha, 0, q0 + FW_ROWS * w, row0, colq,
                                               s, causal, sl2);
@@ -825,7 +879,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         }
         float alpha[2];
         const bool rescale = fw_tile_softmax<BN, C::CHAINS, C::LR>(
-            sacc, m, l, alpha, j * BN, q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
+            sacc, m, l, alpha, (SF ? j - 1 : j) * BN, q0 + FW_ROWS * w, row0, colq, s, causal,
+            sl2);
         fw_overlap<C>(l);
         kb_wgmma_wait<0>(); /* P V is in: O and P are free */
         kb_fence_regs(o);
@@ -920,7 +975,12 @@ __global__ void __launch_bounds__(C::THREADS, 1)
             int bh, q0, ntiles;
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
             const auto consume = [&](int w) {
-                fw_consume_tile<T, C>(out, sbase, bars, w, q0, bh, s, ntiles, it, causal, sl2);
+                if (fw_short_first<C>(s, causal, ntiles)) /* the same for the whole launch */
+                    fw_consume_tile<T, C, C::SF>(out, sbase, bars, w, q0, bh, s, ntiles, it,
+                                                 causal, sl2);
+                else
+                    fw_consume_tile<T, C>(out, sbase, bars, w, q0, bh, s, ntiles, it, causal,
+                                          sl2);
             };
             if constexpr (C::UQ) { /* one call a warpgroup: w a constant in each copy */
                 if (wg == 1)
@@ -1010,7 +1070,7 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
 }
 
 /* A configuration's kernel name, made once from its parameters:
- * att_fw_dD_cNC_nBN_sSTAGES, then _pp, _ov, _pd, _ch, _rs, _lr, _uq, _qp and _ke for
+ * att_fw_dD_cNC_nBN_sSTAGES, then _pp, _ov, _pd, _ch, _rs, _lr, _uq, _qp, _ke and _sf for
  * the parts it has, and _persist for the persistent grid. */
 struct fw_kname {
     char s[64];
@@ -1019,11 +1079,11 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
                  C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
                  C::UQ ? "_uq" : "", C::QP ? "_qp" : "", C::KE ? "_ke" : "",
-                 PERSIST ? "_persist" : "");
+                 C::SF ? "_sf" : "", PERSIST ? "_persist" : "");
         return k;
     }();
     return n.s;
@@ -1058,7 +1118,7 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ, 1),
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_UQ, 176, 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_QP, 1),
-        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 176, 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF, 176, 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),
