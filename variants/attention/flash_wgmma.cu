@@ -333,7 +333,8 @@
  * dim 128 S=4096 578.2 TFLOP/s, 0.97x (0.98x); causal 0.93x (0.95x); dim
  * 64 1.02x (1.01x), causal 0.93x (0.94x); S=16384 627.0, 1.02x (1.01x),
  * causal 1.02x (1.03x).
- * KE (FW_KE, "_ke_"; configurations 14 and 15 with QP, dim 64's 15 without):
+ * KE (FW_KE, "_ke_"; configuration 15 with QP, dim 64's 14 with QP and 15
+ * without; dim 128's 14 was KE+QP at 176 keys, measured below, now SF):
  * the producer waited for Q's slot (the work tile's last S) before it
  * copied anything of the next work tile, so the next tile's first K tile
  * was asked for only then and reached shared memory a copy's latency after
@@ -378,7 +379,8 @@
  * other columns zero; the rest follow in order. P V still runs all 176
  * keys of it. Prediction: at S=4096 the products fall by 0.64 of a 48-unit
  * work tile, +1-1.5%; at S=16384 (16 keys in the last tile, 94 tiles)
- * +0.3%. */
+ * +0.3%. Not yet run on a GPU (the session's device time ran out): the
+ * configuration test checks it at seq=900 (a last tile of 20 keys). */
 #include <stdio.h>
 
 #include "attention.cuh"
