@@ -283,10 +283,10 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
                 kb_bench_name_case(&r, op, var, (kb_dtype)d, shape, 300u + (unsigned)s);
                 assert_int_equal(kb_bench_case(op, var, &dev, &quick, &r, &e), KB_OK);
                 cases++;
-                static const char *const parts[] = {"_ov_", "_pd_",   "_ch_", "_rs_",
-                                                    "_lr_", "_n176_", "_uq_", "_qp_", "_ke_", "_sf_"};
+                static const char *const parts[] = {"_ov_", "_pd_", "_ch_", "_rs_", "_lr_",
+                                                    "_n176_", "_uq_", "_qp_", "_ke_", "_sf_"};
                 int has = 0;
-                for (int k = 0; k < 10; k++)
+                for (int k = 0; k < (int)(sizeof parts / sizeof *parts); k++)
                     if (r.nkernels > 0 && strstr(r.kernels[0].name, parts[k]))
                         has |= 1 << k;
                 const int named = has == fw_want[strstr(shapes[s], "dim=128") ? 0 : 1][c];

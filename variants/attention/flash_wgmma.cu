@@ -606,19 +606,19 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
     kb_tma_prefetch_map(tv);
     int it = 0;
     for (int wt = blockIdx.x, n = 0;; n++) {
-        int bh = 0, q0 = 0, ntiles = 0, early = 0;
-        if (C::KE && wt < total) {
-            /* KE: the first K tiles as soon as their slots are free, which is
-             * up to STAGES - 1 key tiles before the last S of the work tile
-             * before releases Q's slot */
+        int bh = 0, q0 = 0, ntiles = 0; /* none past the last work tile */
+        if (wt < total)
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
-            early = ntiles < C::STAGES - 1 ? ntiles : C::STAGES - 1;
-            for (int j = 0; j < early; j++) {
-                const int st = (it + j) % C::STAGES;
-                fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
-                                FW_K_EMPTY, st, (unsigned)((it + j) / C::STAGES) & 1u,
-                                fw_key_tile(j, ntiles, fw_short_first<C>(s, causal, ntiles)), bh);
-            }
+        const bool sf = fw_short_first<C>(s, causal, ntiles);
+        /* KE: the first K tiles as soon as their slots are free, which is up
+         * to STAGES - 1 key tiles before the last S of the work tile before
+         * releases Q's slot */
+        const int early = !C::KE ? 0 : ntiles < C::STAGES - 1 ? ntiles : C::STAGES - 1;
+        for (int j = 0; j < early; j++) {
+            const int st = (it + j) % C::STAGES;
+            fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL, FW_K_EMPTY,
+                            st, (unsigned)((it + j) / C::STAGES) & 1u, fw_key_tile(j, ntiles, sf),
+                            bh);
         }
         kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
         if (wt >= total) {
@@ -627,8 +627,6 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
             break;
         }
         *slot = wt;
-        if (!C::KE)
-            fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
         kb_mbar_expect_tx(FW_Q_FULL(bars), C::Q_BYTES);
 #pragma unroll
         for (int c = 0; c < C::SLABS; c++)
@@ -641,7 +639,6 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
             for (int c = 0; c < C::SLABS; c++)
                 kb_tma_prefetch_3d(tq, c * 64, nq0, nbh);
         }
-        const bool sf = fw_short_first<C>(s, causal, ntiles);
         for (int j = 0; j < ntiles; j++, it++) {
             const int st = it % C::STAGES, kt = fw_key_tile(j, ntiles, sf);
             const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
@@ -837,7 +834,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     }
     if constexpr (SF) { /* P's keys past the 64 are zeros (fw_pv runs all BN) */
         float alpha[2];
-        fw_tile_softmax<64, C::CHAINS, C::LR>(s64, m, l, alpha, (ntiles - 1) * BN,
+        fw_tile_softmax<64, C::CHAINS, C::LR>(s64, m, l, alpha, fw_key_tile(0, ntiles, SF) * BN,
                                               q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
         uint32_t p64[4][4];
         fw_pack<T, 64>(p64, s64);
@@ -881,8 +878,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         }
         float alpha[2];
         const bool rescale = fw_tile_softmax<BN, C::CHAINS, C::LR>(
-            sacc, m, l, alpha, (SF ? j - 1 : j) * BN, q0 + FW_ROWS * w, row0, colq, s, causal,
-            sl2);
+            sacc, m, l, alpha, fw_key_tile(j, ntiles, SF) * BN, q0 + FW_ROWS * w, row0, colq, s,
+            causal, sl2);
         fw_overlap<C>(l);
         kb_wgmma_wait<0>(); /* P V is in: O and P are free */
         kb_fence_regs(o);
@@ -1081,8 +1078,8 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC, C::BN,
-                 C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
+                 C::BN, C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
                  C::UQ ? "_uq" : "", C::QP ? "_qp" : "", C::KE ? "_ke" : "",
                  C::SF ? "_sf" : "", PERSIST ? "_persist" : "");
