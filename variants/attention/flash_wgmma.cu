@@ -420,6 +420,7 @@
 #define FW_QP 32 /* the next work tile's Q brought into the L2 a work tile ahead */
 #define FW_KE 64 /* a work tile's first K tiles copied before Q's slot is free (fw_produce) */
 #define FW_SF 128 /* a short last key tile taken first, its S on 64 keys (fw_short_first) */
+#define FW_TR 256 /* clock stamps of each work tile's edges into fw_trace (bench/fw_trace.cu) */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -431,6 +432,7 @@ struct fw_cfg {
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
     static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0, UQ = (X_ & FW_UQ) != 0;
     static constexpr bool QP = (X_ & FW_QP) != 0, KE = (X_ & FW_KE) != 0, SF = (X_ & FW_SF) != 0;
+    static constexpr bool TR = (X_ & FW_TR) != 0;
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -468,6 +470,38 @@ enum { FW_K_FULL, FW_K_EMPTY, FW_V_FULL, FW_V_EMPTY };
 template <typename C> static __device__ __forceinline__ uint32_t fw_bar(uint32_t bars, int kind, int st)
 {
     return bars + 8u * (uint32_t)(2 + kind * C::STAGES + st);
+}
+
+/* TR, a measuring build's timeline (bench/fw_trace.cu; no configuration of
+ * the variant has it): for each block, each of its first FW_TR_TILES work
+ * tiles and each role (0 the producer, 1.. the consumers), a record of
+ * FW_TR_SLOTS 64-bit words: SM clock stamps at the tile's edges, the
+ * consumers' cycles spent in each kind of wait over the key-tile loop, the
+ * global timer at the tile's start and the work tile with its key-tile count
+ * (fw_trace_rec's callers say which slot is which). fw_trace is null unless
+ * the measuring program sets it. */
+#define FW_TR_TILES 64
+#define FW_TR_ROLES 4
+#define FW_TR_SLOTS 16
+__device__ unsigned long long *fw_trace;
+
+static __device__ __forceinline__ unsigned long long *fw_trace_rec(int n, int role)
+{
+    if (!fw_trace || n >= FW_TR_TILES)
+        return nullptr;
+    return fw_trace + (((size_t)blockIdx.x * FW_TR_TILES + n) * FW_TR_ROLES + role) * FW_TR_SLOTS;
+}
+
+static __device__ __forceinline__ unsigned long long fw_clock()
+{
+    return (unsigned long long)clock64();
+}
+
+static __device__ __forceinline__ unsigned long long fw_gtime()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
 }
 
 /* A block's work tile wt: the (batch, head) bh and the first query row q0
@@ -624,6 +658,15 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
         if (wt < total)
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
         const bool sf = fw_short_first<C>(s, causal, ntiles);
+        unsigned long long *tr = nullptr; /* TR: 0 top, 1 Q's slot free, 2 Q asked for,
+                                             3 the first K tile asked for, 4 the last V */
+        if constexpr (C::TR) {
+            tr = wt < total ? fw_trace_rec(n, 0) : nullptr;
+            if (tr) {
+                tr[0] = fw_clock();
+                tr[15] = (unsigned long long)wt | (unsigned long long)ntiles << 32;
+            }
+        }
         /* KE: the first K tiles as soon as their slots are free, which is up
          * to STAGES - 1 key tiles before the last S of the work tile before
          * releases Q's slot */
@@ -635,6 +678,8 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
                             bh);
         }
         kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
+        if (C::TR && tr)
+            tr[1] = fw_clock();
         if (wt >= total) {
             *slot = -1;
             kb_mbar_arrive(FW_Q_FULL(bars));
@@ -645,6 +690,8 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
 #pragma unroll
         for (int c = 0; c < C::SLABS; c++)
             kb_tma_load_3d(sbase + c * C::BM * KB_SW128_ROW, tq, FW_Q_FULL(bars), c * 64, q0, bh);
+        if (C::TR && tr)
+            tr[2] = fw_clock();
         wt = fw_next(sched, wt); /* claimed early: the atomic's latency hides behind K, V */
         if (C::QP && wt < total) { /* QP: the next tile's Q on its way to the L2 */
             int nbh, nq0, nt;
@@ -659,9 +706,13 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
             if (j >= early)
                 fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
                                 FW_K_EMPTY, st, ph, kt, bh);
+            if (C::TR && tr && j == 0)
+                tr[3] = fw_clock();
             fw_load_tile<C>(sbase + C::OFF_V + st * C::KV_BYTES, tv, bars, FW_V_FULL, FW_V_EMPTY,
                             st, ph, kt, bh);
         }
+        if (C::TR && tr)
+            tr[4] = fw_clock();
     }
     /* the last block to finish claiming resets the counter for the next launch */
     if (sched && atomicAdd(&sched[1], 1) == (int)gridDim.x - 1) {
@@ -793,13 +844,33 @@ static __device__ __forceinline__ void fw_pack(uint32_t (&p)[BN / 16][4], const 
 }
 
 /* One work tile of one consumer warpgroup (w = 0..NC-1), Q in place: rows
- * q0 + 64 w .. + 63 of slice bh, ntiles key tiles from ring position it. */
+ * q0 + 64 w .. + 63 of slice bh, ntiles key tiles from ring position it. TR:
+ * tr (the warpgroup's first thread's record, else null) gets the clock at 1
+ * tile 0's K in, 2 its turn, 3 its S in, 4 its softmax done, 5 the loop's
+ * end, 6 the last P V in, 7 the stores issued, and the loop's cycles in 8
+ * the waits for K and V, 9 the turns, 10 the waits for S, 11 those for P V. */
 template <typename T, typename C, bool SF = false>
 static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint32_t sbase,
                                                        uint32_t bars, int w, int q0, int bh,
                                                        int s, int ntiles, int it, int causal,
-                                                       float sl2)
+                                                       float sl2, unsigned long long *tr)
 {
+    unsigned long long tw[4] = {0, 0, 0, 0}, t0 = 0;
+    const auto stamp = [&](int slot) {
+        if constexpr (C::TR) {
+            const unsigned long long t = fw_clock();
+            if (tr)
+                tr[slot] = t;
+        }
+    };
+    const auto mark = [&] {
+        if constexpr (C::TR)
+            t0 = fw_clock();
+    };
+    const auto add = [&](int k) {
+        if constexpr (C::TR)
+            tw[k] += fw_clock() - t0;
+    };
     constexpr int D = C::D, BN = C::BN;
     const int tid = threadIdx.x % FW_WG, lane = tid % 32;
     const int rl = 16 * (tid / 32) + lane / 4; /* first row of this thread in the 64 */
@@ -823,8 +894,10 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     {
         const int st = it % C::STAGES;
         kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), (unsigned)(it / C::STAGES) & 1u);
+        stamp(1);
         if (C::PP)
             kb_bar_sync(FW_BAR_TURN + w, 2 * FW_WG);
+        stamp(2);
         kb_wgmma_fence();
         if constexpr (SF)
             fw_qk<T, C, 64>(s64, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
@@ -841,6 +914,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(s64);
     else
         kb_fence_regs(sacc);
+    stamp(3);
     if (lane == 0) {
         kb_mbar_arrive(fw_bar<C>(bars, FW_K_EMPTY, it % C::STAGES));
         if (ntiles == 1)
@@ -863,15 +937,20 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
                                               s, causal, sl2);
         fw_pack<T, BN>(p, sacc);
     }
+    stamp(4);
     /* tile j: S_j beside P_{j-1} V_{j-1}; the softmax of S_j while P V runs */
     for (int j = 1; j < ntiles; j++) {
         const int st = (it + j) % C::STAGES, sp = (it + j - 1) % C::STAGES;
         const unsigned ph = (unsigned)((it + j) / C::STAGES) & 1u;
         const unsigned php = (unsigned)((it + j - 1) / C::STAGES) & 1u;
+        mark();
         kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), ph);
         kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sp), php);
+        add(0);
+        mark();
         if (C::PP)
             kb_bar_sync(FW_BAR_TURN + w, 2 * FW_WG);
+        add(1);
         /* O's rescale and P's packing stay before the fence */
         kb_fence_regs(o);
         kb_fence_regs(p);
@@ -883,8 +962,10 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_wgmma_commit();
         if (C::PP)
             kb_bar_arrive(FW_BAR_TURN + (w + 1) % C::NC, 2 * FW_WG);
+        mark();
         kb_wgmma_wait<1>(); /* S_j is in; P V may still run */
         kb_fence_regs(sacc);
+        add(2);
         if (lane == 0) {
             kb_mbar_arrive(fw_bar<C>(bars, FW_K_EMPTY, st));
             if (j == ntiles - 1)
@@ -895,9 +976,11 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
             sacc, m, l, alpha, fw_key_tile(j, ntiles, SF) * BN, q0 + FW_ROWS * w, row0, colq, s,
             causal, sl2);
         fw_overlap<C>(l);
+        mark();
         kb_wgmma_wait<0>(); /* P V is in: O and P are free */
         kb_fence_regs(o);
         kb_fence_regs(p);
+        add(3);
         if (lane == 0)
             kb_mbar_arrive(fw_bar<C>(bars, FW_V_EMPTY, sp));
         if (rescale) /* LR: warp-uniform */
@@ -906,6 +989,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
                 o[i] *= alpha[(i >> 1) & 1];
         fw_pack<T, BN>(p, sacc);
     }
+    stamp(5);
     { /* the last tile's P V */
         const int sl = (it + ntiles - 1) % C::STAGES;
         kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sl),
@@ -920,6 +1004,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         if (lane == 0)
             kb_mbar_arrive(fw_bar<C>(bars, FW_V_EMPTY, sl));
     }
+    stamp(6);
 
     /* O / l, rounded to T, straight from the accumulators to global memory
      * (rows past the sequence not stored); Q's slot is already refilling */
@@ -936,6 +1021,11 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
                     kb_pack2<T>(o[4 * c + 2 * h] * inv, o[4 * c + 2 * h + 1] * inv);
         }
     }
+    stamp(7);
+    if constexpr (C::TR)
+        if (tr)
+            for (int k = 0; k < 4; k++)
+                tr[8 + k] = tw[k];
 }
 
 template <typename T, typename C>
@@ -982,18 +1072,28 @@ __global__ void __launch_bounds__(C::THREADS, 1)
         int it = 0;
         for (int n = 0;; n++) {
             kb_mbar_wait(FW_Q_FULL(bars), (unsigned)n & 1u);
+            const unsigned long long tq = C::TR ? fw_clock() : 0;
             const int wt = *slot;
             if (wt < 0)
                 break;
             int bh, q0, ntiles;
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
+            unsigned long long *tr = nullptr; /* TR: 0 Q in, 14 the global timer then */
+            if constexpr (C::TR) {
+                tr = threadIdx.x % FW_WG == 0 ? fw_trace_rec(n, wg) : nullptr;
+                if (tr) {
+                    tr[0] = tq;
+                    tr[14] = fw_gtime();
+                    tr[15] = (unsigned long long)wt | (unsigned long long)ntiles << 32;
+                }
+            }
             const auto consume = [&](int w) {
                 if (fw_short_first<C>(s, causal, ntiles)) /* the same for the whole launch */
                     fw_consume_tile<T, C, C::SF>(out, sbase, bars, w, q0, bh, s, ntiles, it,
-                                                 causal, sl2);
+                                                 causal, sl2, tr);
                 else
                     fw_consume_tile<T, C>(out, sbase, bars, w, q0, bh, s, ntiles, it, causal,
-                                          sl2);
+                                          sl2, tr);
             };
             if constexpr (C::UQ) { /* one call a warpgroup: w a constant in each copy */
                 if (wg == 1)

@@ -1,0 +1,171 @@
+/* fw_trace.cu - a timeline of flash-wgmma's work tiles: where a block's
+ * cycles go at the edges of its work tiles, which the counters (averages over
+ * the whole launch) cannot show.
+ *
+ * It builds the variant's kernel with TR (flash_wgmma.cu: clock64 stamps at
+ * each work tile's edges in every block, the producer's and each consumer
+ * warpgroup's, and the cycles the consumers' key-tile loop spends in each kind
+ * of wait), in the configuration the variant runs by default at the shape,
+ * launches it on random bf16 inputs, and prints one line per record. The same
+ * configuration without TR is timed beside it (events, median of 20 after 5
+ * warm-ups), so the stamps' own cost is known.
+ *
+ *   build/bench/fw_trace [batch heads seq dim causal]   (default 4 16 4096 128 0)
+ *
+ * Output, after a comment line with both times and the clock they imply:
+ *   P blk n wt ntiles  top qfree qasked k0asked vlast          (producer)
+ *   C blk n w wt ntiles gtime_ns  qin k0in turn0 s0in sm0done loopend pvin
+ *     stored  waitkv waitturn waits waitpv                      (consumer)
+ * clock values are the SM's cycles (one block an SM: comparable within a
+ * block), gtime_ns the global timer at the consumer's start of the tile.
+ * `make tests` builds it as build/bench/fw_trace; run it on the GPU machine
+ * and read it with bench/fw_trace.py. */
+#include <stdlib.h>
+
+#include "../variants/attention/flash_wgmma.cu"
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "fw_trace: %s: %s\n", #call, cudaGetErrorString(e_));          \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+typedef __nv_bfloat16 T;
+
+/* fw_choose's defaults, with and without TR */
+template <int TR> using fw_d128_long = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | TR, 176>;
+template <int TR> using fw_d128_causal = fw_cfg<128, 2, 3, true, true, FW_PD | FW_LR | TR>;
+template <int TR> using fw_d64 = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | TR>;
+
+/* Random bf16 in [-1, 1) from a fixed LCG. */
+static void fill(T *h, size_t n, unsigned seed)
+{
+    unsigned x = seed;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1664525u + 1013904223u;
+        h[i] = __float2bfloat16((float)(x >> 8) / 8388608.0f - 1.0f);
+    }
+}
+
+/* The median of n launches' times in microseconds (5 warm-ups first). */
+template <typename C> static float time_cfg(const kb_args *a, const CUtensorMap *maps, int sms)
+{
+    enum { WARM = 5, N = 20 };
+    float ms[N];
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    for (int i = 0; i < WARM + N; i++) {
+        CHECK(cudaEventRecord(e0, 0));
+        CHECK((fw_launch<T, C>(a, 0, maps, sms, "att_fw_trace", 1)));
+        CHECK(cudaEventRecord(e1, 0));
+        CHECK(cudaEventSynchronize(e1));
+        if (i >= WARM)
+            CHECK(cudaEventElapsedTime(&ms[i - WARM], e0, e1));
+    }
+    CHECK(cudaEventDestroy(e0));
+    CHECK(cudaEventDestroy(e1));
+    for (int i = 1; i < N; i++) /* insertion sort */
+        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+            const float t = ms[j];
+            ms[j] = ms[j - 1];
+            ms[j - 1] = t;
+        }
+    return 1000.0f * ms[N / 2];
+}
+
+template <typename C0, typename C1> static int trace(kb_args *a, int sms)
+{
+    CUtensorMap maps[3];
+    CHECK((fw_setup<T, C0>(a, maps)));
+    CHECK((fw_setup<T, C1>(a, maps)));
+    const size_t words = (size_t)sms * FW_TR_TILES * FW_TR_ROLES * FW_TR_SLOTS;
+    unsigned long long *buf = NULL;
+    CHECK(cudaMalloc(&buf, words * 8));
+    const float plain = time_cfg<C0>(a, maps, sms);
+    CHECK(cudaMemcpyToSymbol(fw_trace, &buf, sizeof buf));
+    const float traced = time_cfg<C1>(a, maps, sms);
+    CHECK(cudaMemset(buf, 0, words * 8));
+    CHECK((fw_launch<T, C1>(a, 0, maps, sms, "att_fw_trace", 1)));
+    CHECK(cudaDeviceSynchronize());
+    unsigned long long *h = (unsigned long long *)malloc(words * 8);
+    if (!h)
+        return 1;
+    CHECK(cudaMemcpy(h, buf, words * 8, cudaMemcpyDeviceToHost));
+    const double flops = 4.0 * (double)(a->shape[ATT_BATCH] * a->shape[ATT_HEADS]) *
+                         (double)a->shape[ATT_SEQ] * (double)a->shape[ATT_SEQ] *
+                         (double)a->shape[ATT_DIM] / (a->shape[ATT_CAUSAL] ? 2.0 : 1.0);
+    printf("# %s: plain %.1f us (%.1f TFLOP/s), traced %.1f us (%.1f TFLOP/s)\n",
+           fw_name<C0, 1>(), plain, flops / plain / 1e6, traced, flops / traced / 1e6);
+    for (int b = 0; b < sms; b++)
+        for (int n = 0; n < FW_TR_TILES; n++)
+            for (int r = 0; r <= C1::NC; r++) {
+                const unsigned long long *t =
+                    h + (((size_t)b * FW_TR_TILES + n) * FW_TR_ROLES + r) * FW_TR_SLOTS;
+                if (t[0] == 0)
+                    continue;
+                const unsigned wt = (unsigned)(t[15] & 0xffffffffu), nt = (unsigned)(t[15] >> 32);
+                if (r == 0)
+                    printf("P %d %d %u %u %llu %llu %llu %llu %llu\n", b, n, wt, nt, t[0], t[1],
+                           t[2], t[3], t[4]);
+                else
+                    printf("C %d %d %d %u %u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+                           "%llu %llu %llu\n",
+                           b, n, r - 1, wt, nt, t[14], t[0], t[1], t[2], t[3], t[4], t[5], t[6],
+                           t[7], t[8], t[9], t[10], t[11]);
+            }
+    free(h);
+    CHECK(cudaFree(buf));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int64_t shape[KB_MAX_AXES] = {4, 16, 4096, 128, 0};
+    if (argc != 1 && argc != 6) {
+        fprintf(stderr, "usage: fw_trace [batch heads seq dim causal]\n");
+        return 2;
+    }
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        shape[i - 1] = strtoll(argv[i], &end, 10);
+        if (*end || shape[i - 1] < 0 || (i < 5 && shape[i - 1] < 1)) {
+            fprintf(stderr, "fw_trace: bad argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    const int64_t d = shape[ATT_DIM];
+    if (d != 64 && d != 128) {
+        fprintf(stderr, "fw_trace: dim %lld: 64 or 128\n", (long long)d);
+        return 2;
+    }
+    const size_t n = (size_t)(shape[ATT_BATCH] * shape[ATT_HEADS] * shape[ATT_SEQ] * d);
+    T *h = (T *)malloc(n * sizeof(T));
+    if (!h)
+        return 1;
+    kb_args a = {};
+    a.dtype = KB_BF16;
+    a.shape = shape;
+    for (int i = 0; i < 3; i++) {
+        void *p;
+        fill(h, n, 12345u + 7u * (unsigned)i);
+        CHECK(cudaMalloc(&p, n * sizeof(T)));
+        CHECK(cudaMemcpy(p, h, n * sizeof(T), cudaMemcpyHostToDevice));
+        a.in[i] = p;
+    }
+    free(h);
+    CHECK(cudaMalloc(&a.out[0], n * sizeof(T)));
+    CHECK(cudaMalloc(&a.scratch, FW_SCHED_BYTES));
+    CHECK(cudaMemset(a.scratch, 0, FW_SCHED_BYTES));
+    a.scratch_bytes = FW_SCHED_BYTES;
+    int sms;
+    CHECK(kb_current_sms(&sms));
+    if (d == 64)
+        return trace<fw_d64<0>, fw_d64<FW_TR>>(&a, sms);
+    if (shape[ATT_CAUSAL] && shape[ATT_SEQ] < FW_LONG_SEQ)
+        return trace<fw_d128_causal<0>, fw_d128_causal<FW_TR>>(&a, sms);
+    return trace<fw_d128_long<0>, fw_d128_long<FW_TR>>(&a, sms);
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Reads build/bench/fw_trace's output (bench/fw_trace.cu's header) and says
+where a block's cycles go at the edges of flash-wgmma's work tiles.
+
+    python3 bench/fw_trace.py TRACE.txt
+
+For each consumer warpgroup's work tile, in SM cycles (medians over all the
+blocks' tiles, and means):
+  qwait    from the stores of the tile before to this tile's Q in
+  k0       Q in to tile 0's K in;  turn0  to its turn;  s0  to its S in
+  sm0      tile 0's softmax;  loop  the key tiles after it (per key tile too)
+  pvlast   the last P V;  store  O's stores
+and the edge cost: the tile's span (Q in to the next tile's Q in) less its
+key tiles at the steady per-key-tile cost of the loop, in cycles and in key
+tiles. The loop's waits (for K and V, the turn, S, P V) are shown per key
+tile. The blocks' spans (first Q in to last store) give the tail: the mean
+block's span over the longest one.
+"""
+import statistics
+import sys
+
+
+def med(v):
+    return statistics.median(v) if v else float("nan")
+
+
+def mean(v):
+    return statistics.fmean(v) if v else float("nan")
+
+
+def main(path):
+    head, prod, cons = [], {}, {}
+    with open(path) as f:
+        for line in f:
+            t = line.split()
+            if not t:
+                continue
+            if t[0] == "#":
+                head.append(line.rstrip())
+            elif t[0] == "P":
+                b, n, wt, nt = map(int, t[1:5])
+                prod[(b, n)] = dict(wt=wt, nt=nt, top=int(t[5]), qfree=int(t[6]),
+                                    qasked=int(t[7]), k0asked=int(t[8]), vlast=int(t[9]))
+            elif t[0] == "C":
+                b, n, w, wt, nt = map(int, t[1:6])
+                keys = ("gtime qin k0in turn0 s0in sm0done loopend pvin stored "
+                        "waitkv waitturn waits waitpv").split()
+                cons[(b, w, n)] = dict(zip(keys, map(int, t[6:19])), wt=wt, nt=nt)
+    if not cons:
+        sys.exit("fw_trace.py: no consumer records in " + path)
+    for h in head:
+        print(h)
+    per_tile_loop = [(c["loopend"] - c["sm0done"]) / (c["nt"] - 1)
+                     for c in cons.values() if c["nt"] > 1]
+    kt = med(per_tile_loop)
+    rows = {k: [] for k in ("qwait", "k0", "turn0", "s0", "sm0", "loop", "pvlast", "store",
+                            "edge", "qlat", "waitkv", "waitturn", "waits", "waitpv")}
+    spans = {}
+    for (b, w, n), c in sorted(cons.items()):
+        prev = cons.get((b, w, n - 1))
+        nxt = cons.get((b, w, n + 1))
+        if prev:
+            rows["qwait"].append(c["qin"] - prev["stored"])
+        rows["k0"].append(c["k0in"] - c["qin"])
+        rows["turn0"].append(c["turn0"] - c["k0in"])
+        rows["s0"].append(c["s0in"] - c["turn0"])
+        rows["sm0"].append(c["sm0done"] - c["s0in"])
+        rows["loop"].append(c["loopend"] - c["sm0done"])
+        rows["pvlast"].append(c["pvin"] - c["loopend"])
+        rows["store"].append(c["stored"] - c["pvin"])
+        if c["nt"] > 1:
+            for k in ("waitkv", "waitturn", "waits", "waitpv"):
+                rows[k].append(c[k] / (c["nt"] - 1))
+        if nxt:
+            rows["edge"].append(nxt["qin"] - c["qin"] - c["nt"] * kt)
+        p = prod.get((b, n))
+        if p and p["wt"] == c["wt"]:
+            rows["qlat"].append(c["qin"] - p["qasked"])
+        s = spans.setdefault((b, w), [c["qin"], c["stored"]])
+        s[0] = min(s[0], c["qin"])
+        s[1] = max(s[1], c["stored"])
+    print(f"steady key tile: {kt:.0f} cycles (median of the loops' per-tile cost)")
+    print(f"{'':10} {'median':>9} {'mean':>9} {'key tiles':>9}")
+    for k, v in rows.items():
+        if not v:
+            continue
+        print(f"{k:10} {med(v):9.0f} {mean(v):9.0f} {mean(v) / kt:9.2f}")
+    durs = [s[1] - s[0] for s in spans.values()]
+    print(f"blocks' spans: mean {mean(durs):.0f}, longest {max(durs):.0f} cycles: "
+          f"tail efficiency {mean(durs) / max(durs):.3f}")
+    tiles = [sum(1 for (b2, w2, _n) in cons if (b2, w2) == k) for k in spans]
+    print(f"work tiles a consumer: {min(tiles)}..{max(tiles)}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: fw_trace.py TRACE.txt")
+    main(sys.argv[1])
