@@ -394,7 +394,14 @@
  * 128 S=4096 575.4 TFLOP/s, 0.96x (1.02x: 2691 against 2647 flop a cycle,
  * but 1620 MHz under the power cap against cuDNN's 1710); causal 1.02x
  * (0.97x); dim 64 0.97x (0.97x), causal 0.97x (0.94x); S=16384 621.1,
- * 1.01x (1.03x), causal 1.02x (1.02x). */
+ * 1.01x (1.03x), causal 1.02x (1.02x).
+ * What is left between S=4096 and S=16384 (the same 2048 work tiles of 128
+ * rows; the A/B above: 2658 against 2848 flop a cycle with SF, 7%): if it
+ * is all in the work tiles' edges (Q's wait, the first S and its softmax
+ * alone, the last P V, the stores), each work tile loses about 2.3 key
+ * tiles' time, 24 + 2.3 against 94 + 2.3. TR (FW_TR; bench/fw_trace.cu)
+ * stamps those edges to find which of them it is; not yet run on a GPU
+ * (the session's device time ran out). */
 #include <stdio.h>
 
 #include "attention.cuh"
