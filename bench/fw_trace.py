@@ -28,26 +28,47 @@ def mean(v):
     return statistics.fmean(v) if v else float("nan")
 
 
-def main(path):
+def fail(msg):
+    print("fw_trace.py: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+CKEYS = "gtime qin k0in turn0 s0in sm0done loopend pvin stored waitkv waitturn waits waitpv"
+
+
+def read(path):
+    """The header lines, the producer's records by (block, n) and the
+    consumers' by (block, warpgroup, n)."""
     head, prod, cons = [], {}, {}
-    with open(path) as f:
-        for line in f:
-            t = line.split()
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    for i, line in enumerate(lines, 1):
+        t = line.split()
+        try:
             if not t:
                 continue
             if t[0] == "#":
-                head.append(line.rstrip())
-            elif t[0] == "P":
-                b, n, wt, nt = map(int, t[1:5])
-                prod[(b, n)] = dict(wt=wt, nt=nt, top=int(t[5]), qfree=int(t[6]),
-                                    qasked=int(t[7]), k0asked=int(t[8]), vlast=int(t[9]))
-            elif t[0] == "C":
-                b, n, w, wt, nt = map(int, t[1:6])
-                keys = ("gtime qin k0in turn0 s0in sm0done loopend pvin stored "
-                        "waitkv waitturn waits waitpv").split()
-                cons[(b, w, n)] = dict(zip(keys, map(int, t[6:19])), wt=wt, nt=nt)
+                head.append(line)
+            elif t[0] == "P" and len(t) == 10:
+                b, n, wt, nt, *v = map(int, t[1:])
+                prod[(b, n)] = dict(zip("wt nt top qfree qasked k0asked vlast".split(),
+                                        [wt, nt] + v))
+            elif t[0] == "C" and len(t) == 19:
+                b, n, w, wt, nt, *v = map(int, t[1:])
+                cons[(b, w, n)] = dict(zip(CKEYS.split(), v), wt=wt, nt=nt)
+            else:
+                raise ValueError
+        except ValueError:
+            fail(f"{path}:{i}: not a record of bench/fw_trace: {line[:60]!r}")
     if not cons:
-        sys.exit("fw_trace.py: no consumer records in " + path)
+        fail(f"{path}: no consumer records")
+    return head, prod, cons
+
+
+def main(path):
+    head, prod, cons = read(path)
     for h in head:
         print(h)
     per_tile_loop = [(c["loopend"] - c["sm0done"]) / (c["nt"] - 1)
@@ -94,5 +115,5 @@ def main(path):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: fw_trace.py TRACE.txt")
+        fail("usage: fw_trace.py TRACE.txt")
     main(sys.argv[1])

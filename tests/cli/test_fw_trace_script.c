@@ -1,0 +1,80 @@
+/* test_fw_trace_script.c - bench/fw_trace.py, without a GPU: on a trace of
+ * two blocks (tests/fixtures/fw_trace_sample.txt, stamps chosen so that each
+ * figure is known) it finds the steady key tile, each edge of a work tile in
+ * cycles and key tiles, the loop's waits per key tile and the blocks' tail;
+ * a missing file, a file that is not a trace, one without consumer records
+ * and a bad command line each get one line and exit 2. Skips, saying so,
+ * without python3. */
+#include "kbtest.h"
+
+static void fw_trace_figures(void **state)
+{
+    (void)state;
+    if (!kbt_have_python()) {
+        print_message("python3 is not installed: skipping bench/fw_trace.py's test\n");
+        skip();
+    }
+    assert_int_equal(kbt_sh("python3 bench/fw_trace.py tests/fixtures/fw_trace_sample.txt "
+                            ">%s/out 2>&1",
+                            kbt_dir),
+                     0);
+    char *t = kbt_read("out");
+    kbt_has(t, "# att_fw_d128_c2_n176_s2_pp_ov_pd_lr_sf_persist: plain 950.0 us");
+    kbt_has(t, "steady key tile: 1000 cycles");
+    /* tile 0 of block 0: 5400 cycles to the next Q, 4 key tiles of 1000 */
+    kbt_has(t, "edge            1400      1400      1.40\n");
+    kbt_has(t, "qwait            400       400      0.40\n");
+    kbt_has(t, "s0               500       500      0.50\n");
+    kbt_has(t, "pvlast           600       600      0.60\n");
+    kbt_has(t, "store            200       200      0.20\n");
+    /* Q asked for at 200 and 5000, in at 1000 and 6400 */
+    kbt_has(t, "qlat            1100      1100      1.10\n");
+    /* 300 cycles over the 3 key tiles after tile 0 */
+    kbt_has(t, "waitkv           100       100      0.10\n");
+    kbt_has(t, "blocks' spans: mean 7700, longest 10400 cycles: tail efficiency 0.740");
+    kbt_has(t, "work tiles a consumer: 1..2");
+    free(t);
+}
+
+static void fw_trace_bad_input(void **state)
+{
+    (void)state;
+    if (!kbt_have_python()) {
+        print_message("python3 is not installed: skipping bench/fw_trace.py's test\n");
+        skip();
+    }
+    static const struct {
+        const char *arg; /* in the test's folder when in_dir */
+        int in_dir;
+        const char *want;
+    } bad[] = {
+        {"none.txt", 1, "none.txt: No such file or directory"},
+        {"results/h200/attention.json", 0, "attention.json:1: not a record of bench/fw_trace"},
+        {"empty.txt", 1, "empty.txt: no consumer records"},
+        {"", 0, "usage: fw_trace.py TRACE.txt"},
+    };
+    assert_int_equal(kbt_sh("echo '# nothing' >%s/empty.txt", kbt_dir), 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[128];
+        if (bad[i].in_dir)
+            snprintf(args, sizeof args, "%s/%s", kbt_dir, bad[i].arg);
+        else
+            snprintf(args, sizeof args, "%s", bad[i].arg);
+        assert_int_equal(kbt_sh("python3 bench/fw_trace.py %s >%s/out 2>%s/err", args, kbt_dir,
+                                kbt_dir),
+                         2);
+        char *e = kbt_read("err");
+        kbt_has(e, bad[i].want);
+        assert_int_equal(kbt_count(e, "\n"), 1); /* one line, no traceback */
+        free(e);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(fw_trace_figures, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(fw_trace_bad_input, kbt_dir_setup, kbt_dir_teardown),
+    };
+    return cmocka_run_group_tests_name("fw_trace script", tests, NULL, NULL);
+}
