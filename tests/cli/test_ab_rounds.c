@@ -4,7 +4,8 @@
  * arm's figure in every round, % of the copy bandwidth for a memory-bound case
  * and flop per SM cycle for a compute-bound one, and each arm's and the
  * peer's mean over the first arm's; DRY_RUN=1 prints a command per arm and
- * round with the arm's environment, then the peer's, and writes nothing; a
+ * round with the arm's environment (KBENCH_BIN the binary), then the peer's,
+ * and writes nothing; a
  * folder without the arms' list exits 1 saying so; a bad arm, too few arms or
  * shapes and a bad ROUNDS exit 2 with one line. Skips, saying so, without
  * python3. */
@@ -50,18 +51,19 @@ static void ab_summary(void **state)
 static void ab_commands(void **state)
 {
     (void)state;
-    assert_int_equal(kbt_sh("DRY_RUN=1 PEER=cudnn DTYPE=bf16 OUT=%s/dry bash tests/gpu/ab_rounds.sh "
+    assert_int_equal(kbt_sh("KBENCH_BIN=kb DRY_RUN=1 PEER=cudnn DTYPE=bf16 OUT=%s/dry bash "
+                            "tests/gpu/ab_rounds.sh "
                             "attention flash-wgmma KBENCH_A=10 'KBENCH_A=14+KBENCH_B=1' - -- "
                             "batch=1,heads=2,seq=900,dim=128 >%s/dry.txt 2>&1",
                             kbt_dir, kbt_dir),
                      0);
     char *t = kbt_read("dry.txt");
-    kbt_has(t, "KBENCH_A=10 build/kbench run attention --variants flash-wgmma --shape "
+    kbt_has(t, "KBENCH_A=10 kb run attention --variants flash-wgmma --shape "
                "batch=1,heads=2,seq=900,dim=128 --warmup 1 --metrics none --db ");
-    kbt_has(t, "KBENCH_A=14 KBENCH_B=1 build/kbench run attention --variants flash-wgmma ");
-    kbt_has(t, "\nbuild/kbench run attention --variants flash-wgmma --shape");
+    kbt_has(t, "KBENCH_A=14 KBENCH_B=1 kb run attention --variants flash-wgmma ");
+    kbt_has(t, "\nkb run attention --variants flash-wgmma --shape");
     kbt_has(t, "/dry/ab-2-2.json\n");
-    kbt_has(t, "build/kbench run attention --variants cudnn --shape batch=1,heads=2,seq=900,"
+    kbt_has(t, "kb run attention --variants cudnn --shape batch=1,heads=2,seq=900,"
                "dim=128 --warmup 1 --metrics none --db ");
     kbt_has(t, "--dtype bf16 --json ");
     kbt_has(t, "/dry/ab-2-peer.json\n");
