@@ -135,7 +135,8 @@ $(B)/bench/mma_peak: bench/mma_peak.cu src/kernels/mma.cuh
 # variant's source with TR, built with the tests, run on the GPU machine.
 $(B)/bench/fw_trace: NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
 $(B)/bench/fw_trace: bench/fw_trace.cu variants/attention/flash_wgmma.cu \
-                     variants/attention/attention.cuh src/kernels/hopper.cuh $(B)/libkb.a
+                     variants/attention/attention.cuh src/kernels/hopper.cuh src/kernels/fill.h \
+                     $(B)/libkb.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
 	  -Xlinker -rpath,$(CUDA)/lib64 $(filter-out -lcudart_static,$(LDLIBS))

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "../variants/attention/flash_wgmma.cu"
+#include "kernels/fill.h"
 
 #define CHECK(call)                                                                        \
     do {                                                                                   \
@@ -39,16 +40,6 @@ typedef __nv_bfloat16 T;
 template <int TR> using fw_d128_long = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | TR, 176>;
 template <int TR> using fw_d128_causal = fw_cfg<128, 2, 3, true, true, FW_PD | FW_LR | TR>;
 template <int TR> using fw_d64 = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | TR>;
-
-/* Random bf16 in [-1, 1) from a fixed LCG. */
-static void fill(T *h, size_t n, unsigned seed)
-{
-    unsigned x = seed;
-    for (size_t i = 0; i < n; i++) {
-        x = x * 1664525u + 1013904223u;
-        h[i] = __float2bfloat16((float)(x >> 8) / 8388608.0f - 1.0f);
-    }
-}
 
 /* The median of n launches' times in microseconds (5 warm-ups first). */
 template <typename C> static float time_cfg(const kb_args *a, const CUtensorMap *maps, int sms)
@@ -143,20 +134,15 @@ int main(int argc, char **argv)
         return 2;
     }
     const size_t n = (size_t)(shape[ATT_BATCH] * shape[ATT_HEADS] * shape[ATT_SEQ] * d);
-    T *h = (T *)malloc(n * sizeof(T));
-    if (!h)
-        return 1;
     kb_args a = {};
     a.dtype = KB_BF16;
     a.shape = shape;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; i++) { /* Q, K, V uniform in [-1, 1), as kbench draws them */
         void *p;
-        fill(h, n, 12345u + 7u * (unsigned)i);
         CHECK(cudaMalloc(&p, n * sizeof(T)));
-        CHECK(cudaMemcpy(p, h, n * sizeof(T), cudaMemcpyHostToDevice));
+        CHECK(kb_fill_uniform(p, n, KB_BF16, 12345u + (uint64_t)i, 0.0f, 1.0f, 0));
         a.in[i] = p;
     }
-    free(h);
     CHECK(cudaMalloc(&a.out[0], n * sizeof(T)));
     CHECK(cudaMalloc(&a.scratch, FW_SCHED_BYTES));
     CHECK(cudaMemset(a.scratch, 0, FW_SCHED_BYTES));

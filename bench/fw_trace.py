@@ -97,9 +97,10 @@ def main(path):
         p = prod.get((b, n))
         if p and p["wt"] == c["wt"]:
             rows["qlat"].append(c["qin"] - p["qasked"])
-        s = spans.setdefault((b, w), [c["qin"], c["stored"]])
+        s = spans.setdefault((b, w), [c["qin"], c["stored"], 0])
         s[0] = min(s[0], c["qin"])
         s[1] = max(s[1], c["stored"])
+        s[2] += 1
     print(f"steady key tile: {kt:.0f} cycles (median of the loops' per-tile cost)")
     print(f"{'':10} {'median':>9} {'mean':>9} {'key tiles':>9}")
     for k, v in rows.items():
@@ -109,7 +110,7 @@ def main(path):
     durs = [s[1] - s[0] for s in spans.values()]
     print(f"blocks' spans: mean {mean(durs):.0f}, longest {max(durs):.0f} cycles: "
           f"tail efficiency {mean(durs) / max(durs):.3f}")
-    tiles = [sum(1 for (b2, w2, _n) in cons if (b2, w2) == k) for k in spans]
+    tiles = [s[2] for s in spans.values()]
     print(f"work tiles a consumer: {min(tiles)}..{max(tiles)}")
 
 
