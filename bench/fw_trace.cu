@@ -10,7 +10,15 @@
  * configuration without TR is timed beside it (events, median of 20 after 5
  * warm-ups), so the stamps' own cost is known.
  *
- *   build/bench/fw_trace [batch heads seq dim causal]   (default 4 16 4096 128 0)
+ *   build/bench/fw_trace [batch heads seq dim causal [alt]]  (default 4 16 4096 128 0)
+ *
+ * alt traces another configuration instead (dim 128 only): regs (O stored
+ * from the registers, configuration 14: the default before OS), mc (that
+ * with clusters of two blocks, K and V multicast into both), qp (that with
+ * QP and KE: the next work tile's Q brought into the L2 ahead and its first K
+ * tile copied early) or ns (that with O not stored at all: wrong output, and
+ * without the stores ptxas drops O's rescale too, so only the edges'
+ * figures mean anything).
  *
  * Output, after a comment line with both times and the clock they imply:
  *   P blk n wt ntiles  top qfree qasked k0asked vlast          (producer)
@@ -21,6 +29,7 @@
  * `make tests` builds it as build/bench/fw_trace; run it on the GPU machine
  * and read it with bench/fw_trace.py. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../variants/attention/flash_wgmma.cu"
 #include "kernels/fill.h"
@@ -37,8 +46,8 @@
 typedef __nv_bfloat16 T;
 
 /* fw_choose's defaults, with and without TR */
-template <int TR> using fw_d128_long = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | TR, 176>;
-template <int TR> using fw_d128_causal = fw_cfg<128, 2, 3, true, true, FW_PD | FW_LR | TR>;
+template <int TR> using fw_d128 = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS | TR, 176>;
+template <int TR> using fw_d128_regs = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | TR, 176>;
 template <int TR> using fw_d64 = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | TR>;
 
 /* The median of n launches' times in microseconds (5 warm-ups first). */
@@ -116,11 +125,20 @@ template <typename C0, typename C1> static int trace(kb_args *a, int sms)
 int main(int argc, char **argv)
 {
     int64_t shape[KB_MAX_AXES] = {4, 16, 4096, 128, 0};
-    if (argc != 1 && argc != 6) {
-        fprintf(stderr, "usage: fw_trace [batch heads seq dim causal]\n");
+    if (argc != 1 && argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: fw_trace [batch heads seq dim causal [mc]]\n");
         return 2;
     }
-    for (int i = 1; i < argc; i++) {
+    static const char *const alts[] = {"regs", "mc", "qp", "ns"};
+    int alt = -1;
+    for (int i = 0; argc == 7 && i < 4; i++)
+        if (!strcmp(argv[6], alts[i]))
+            alt = i;
+    if (argc == 7 && alt < 0) {
+        fprintf(stderr, "fw_trace: bad argument '%s': regs, mc, qp or ns\n", argv[6]);
+        return 2;
+    }
+    for (int i = 1; i < argc && i < 6; i++) {
         char *end;
         shape[i - 1] = strtoll(argv[i], &end, 10);
         if (*end || shape[i - 1] < 0 || (i < 5 && shape[i - 1] < 1)) {
@@ -149,9 +167,22 @@ int main(int argc, char **argv)
     a.scratch_bytes = FW_SCHED_BYTES;
     int sms;
     CHECK(kb_current_sms(&sms));
+    if (alt >= 0 && d == 64) {
+        fprintf(stderr, "fw_trace: %s: dim 128 only\n", alts[alt]);
+        return 2;
+    }
     if (d == 64)
         return trace<fw_d64<0>, fw_d64<FW_TR>>(&a, sms);
-    if (shape[ATT_CAUSAL] && shape[ATT_SEQ] < FW_LONG_SEQ)
-        return trace<fw_d128_causal<0>, fw_d128_causal<FW_TR>>(&a, sms);
-    return trace<fw_d128_long<0>, fw_d128_long<FW_TR>>(&a, sms);
+    switch (alt) {
+    case 0:
+        return trace<fw_d128_regs<0>, fw_d128_regs<FW_TR>>(&a, sms);
+    case 1:
+        return trace<fw_d128_regs<FW_MC>, fw_d128_regs<FW_TR | FW_MC>>(&a, sms);
+    case 2:
+        return trace<fw_d128_regs<FW_QP | FW_KE>, fw_d128_regs<FW_TR | FW_QP | FW_KE>>(&a, sms);
+    case 3:
+        return trace<fw_d128_regs<FW_NS>, fw_d128_regs<FW_TR | FW_NS>>(&a, sms);
+    default:
+        return trace<fw_d128<0>, fw_d128<FW_TR>>(&a, sms);
+    }
 }

@@ -166,6 +166,28 @@ KB_HDEV void kb_fence_proxy_async(void)
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+/* Stores four 8 x 8 matrices of 16-bit elements into shared memory, the
+ * warp's registers in the mma accumulator layout (thread t holds row t / 4,
+ * columns 2 (t % 4) and the next, of matrix i in r[i]); thread t gives the
+ * address of row t % 8 of matrix t / 8 (stmatrix). */
+KB_HDEV void kb_stmatrix_x4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3)
+{
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
+/* A 16-byte load from this block's shared memory at addr. */
+KB_HDEV uint4 kb_lds_v4(uint32_t addr)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
+    return v;
+}
+
 /* ---- thread-block clusters ------------------------------------------------------------ */
 
 /* This block's rank in its cluster. */
@@ -187,6 +209,18 @@ KB_HDEV void kb_mbar_arrive_cluster(uint32_t bar, unsigned rank)
                  "mapa.shared::cluster.u32 remote, %0, %1;\n"
                  "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
                  "r"(rank)
+                 : "memory");
+}
+
+/* The same arrival on the barrier at bar of the other block of a cluster of
+ * two (rank ^ 1), the rank read in the asm so that no register holds it. */
+KB_HDEV void kb_mbar_arrive_peer(uint32_t bar)
+{
+    asm volatile("{\n.reg .b32 peer, remote;\n"
+                 "mov.u32 peer, %%cluster_ctarank;\n"
+                 "xor.b32 peer, peer, 1;\n"
+                 "mapa.shared::cluster.u32 remote, %0, peer;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar)
                  : "memory");
 }
 

@@ -219,7 +219,7 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..15, the
+/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..17, the
  * default and its alternatives) passes the check at shapes no tile divides, dim
  * 64 and 128, causal and not, fp16 and bf16, and runs the kernel its name says:
  * fw_want holds, per dim and configuration, which of the softmax ahead of the
@@ -228,11 +228,14 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
  * pipe ("_rs_"), O rescaled only when a row's max grows by more than 2^8
  * ("_lr_"), tiles of 176 keys ("_n176_"), a copy of the consumer per
  * warpgroup ("_uq_"), the next work tile's Q brought into the L2 ahead
- * ("_qp_"), a work tile's first K tiles copied before Q ("_ke_") and a short
- * last key tile taken first ("_sf_") it has.
+ * ("_qp_"), a work tile's first K tiles copied before Q ("_ke_"), a short
+ * last key tile taken first ("_sf_"), clusters of two blocks sharing each
+ * K and V tile by multicast ("_mc_") and O stored through shared memory
+ * ("_os_") it has. seq=300 at dim 128 is an odd
+ * number of query blocks: MC's pairs take one past the sequence.
  * Consecutive cases differ in shape, so that the variant's plan, kept for its
  * case, is made anew for each configuration. */
-#define FW_TEST_CONFIGS 16
+#define FW_TEST_CONFIGS 18
 enum {
     FW_OV = 1,
     FW_PD = 2,
@@ -243,18 +246,22 @@ enum {
     FW_UQ = 64,
     FW_QP = 128,
     FW_KE = 256,
-    FW_SF = 512
+    FW_SF = 512,
+    FW_MC = 1024,
+    FW_OS = 2048
 };
 static const int fw_want[2][FW_TEST_CONFIGS] = {
     /* dim 128 */ {FW_OV | FW_PD | FW_LR, 0, 0, 0, 0, FW_OV, FW_OV, FW_OV | FW_PD | FW_CH,
                    FW_OV | FW_PD, FW_OV | FW_PD | FW_CH | FW_LR, FW_OV | FW_PD | FW_LR | FW_N176,
                    FW_OV | FW_PD | FW_LR | FW_UQ, FW_OV | FW_PD | FW_LR | FW_N176 | FW_UQ,
                    FW_OV | FW_PD | FW_LR | FW_QP, FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF,
-                   FW_OV | FW_PD | FW_LR | FW_KE | FW_QP},
+                   FW_OV | FW_PD | FW_LR | FW_KE | FW_QP,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_MC,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS},
     /* dim 64 */ {FW_PD | FW_CH, 0, 0, 0, FW_OV, FW_OV, FW_PD, FW_PD | FW_CH | FW_RS, 0,
                   FW_PD | FW_CH | FW_RS | FW_LR, FW_PD | FW_CH | FW_LR, FW_PD | FW_CH | FW_UQ,
                   FW_PD | FW_CH | FW_UQ, FW_PD | FW_CH | FW_QP, FW_PD | FW_CH | FW_KE | FW_QP,
-                  FW_PD | FW_CH | FW_KE}};
+                  FW_PD | FW_CH | FW_KE, FW_PD | FW_CH | FW_OS, FW_PD | FW_CH}};
 static void flash_wgmma_configurations_pass_the_check(void **state)
 {
     (void)state;
@@ -264,7 +271,9 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
                                          "batch=2,heads=3,seq=1000,dim=64",
                                          "batch=3,heads=2,seq=129,dim=128",
                                          "batch=1,heads=2,seq=4097,dim=64,causal=1",
-                                         "batch=1,heads=2,seq=900,dim=128"};
+                                         "batch=1,heads=2,seq=900,dim=128",
+                                         "batch=1,heads=3,seq=300,dim=128",
+                                         "batch=2,heads=1,seq=300,dim=128,causal=1"};
     const kb_op *op = kb_op_find("attention");
     assert_non_null(op);
     const kb_variant *var = kb_variant_find(op, "flash-wgmma");
@@ -284,7 +293,8 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
                 assert_int_equal(kb_bench_case(op, var, &dev, &quick, &r, &e), KB_OK);
                 cases++;
                 static const char *const parts[] = {"_ov_", "_pd_", "_ch_", "_rs_", "_lr_",
-                                                    "_n176_", "_uq_", "_qp_", "_ke_", "_sf_"};
+                                                    "_n176_", "_uq_", "_qp_", "_ke_", "_sf_",
+                                                    "_mc_", "_os_"};
                 int has = 0;
                 for (int k = 0; k < (int)(sizeof parts / sizeof *parts); k++)
                     if (r.nkernels > 0 && strstr(r.kernels[0].name, parts[k]))

@@ -49,12 +49,10 @@
  * Configurations (fw_cfg; the lists in fw_choose, KBENCH_FLASH_WGMMA_CONFIG
  * picks one, and the kernel's name says which ran: _pp_ ping-pong, _ov_,
  * _pd_, _ch_, _rs_, _lr_ the cuts below, _n176_ 176 keys a tile): dim 128
- * runs 2 consumers, ping-pong, OV, PD and LR, with 176 keys a tile, 2
- * stages (Q 32 KB + 2 x (44 + 44) KB = 208 KB) and SF where it is not causal
- * or the sequence has at least FW_LONG_SEQ keys, else 128 keys and 3 stages (32 KB
- * Q + 3 x (32 + 32) KB K/V = 224 KB of shared memory): 384 threads, one
- * block per SM, consumers at 232 registers (S 64 or 88, O 64, P 32 or 44 a
- * thread); dim 64
+ * runs 2 consumers, ping-pong, OV, PD, LR, SF and OS (configuration 17),
+ * with 176 keys a tile and 2 stages (Q 32 KB + 2 x (44 + 44) KB + OS's 16 KB
+ * = 224 KB of shared memory): 384 threads, one block per SM, consumers at
+ * 232 registers (S 88, O 64, P 44 a thread); dim 64
  * runs 3 consumers (BM 192), 4 stages, ping-pong, PD and CH: 512 threads, 24 + 4 x (16 +
  * 16) KB = 152 KB, consumers at 160 registers; for grids of fewer than 4 such
  * blocks per SM, 2 consumers. ptxas: no spills, no stack.
@@ -400,11 +398,75 @@
  * is all in the work tiles' edges (Q's wait, the first S and its softmax
  * alone, the last P V, the stores), each work tile loses about 2.3 key
  * tiles' time, 24 + 2.3 against 94 + 2.3. TR (FW_TR; bench/fw_trace.cu)
- * stamps those edges to find which of them it is; not yet run on a GPU
- * (the session's device time ran out). */
+ * stamps those edges to find which of them it is.
+ * The trace (H200, 2026-12-03 15:35 UTC, build/bench/fw_trace, the default
+ * configuration 14; cycles, medians over every block's work tiles): the
+ * loop's steady key tile costs 3618 cycles at S=4096 and 3605 at S=16384,
+ * its waits (K, V, turns, S, P V) 0.2 key tiles' worth over a whole work
+ * tile; a work tile's edges cost 0.94 key tiles at S=4096 and 0.95 at
+ * S=16384 (the same once a tile: 3.8% of 24.9 key tiles' time against 1.0%
+ * of 95); the tail (the mean block's span over the longest) 0.967 and 0.969.
+ * With SF's short first tile, whose P V still runs all 176 keys, S=4096 does
+ * 23.3 key tiles of work in 24.9 key tiles' time, S=16384 93.1 in 95.0:
+ * 4.8% of the 7% per cycle between them. At each edge the tensor pipe idles
+ * a median 3550 cycles from the last P V to the next first S, waiting for
+ * Q (asked for when its slot frees, at the last S; in 4130 cycles) and tile
+ * 0's K (asked for 450 cycles later; in 5680), against 1370 and 1980 at dim
+ * 64 (t4), whose K and V are half the bytes a key tile: so the L2's load
+ * looked like the cause.
+ * MC (FW_MC, "_mc_"; configuration 16, dim 128 only: at dim 64 the producer
+ * spills at 32 registers): clusters of two blocks take adjacent query blocks
+ * of one head (statically: block b the work tiles b, b + grid, ...; a
+ * head's query blocks counted up to an even number), and each block copies
+ * half of every K and V tile (88 rows) into the slot of both with
+ * cp.async.bulk.tensor's .multicast::cluster; a slot's empty barrier counts
+ * the consumers of both blocks (each warp arrives on its own and on the
+ * peer's, mapa + mbarrier.arrive.shared::cluster), so the pair walks its key
+ * tiles in step. Causal pairs walk the later query block's key tiles (the
+ * earlier one's extra tile masked whole). The L2's reads of K and V halve
+ * (5.3 TB/s at the default shape and 1.9 GHz, to 2.7). Prediction: Q's and
+ * K's latencies at the edges toward dim 64's, the edge from 0.95 to ~0.4
+ * key tiles, +2% per cycle at S=4096, +0.5% at S=16384. Measured (H200,
+ * 2026-12-03 15:50 UTC; the trace, then three interleaved rounds, flop per
+ * SM cycle, 14 / 16 / cuDNN): Q in 3790 cycles, tile 0's K in 5310 (hardly
+ * moved), the steady key tile 3687 cycles (+1.9%: the pair's lockstep);
+ *   S=4096    2675, 2696, 2680 / 2645, 2621, 2647 / 2682, 2711, 2696
+ *   S=16384   2828, 2856, 2826 / 2820, 2787, 2795 / 2767, 2738, 2767
+ * -1.7% and -1.3%: the L2's bandwidth was not what kept Q and K waiting.
+ * Not kept; the configuration stays to measure.
+ * What did keep them: the consumers' stores of O. Traced with O not stored
+ * at all (fw_trace's ns, 16:05 UTC), Q came in 1320 cycles and tile 0's K
+ * in 1600, not 4120 and 5670: the two warpgroups' stores, 32 of 4 bytes a
+ * thread, each warp instruction 8 rows' 16 bytes (2048 store instructions
+ * and 8192 partial sectors a work tile), sit in the SM's path to the L2
+ * just when Q and K are asked for, and take 1930 cycles to issue.
+ * OS (FW_OS, "_os_"; configuration 17, dim 64's 16): each consumer warp
+ * writes its 16 rows of O / l, 64 columns at a time, into a 2 KB stage of
+ * its own with stmatrix (four 8 x 8 fragments an instruction, the 16-byte
+ * chunks XOR-swizzled by row so neither the writes nor the reads back meet
+ * on a bank), reads them back 16 bytes a thread and stores them whole: 8
+ * 16-byte stores a thread, each warp instruction 4 rows' full 128 bytes
+ * (fw_store_o). 16 KB of shared memory more (224 KB at dim 128). Prediction
+ * (from the trace): the stores from 1930 cycles to ~600, Q's and K's waits
+ * toward the ns trace's, the edge from 0.94 to ~0.5 key tiles: +1.8% per
+ * cycle at S=4096, +0.5% at S=16384. Measured (H200, 2026-12-03 16:05-16:10
+ * UTC): traced, the stores 809 cycles, Q in 2340, tile 0's K in 3040, the
+ * pipe's idle gap at an edge 1300 cycles (3550 before), the edge 0.25 key
+ * tiles; three interleaved rounds, flop per SM cycle, 14 / 17 / cuDNN:
+ *   S=4096    2691, 2699, 2682 / 2762, 2752, 2754 / 2670, 2667, 2667
+ *   S=16384   2827, 2826, 2858 / 2867, 2842, 2870 / 2763, 2775, 2757
+ * +2.5% and +0.8%, a little over the prediction; then (two rounds) causal,
+ * 0 / 17 / cuDNN: S=4096 2234, 2241 / 2312, 2315 / 2332, 2334 (+3.4%: the
+ * 176-key tiles, level with 128 causal before, now ahead), and 14 / 17 at
+ * S=16384 causal 2616, 2618 / 2611, 2610 (level). Dim 64, 0 / 16 / cuDNN:
+ * 2028, 1988 / 1976, 1992 / 2046, 2073, causal 1681, 1679 / 1673, 1675 /
+ * 1791, 1773 (-1.2% and -0.3%: a dim-64 warp's O is half the stores, and
+ * three consumers already overlap them). Dim 128 runs 17 everywhere, causal
+ * included; dim 64 keeps its kernels. */
 #include <stdio.h>
 
 #include "attention.cuh"
+#include "kernels/cluster.cuh"
 #include "kernels/hopper.cuh"
 #include "kernels/tma.h"
 
@@ -428,6 +490,9 @@
 #define FW_KE 64 /* a work tile's first K tiles copied before Q's slot is free (fw_produce) */
 #define FW_SF 128 /* a short last key tile taken first, its S on 64 keys (fw_short_first) */
 #define FW_TR 256 /* clock stamps of each work tile's edges into fw_trace (bench/fw_trace.cu) */
+#define FW_MC 512 /* clusters of two blocks, each K and V tile multicast into both (fw_load_tile) */
+#define FW_OS 1024 /* O stored through shared memory in 16-byte pieces (fw_store_o) */
+#define FW_NS 2048 /* O not stored: a measuring build's (bench/fw_trace.cu) wrong output */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -439,7 +504,9 @@ struct fw_cfg {
     static constexpr int CHAINS = (X_ & FW_CH) ? FW_CHAINS : 1;
     static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0, UQ = (X_ & FW_UQ) != 0;
     static constexpr bool QP = (X_ & FW_QP) != 0, KE = (X_ & FW_KE) != 0, SF = (X_ & FW_SF) != 0;
-    static constexpr bool TR = (X_ & FW_TR) != 0;
+    static constexpr bool TR = (X_ & FW_TR) != 0, MC = (X_ & FW_MC) != 0;
+    static constexpr bool OS = (X_ & FW_OS) != 0, NS = (X_ & FW_NS) != 0;
+    static constexpr int CL = MC ? 2 : 1; /* blocks a cluster */
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
     static constexpr int THREADS = FW_WG * (NC + 1);
@@ -455,17 +522,24 @@ struct fw_cfg {
     static constexpr int OFF_BAR = OFF_ONES + ONES_BYTES;
     static constexpr int NBAR = 2 + 4 * STAGES; /* Q full and empty; K, V full and empty per slot */
     static constexpr int OFF_SCHED = OFF_BAR + NBAR * 8; /* the block's next work tile */
-    static constexpr size_t SMEM = (size_t)OFF_SCHED + 16 + KB_SW128_ATOM; /* + alignment */
+    /* OS: a 2 KB stage per consumer warp (16 rows x 64 columns of O) */
+    static constexpr int OFF_OST = OFF_SCHED + 16;
+    static constexpr int OST_BYTES = OS ? 4 * NC * 2048 : 0;
+    static constexpr size_t SMEM = (size_t)OFF_OST + OST_BYTES + KB_SW128_ATOM; /* + alignment */
     /* registers per thread: the block is launched with 65536 / THREADS rounded
      * down to 8 (168 for 384 threads, 128 for 512) and setmaxnreg only moves
      * them: 128 REG_PRODUCER + 128 NC REG_CONSUMER <= THREADS x that */
     static constexpr int REG_LAUNCH = 65536 / THREADS / 8 * 8;
-    static constexpr int REG_PRODUCER = 32;
+    /* MC: 40 for the multicast's addresses (the TR build spills at 32); at
+     * dim 128 the consumers keep their 232 */
+    static constexpr int REG_PRODUCER = MC ? 40 : 32;
     static constexpr int REG_CONSUMER = (THREADS * REG_LAUNCH - FW_WG * REG_PRODUCER) / (FW_WG * NC) / 8 * 8;
     static_assert(D == 64 || D == 128, "dim 64 or 128");
     static_assert(!RS || (D == 64 && PD && !OV), "RS: dim 64, moved descriptors, l unused");
     static_assert(NC >= 2 && NC <= 3, "two or three consumer warpgroups");
     static_assert(BN == 128 || (BN == 176 && D == 128 && !RS), "128 keys a tile, or 176 at dim 128");
+    static_assert(BN / CL % 8 == 0, "each block's part of a tile: whole swizzle atoms");
+    static_assert(SMEM <= 227 * 1024, "one block an SM");
 };
 
 /* The barriers, 8 bytes each after the tiles: Q full, Q empty, then per slot
@@ -521,7 +595,10 @@ static __device__ __forceinline__ void fw_work(int wt, int nqb, int s, int causa
 {
     *bh = wt / nqb;
     *q0 = (nqb - 1 - wt % nqb) * C::BM;
-    const int kend = causal && *q0 + C::BM < s ? *q0 + C::BM : s;
+    /* MC: the two blocks of a cluster walk the same key tiles, those of the
+     * pair's later query block (its first, even, work tile) */
+    const int qk = C::MC ? (nqb - 1 - (wt & ~1) % nqb) * C::BM : *q0;
+    const int kend = causal && qk + C::BM < s ? qk + C::BM : s;
     *ntiles = (kend + C::BN - 1) / C::BN;
 }
 
@@ -632,18 +709,42 @@ static __device__ __forceinline__ int fw_next(int *sched, int wt)
 }
 
 /* Copies key tile j of slice bh (K or V, per tmap) into slot st at dst, once
- * the consumers have released the slot's previous tile (phase ph of the ring). */
+ * the consumers have released the slot's previous tile (phase ph of the ring).
+ * MC: this block copies its half of the tile's rows (rank 0 the first BN / 2,
+ * rank 1 the rest; tmap's box is that half) into the slot of both blocks of
+ * its cluster, and each block's full barrier counts both halves; the slot's
+ * empty barrier counts the consumers of both blocks (fw_release), since this
+ * copy writes into the other block's slot too. */
 template <typename C>
 static __device__ __forceinline__ void fw_load_tile(uint32_t dst, const CUtensorMap *tmap,
                                                     uint32_t bars, int full, int empty, int st,
                                                     unsigned ph, int j, int bh)
 {
+    constexpr int HALF = C::BN / C::CL;
+    const unsigned rank = C::MC ? kb_cluster_rank() : 0u; /* read here, not held: the
+                                                            producer has 32 registers */
     kb_mbar_wait(fw_bar<C>(bars, empty, st), ph ^ 1u);
     kb_mbar_expect_tx(fw_bar<C>(bars, full, st), C::KV_BYTES);
 #pragma unroll
-    for (int c = 0; c < C::SLABS; c++)
-        kb_tma_load_3d(dst + c * C::BN * KB_SW128_ROW, tmap, fw_bar<C>(bars, full, st), c * 64,
-                       j * C::BN, bh);
+    for (int c = 0; c < C::SLABS; c++) {
+        const uint32_t d = dst + c * C::BN * KB_SW128_ROW;
+        if constexpr (C::MC)
+            kb_tma_load_3d_multicast(d + rank * HALF * KB_SW128_ROW, tmap,
+                                     fw_bar<C>(bars, full, st), c * 64,
+                                     j * C::BN + (int)rank * HALF, bh, (uint16_t)3u);
+        else
+            kb_tma_load_3d(d, tmap, fw_bar<C>(bars, full, st), c * 64, j * C::BN, bh);
+    }
+}
+
+/* A consumer warp is done with a K or V slot (bar, its empty barrier): one
+ * arrival there, and with MC one on the same barrier of the other block of
+ * the cluster, whose producer copies into this block's slot too. */
+template <typename C> static __device__ __forceinline__ void fw_release(uint32_t bar)
+{
+    kb_mbar_arrive(bar);
+    if constexpr (C::MC)
+        kb_mbar_arrive_peer(bar);
 }
 
 /* The producer: one thread issues every copy of the block, work tile after
@@ -850,6 +951,44 @@ static __device__ __forceinline__ void fw_pack(uint32_t (&p)[BN / 16][4], const 
             p[kk][r] = kb_pack2<T>(sacc[8 * kk + 2 * r], sacc[8 * kk + 2 * r + 1]);
 }
 
+/* OS: O / l of a consumer warp's 16 rows (the first at row orow0 of the
+ * [bh s][D] output, rows_left of them and after it in the sequence) stored
+ * through the warp's 2 KB stage, 64 columns at a time: stmatrix writes the
+ * accumulator fragments as rows of 128 bytes (its 16-byte chunks XOR-swizzled
+ * by the row, so neither the matrices' rows nor the reads back meet on a
+ * bank), then each thread reads 16 bytes back and stores them, eight threads
+ * a row's 128 bytes: 8 full 16-byte stores a thread and 64 columns instead of
+ * 32 4-byte ones, each of which left a warp's 8 rows 16 bytes apiece. */
+template <typename T, typename C>
+static __device__ __forceinline__ void fw_store_o(T *__restrict__ out, const float (&o)[C::ON],
+                                                  const float (&inv)[2], uint32_t stage,
+                                                  int64_t orow0, int rows_left)
+{
+    const int lane = threadIdx.x % 32, mi = lane / 8;
+    const int srow = lane % 8 + 8 * (mi & 1); /* the row whose address this thread gives */
+#pragma unroll
+    for (int hf = 0; hf < C::D / 64; hf++) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            const int c = 8 * hf + 2 * k, cb = 2 * k + (mi >> 1);
+            kb_stmatrix_x4(stage + srow * 128 + ((cb ^ (srow % 8)) * 16),
+                           kb_pack2<T>(o[4 * c] * inv[0], o[4 * c + 1] * inv[0]),
+                           kb_pack2<T>(o[4 * c + 2] * inv[1], o[4 * c + 3] * inv[1]),
+                           kb_pack2<T>(o[4 * c + 4] * inv[0], o[4 * c + 5] * inv[0]),
+                           kb_pack2<T>(o[4 * c + 6] * inv[1], o[4 * c + 7] * inv[1]));
+        }
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int r = 4 * i + lane / 8, ch = lane % 8;
+            const uint4 v = kb_lds_v4(stage + r * 128 + ((ch ^ (r % 8)) * 16));
+            if (r < rows_left)
+                *(uint4 *)(out + (orow0 + r) * C::D + hf * 64 + ch * 8) = v;
+        }
+        __syncwarp();
+    }
+}
+
 /* One work tile of one consumer warpgroup (w = 0..NC-1), Q in place: rows
  * q0 + 64 w .. + 63 of slice bh, ntiles key tiles from ring position it. TR:
  * tr (the warpgroup's first thread's record, else null) gets the clock at 1
@@ -923,7 +1062,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(sacc);
     stamp(3);
     if (lane == 0) {
-        kb_mbar_arrive(fw_bar<C>(bars, FW_K_EMPTY, it % C::STAGES));
+        fw_release<C>(fw_bar<C>(bars, FW_K_EMPTY, it % C::STAGES));
         if (ntiles == 1)
             kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
     }
@@ -974,7 +1113,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(sacc);
         add(2);
         if (lane == 0) {
-            kb_mbar_arrive(fw_bar<C>(bars, FW_K_EMPTY, st));
+            fw_release<C>(fw_bar<C>(bars, FW_K_EMPTY, st));
             if (j == ntiles - 1)
                 kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
         }
@@ -989,7 +1128,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(p);
         add(3);
         if (lane == 0)
-            kb_mbar_arrive(fw_bar<C>(bars, FW_V_EMPTY, sp));
+            fw_release<C>(fw_bar<C>(bars, FW_V_EMPTY, sp));
         if (rescale) /* LR: warp-uniform */
 #pragma unroll
             for (int i = 0; i < C::ON; i++) /* RS: the sums too */
@@ -1009,14 +1148,25 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_wgmma_wait<0>();
         kb_fence_regs(o);
         if (lane == 0)
-            kb_mbar_arrive(fw_bar<C>(bars, FW_V_EMPTY, sl));
+            fw_release<C>(fw_bar<C>(bars, FW_V_EMPTY, sl));
     }
     stamp(6);
 
     /* O / l, rounded to T, straight from the accumulators to global memory
-     * (rows past the sequence not stored); Q's slot is already refilling */
+     * (rows past the sequence not stored), or with OS through shared memory;
+     * Q's slot is already refilling */
+    if constexpr (C::OS && !C::NS) {
+        float inv[2];
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
+        for (int h = 0; h < 2; h++)
+            inv[h] = kb_rcp(C::RS ? o[D / 2 + 2 * h] : att_lanes_sum<4>(l[h]));
+        const int wr0 = q0 + FW_ROWS * w + 16 * (tid / 32); /* the warp's first row */
+        fw_store_o<T, C>(out, o, inv,
+                         sbase + C::OFF_OST + (uint32_t)(4 * w + tid / 32) * 2048u,
+                         (int64_t)bh * s + wr0, s - wr0);
+    }
+#pragma unroll
+    for (int h = 0; h < 2 && !C::OS && !C::NS; h++) {
         /* RS: the row's whole sum is already in every thread of its quad */
         const float inv = kb_rcp(C::RS ? o[D / 2 + 2 * h] : att_lanes_sum<4>(l[h]));
         const int row = row0 + 8 * h;
@@ -1060,12 +1210,14 @@ __global__ void __launch_bounds__(C::THREADS, 1)
         for (int st = 0; st < C::STAGES; st++) {
             kb_mbar_init(fw_bar<C>(bars, FW_K_FULL, st), 1);
             kb_mbar_init(fw_bar<C>(bars, FW_V_FULL, st), 1);
-            kb_mbar_init(fw_bar<C>(bars, FW_K_EMPTY, st), 4 * C::NC);
-            kb_mbar_init(fw_bar<C>(bars, FW_V_EMPTY, st), 4 * C::NC);
+            kb_mbar_init(fw_bar<C>(bars, FW_K_EMPTY, st), 4 * C::NC * C::CL);
+            kb_mbar_init(fw_bar<C>(bars, FW_V_EMPTY, st), 4 * C::NC * C::CL);
         }
         kb_mbar_fence_init();
     }
     __syncthreads();
+    if constexpr (C::MC)
+        kb_cluster_sync(); /* the barriers exist before the other block signals them */
     if (wg == 0) {
         kb_setmaxnreg_dec<C::REG_PRODUCER>();
         if (threadIdx.x == 0)
@@ -1117,6 +1269,8 @@ __global__ void __launch_bounds__(C::THREADS, 1)
         if (C::PP && wg == 1)
             kb_bar_sync(FW_BAR_TURN, 2 * FW_WG); /* the last consumer's last turn-arrival */
     }
+    if constexpr (C::MC)
+        kb_cluster_sync(); /* no block leaves while the other may still signal it */
 }
 
 /* ---- host side ------------------------------------------------------------------------ */
@@ -1134,12 +1288,10 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 16
+#define FW_CONFIGS 18
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
-/* dim 128 takes 176 keys a tile unless causal and shorter than this (header) */
-#define FW_LONG_SEQ 8192
 
 /* What every launch of one case shares, found once (prepare, or the first
  * launch with other buffers or another shape): the configuration, the SM
@@ -1164,7 +1316,7 @@ template <typename T, typename C> static cudaError_t fw_setup(const kb_args *a, 
     const att_shape sh = att_shape_of(a);
     const uint64_t dims[3] = {(uint64_t)sh.d, (uint64_t)sh.s, (uint64_t)sh.bh};
     const uint64_t strides[2] = {(uint64_t)sh.d * 2, (uint64_t)sh.s * (uint64_t)sh.d * 2};
-    const uint32_t rows[3] = {(uint32_t)C::BM, (uint32_t)C::BN, (uint32_t)C::BN};
+    const uint32_t rows[3] = {(uint32_t)C::BM, (uint32_t)(C::BN / C::CL), (uint32_t)(C::BN / C::CL)};
     for (int i = 0; i < 3 && e == cudaSuccess; i++) {
         const uint32_t box[3] = {64, rows[i], 1};
         e = kb_tma_map_3d(&maps[i], a->in[i], a->dtype, dims, strides, box);
@@ -1172,18 +1324,39 @@ template <typename T, typename C> static cudaError_t fw_setup(const kb_args *a, 
     return e;
 }
 
+/* MC: clusters of two blocks, as many as the GPU holds at once, take the
+ * work tiles in pairs, statically (block b tiles b, b + grid, ...): the two
+ * query blocks of a pair share their head's K and V tiles. A head's query
+ * blocks are counted up to an even number, so a pair never spans two heads;
+ * the extra one (odd counts) lies past the sequence: its rows are zeros and
+ * not stored. */
 template <typename T, typename C>
 static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMap *maps, int sms,
                              const char *name, int persist)
 {
     const att_shape sh = att_shape_of(a);
-    const int64_t nqb = (sh.s + C::BM - 1) / C::BM, total = sh.bh * nqb;
+    int64_t nqb = (sh.s + C::BM - 1) / C::BM;
+    if (C::MC)
+        nqb += nqb & 1;
+    const int64_t total = sh.bh * nqb;
     if (total > 0x7fffffff)
         return cudaErrorInvalidConfiguration;
-    if (persist && (!a->scratch || a->scratch_bytes < FW_SCHED_BYTES))
+    if (!C::MC && persist && (!a->scratch || a->scratch_bytes < FW_SCHED_BYTES))
         return cudaErrorInvalidValue; /* the counter: see kb_attention_flash_wgmma_scratch */
+    const kb_dim3 block = {C::THREADS, 1, 1};
+    if constexpr (C::MC) {
+        static const int clusters =
+            kb_cluster_capacity((const void *)att_fw<T, C>, C::THREADS, C::CL, C::SMEM);
+        if (clusters < 1)
+            return cudaErrorNotSupported;
+        const int64_t blocks = total < 2 * (int64_t)clusters ? total : 2 * (int64_t)clusters;
+        const kb_dim3 grid = {(unsigned)blocks, 1, 1};
+        return kb_launch_cluster(a, st, att_fw<T, C>, name, grid, block, C::SMEM, C::CL, maps[0],
+                                 maps[1], maps[2], (T *)a->out[0], (int *)NULL, (int)sh.s,
+                                 (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E);
+    }
     const int64_t blocks = persist && total > sms ? sms : total;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {C::THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1};
     return kb_launch(a, st, att_fw<T, C>, name, grid, block, C::SMEM, maps[0], maps[1], maps[2],
                      (T *)a->out[0], persist ? (int *)a->scratch : (int *)NULL, (int)sh.s,
                      (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E);
@@ -1199,11 +1372,12 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
                  C::BN, C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
                  C::UQ ? "_uq" : "", C::QP ? "_qp" : "", C::KE ? "_ke" : "",
-                 C::SF ? "_sf" : "", PERSIST ? "_persist" : "");
+                 C::SF ? "_sf" : "", C::MC ? "_mc" : "", C::OS ? "_os" : "",
+                 PERSIST ? "_persist" : "");
         return k;
     }();
     return n.s;
@@ -1218,9 +1392,8 @@ template <typename C, int PERSIST> static const char *fw_name()
      fw_name<fw_cfg<D, NC, ST, PP, OV, X, BN>, persist>(), persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else for dim
- * 128 the first of its list for causal sequences shorter than FW_LONG_SEQ and
- * the 176-key tiles with SF (14) otherwise; for dim 64 the first, or the two-consumer
- * one (3) on grids too small for three consumers. */
+ * 128 the 176-key tiles with SF and OS (17); for dim 64 the first, or the
+ * two-consumer one (3) on grids too small for three consumers. */
 template <typename T> static const fw_config *fw_choose(const kb_args *a, int sms)
 {
     static const fw_config d128[FW_CONFIGS] = {
@@ -1239,7 +1412,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_UQ, 176, 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_QP, 1),
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF, 176, 1),
-        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1)};
+        FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_MC, 176, 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS, 176, 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),
         FW_CONFIG(T, 64, 3, 4, true, 0),
@@ -1256,11 +1431,13 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 64, 2, 4, true, false, FW_PD | FW_CH | FW_UQ, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_QP, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE | FW_QP, 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE, 1)};
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_OS, 1),
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1)}; /* 17: no MC at dim 64 */
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
-        return &d128[c >= 0 ? c : sh.causal && sh.s < FW_LONG_SEQ ? 0 : 14];
+        return &d128[c >= 0 ? c : 17];
     if (sh.d != 64)
         return NULL; /* other dims are skipped by the harness */
     if (c >= 0)
