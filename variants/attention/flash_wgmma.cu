@@ -462,7 +462,13 @@
  * 2028, 1988 / 1976, 1992 / 2046, 2073, causal 1681, 1679 / 1673, 1675 /
  * 1791, 1773 (-1.2% and -0.3%: a dim-64 warp's O is half the stores, and
  * three consumers already overlap them). Dim 128 runs 17 everywhere, causal
- * included; dim 64 keeps its kernels. */
+ * included; dim 64 keeps its kernels. The report with it
+ * (results/h200/attention.json, kbench 3800a29, 2026-12-03 16:23-16:29 UTC),
+ * against cuDNN in the same run, time (per SM cycle): dim 128 S=4096 581.6
+ * TFLOP/s, 1.01x (1.03x; 1577 MHz under the power cap, cuDNN 1620: 578.6);
+ * causal 1.00x (0.98x); dim 64 0.97x (0.97x), causal 0.95x (0.94x); S=16384
+ * 634.1, 1.05x (1.04x), causal 1.02x (1.02x). Where it is slow: dim 64,
+ * most causal (the loop's issue: not_selected and mio_throttle above). */
 #include <stdio.h>
 
 #include "attention.cuh"
