@@ -219,7 +219,7 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..17, the
+/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..18, the
  * default and its alternatives) passes the check at shapes no tile divides, dim
  * 64 and 128, causal and not, fp16 and bf16, and runs the kernel its name says:
  * fw_want holds, per dim and configuration, which of the softmax ahead of the
@@ -229,13 +229,14 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
  * ("_lr_"), tiles of 176 keys ("_n176_"), a copy of the consumer per
  * warpgroup ("_uq_"), the next work tile's Q brought into the L2 ahead
  * ("_qp_"), a work tile's first K tiles copied before Q ("_ke_"), a short
- * last key tile taken first ("_sf_"), clusters of two blocks sharing each
+ * last key tile taken first ("_sf_"), its P V on its 64 keys ("_sp_"; seq=900
+ * at dim 128: a last tile of 20 keys), clusters of two blocks sharing each
  * K and V tile by multicast ("_mc_") and O stored through shared memory
  * ("_os_") it has. seq=300 at dim 128 is an odd
  * number of query blocks: MC's pairs take one past the sequence.
  * Consecutive cases differ in shape, so that the variant's plan, kept for its
  * case, is made anew for each configuration. */
-#define FW_TEST_CONFIGS 18
+#define FW_TEST_CONFIGS 19
 enum {
     FW_OV = 1,
     FW_PD = 2,
@@ -248,7 +249,8 @@ enum {
     FW_KE = 256,
     FW_SF = 512,
     FW_MC = 1024,
-    FW_OS = 2048
+    FW_OS = 2048,
+    FW_SP = 4096
 };
 static const int fw_want[2][FW_TEST_CONFIGS] = {
     /* dim 128 */ {FW_OV | FW_PD | FW_LR, 0, 0, 0, 0, FW_OV, FW_OV, FW_OV | FW_PD | FW_CH,
@@ -257,11 +259,12 @@ static const int fw_want[2][FW_TEST_CONFIGS] = {
                    FW_OV | FW_PD | FW_LR | FW_QP, FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF,
                    FW_OV | FW_PD | FW_LR | FW_KE | FW_QP,
                    FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_MC,
-                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS},
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_SP},
     /* dim 64 */ {FW_PD | FW_CH, 0, 0, 0, FW_OV, FW_OV, FW_PD, FW_PD | FW_CH | FW_RS, 0,
                   FW_PD | FW_CH | FW_RS | FW_LR, FW_PD | FW_CH | FW_LR, FW_PD | FW_CH | FW_UQ,
                   FW_PD | FW_CH | FW_UQ, FW_PD | FW_CH | FW_QP, FW_PD | FW_CH | FW_KE | FW_QP,
-                  FW_PD | FW_CH | FW_KE, FW_PD | FW_CH | FW_OS, FW_PD | FW_CH}};
+                  FW_PD | FW_CH | FW_KE, FW_PD | FW_CH | FW_OS, FW_PD | FW_CH, FW_PD | FW_CH}};
 static void flash_wgmma_configurations_pass_the_check(void **state)
 {
     (void)state;
@@ -294,7 +297,7 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
                 cases++;
                 static const char *const parts[] = {"_ov_", "_pd_", "_ch_", "_rs_", "_lr_",
                                                     "_n176_", "_uq_", "_qp_", "_ke_", "_sf_",
-                                                    "_mc_", "_os_"};
+                                                    "_mc_", "_os_", "_sp_"};
                 int has = 0;
                 for (int k = 0; k < (int)(sizeof parts / sizeof *parts); k++)
                     if (r.nkernels > 0 && strstr(r.kernels[0].name, parts[k]))

@@ -468,7 +468,18 @@
  * TFLOP/s, 1.01x (1.03x; 1577 MHz under the power cap, cuDNN 1620: 578.6);
  * causal 1.00x (0.98x); dim 64 0.97x (0.97x), causal 0.95x (0.94x); S=16384
  * 634.1, 1.05x (1.04x), causal 1.02x (1.02x). Where it is slow: dim 64,
- * most causal (the loop's issue: not_selected and mio_throttle above). */
+ * most causal (the loop's issue: not_selected and mio_throttle above).
+ * SP (FW_SP, "_sp_"; configuration 18, 17 with it): SF's short tile still
+ * has its P V on all 176 keys, 7 of its 11 k-steps multiplying zeros. SP
+ * runs the key-tile loop's first step (whose P V is the short tile's) as a
+ * copy of its own with that product on 4 k-steps (fw_pv's KS): per
+ * warpgroup and work tile 7 m64n128k16 fewer, 0.32 of a key tile's products
+ * in the 24 of S=4096 (and less energy under the power cap); the listing
+ * gains that step's 848 instructions (12 HGMMA), run once a work tile, no
+ * spills. Prediction: +0.5-1.3% per SM cycle at S=4096 (the low end if the
+ * copy's instruction fetches cost what UQ's did), +0.2% at S=16384, nothing
+ * causal (SF is off there). Not yet run on a GPU: the session's device time
+ * ran out before its A/B. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -499,6 +510,7 @@
 #define FW_MC 512 /* clusters of two blocks, each K and V tile multicast into both (fw_load_tile) */
 #define FW_OS 1024 /* O stored through shared memory in 16-byte pieces (fw_store_o) */
 #define FW_NS 2048 /* O not stored: a measuring build's (bench/fw_trace.cu) wrong output */
+#define FW_SP 4096 /* with SF, the short tile's P V on its 64 keys (fw_consume_tile) */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -511,7 +523,7 @@ struct fw_cfg {
     static constexpr bool RS = (X_ & FW_RS) != 0, LR = (X_ & FW_LR) != 0, UQ = (X_ & FW_UQ) != 0;
     static constexpr bool QP = (X_ & FW_QP) != 0, KE = (X_ & FW_KE) != 0, SF = (X_ & FW_SF) != 0;
     static constexpr bool TR = (X_ & FW_TR) != 0, MC = (X_ & FW_MC) != 0;
-    static constexpr bool OS = (X_ & FW_OS) != 0, NS = (X_ & FW_NS) != 0;
+    static constexpr bool OS = (X_ & FW_OS) != 0, NS = (X_ & FW_NS) != 0, SP = (X_ & FW_SP) != 0;
     static constexpr int CL = MC ? 2 : 1; /* blocks a cluster */
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
@@ -608,6 +620,11 @@ static __device__ __forceinline__ void fw_work(int wt, int nqb, int s, int causa
     *ntiles = (kend + C::BN - 1) / C::BN;
 }
 
+/* A compile-time bool as a value, for a generic lambda's copies. */
+template <bool B> struct fw_bool {
+    static constexpr bool value = B;
+};
+
 /* Named barrier ids (0 is __syncthreads): the turn of consumer w is 1 + w. */
 #define FW_BAR_TURN 1
 
@@ -647,12 +664,12 @@ template <typename C> static __device__ __forceinline__ uint64_t fw_vslot(uint64
  * vbase's descriptor (fw_vslot), moved for each instruction; RS: the product
  * is n72, its last 8 columns against ones, so O's registers 32-35 collect
  * the rows' sums of P as rounded for the product. */
-template <typename T, typename C>
+template <typename T, typename C, int KS = C::BN / 16>
 static __device__ __forceinline__ void fw_pv(float (&o)[C::ON], const uint32_t (&p)[C::BN / 16][4],
                                              uint32_t vbase, uint64_t dv)
 {
 #pragma unroll
-    for (int kk = 0; kk < C::BN / 16; kk++) {
+    for (int kk = 0; kk < KS; kk++) { /* KS < BN / 16: the rest of P is zeros (SP) */
         const uint32_t off = kk * 16 * KB_SW128_ROW;
         const uint64_t db = C::PD ? kb_wgmma_desc_add(dv, off) : fw_vdesc<C::BN>(vbase + off);
         if constexpr (C::D == 128)
@@ -1090,8 +1107,11 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         fw_pack<T, BN>(p, sacc);
     }
     stamp(4);
-    /* tile j: S_j beside P_{j-1} V_{j-1}; the softmax of S_j while P V runs */
-    for (int j = 1; j < ntiles; j++) {
+    /* tile j: S_j beside P_{j-1} V_{j-1}; the softmax of S_j while P V runs.
+     * SP: the first such step, whose P V is SF's short tile's, a copy of its
+     * own with that product on the 64 keys (4 k-steps of BN / 16) */
+    const auto step = [&](int j, auto short_pv) {
+        constexpr int KS = decltype(short_pv)::value ? 4 : BN / 16;
         const int st = (it + j) % C::STAGES, sp = (it + j - 1) % C::STAGES;
         const unsigned ph = (unsigned)((it + j) / C::STAGES) & 1u;
         const unsigned php = (unsigned)((it + j - 1) / C::STAGES) & 1u;
@@ -1110,7 +1130,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         fw_qk<T, C>(sacc, qa, sbase + C::OFF_K + st * C::KV_BYTES, dq,
                     kb_wgmma_desc_add(dk0, st * C::KV_BYTES));
         kb_wgmma_commit();
-        fw_pv<T, C>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES, fw_vslot<C>(dv0, sp));
+        fw_pv<T, C, KS>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES, fw_vslot<C>(dv0, sp));
         kb_wgmma_commit();
         if (C::PP)
             kb_bar_arrive(FW_BAR_TURN + (w + 1) % C::NC, 2 * FW_WG);
@@ -1140,7 +1160,14 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
             for (int i = 0; i < C::ON; i++) /* RS: the sums too */
                 o[i] *= alpha[(i >> 1) & 1];
         fw_pack<T, BN>(p, sacc);
+    };
+    int j1 = 1;
+    if constexpr (SF && C::SP) { /* ntiles > 1 (fw_short_first) */
+        step(1, fw_bool<true>());
+        j1 = 2;
     }
+    for (int j = j1; j < ntiles; j++)
+        step(j, fw_bool<false>());
     stamp(5);
     { /* the last tile's P V */
         const int sl = (it + ntiles - 1) % C::STAGES;
@@ -1294,7 +1321,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 18
+#define FW_CONFIGS 19
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -1378,11 +1405,11 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
                  C::BN, C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
                  C::UQ ? "_uq" : "", C::QP ? "_qp" : "", C::KE ? "_ke" : "",
-                 C::SF ? "_sf" : "", C::MC ? "_mc" : "", C::OS ? "_os" : "",
+                 C::SF ? "_sf" : "", C::SP ? "_sp" : "", C::MC ? "_mc" : "", C::OS ? "_os" : "",
                  PERSIST ? "_persist" : "");
         return k;
     }();
@@ -1420,7 +1447,8 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF, 176, 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1),
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_MC, 176, 1),
-        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS, 176, 1)};
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS, 176, 1),
+        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS | FW_SP, 176, 1)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),
         FW_CONFIG(T, 64, 3, 4, true, 0),
@@ -1439,7 +1467,8 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE | FW_QP, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_OS, 1),
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1)}; /* 17: no MC at dim 64 */
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),  /* 17: no MC at dim 64 */
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1)}; /* 18: no SF at dim 64 */
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
