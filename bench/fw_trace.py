@@ -12,7 +12,11 @@ blocks' tiles, and means):
   pvlast   the last P V;  store  O's stores
 and the edge cost: the tile's span (Q in to the next tile's Q in) less its
 key tiles at the steady per-key-tile cost of the loop, in cycles and in key
-tiles. The loop's waits (for K and V, the turn, S, P V) are shown per key
+tiles; and per block and work tile: the copies' latencies, qlat (Q asked
+for by the producer to Q in at the first consumer to see it) and k0lat
+(tile 0's K alike), and gap, the tensor pipe's idle time at the work tile's
+edge, from the later consumer's last P V in to the earlier consumer's first
+S issued. The loop's waits (for K and V, the turn, S, P V) are shown per key
 tile. The blocks' spans (first Q in to last store) give the tail: the mean
 block's span over the longest one.
 """
@@ -75,7 +79,8 @@ def main(path):
                      for c in cons.values() if c["nt"] > 1]
     kt = med(per_tile_loop)
     rows = {k: [] for k in ("qwait", "k0", "turn0", "s0", "sm0", "loop", "pvlast", "store",
-                            "edge", "qlat", "waitkv", "waitturn", "waits", "waitpv")}
+                            "edge", "qlat", "k0lat", "gap", "waitkv", "waitturn", "waits",
+                            "waitpv")}
     spans = {}
     for (b, w, n), c in sorted(cons.items()):
         prev = cons.get((b, w, n - 1))
@@ -95,12 +100,21 @@ def main(path):
         if nxt:
             rows["edge"].append(nxt["qin"] - c["qin"] - c["nt"] * kt)
         p = prod.get((b, n))
-        if p and p["wt"] == c["wt"]:
-            rows["qlat"].append(c["qin"] - p["qasked"])
         s = spans.setdefault((b, w), [c["qin"], c["stored"], 0])
         s[0] = min(s[0], c["qin"])
         s[1] = max(s[1], c["stored"])
         s[2] += 1
+    by_tile = {}
+    for (b, w, n), c in cons.items():
+        by_tile.setdefault((b, n), []).append(c)
+    for (b, n), cs in sorted(by_tile.items()):
+        p = prod.get((b, n))
+        if p and p["wt"] == cs[0]["wt"]:
+            rows["qlat"].append(min(c["qin"] for c in cs) - p["qasked"])
+            rows["k0lat"].append(min(c["k0in"] for c in cs) - p["k0asked"])
+        before = by_tile.get((b, n - 1))
+        if before:
+            rows["gap"].append(min(c["turn0"] for c in cs) - max(c["pvin"] for c in before))
     print(f"steady key tile: {kt:.0f} cycles (median of the loops' per-tile cost)")
     print(f"{'':10} {'median':>9} {'mean':>9} {'key tiles':>9}")
     for k, v in rows.items():

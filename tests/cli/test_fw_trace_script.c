@@ -1,7 +1,8 @@
 /* test_fw_trace_script.c - bench/fw_trace.py, without a GPU: on a trace of
  * two blocks (tests/fixtures/fw_trace_sample.txt, stamps chosen so that each
  * figure is known) it finds the steady key tile, each edge of a work tile in
- * cycles and key tiles, the loop's waits per key tile and the blocks' tail;
+ * cycles and key tiles, the copies' latencies, the tensor pipe's idle gap at
+ * an edge, the loop's waits per key tile and the blocks' tail;
  * a missing file, a file that is not a trace, one without consumer records
  * and a bad command line each get one line and exit 2. Skips, saying so,
  * without python3. */
@@ -29,6 +30,10 @@ static void fw_trace_figures(void **state)
     kbt_has(t, "store            200       200      0.20\n");
     /* Q asked for at 200 and 5000, in at 1000 and 6400 */
     kbt_has(t, "qlat            1100      1100      1.10\n");
+    /* tile 0's K asked for at 300 and 5100, in at 1100 and 6500 */
+    kbt_has(t, "k0lat           1100      1100      1.10\n");
+    /* block 0: tile 0's last P V in at 5800, tile 1's first S issued at 6600 */
+    kbt_has(t, "gap              800       800      0.80\n");
     /* 300 cycles over the 3 key tiles after tile 0 */
     kbt_has(t, "waitkv           100       100      0.10\n");
     kbt_has(t, "blocks' spans: mean 7700, longest 10400 cycles: tail efficiency 0.740");

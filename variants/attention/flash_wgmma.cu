@@ -409,9 +409,9 @@
  * With SF's short first tile, whose P V still runs all 176 keys, S=4096 does
  * 23.3 key tiles of work in 24.9 key tiles' time, S=16384 93.1 in 95.0:
  * 4.8% of the 7% per cycle between them. At each edge the tensor pipe idles
- * a median 3550 cycles from the last P V to the next first S, waiting for
- * Q (asked for when its slot frees, at the last S; in 4130 cycles) and tile
- * 0's K (asked for 450 cycles later; in 5680), against 1370 and 1980 at dim
+ * a median 3170 cycles from the last P V to the next first S, waiting for
+ * Q (asked for when its slot frees, at the last S; in 4120 cycles) and tile
+ * 0's K (asked for 450 cycles later; in 5640), against 1380 and 2020 at dim
  * 64 (t4), whose K and V are half the bytes a key tile: so the L2's load
  * looked like the cause.
  * MC (FW_MC, "_mc_"; configuration 16, dim 128 only: at dim 64 the producer
@@ -428,15 +428,15 @@
  * K's latencies at the edges toward dim 64's, the edge from 0.95 to ~0.4
  * key tiles, +2% per cycle at S=4096, +0.5% at S=16384. Measured (H200,
  * 2026-12-03 15:50 UTC; the trace, then three interleaved rounds, flop per
- * SM cycle, 14 / 16 / cuDNN): Q in 3790 cycles, tile 0's K in 5310 (hardly
+ * SM cycle, 14 / 16 / cuDNN): Q in 3770 cycles, tile 0's K in 5270 (hardly
  * moved), the steady key tile 3687 cycles (+1.9%: the pair's lockstep);
  *   S=4096    2675, 2696, 2680 / 2645, 2621, 2647 / 2682, 2711, 2696
  *   S=16384   2828, 2856, 2826 / 2820, 2787, 2795 / 2767, 2738, 2767
  * -1.7% and -1.3%: the L2's bandwidth was not what kept Q and K waiting.
  * Not kept; the configuration stays to measure.
  * What did keep them: the consumers' stores of O. Traced with O not stored
- * at all (fw_trace's ns, 16:05 UTC), Q came in 1320 cycles and tile 0's K
- * in 1600, not 4120 and 5670: the two warpgroups' stores, 32 of 4 bytes a
+ * at all (fw_trace's ns, 16:05 UTC), Q came in 1360 cycles and tile 0's K
+ * in 1630, not 4120 and 5640: the two warpgroups' stores, 32 of 4 bytes a
  * thread, each warp instruction 8 rows' 16 bytes (2048 store instructions
  * and 8192 partial sectors a work tile), sit in the SM's path to the L2
  * just when Q and K are asked for, and take 1930 cycles to issue.
@@ -450,8 +450,8 @@
  * (from the trace): the stores from 1930 cycles to ~600, Q's and K's waits
  * toward the ns trace's, the edge from 0.94 to ~0.5 key tiles: +1.8% per
  * cycle at S=4096, +0.5% at S=16384. Measured (H200, 2026-12-03 16:05-16:10
- * UTC): traced, the stores 809 cycles, Q in 2340, tile 0's K in 3040, the
- * pipe's idle gap at an edge 1300 cycles (3550 before), the edge 0.25 key
+ * UTC): traced, the stores 809 cycles, Q in 2350, tile 0's K in 3070, the
+ * pipe's idle gap at an edge 920 cycles (3170 before), the edge 0.25 key
  * tiles; three interleaved rounds, flop per SM cycle, 14 / 17 / cuDNN:
  *   S=4096    2691, 2699, 2682 / 2762, 2752, 2754 / 2670, 2667, 2667
  *   S=16384   2827, 2826, 2858 / 2867, 2842, 2870 / 2763, 2775, 2757
