@@ -45,11 +45,6 @@
 
 typedef __nv_bfloat16 T;
 
-/* fw_choose's defaults, with and without TR */
-template <int TR> using fw_d128 = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS | TR, 176>;
-template <int TR> using fw_d128_regs = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | TR, 176>;
-template <int TR> using fw_d64 = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | TR>;
-
 /* The median of n launches' times in microseconds (5 warm-ups first). */
 template <typename C> static float time_cfg(const kb_args *a, const CUtensorMap *maps, int sms)
 {
@@ -126,7 +121,7 @@ int main(int argc, char **argv)
 {
     int64_t shape[KB_MAX_AXES] = {4, 16, 4096, 128, 0};
     if (argc != 1 && argc != 6 && argc != 7) {
-        fprintf(stderr, "usage: fw_trace [batch heads seq dim causal [mc]]\n");
+        fprintf(stderr, "usage: fw_trace [batch heads seq dim causal [regs|mc|qp|ns]]\n");
         return 2;
     }
     static const char *const alts[] = {"regs", "mc", "qp", "ns"};
@@ -151,6 +146,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "fw_trace: dim %lld: 64 or 128\n", (long long)d);
         return 2;
     }
+    if (alt >= 0 && d == 64) {
+        fprintf(stderr, "fw_trace: %s: dim 128 only\n", alts[alt]);
+        return 2;
+    }
     const size_t n = (size_t)(shape[ATT_BATCH] * shape[ATT_HEADS] * shape[ATT_SEQ] * d);
     kb_args a = {};
     a.dtype = KB_BF16;
@@ -167,22 +166,20 @@ int main(int argc, char **argv)
     a.scratch_bytes = FW_SCHED_BYTES;
     int sms;
     CHECK(kb_current_sms(&sms));
-    if (alt >= 0 && d == 64) {
-        fprintf(stderr, "fw_trace: %s: dim 128 only\n", alts[alt]);
-        return 2;
-    }
+    /* fw_choose's defaults (flash_wgmma.cu names them), or configuration 14
+     * with an alternative, without and with TR */
     if (d == 64)
-        return trace<fw_d64<0>, fw_d64<FW_TR>>(&a, sms);
+        return trace<fw_d64_default<0>, fw_d64_default<FW_TR>>(&a, sms);
     switch (alt) {
     case 0:
-        return trace<fw_d128_regs<0>, fw_d128_regs<FW_TR>>(&a, sms);
+        return trace<fw_d128_sf<0>, fw_d128_sf<FW_TR>>(&a, sms);
     case 1:
-        return trace<fw_d128_regs<FW_MC>, fw_d128_regs<FW_TR | FW_MC>>(&a, sms);
+        return trace<fw_d128_sf<FW_MC>, fw_d128_sf<FW_TR | FW_MC>>(&a, sms);
     case 2:
-        return trace<fw_d128_regs<FW_QP | FW_KE>, fw_d128_regs<FW_TR | FW_QP | FW_KE>>(&a, sms);
+        return trace<fw_d128_sf<FW_QP | FW_KE>, fw_d128_sf<FW_TR | FW_QP | FW_KE>>(&a, sms);
     case 3:
-        return trace<fw_d128_regs<FW_NS>, fw_d128_regs<FW_TR | FW_NS>>(&a, sms);
+        return trace<fw_d128_sf<FW_NS>, fw_d128_sf<FW_TR | FW_NS>>(&a, sms);
     default:
-        return trace<fw_d128<0>, fw_d128<FW_TR>>(&a, sms);
+        return trace<fw_d128_default<0>, fw_d128_default<FW_TR>>(&a, sms);
     }
 }

@@ -99,7 +99,6 @@ def main(path):
                 rows[k].append(c[k] / (c["nt"] - 1))
         if nxt:
             rows["edge"].append(nxt["qin"] - c["qin"] - c["nt"] * kt)
-        p = prod.get((b, n))
         s = spans.setdefault((b, w), [c["qin"], c["stored"], 0])
         s[0] = min(s[0], c["qin"])
         s[1] = max(s[1], c["stored"])

@@ -92,6 +92,16 @@ static inline int kbt_have_python(void)
     return kbt_sh("command -v python3 >/dev/null 2>&1") == 0;
 }
 
+/* Skips the calling test, saying so, unless python3 is installed; what
+ * names the script the test is for. */
+static inline void kbt_need_python(const char *what)
+{
+    if (!kbt_have_python()) {
+        print_message("python3 is not installed: skipping %s's test\n", what);
+        skip();
+    }
+}
+
 /* Seconds on the monotonic clock. */
 static inline double kbt_now_s(void)
 {

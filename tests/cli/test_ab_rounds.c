@@ -16,10 +16,7 @@
 static void ab_summary(void **state)
 {
     (void)state;
-    if (!kbt_have_python()) {
-        print_message("python3 is not installed: skipping tests/gpu/ab_rounds.sh's test\n");
-        skip();
-    }
+    kbt_need_python("tests/gpu/ab_rounds.sh");
     assert_int_equal(kbt_sh("python3 tests/fixtures/make_ab_rounds.py %s/mem && "
                             "bash tests/gpu/ab_rounds.sh --summary %s/mem >%s/out 2>&1",
                             kbt_dir, kbt_dir, kbt_dir),

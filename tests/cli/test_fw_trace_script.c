@@ -11,10 +11,7 @@
 static void fw_trace_figures(void **state)
 {
     (void)state;
-    if (!kbt_have_python()) {
-        print_message("python3 is not installed: skipping bench/fw_trace.py's test\n");
-        skip();
-    }
+    kbt_need_python("bench/fw_trace.py");
     assert_int_equal(kbt_sh("python3 bench/fw_trace.py tests/fixtures/fw_trace_sample.txt "
                             ">%s/out 2>&1",
                             kbt_dir),
@@ -44,10 +41,7 @@ static void fw_trace_figures(void **state)
 static void fw_trace_bad_input(void **state)
 {
     (void)state;
-    if (!kbt_have_python()) {
-        print_message("python3 is not installed: skipping bench/fw_trace.py's test\n");
-        skip();
-    }
+    kbt_need_python("bench/fw_trace.py");
     static const struct {
         const char *arg; /* in the test's folder when in_dir */
         int in_dir;

@@ -30,10 +30,7 @@ static const char listing[] =
 static void counts_by_kind(void **state)
 {
     (void)state;
-    if (!kbt_have_python()) {
-        printf("SKIPPED: python3 not found\n");
-        skip();
-    }
+    kbt_need_python("tests/gpu/sass_mix.sh");
     char path[128];
     snprintf(path, sizeof path, "%s/sass.txt", kbt_dir);
     FILE *f = fopen(path, "w");

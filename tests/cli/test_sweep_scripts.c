@@ -109,10 +109,7 @@ static void h200_sweep_dry_run(void **state)
 static void torch_peers_dry_run(void **state)
 {
     (void)state;
-    if (!kbt_have_python()) {
-        print_message("python3 is not installed: skipping the peer script's test\n");
-        skip();
-    }
+    kbt_need_python("the peer script");
     assert_int_equal(kbt_sh("PYTHONPYCACHEPREFIX=%s/pyc python3 -m py_compile "
                             "bench/torch_peers.py",
                             kbt_dir),
@@ -204,10 +201,7 @@ static void write_peers(void)
 static void sweep_table_ratios(void **state)
 {
     (void)state;
-    if (!kbt_have_python()) {
-        print_message("python3 is not installed: skipping the sweep table's test\n");
-        skip();
-    }
+    kbt_need_python("the sweep table");
     write_peers(); /* the same session */
     assert_int_equal(kbt_sh("python3 bench/sweep_table.py results/h200/softmax.json --peers "
                             "%s/peers.json >%s/table",

@@ -12,10 +12,7 @@
 static void summary_and_commands(void **state)
 {
     (void)state;
-    if (!kbt_have_python()) {
-        printf("SKIPPED: python3 not found\n");
-        skip();
-    }
+    kbt_need_python("tests/gpu/warmup_rounds.sh");
     /* the fixture: naive 120.5 us and coalesced 20.75 us, both at 1980 MHz */
     assert_int_equal(kbt_sh("cp tests/fixtures/report_counters.json %s/warm-0-1.json && "
                             "cp tests/fixtures/report_counters.json %s/warm-1-2.json",

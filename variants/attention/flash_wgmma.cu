@@ -568,6 +568,15 @@ struct fw_cfg {
     static_assert(SMEM <= 227 * 1024, "one block an SM");
 };
 
+/* Configurations named once, for fw_choose's lists and bench/fw_trace: dim
+ * 128's 176-key tiles with PD, LR and SF, X adding to them (14 with none, 16
+ * MC, 17 OS, 18 OS and SP), with the default fw_choose picks among them; dim
+ * 64's default, PD and CH (0). */
+template <int X> using fw_d128_sf = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | X, 176>;
+template <int X> using fw_d128_default = fw_d128_sf<FW_OS | X>;
+template <int X> using fw_d64_default = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | X>;
+#define FW_D128_DEFAULT 17 /* fw_d128_default's index in fw_choose's list */
+
 /* The barriers, 8 bytes each after the tiles: Q full, Q empty, then per slot
  * K full, K empty, V full, V empty. */
 enum { FW_K_FULL, FW_K_EMPTY, FW_V_FULL, FW_V_EMPTY };
@@ -1195,12 +1204,15 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
 
     /* O / l, rounded to T, straight from the accumulators to global memory
      * (rows past the sequence not stored), or with OS through shared memory;
-     * Q's slot is already refilling */
+     * Q's slot is already refilling. RS: a row's whole sum is already in
+     * every thread of its quad. (inv is found in each path, not once above
+     * both: hoisted, it reorders the register path's stores in the SASS of
+     * the committed dim-64 kernel.) */
+    const auto row_inv = [&](int h) {
+        return kb_rcp(C::RS ? o[D / 2 + 2 * h] : att_lanes_sum<4>(l[h]));
+    };
     if constexpr (C::OS && !C::NS) {
-        float inv[2];
-#pragma unroll
-        for (int h = 0; h < 2; h++)
-            inv[h] = kb_rcp(C::RS ? o[D / 2 + 2 * h] : att_lanes_sum<4>(l[h]));
+        const float inv[2] = {row_inv(0), row_inv(1)};
         const int wr0 = q0 + FW_ROWS * w + 16 * (tid / 32); /* the warp's first row */
         fw_store_o<T, C>(out, o, inv,
                          sbase + C::OFF_OST + (uint32_t)(4 * w + tid / 32) * 2048u,
@@ -1208,8 +1220,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     }
 #pragma unroll
     for (int h = 0; h < 2 && !C::OS && !C::NS; h++) {
-        /* RS: the row's whole sum is already in every thread of its quad */
-        const float inv = kb_rcp(C::RS ? o[D / 2 + 2 * h] : att_lanes_sum<4>(l[h]));
+        const float inv = row_inv(h);
         const int row = row0 + 8 * h;
         if (row < s) {
             T *orow = out + ((int64_t)bh * s + row) * D + colq;
@@ -1429,8 +1440,10 @@ template <typename C, int PERSIST> static const char *fw_name()
 #define FW_CONFIG_X(T, D, NC, ST, PP, OV, X, persist)                                          \
     FW_CONFIG_N(T, D, NC, ST, PP, OV, X, FW_BN, persist)
 #define FW_CONFIG_N(T, D, NC, ST, PP, OV, X, BN, persist)                                      \
-    {fw_setup<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, fw_launch<T, fw_cfg<D, NC, ST, PP, OV, X, BN>>, \
-     fw_name<fw_cfg<D, NC, ST, PP, OV, X, BN>, persist>(), persist}
+    FW_CONFIG_C(T, persist, fw_cfg<D, NC, ST, PP, OV, X, BN>)
+/* a configuration by its fw_cfg type (the variadic part: its commas) */
+#define FW_CONFIG_C(T, persist, ...)                                                            \
+    {fw_setup<T, __VA_ARGS__>, fw_launch<T, __VA_ARGS__>, fw_name<__VA_ARGS__, persist>(), persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else for dim
  * 128 the 176-key tiles with SF and OS (17); for dim 64 the first, or the
@@ -1452,13 +1465,13 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_UQ, 1),
         FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_UQ, 176, 1),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_QP, 1),
-        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF, 176, 1),
+        FW_CONFIG_C(T, 1, fw_d128_sf<0>),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1),
-        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_MC, 176, 1),
-        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS, 176, 1),
-        FW_CONFIG_N(T, 128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | FW_OS | FW_SP, 176, 1)};
+        FW_CONFIG_C(T, 1, fw_d128_sf<FW_MC>),
+        FW_CONFIG_C(T, 1, fw_d128_default<0>), /* FW_D128_DEFAULT */
+        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP>)};
     static const fw_config d64[FW_CONFIGS] = {
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),
+        FW_CONFIG_C(T, 1, fw_d64_default<0>),
         FW_CONFIG(T, 64, 3, 4, true, 0),
         FW_CONFIG(T, 64, 3, 4, false, 1),
         FW_CONFIG(T, 64, 2, 4, true, 1),
@@ -1480,7 +1493,7 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128)
-        return &d128[c >= 0 ? c : 17];
+        return &d128[c >= 0 ? c : FW_D128_DEFAULT];
     if (sh.d != 64)
         return NULL; /* other dims are skipped by the harness */
     if (c >= 0)
