@@ -18,7 +18,10 @@
  * QP and KE: the next work tile's Q brought into the L2 ahead and its first K
  * tile copied early) or ns (that with O not stored at all: wrong output, and
  * without the stores ptxas drops O's rescale too, so only the edges'
- * figures mean anything).
+ * figures mean anything) or st (the default with ST, the last round's work
+ * tiles split by key range: its producer's records alone, ntiles then the
+ * segment's key tiles; bench/fw_trace.py needs the consumers', so read it
+ * with --blocks).
  *
  * Output, after a comment line with both times and the clock they imply:
  *   P blk n wt ntiles  top qfree qasked k0asked vlast          (producer)
@@ -121,12 +124,12 @@ int main(int argc, char **argv)
 {
     int64_t shape[KB_MAX_AXES] = {4, 16, 4096, 128, 0};
     if (argc != 1 && argc != 6 && argc != 7) {
-        fprintf(stderr, "usage: fw_trace [batch heads seq dim causal [regs|mc|qp|ns]]\n");
+        fprintf(stderr, "usage: fw_trace [batch heads seq dim causal [regs|mc|qp|ns|st]]\n");
         return 2;
     }
-    static const char *const alts[] = {"regs", "mc", "qp", "ns"};
+    static const char *const alts[] = {"regs", "mc", "qp", "ns", "st"};
     int alt = -1;
-    for (int i = 0; argc == 7 && i < 4; i++)
+    for (int i = 0; argc == 7 && i < (int)(sizeof alts / sizeof *alts); i++)
         if (!strcmp(argv[6], alts[i]))
             alt = i;
     if (argc == 7 && alt < 0) {
@@ -161,9 +164,9 @@ int main(int argc, char **argv)
         a.in[i] = p;
     }
     CHECK(cudaMalloc(&a.out[0], n * sizeof(T)));
-    CHECK(cudaMalloc(&a.scratch, FW_SCHED_BYTES));
-    CHECK(cudaMemset(a.scratch, 0, FW_SCHED_BYTES));
-    a.scratch_bytes = FW_SCHED_BYTES;
+    a.scratch_bytes = kb_attention_flash_wgmma_scratch(shape, KB_BF16);
+    CHECK(cudaMalloc(&a.scratch, a.scratch_bytes));
+    CHECK(cudaMemset(a.scratch, 0, a.scratch_bytes));
     int sms;
     CHECK(kb_current_sms(&sms));
     /* fw_choose's defaults (flash_wgmma.cu names them), or configuration 14
@@ -179,6 +182,8 @@ int main(int argc, char **argv)
         return trace<fw_d128_sf<FW_QP | FW_KE>, fw_d128_sf<FW_TR | FW_QP | FW_KE>>(&a, sms);
     case 3:
         return trace<fw_d128_sf<FW_NS>, fw_d128_sf<FW_TR | FW_NS>>(&a, sms);
+    case 4:
+        return trace<fw_d128_default<FW_ST>, fw_d128_default<FW_TR | FW_ST>>(&a, sms);
     default:
         return trace<fw_d128_default<0>, fw_d128_default<FW_TR>>(&a, sms);
     }

@@ -3,6 +3,7 @@
 where a block's cycles go at the edges of flash-wgmma's work tiles.
 
     python3 bench/fw_trace.py TRACE.txt
+    python3 bench/fw_trace.py --blocks TRACE.txt
 
 For each consumer warpgroup's work tile, in SM cycles (medians over all the
 blocks' tiles, and means):
@@ -19,6 +20,12 @@ edge, from the later consumer's last P V in to the earlier consumer's first
 S issued. The loop's waits (for K and V, the turn, S, P V) are shown per key
 tile. The blocks' spans (first Q in to last store) give the tail: the mean
 block's span over the longest one.
+
+--blocks reads the producer's records alone (fw_trace's st has no others):
+per block, its span from its first segment's top to the last segment's
+last S (Q's slot freed for the record past the last), the tail efficiency
+those spans give, and the segments' lengths (one Q-slot free to the next)
+by their key tiles.
 """
 import statistics
 import sys
@@ -40,9 +47,9 @@ def fail(msg):
 CKEYS = "gtime qin k0in turn0 s0in sm0done loopend pvin stored waitkv waitturn waits waitpv"
 
 
-def read(path):
+def read(path, consumers=True):
     """The header lines, the producer's records by (block, n) and the
-    consumers' by (block, warpgroup, n)."""
+    consumers' by (block, warpgroup, n) (required unless not consumers)."""
     head, prod, cons = [], {}, {}
     try:
         lines = open(path).read().splitlines()
@@ -66,9 +73,34 @@ def read(path):
                 raise ValueError
         except ValueError:
             fail(f"{path}:{i}: not a record of bench/fw_trace: {line[:60]!r}")
-    if not cons:
+    if consumers and not cons:
         fail(f"{path}: no consumer records")
+    if not consumers and not prod:
+        fail(f"{path}: no producer records")
     return head, prod, cons
+
+
+def blocks(path):
+    head, prod, _ = read(path, consumers=False)
+    for h in head:
+        print(h)
+    spans, segs, lens = [], [], {}
+    for b in sorted({b for b, _ in prod}):
+        recs = [prod[(b, n)] for n in sorted(n for bb, n in prod if bb == b)]
+        if len(recs) < 2 or recs[-1]["nt"] != 0:
+            continue  # the record past the last segment (nt 0) ends the span
+        spans.append(recs[-1]["qfree"] - recs[0]["top"])
+        segs.append(len(recs) - 1)
+        for r, nxt in zip(recs, recs[1:]):
+            lens.setdefault(r["nt"], []).append(nxt["qfree"] - r["qfree"])
+    if not spans:
+        fail(f"{path}: no block's last record")
+    print(f"blocks' spans: mean {mean(spans):.0f}, longest {max(spans):.0f} cycles: "
+          f"tail efficiency {mean(spans) / max(spans):.3f}")
+    print(f"segments a block: {min(segs)}..{max(segs)}")
+    print(f"{'key tiles':>9} {'segments':>9} {'median':>9} {'mean':>9}  (from its Q free to the next's)")
+    for nt in sorted(lens):
+        print(f"{nt:9d} {len(lens[nt]):9d} {med(lens[nt]):9.0f} {mean(lens[nt]):9.0f}")
 
 
 def main(path):
@@ -128,6 +160,9 @@ def main(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        fail("usage: fw_trace.py TRACE.txt")
-    main(sys.argv[1])
+    if len(sys.argv) == 3 and sys.argv[1] == "--blocks":
+        blocks(sys.argv[2])
+    elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
+        main(sys.argv[1])
+    else:
+        fail("usage: fw_trace.py [--blocks] TRACE.txt")

@@ -87,13 +87,15 @@ for op in "${ops[@]}"; do
     warm=0
     if [ "$op" = attention ]; then
         # the ladder, the Hopper rung and the vendor row at the shapes of the
-        # acceptance: D=128 and D=64 (H=32), S=16384, causal and not, and two
-        # sequence lengths no tile divides; at least 5 samples (naive takes
-        # seconds a launch at S=16384)
+        # acceptance: D=128 and D=64 (H=32), S=16384, causal and not, two
+        # sequence lengths no tile divides, and a grid of fewer work tiles
+        # than SMs (B=1 H=2: flash-wgmma's ST); at least 5 samples (naive
+        # takes seconds a launch at S=16384)
         shapes=(--shape batch=4,heads=16,seq=4096,dim=128 --shape batch=4,heads=16,seq=4096,dim=128,causal=1
                 --shape batch=4,heads=32,seq=4096,dim=64 --shape batch=4,heads=32,seq=4096,dim=64,causal=1
                 --shape batch=1,heads=16,seq=16384,dim=128 --shape batch=1,heads=16,seq=16384,dim=128,causal=1
-                --shape batch=1,heads=5,seq=1000,dim=128,causal=1 --shape batch=1,heads=2,seq=4097,dim=128,causal=1)
+                --shape batch=1,heads=5,seq=1000,dim=128,causal=1 --shape batch=1,heads=2,seq=4097,dim=128,causal=1
+                --shape batch=1,heads=2,seq=4096,dim=128)
         dtypes=bf16
         extra=(--min-samples 5)
         warm=1

@@ -49,10 +49,11 @@
  * Configurations (fw_cfg; the lists in fw_choose, KBENCH_FLASH_WGMMA_CONFIG
  * picks one, and the kernel's name says which ran: _pp_ ping-pong, _ov_,
  * _pd_, _ch_, _rs_, _lr_ the cuts below, _n176_ 176 keys a tile): dim 128
- * runs 2 consumers, ping-pong, OV, PD, LR, SF and OS (configuration 17),
- * with 176 keys a tile and 2 stages (Q 32 KB + 2 x (44 + 44) KB + OS's 16 KB
- * = 224 KB of shared memory): 384 threads, one block per SM, consumers at
- * 232 registers (S 88, O 64, P 44 a thread); dim 64
+ * runs 2 consumers, ping-pong, OV, PD, LR, SF and OS (configuration 17;
+ * with ST too, 19, on grids of fewer than two rounds of work tiles), with
+ * 176 keys a tile and 2 stages (Q 32 KB + 2 x (44 + 44) KB + OS's 16 KB =
+ * 224 KB of shared memory): 384 threads, one block per SM, consumers at 232
+ * registers (S 88, O 64, P 44 a thread); dim 64
  * runs 3 consumers (BM 192), 4 stages, ping-pong, PD and CH: 512 threads, 24 + 4 x (16 +
  * 16) KB = 152 KB, consumers at 160 registers; for grids of fewer than 4 such
  * blocks per SM, 2 consumers. ptxas: no spills, no stack.
@@ -487,7 +488,48 @@
  * the default shape in these rounds (1635-1710 MHz), 18 612.5-630.9, cuDNN
  * 585.7-588.3. The configuration test passed its 266 cases (seq=900 at dim
  * 128: a last tile of 20 keys). Not yet the default: a gain this size wants
- * more rounds and a report of its own. */
+ * more rounds and a report of its own.
+ * ST (FW_ST, "_st_"; configurations 19, and 20 with SP; dim 128, not
+ * causal): the tail. 2048 work tiles on 132 blocks are 15 rounds and 68
+ * tiles: in the last round 64 SMs sit idle for a whole work tile (the trace's
+ * tail efficiency, 0.967 at S=4096 and 0.969 at S=16384). ST runs the first
+ * T - tail work tiles whole and the tail's key tiles as one unit a block
+ * (fw_st_plan: 68 tiles x 24 key tiles = 132 units of 12-13 at S=4096),
+ * walked across work tiles; a work tile split over 2-3 units is merged by
+ * the last of its parts to finish, from the others' unnormalised O, row max
+ * and sums left in the scratch (fw_st_finish, a counter a tile and consumer;
+ * no part waits for another). The consumers have no registers to spare over
+ * the loop: the segment's unit, the launch's parameters and the merge's
+ * addresses are read from shared memory after it (holding them, or a 64-bit
+ * division, spilled 16-104 bytes), and the producer takes 40 registers (the
+ * consumers keep 232). Dim 64's three consumers spill with it: no ST there.
+ * Prediction: per block the tail round from 24.3 key tiles to ~12.4 plus a
+ * second edge and a merge (~1.5 key tiles): +2.5% per SM cycle at S=4096 and
+ * S=16384; on grids of fewer work tiles than SMs (B=1 H=2 S=4096: 64 tiles on
+ * 132 SMs) nearly 2x, every block busy. Measured (H200, 2026-12-03):
+ *   cycles (bench/fw_trace, its producer's records; --blocks of
+ *   bench/fw_trace.py, 18:50 UTC): the tail efficiency 0.968 -> 0.995 at
+ *   S=4096 and 0.969 -> 0.999 at S=16384, the longest block 1418873 ->
+ *   1370445 cycles (-3.4%) and 5490940 -> 5276025 (-3.9%); a whole work
+ *   tile's cycles no more (87548 and 339252 with ST, 88476 and 342978
+ *   without: the trace's own stamps are in the latter); units of 12-13 key
+ *   tiles took 45000-48700 cycles, 1-2 segments each.
+ *   time (three interleaved rounds each, 18:25 and 18:50 UTC, one process a
+ *   case, 1 s warm-up, flop per SM cycle 17 / 19 / cuDNN): S=4096 2762,
+ *   2672, 2764 / 2714, 2713, 2723 / 2699, 2688, 2690, and 2783, 2753, 2771 /
+ *   2690, 2689, 2690 / 2678, 2684, 2677; S=16384 2846, 2871, 2841 / 2829,
+ *   2813, 2816 / 2766, 2770, 2772, and 2894, 2895, 2850 / 2818, 2845, 2811 /
+ *   2761, 2785, 2743. By time (the rounds' means) 19 was 2.1% ahead at
+ *   S=4096 and 0.6% at S=16384 in the first call; in the second 3.7% behind
+ *   and 1.0% ahead; fw_trace's back-to-back launches, 778.6 (17) against
+ *   795.0 us at S=4096. Under the power cap the cycles ST saves do
+ *   not become time: its SMs are all busy to the end, where 17's idle half
+ *   drew less power, and the clock falls to match (the per-cycle figure,
+ *   from the clock read after the samples, does not see within a launch).
+ *   The win is on small grids, where the GPU is far from the cap: B=1 H=2
+ *   S=4096 1240 -> 1691 flop per SM cycle (+36%; cuDNN 1196). fw_choose
+ *   takes 19 only there, where the work tiles are fewer than two rounds of
+ *   the grid (fw_st_plan's rule still decides whether any split pays). */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -519,6 +561,7 @@
 #define FW_OS 1024 /* O stored through shared memory in 16-byte pieces (fw_store_o) */
 #define FW_NS 2048 /* O not stored: a measuring build's (bench/fw_trace.cu) wrong output */
 #define FW_SP 4096 /* with SF, the short tile's P V on its 64 keys (fw_consume_tile) */
+#define FW_ST 8192 /* the last round's work tiles split by key range over every block (fw_st_plan) */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -532,6 +575,9 @@ struct fw_cfg {
     static constexpr bool QP = (X_ & FW_QP) != 0, KE = (X_ & FW_KE) != 0, SF = (X_ & FW_SF) != 0;
     static constexpr bool TR = (X_ & FW_TR) != 0, MC = (X_ & FW_MC) != 0;
     static constexpr bool OS = (X_ & FW_OS) != 0, NS = (X_ & FW_NS) != 0, SP = (X_ & FW_SP) != 0;
+    /* CTR: the consumers' half of TR, not with ST, whose consumers have no
+     * registers for it (bench/fw_trace's st traces the producer alone) */
+    static constexpr bool ST = (X_ & FW_ST) != 0, CTR = TR && !ST;
     static constexpr int CL = MC ? 2 : 1; /* blocks a cluster */
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
@@ -547,9 +593,12 @@ struct fw_cfg {
     static constexpr int ONES_BYTES = RS ? BN * KB_SW128_ROW : 0;
     static constexpr int OFF_BAR = OFF_ONES + ONES_BYTES;
     static constexpr int NBAR = 2 + 4 * STAGES; /* Q full and empty; K, V full and empty per slot */
-    static constexpr int OFF_SCHED = OFF_BAR + NBAR * 8; /* the block's next work tile */
+    /* the block's next work item (one int; ST: two slots of four by the
+     * segment's parity, fw_produce), then ST's flag per consumer and its
+     * launch parameters (fw_st_finish) */
+    static constexpr int OFF_SCHED = OFF_BAR + NBAR * 8;
     /* OS: a 2 KB stage per consumer warp (16 rows x 64 columns of O) */
-    static constexpr int OFF_OST = OFF_SCHED + 16;
+    static constexpr int OFF_OST = OFF_SCHED + (ST ? 80 : 16);
     static constexpr int OST_BYTES = OS ? 4 * NC * 2048 : 0;
     static constexpr size_t SMEM = (size_t)OFF_OST + OST_BYTES + KB_SW128_ATOM; /* + alignment */
     /* registers per thread: the block is launched with 65536 / THREADS rounded
@@ -558,7 +607,7 @@ struct fw_cfg {
     static constexpr int REG_LAUNCH = 65536 / THREADS / 8 * 8;
     /* MC: 40 for the multicast's addresses (the TR build spills at 32); at
      * dim 128 the consumers keep their 232 */
-    static constexpr int REG_PRODUCER = MC ? 40 : 32;
+    static constexpr int REG_PRODUCER = MC || ST ? 40 : 32;
     static constexpr int REG_CONSUMER = (THREADS * REG_LAUNCH - FW_WG * REG_PRODUCER) / (FW_WG * NC) / 8 * 8;
     static_assert(D == 64 || D == 128, "dim 64 or 128");
     static_assert(!RS || (D == 64 && PD && !OV), "RS: dim 64, moved descriptors, l unused");
@@ -566,6 +615,8 @@ struct fw_cfg {
     static_assert(BN == 128 || (BN == 176 && D == 128 && !RS), "128 keys a tile, or 176 at dim 128");
     static_assert(BN / CL % 8 == 0, "each block's part of a tile: whole swizzle atoms");
     static_assert(SMEM <= 227 * 1024, "one block an SM");
+    static_assert(!ST || (!MC && D == 128), "ST: dim 128, blocks claiming their items alone");
+    static_assert(ON % 4 == 0, "O's registers as 16-byte pieces (ST's partials)");
 };
 
 /* Configurations named once, for fw_choose's lists and bench/fw_trace: dim
@@ -576,6 +627,7 @@ template <int X> using fw_d128_sf = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR 
 template <int X> using fw_d128_default = fw_d128_sf<FW_OS | X>;
 template <int X> using fw_d64_default = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | X>;
 #define FW_D128_DEFAULT 17 /* fw_d128_default's index in fw_choose's list */
+#define FW_D128_ST 19      /* fw_d128_default<FW_ST>'s: fw_choose's on small grids */
 
 /* The barriers, 8 bytes each after the tiles: Q full, Q empty, then per slot
  * K full, K empty, V full, V empty. */
@@ -787,69 +839,121 @@ template <typename C> static __device__ __forceinline__ void fw_release(uint32_t
         kb_mbar_arrive_peer(bar);
 }
 
-/* The producer: one thread issues every copy of the block, work tile after
- * work tile; the K/V ring runs on across them (it counts the tiles passed).
- * Each tile's index goes to the consumers in shared memory (slot), published
- * by Q's barrier; -1 says there is none left. */
+/* ST ("_st_"; fw_st_plan on the host): a launch of T work tiles on a grid of
+ * P blocks runs the first T - tail whole, and the last tail (T mod P, or all
+ * T when T < P; not causal) as `units` equal runs of the tail's key tiles,
+ * walked tile after tile (tail x ntl positions, each work tile's in its own
+ * walk order, SF's included): unit u runs positions fw_st_begin(u) ..
+ * fw_st_begin(u + 1) - 1, one segment a work tile it touches. A segment that
+ * is not a whole work tile ends in fw_st_finish: its unnormalised O, row max
+ * and sums go to a slot in the scratch, and the last of the tile's parts to
+ * finish (a counter a tile and consumer) merges the others into its own and
+ * stores O. */
+#define FW_ST_MIN 4 /* key tiles a unit at least */
+#define FW_ST_MAX_SMS 192 /* ST's scratch is sized for grids of up to this many blocks */
+#define FW_ST_CNT 4 /* the combine counters' first int in the scratch (after the sched pair) */
+#define FW_BAR_ST 4 /* named barrier of consumer w in fw_st_finish: FW_BAR_ST + w */
+
+/* The first position of unit u of `units` in the tail's walk of iters key
+ * tiles. 32-bit (fw_st_plan keeps units x iters below 2^31): a 64-bit
+ * division's registers spill the consumers'. */
+static __host__ __device__ __forceinline__ int fw_st_begin(int u, int units, int iters)
+{
+    return (int)((unsigned)(u * iters) / (unsigned)units);
+}
+
+/* The unit whose positions hold g. */
+static __device__ __forceinline__ int fw_st_unit(int g, int units, int iters)
+{
+    int u = (int)((unsigned)(g * units) / (unsigned)iters);
+    while (u + 1 < units && fw_st_begin(u + 1, units, iters) <= g)
+        u++;
+    return u;
+}
+
+/* The producer: one thread issues every copy of the block, work item after
+ * work item; the K/V ring runs on across them (it counts the tiles passed).
+ * A work item is a work tile, or (ST) a unit of the tail, walked as one
+ * segment per work tile it touches. Each segment goes to the consumers in
+ * shared memory (slot: the work tile; ST adds its first position in the
+ * tile's walk, its key tiles and its unit, -1 for a whole tile), published by
+ * Q's barrier; -1 says there is none left. */
 template <typename C>
 static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const CUtensorMap *tk,
                                                   const CUtensorMap *tv, uint32_t sbase,
                                                   uint32_t bars, volatile int *slot, int *sched,
-                                                  int s, int nqb, int total, int causal)
+                                                  int s, int nqb, int total, int causal,
+                                                  int tail, int units)
 {
     kb_tma_prefetch_map(tq);
     kb_tma_prefetch_map(tk);
     kb_tma_prefetch_map(tv);
-    int it = 0;
-    for (int wt = blockIdx.x, n = 0;; n++) {
+    int it = 0, n = 0, item = blockIdx.x;
+    const int whole = total - tail;
+    /* one segment: work tile wt (none at total), positions j0 .. j0 + nt - 1
+     * of its walk (unit < 0: all of them); false when there is none */
+    const auto segment = [&](int wt, int j0, int nt, int unit, bool first) {
         int bh = 0, q0 = 0, ntiles = 0; /* none past the last work tile */
         if (wt < total)
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
+        if (!C::ST || unit < 0)
+            nt = ntiles;
         const bool sf = fw_short_first<C>(s, causal, ntiles);
         unsigned long long *tr = nullptr; /* TR: 0 top, 1 Q's slot free, 2 Q asked for,
-                                             3 the first K tile asked for, 4 the last V */
+                                             3 the first K tile asked for, 4 the last V; past
+                                             the last segment (wt total) 0 and 1 alone */
         if constexpr (C::TR) {
-            tr = wt < total ? fw_trace_rec(n, 0) : nullptr;
+            tr = fw_trace_rec(n, 0);
             if (tr) {
                 tr[0] = fw_clock();
-                tr[15] = (unsigned long long)wt | (unsigned long long)ntiles << 32;
+                tr[15] = (unsigned long long)wt | (unsigned long long)nt << 32;
             }
         }
         /* KE: the first K tiles as soon as their slots are free, which is up
          * to STAGES - 1 key tiles before the last S of the work tile before
          * releases Q's slot */
-        const int early = !C::KE ? 0 : ntiles < C::STAGES - 1 ? ntiles : C::STAGES - 1;
+        const int early = !C::KE ? 0 : nt < C::STAGES - 1 ? nt : C::STAGES - 1;
         for (int j = 0; j < early; j++) {
             const int st = (it + j) % C::STAGES;
             fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL, FW_K_EMPTY,
-                            st, (unsigned)((it + j) / C::STAGES) & 1u, fw_key_tile(j, ntiles, sf),
-                            bh);
+                            st, (unsigned)((it + j) / C::STAGES) & 1u,
+                            fw_key_tile(j0 + j, ntiles, sf), bh);
         }
         kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
         if (C::TR && tr)
             tr[1] = fw_clock();
+        /* ST: segment n's slot stays as written until segment n + 2's, which
+         * waits for Q's release in segment n + 1: past n's end in every
+         * consumer, which reads its unit there (fw_consume_tile) */
+        volatile int *sl = slot + (C::ST ? 4 * (n & 1) : 0);
         if (wt >= total) {
-            *slot = -1;
+            sl[0] = -1;
             kb_mbar_arrive(FW_Q_FULL(bars));
-            break;
+            return false;
         }
-        *slot = wt;
+        sl[0] = wt;
+        if constexpr (C::ST) {
+            sl[1] = j0;
+            sl[2] = nt;
+            sl[3] = nt < ntiles ? unit : -1; /* a part of the work tile, or all of it */
+        }
         kb_mbar_expect_tx(FW_Q_FULL(bars), C::Q_BYTES);
 #pragma unroll
         for (int c = 0; c < C::SLABS; c++)
             kb_tma_load_3d(sbase + c * C::BM * KB_SW128_ROW, tq, FW_Q_FULL(bars), c * 64, q0, bh);
         if (C::TR && tr)
             tr[2] = fw_clock();
-        wt = fw_next(sched, wt); /* claimed early: the atomic's latency hides behind K, V */
-        if (C::QP && wt < total) { /* QP: the next tile's Q on its way to the L2 */
-            int nbh, nq0, nt;
-            fw_work<C>(wt, nqb, s, causal, &nbh, &nq0, &nt);
+        if (first) /* claimed early: the atomic's latency hides behind K, V */
+            item = fw_next(sched, item);
+        if (C::QP && first && item < whole) { /* QP: the next tile's Q on its way to the L2 */
+            int nbh, nq0, nq;
+            fw_work<C>(item, nqb, s, causal, &nbh, &nq0, &nq);
 #pragma unroll
             for (int c = 0; c < C::SLABS; c++)
                 kb_tma_prefetch_3d(tq, c * 64, nq0, nbh);
         }
-        for (int j = 0; j < ntiles; j++, it++) {
-            const int st = it % C::STAGES, kt = fw_key_tile(j, ntiles, sf);
+        for (int j = 0; j < nt; j++, it++) {
+            const int st = it % C::STAGES, kt = fw_key_tile(j0 + j, ntiles, sf);
             const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
             if (j >= early)
                 fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
@@ -861,6 +965,28 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
         }
         if (C::TR && tr)
             tr[4] = fw_clock();
+        n++;
+        return true;
+    };
+    for (;;) {
+        const int cur = item;
+        if (!C::ST || cur < whole || cur >= whole + units) {
+            if (!segment(cur < whole ? cur : total, 0, 0, -1, true))
+                break;
+            continue;
+        }
+        /* ST: unit u's positions, one segment a work tile (every work tile of
+         * the tail walks ntl key tiles: not causal) */
+        int bh, q0, ntl;
+        fw_work<C>(whole, nqb, s, causal, &bh, &q0, &ntl);
+        const int u = cur - whole, iters = tail * ntl;
+        const int gend = fw_st_begin(u + 1, units, iters);
+        for (int g = fw_st_begin(u, units, iters); g < gend;) {
+            const int t = g / ntl, j0 = g - t * ntl;
+            const int nt = ntl - j0 < gend - g ? ntl - j0 : gend - g;
+            segment(whole + t, j0, nt, u, g == fw_st_begin(u, units, iters));
+            g += nt;
+        }
     }
     /* the last block to finish claiming resets the counter for the next launch */
     if (sched && atomicAdd(&sched[1], 1) == (int)gridDim.x - 1) {
@@ -1029,8 +1155,102 @@ static __device__ __forceinline__ void fw_store_o(T *__restrict__ out, const flo
     }
 }
 
-/* One work tile of one consumer warpgroup (w = 0..NC-1), Q in place: rows
- * q0 + 64 w .. + 63 of slice bh, ntiles key tiles from ring position it. TR:
+/* ST: the launch's parameters a segment's end needs (fw_st_finish), kept in
+ * shared memory (the consumers' registers have no room for them over the
+ * key-tile loop): the partials' slots (ws) and the sched pair (the counters
+ * follow it), the work tiles, the tail's and the units. */
+struct fw_st_launch {
+    float4 *ws;
+    int *sched;
+    int total, tail, units;
+};
+
+/* ST's slot of the part of the tail's work tile t that unit u runs: 2 u when
+ * the unit starts in tile t (its first segment), else 2 u + 1 (its last). */
+static __device__ __forceinline__ int fw_st_slot(int u, int t, int ntl, int units, int iters)
+{
+    return 2 * u + (fw_st_begin(u, units, iters) >= t * ntl ? 0 : 1);
+}
+
+/* ST: the end of a consumer's part of a split work tile (ntl key tiles). Its
+ * unnormalised O, row max m and this thread's row sums l go to its slot,
+ * thread-major (each thread's registers as 16-byte pieces, a warpgroup's
+ * 2 KB apart), then the consumer counts itself in on the work tile's
+ * counter. Returns false, having stored nothing, unless it was the last of
+ * the tile's parts; the last merges every other part into o, m and l
+ * (rescaled to the larger max, as the online softmax does) for the usual
+ * store, and resets the counter for the next launch. */
+template <typename C>
+static __device__ __forceinline__ bool fw_st_finish(float (&o)[C::ON], float (&m)[2], float (&l)[2],
+                                                    int wt, int unit, uint32_t sbase, int w,
+                                                    int ntl, float sl2)
+{
+    const fw_st_launch sg =
+        *(const fw_st_launch *)__cvta_shared_to_generic(sbase + C::OFF_SCHED + 48);
+    const int t = wt - (sg.total - sg.tail);
+    constexpr int N4 = C::ON / 4, SLOT = (N4 + 1) * FW_WG; /* float4s a part and consumer */
+    const int tid = threadIdx.x % FW_WG, iters = sg.tail * ntl;
+    volatile int *flag = (volatile int *)__cvta_shared_to_generic(sbase + C::OFF_SCHED + 32 + 4 * w);
+    const auto part = [&](int u) {
+        return sg.ws + ((size_t)fw_st_slot(u, t, ntl, sg.units, iters) * C::NC + w) * SLOT;
+    };
+    float4 *mine = part(unit);
+#pragma unroll
+    for (int i = 0; i < N4; i++)
+        mine[i * FW_WG + tid] = make_float4(o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]);
+    mine[N4 * FW_WG + tid] = make_float4(m[0], m[1], l[0], l[1]);
+    /* the warpgroup's writes, then one thread's GPU-scope fence and count:
+     * the barrier orders them before the fence, which releases them all */
+    kb_bar_sync(FW_BAR_ST + w, FW_WG);
+    const int u0 = fw_st_unit(t * ntl, sg.units, iters);
+    const int u1 = fw_st_unit(t * ntl + ntl - 1, sg.units, iters);
+    if (tid == 0) {
+        int *c = &sg.sched[FW_ST_CNT + t * C::NC + w];
+        __threadfence();
+        const bool last = atomicAdd(c, 1) == u1 - u0;
+        if (last) {
+            *c = 0;
+            __threadfence(); /* the others' parts, seen by the count, before the reads */
+        }
+        *flag = last;
+    }
+    kb_bar_sync(FW_BAR_ST + w, FW_WG);
+    if (!*flag)
+        return false;
+    for (int u = u0; u <= u1; u++) {
+        if (u == unit)
+            continue;
+        const float4 *q = part(u);
+        const float4 ml = __ldcg(&q[N4 * FW_WG + tid]);
+        const float mq[2] = {ml.x, ml.y}, lq[2] = {ml.z, ml.w};
+        float a[2], b[2];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const float mx = fmaxf(m[h], mq[h]);
+            a[h] = kb_exp2((m[h] - mx) * sl2);
+            b[h] = kb_exp2((mq[h] - mx) * sl2);
+            l[h] = l[h] * a[h] + lq[h] * b[h];
+            m[h] = mx;
+        }
+#pragma unroll
+        for (int i = 0; i < N4; i++) {
+            const float4 v = __ldcg(&q[i * FW_WG + tid]);
+            const float x[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int h = ((4 * i + e) >> 1) & 1; /* o's row half, as O's rescale */
+                o[4 * i + e] = o[4 * i + e] * a[h] + x[e] * b[h];
+            }
+        }
+    }
+    return true;
+}
+
+/* One segment of a work tile for one consumer warpgroup (w = 0..NC-1), Q in
+ * place: rows q0 + 64 w .. + 63 of slice bh, nt of the work tile's ntiles
+ * key tiles from ring position it: with SF its walk's first nt (the short
+ * tile first), else key tiles kt0 .. kt0 + nt - 1; a part of a split work
+ * tile (ST: its slot's unit >= 0, slot n % 2) ends in fw_st_finish. TR:
  * tr (the warpgroup's first thread's record, else null) gets the clock at 1
  * tile 0's K in, 2 its turn, 3 its S in, 4 its softmax done, 5 the loop's
  * end, 6 the last P V in, 7 the stores issued, and the loop's cycles in 8
@@ -1038,23 +1258,24 @@ static __device__ __forceinline__ void fw_store_o(T *__restrict__ out, const flo
 template <typename T, typename C, bool SF = false>
 static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint32_t sbase,
                                                        uint32_t bars, int w, int q0, int bh,
-                                                       int s, int ntiles, int it, int causal,
-                                                       float sl2, unsigned long long *tr)
+                                                       int s, int ntiles, int kt0, int nt, int it,
+                                                       int causal, float sl2, int n,
+                                                       unsigned long long *tr)
 {
     unsigned long long tw[4] = {0, 0, 0, 0}, t0 = 0;
     const auto stamp = [&](int slot) {
-        if constexpr (C::TR) {
+        if constexpr (C::CTR) {
             const unsigned long long t = fw_clock();
             if (tr)
                 tr[slot] = t;
         }
     };
     const auto mark = [&] {
-        if constexpr (C::TR)
+        if constexpr (C::CTR)
             t0 = fw_clock();
     };
     const auto add = [&](int k) {
-        if constexpr (C::TR)
+        if constexpr (C::CTR)
             tw[k] += fw_clock() - t0;
     };
     constexpr int D = C::D, BN = C::BN;
@@ -1103,12 +1324,14 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     stamp(3);
     if (lane == 0) {
         fw_release<C>(fw_bar<C>(bars, FW_K_EMPTY, it % C::STAGES));
-        if (ntiles == 1)
+        if (nt == 1)
             kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
     }
+    /* the first key of the key tile at position j of this segment */
+    const auto key0 = [&](int j) { return (SF ? fw_key_tile(j, ntiles, true) : kt0 + j) * BN; };
     if constexpr (SF) { /* P's keys past the 64 are zeros (fw_pv runs all BN) */
         float alpha[2];
-        fw_tile_softmax<64, C::CHAINS, C::LR>(s64, m, l, alpha, fw_key_tile(0, ntiles, SF) * BN,
+        fw_tile_softmax<64, C::CHAINS, C::LR>(s64, m, l, alpha, key0(0),
                                               q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
         uint32_t p64[4][4];
         fw_pack<T, 64>(p64, s64);
@@ -1119,8 +1342,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
                 p[kk][r] = kk < 4 ? p64[kk][r] : 0u;
     } else {
         float alpha[2];
-        fw_tile_softmax<BN, C::CHAINS, C::LR>(sacc, m, l, alpha, 0, q0 + FW_ROWS * w, row0, colq,
-                                              s, causal, sl2);
+        fw_tile_softmax<BN, C::CHAINS, C::LR>(sacc, m, l, alpha, key0(0), q0 + FW_ROWS * w, row0,
+                                              colq, s, causal, sl2);
         fw_pack<T, BN>(p, sacc);
     }
     stamp(4);
@@ -1157,13 +1380,12 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         add(2);
         if (lane == 0) {
             fw_release<C>(fw_bar<C>(bars, FW_K_EMPTY, st));
-            if (j == ntiles - 1)
+            if (j == nt - 1)
                 kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
         }
         float alpha[2];
         const bool rescale = fw_tile_softmax<BN, C::CHAINS, C::LR>(
-            sacc, m, l, alpha, fw_key_tile(j, ntiles, SF) * BN, q0 + FW_ROWS * w, row0, colq, s,
-            causal, sl2);
+            sacc, m, l, alpha, key0(j), q0 + FW_ROWS * w, row0, colq, s, causal, sl2);
         fw_overlap<C>(l);
         mark();
         kb_wgmma_wait<0>(); /* P V is in: O and P are free */
@@ -1179,17 +1401,18 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         fw_pack<T, BN>(p, sacc);
     };
     int j1 = 1;
-    if constexpr (SF && C::SP) { /* ntiles > 1 (fw_short_first) */
-        step(1, fw_bool<true>());
-        j1 = 2;
+    if constexpr (SF && C::SP) {
+        if (nt > 1) {
+            step(1, fw_bool<true>());
+            j1 = 2;
+        }
     }
-    for (int j = j1; j < ntiles; j++)
+    for (int j = j1; j < nt; j++)
         step(j, fw_bool<false>());
     stamp(5);
     { /* the last tile's P V */
-        const int sl = (it + ntiles - 1) % C::STAGES;
-        kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sl),
-                     (unsigned)((it + ntiles - 1) / C::STAGES) & 1u);
+        const int sl = (it + nt - 1) % C::STAGES;
+        kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sl), (unsigned)((it + nt - 1) / C::STAGES) & 1u);
         kb_fence_regs(o);
         kb_fence_regs(p);
         kb_wgmma_fence();
@@ -1201,6 +1424,19 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
             fw_release<C>(fw_bar<C>(bars, FW_V_EMPTY, sl));
     }
     stamp(6);
+    if constexpr (C::ST) { /* a part of a split work tile: the last to finish stores O */
+        /* what is found from sbase and s here is found here: the empty asm
+         * keeps the compiler from hoisting it over the key-tile loop, where
+         * the registers are all taken */
+        uint32_t sb = sbase;
+        int sv = s;
+        asm volatile("" : "+r"(sb), "+r"(sv));
+        const volatile int *sl =
+            (const volatile int *)__cvta_shared_to_generic(sb + C::OFF_SCHED + 16 * (n & 1));
+        const int unit = sl[3];
+        if (unit >= 0 && !fw_st_finish<C>(o, m, l, sl[0], unit, sb, w, (sv + BN - 1) / BN, sl2))
+            return;
+    }
 
     /* O / l, rounded to T, straight from the accumulators to global memory
      * (rows past the sequence not stored), or with OS through shared memory;
@@ -1213,10 +1449,13 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     };
     if constexpr (C::OS && !C::NS) {
         const float inv[2] = {row_inv(0), row_inv(1)};
+        int bhv = bh; /* ST: the rows' 64-bit base found here, not held over the loop */
+        if constexpr (C::ST)
+            asm volatile("" : "+r"(bhv));
         const int wr0 = q0 + FW_ROWS * w + 16 * (tid / 32); /* the warp's first row */
         fw_store_o<T, C>(out, o, inv,
                          sbase + C::OFF_OST + (uint32_t)(4 * w + tid / 32) * 2048u,
-                         (int64_t)bh * s + wr0, s - wr0);
+                         (int64_t)bhv * s + wr0, s - wr0);
     }
 #pragma unroll
     for (int h = 0; h < 2 && !C::OS && !C::NS; h++) {
@@ -1231,7 +1470,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         }
     }
     stamp(7);
-    if constexpr (C::TR)
+    if constexpr (C::CTR)
         if (tr)
             for (int k = 0; k < 4; k++)
                 tr[8 + k] = tw[k];
@@ -1241,7 +1480,7 @@ template <typename T, typename C>
 __global__ void __launch_bounds__(C::THREADS, 1)
     att_fw(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
            const __grid_constant__ CUtensorMap tv, T *__restrict__ out, int *sched, int s,
-           int nqb, int total, int causal, float sl2)
+           int nqb, int total, int causal, float sl2, int tail, int units, float4 *stws)
 {
     extern __shared__ __align__(KB_SW128_ATOM) uint8_t fw_smem[];
     const uint32_t sbase = (kb_smem_u32(fw_smem) + KB_SW128_ATOM - 1) & ~(uint32_t)(KB_SW128_ATOM - 1);
@@ -1266,6 +1505,10 @@ __global__ void __launch_bounds__(C::THREADS, 1)
             kb_mbar_init(fw_bar<C>(bars, FW_V_EMPTY, st), 4 * C::NC * C::CL);
         }
         kb_mbar_fence_init();
+        if constexpr (C::ST) { /* for fw_st_finish, after the barrier below */
+            const fw_st_launch sg = {stws, sched, total, tail, units};
+            *(fw_st_launch *)(fw_smem + (sbase - kb_smem_u32(fw_smem)) + C::OFF_SCHED + 48) = sg;
+        }
     }
     __syncthreads();
     if constexpr (C::MC)
@@ -1273,7 +1516,8 @@ __global__ void __launch_bounds__(C::THREADS, 1)
     if (wg == 0) {
         kb_setmaxnreg_dec<C::REG_PRODUCER>();
         if (threadIdx.x == 0)
-            fw_produce<C>(&tq, &tk, &tv, sbase, bars, slot, sched, s, nqb, total, causal);
+            fw_produce<C>(&tq, &tk, &tv, sbase, bars, slot, sched, s, nqb, total, causal, tail,
+                          units);
     } else {
         kb_setmaxnreg_inc<C::REG_CONSUMER>();
         /* ping-pong: the turns run on across work tiles (every consumer takes
@@ -1283,14 +1527,21 @@ __global__ void __launch_bounds__(C::THREADS, 1)
         int it = 0;
         for (int n = 0;; n++) {
             kb_mbar_wait(FW_Q_FULL(bars), (unsigned)n & 1u);
-            const unsigned long long tq = C::TR ? fw_clock() : 0;
-            const int wt = *slot;
+            const unsigned long long tq = C::CTR ? fw_clock() : 0;
+            const volatile int *sl = slot + (C::ST ? 4 * (n & 1) : 0); /* fw_produce */
+            const int wt = sl[0];
             if (wt < 0)
                 break;
             int bh, q0, ntiles;
             fw_work<C>(wt, nqb, s, causal, &bh, &q0, &ntiles);
+            /* the segment: positions j0 .. j0 + nt - 1 of the work tile's walk */
+            int j0 = 0, nt = ntiles;
+            if constexpr (C::ST) {
+                j0 = sl[1];
+                nt = sl[2];
+            }
             unsigned long long *tr = nullptr; /* TR: 0 Q in, 14 the global timer then */
-            if constexpr (C::TR) {
+            if constexpr (C::CTR) {
                 tr = threadIdx.x % FW_WG == 0 ? fw_trace_rec(n, wg) : nullptr;
                 if (tr) {
                     tr[0] = tq;
@@ -1298,13 +1549,15 @@ __global__ void __launch_bounds__(C::THREADS, 1)
                     tr[15] = (unsigned long long)wt | (unsigned long long)ntiles << 32;
                 }
             }
+            const bool sf = fw_short_first<C>(s, causal, ntiles); /* the same for the launch */
             const auto consume = [&](int w) {
-                if (fw_short_first<C>(s, causal, ntiles)) /* the same for the whole launch */
-                    fw_consume_tile<T, C, C::SF>(out, sbase, bars, w, q0, bh, s, ntiles, it,
-                                                 causal, sl2, tr);
+                if (sf && j0 == 0)
+                    fw_consume_tile<T, C, C::SF>(out, sbase, bars, w, q0, bh, s, ntiles, 0, nt,
+                                                 it, causal, sl2, n, tr);
                 else
-                    fw_consume_tile<T, C>(out, sbase, bars, w, q0, bh, s, ntiles, it, causal,
-                                          sl2, tr);
+                    fw_consume_tile<T, C>(out, sbase, bars, w, q0, bh, s, ntiles,
+                                          fw_key_tile(j0, ntiles, sf), nt, it, causal, sl2, n,
+                                          tr);
             };
             if constexpr (C::UQ) { /* one call a warpgroup: w a constant in each copy */
                 if (wg == 1)
@@ -1316,7 +1569,7 @@ __global__ void __launch_bounds__(C::THREADS, 1)
             } else {
                 consume(wg - 1);
             }
-            it += ntiles;
+            it += nt;
         }
         if (C::PP && wg == 1)
             kb_bar_sync(FW_BAR_TURN, 2 * FW_WG); /* the last consumer's last turn-arrival */
@@ -1340,7 +1593,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 19
+#define FW_CONFIGS 21
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -1362,8 +1615,8 @@ static fw_plan fw_current;
  * a block's BM rows, K's and V's a tile's BN keys. */
 template <typename T, typename C> static cudaError_t fw_setup(const kb_args *a, CUtensorMap *maps)
 {
-    void (*kern)(CUtensorMap, CUtensorMap, CUtensorMap, T *, int *, int, int, int, int, float) =
-        att_fw<T, C>;
+    void (*kern)(CUtensorMap, CUtensorMap, CUtensorMap, T *, int *, int, int, int, int, float, int,
+                 int, float4 *) = att_fw<T, C>;
     cudaError_t e = kb_allow_smem(kern, C::SMEM);
     const att_shape sh = att_shape_of(a);
     const uint64_t dims[3] = {(uint64_t)sh.d, (uint64_t)sh.s, (uint64_t)sh.bh};
@@ -1374,6 +1627,42 @@ template <typename T, typename C> static cudaError_t fw_setup(const kb_args *a, 
         e = kb_tma_map_3d(&maps[i], a->in[i], a->dtype, dims, strides, box);
     }
     return e;
+}
+
+/* ST's plan for T work tiles of ntl key tiles on a grid of P blocks: the
+ * tail is the last round's T mod P work tiles (all T when T < P), split into
+ * as many units as there are blocks, each at least FW_ST_MIN key tiles; none
+ * (tail 0) where a unit would not be at least 2 key tiles shorter than a
+ * work tile (its two edges and the merge cost about one). At B=4 H=16
+ * S=4096 dim 128 (2048 work tiles of 24 key tiles on 132 SMs): the last 68
+ * tiles as 132 units of 12-13 key tiles, instead of a round of 24 with 64
+ * blocks idle. */
+static void fw_st_plan(int T, int P, int ntl, int *tail, int *units)
+{
+    *tail = *units = 0;
+    const int r = T < P ? T : T % P;
+    if (r == 0 || ntl < 1 || P > FW_ST_MAX_SMS)
+        return;
+    const long long iters = (long long)r * ntl;
+    const long long u = iters / FW_ST_MIN < P ? iters / FW_ST_MIN : P;
+    if (u < 2 || ntl - (iters + u - 1) / u < 2 || u * iters >= 0x7fffffff)
+        return;
+    *tail = r;
+    *units = (int)u;
+}
+
+/* ST's scratch: the sched pair, a counter a tail tile (fewer than the
+ * blocks) and consumer (at most 3), then, 256-byte aligned, two slots a unit
+ * (at most one a block), each a consumer's ON / 4 + 1 pieces of 16 bytes a
+ * thread. */
+static size_t fw_st_ws_offset(void)
+{
+    return ((size_t)FW_ST_CNT * 4 + (size_t)FW_ST_MAX_SMS * 3 * 4 + 255) / 256 * 256;
+}
+
+static size_t fw_st_ws_bytes(int nc, int on, int units)
+{
+    return (size_t)2 * units * nc * (on / 4 + 1) * FW_WG * 16;
 }
 
 /* MC: clusters of two blocks, as many as the GPU holds at once, take the
@@ -1405,13 +1694,27 @@ static cudaError_t fw_launch(const kb_args *a, cudaStream_t st, const CUtensorMa
         const kb_dim3 grid = {(unsigned)blocks, 1, 1};
         return kb_launch_cluster(a, st, att_fw<T, C>, name, grid, block, C::SMEM, C::CL, maps[0],
                                  maps[1], maps[2], (T *)a->out[0], (int *)NULL, (int)sh.s,
-                                 (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E);
+                                 (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E, 0, 0,
+                                 (float4 *)NULL);
     }
-    const int64_t blocks = persist && total > sms ? sms : total;
+    /* ST: the tail's work tiles and units, where the scratch holds their
+     * slots (kb_attention_flash_wgmma_scratch) */
+    int tail = 0, units = 0;
+    float4 *stws = NULL;
+    if (C::ST && persist && !sh.causal) {
+        const size_t off = fw_st_ws_offset();
+        fw_st_plan((int)total, sms, (int)((sh.s + C::BN - 1) / C::BN), &tail, &units);
+        if (tail > 0 && a->scratch_bytes >= off + fw_st_ws_bytes(C::NC, C::ON, units))
+            stws = (float4 *)((char *)a->scratch + off);
+        else
+            tail = units = 0;
+    }
+    const int64_t items = total - tail + units;
+    const int64_t blocks = persist && items > sms ? sms : items;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1};
     return kb_launch(a, st, att_fw<T, C>, name, grid, block, C::SMEM, maps[0], maps[1], maps[2],
                      (T *)a->out[0], persist ? (int *)a->scratch : (int *)NULL, (int)sh.s,
-                     (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E);
+                     (int)nqb, (int)total, sh.causal, sh.scale * KB_LOG2E, tail, units, stws);
 }
 
 /* A configuration's kernel name, made once from its parameters:
@@ -1424,12 +1727,12 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
                  C::BN, C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
                  C::UQ ? "_uq" : "", C::QP ? "_qp" : "", C::KE ? "_ke" : "",
                  C::SF ? "_sf" : "", C::SP ? "_sp" : "", C::MC ? "_mc" : "", C::OS ? "_os" : "",
-                 PERSIST ? "_persist" : "");
+                 C::ST ? "_st" : "", PERSIST ? "_persist" : "");
         return k;
     }();
     return n.s;
@@ -1446,8 +1749,10 @@ template <typename C, int PERSIST> static const char *fw_name()
     {fw_setup<T, __VA_ARGS__>, fw_launch<T, __VA_ARGS__>, fw_name<__VA_ARGS__, persist>(), persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else for dim
- * 128 the 176-key tiles with SF and OS (17); for dim 64 the first, or the
- * two-consumer one (3) on grids too small for three consumers. */
+ * 128 the 176-key tiles with SF and OS (17), with ST too (19) where the work
+ * tiles are fewer than two rounds of the grid (not causal); for dim 64 the
+ * first, or the two-consumer one (3) on grids too small for three
+ * consumers. */
 template <typename T> static const fw_config *fw_choose(const kb_args *a, int sms)
 {
     static const fw_config d128[FW_CONFIGS] = {
@@ -1469,7 +1774,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1),
         FW_CONFIG_C(T, 1, fw_d128_sf<FW_MC>),
         FW_CONFIG_C(T, 1, fw_d128_default<0>), /* FW_D128_DEFAULT */
-        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP>)};
+        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP>),
+        FW_CONFIG_C(T, 1, fw_d128_default<FW_ST>),
+        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP | FW_ST>)};
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_C(T, 1, fw_d64_default<0>),
         FW_CONFIG(T, 64, 3, 4, true, 0),
@@ -1489,11 +1796,16 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_KE, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH | FW_OS, 1),
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),  /* 17: no MC at dim 64 */
-        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1)}; /* 18: no SF at dim 64 */
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1), /* 18: no SF at dim 64 */
+        FW_CONFIG_C(T, 1, fw_d64_default<0>),  /* 19, 20: no ST at dim 64 (its loop */
+        FW_CONFIG_C(T, 1, fw_d64_default<0>)}; /* spills with ST's registers) */
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
-    if (sh.d == 128)
-        return &d128[c >= 0 ? c : FW_D128_DEFAULT];
+    if (sh.d == 128) {
+        typedef fw_d128_default<FW_ST> C;
+        const bool small = !sh.causal && sh.bh * ((sh.s + C::BM - 1) / C::BM) < 2 * (int64_t)sms;
+        return &d128[c >= 0 ? c : small ? FW_D128_ST : FW_D128_DEFAULT];
+    }
     if (sh.d != 64)
         return NULL; /* other dims are skipped by the harness */
     if (c >= 0)
@@ -1542,12 +1854,21 @@ extern "C" cudaError_t kb_attention_flash_wgmma(const kb_args *a, cudaStream_t s
     KB_LAUNCH_BY_DTYPE16(launch_fw, a, s) /* fp32 is not in the variant's dtype mask */
 }
 
-/* The scratch the persistent grid's counters need (FW_SCHED_BYTES). */
+/* The scratch the persistent grid's counters need (FW_SCHED_BYTES) and, at
+ * dim 128 not causal, ST's counters and slots for as many units as a grid of
+ * FW_ST_MAX_SMS blocks or the shape's key tiles ask for (fw_st_plan; two
+ * consumers of 64 registers of O). From the shape alone: the harness asks
+ * before any process has touched the GPU. */
 extern "C" size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtype d)
 {
-    (void)shape;
     (void)d;
-    return FW_SCHED_BYTES;
+    if (shape[ATT_CAUSAL] || shape[ATT_DIM] != 128)
+        return FW_SCHED_BYTES;
+    typedef fw_d128_default<FW_ST> C;
+    const int64_t tiles = shape[ATT_BATCH] * shape[ATT_HEADS] * ((shape[ATT_SEQ] + C::BM - 1) / C::BM);
+    const int64_t iters = tiles * ((shape[ATT_SEQ] + C::BN - 1) / C::BN) / FW_ST_MIN;
+    const int units = iters < FW_ST_MAX_SMS ? (int)iters : FW_ST_MAX_SMS;
+    return fw_st_ws_offset() + fw_st_ws_bytes(C::NC, C::ON, units);
 }
 
 /* The variant's prepare: a GPU other than Hopper is a skip (the kernels are
