@@ -627,7 +627,7 @@ template <int X> using fw_d128_sf = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR 
 template <int X> using fw_d128_default = fw_d128_sf<FW_OS | X>;
 template <int X> using fw_d64_default = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | X>;
 #define FW_D128_DEFAULT 17 /* fw_d128_default's index in fw_choose's list */
-#define FW_D128_ST 19      /* fw_d128_default<FW_ST>'s: fw_choose's on small grids */
+#define FW_D128_ST 19      /* fw_d128_default<FW_ST>'s (fw_choose's on small grids); 20 adds SP */
 
 /* The barriers, 8 bytes each after the tiles: Q full, Q empty, then per slot
  * K full, K empty, V full, V empty. */
@@ -1854,11 +1854,14 @@ extern "C" cudaError_t kb_attention_flash_wgmma(const kb_args *a, cudaStream_t s
     KB_LAUNCH_BY_DTYPE16(launch_fw, a, s) /* fp32 is not in the variant's dtype mask */
 }
 
-/* The scratch the persistent grid's counters need (FW_SCHED_BYTES) and, at
- * dim 128 not causal, ST's counters and slots for as many units as a grid of
+/* The scratch the persistent grid's counters need (FW_SCHED_BYTES) and,
+ * where ST may run, its counters and slots for as many units as a grid of
  * FW_ST_MAX_SMS blocks or the shape's key tiles ask for (fw_st_plan; two
- * consumers of 64 registers of O). From the shape alone: the harness asks
- * before any process has touched the GPU. */
+ * consumers of 64 registers of O): dim 128 not causal, with
+ * KBENCH_FLASH_WGMMA_CONFIG naming an ST configuration, or unset where
+ * fw_choose may pick one (fewer work tiles than two rounds of the largest
+ * grid). From the shape alone: the harness asks before any process has
+ * touched the GPU. */
 extern "C" size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtype d)
 {
     (void)d;
@@ -1866,6 +1869,9 @@ extern "C" size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtyp
         return FW_SCHED_BYTES;
     typedef fw_d128_default<FW_ST> C;
     const int64_t tiles = shape[ATT_BATCH] * shape[ATT_HEADS] * ((shape[ATT_SEQ] + C::BM - 1) / C::BM);
+    const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
+    if (c >= 0 ? c != FW_D128_ST && c != FW_D128_ST + 1 : tiles >= 2 * FW_ST_MAX_SMS)
+        return FW_SCHED_BYTES;
     const int64_t iters = tiles * ((shape[ATT_SEQ] + C::BN - 1) / C::BN) / FW_ST_MIN;
     const int units = iters < FW_ST_MAX_SMS ? (int)iters : FW_ST_MAX_SMS;
     return fw_st_ws_offset() + fw_st_ws_bytes(C::NC, C::ON, units);
