@@ -164,7 +164,10 @@ int main(int argc, char **argv)
         a.in[i] = p;
     }
     CHECK(cudaMalloc(&a.out[0], n * sizeof(T)));
-    a.scratch_bytes = kb_attention_flash_wgmma_scratch(shape, KB_BF16);
+    /* st: ST's slots whatever the shape (the variant's scratch holds them only
+     * where its default may split) */
+    a.scratch_bytes = alt == 4 && !shape[ATT_CAUSAL] ? fw_st_scratch(shape)
+                                                     : kb_attention_flash_wgmma_scratch(shape, KB_BF16);
     CHECK(cudaMalloc(&a.scratch, a.scratch_bytes));
     CHECK(cudaMemset(a.scratch, 0, a.scratch_bytes));
     int sms;

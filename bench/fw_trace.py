@@ -84,9 +84,10 @@ def blocks(path):
     head, prod, _ = read(path, consumers=False)
     for h in head:
         print(h)
-    spans, segs, lens = [], [], {}
-    for b in sorted({b for b, _ in prod}):
-        recs = [prod[(b, n)] for n in sorted(n for bb, n in prod if bb == b)]
+    spans, segs, lens, by_block = [], [], {}, {}
+    for (b, n), r in sorted(prod.items()):
+        by_block.setdefault(b, []).append(r)
+    for recs in by_block.values():
         if len(recs) < 2 or recs[-1]["nt"] != 0:
             continue  # the record past the last segment (nt 0) ends the span
         spans.append(recs[-1]["qfree"] - recs[0]["top"])

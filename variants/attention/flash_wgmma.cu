@@ -1668,6 +1668,27 @@ static size_t fw_st_ws_bytes(int nc, int on, int units)
     return (size_t)2 * units * nc * (on / 4 + 1) * FW_WG * 16;
 }
 
+/* The work tiles of dim 128's configurations (BM 128, every one two
+ * consumers) for bh slices of s queries: fw_choose's and the scratch's
+ * measure of a grid. */
+static int64_t fw_d128_tiles(int64_t bh, int64_t s)
+{
+    return bh * ((s + FW_ROWS * 2 - 1) / (FW_ROWS * 2));
+}
+
+/* The scratch of an ST configuration at dim 128 not causal: the sched pair,
+ * the counters and slots for as many units as a grid of FW_ST_MAX_SMS
+ * blocks or the shape's key tiles ask for (fw_st_plan). */
+static size_t fw_st_scratch(const int64_t *shape)
+{
+    typedef fw_d128_default<FW_ST> C;
+    static_assert(C::BM == FW_ROWS * 2, "fw_d128_tiles counts ST's work tiles");
+    const int64_t iters = fw_d128_tiles(shape[ATT_BATCH] * shape[ATT_HEADS], shape[ATT_SEQ]) *
+                          ((shape[ATT_SEQ] + C::BN - 1) / C::BN) / FW_ST_MIN;
+    const int units = iters < FW_ST_MAX_SMS ? (int)iters : FW_ST_MAX_SMS;
+    return fw_st_ws_offset() + fw_st_ws_bytes(C::NC, C::ON, units);
+}
+
 /* MC: clusters of two blocks, as many as the GPU holds at once, take the
  * work tiles in pairs, statically (block b tiles b, b + grid, ...): the two
  * query blocks of a pair share their head's K and V tiles. A head's query
@@ -1805,8 +1826,7 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128) {
-        typedef fw_d128_default<FW_ST> C;
-        const bool small = !sh.causal && sh.bh * ((sh.s + C::BM - 1) / C::BM) < 2 * (int64_t)sms;
+        const bool small = !sh.causal && fw_d128_tiles(sh.bh, sh.s) < 2 * (int64_t)sms;
         return &d128[c >= 0 ? c : small ? FW_D128_ST : FW_D128_DEFAULT];
     }
     if (sh.d != 64)
@@ -1870,14 +1890,11 @@ extern "C" size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtyp
     (void)d;
     if (shape[ATT_CAUSAL] || shape[ATT_DIM] != 128)
         return FW_SCHED_BYTES;
-    typedef fw_d128_default<FW_ST> C;
-    const int64_t tiles = shape[ATT_BATCH] * shape[ATT_HEADS] * ((shape[ATT_SEQ] + C::BM - 1) / C::BM);
+    const int64_t tiles = fw_d128_tiles(shape[ATT_BATCH] * shape[ATT_HEADS], shape[ATT_SEQ]);
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     if (c >= 0 ? c != FW_D128_ST && c != FW_D128_ST + 1 : tiles >= 2 * FW_ST_MAX_SMS)
         return FW_SCHED_BYTES;
-    const int64_t iters = tiles * ((shape[ATT_SEQ] + C::BN - 1) / C::BN) / FW_ST_MIN;
-    const int units = iters < FW_ST_MAX_SMS ? (int)iters : FW_ST_MAX_SMS;
-    return fw_st_ws_offset() + fw_st_ws_bytes(C::NC, C::ON, units);
+    return fw_st_scratch(shape);
 }
 
 /* The variant's prepare: a GPU other than Hopper is a skip (the kernels are
