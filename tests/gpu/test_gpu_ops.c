@@ -219,7 +219,7 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..20, the
+/* flash-wgmma's every configuration (KBENCH_FLASH_WGMMA_CONFIG=0..21, the
  * default and its alternatives) passes the check at shapes no tile divides, dim
  * 64 and 128, causal and not, fp16 and bf16, and runs the kernel its name says:
  * fw_want holds, per dim and configuration, which of the softmax ahead of the
@@ -232,14 +232,16 @@ static void every_variant_every_dtype_awkward_sizes(void **state)
  * last key tile taken first ("_sf_"), its P V on its 64 keys ("_sp_"; seq=900
  * at dim 128: a last tile of 20 keys), clusters of two blocks sharing each
  * K and V tile by multicast ("_mc_"), O stored through shared memory
- * ("_os_") and the last round's work tiles split by key range ("_st_") it
- * has. seq=300 at dim 128 is an odd number of query blocks: MC's pairs take
+ * ("_os_"), the last round's work tiles split by key range ("_st_") and,
+ * causal, a key tile past all of a warpgroup's rows skipped ("_sk_": seq=4097
+ * at dim 64, whose work tiles of 192 rows end past their first 64 or 128
+ * rows' last tile, and seq=1000 at dim 128 with 176 keys a tile) it has. seq=300 at dim 128 is an odd number of query blocks: MC's pairs take
  * one past the sequence. ST splits every work tile of seq=900 at heads=2 (16
  * of them, fewer than the SMs) and the last 28 of heads=20's 160 (on 132
  * SMs), into units of 4 key tiles that start and end inside work tiles.
  * Consecutive cases differ in shape, so that the variant's plan, kept for its
  * case, is made anew for each configuration. */
-#define FW_TEST_CONFIGS 21
+#define FW_TEST_CONFIGS 22
 enum {
     FW_OV = 1,
     FW_PD = 2,
@@ -254,7 +256,8 @@ enum {
     FW_MC = 1024,
     FW_OS = 2048,
     FW_SP = 4096,
-    FW_ST = 8192
+    FW_ST = 8192,
+    FW_SK = 16384
 };
 static const int fw_want[2][FW_TEST_CONFIGS] = {
     /* dim 128 */ {FW_OV | FW_PD | FW_LR, 0, 0, 0, 0, FW_OV, FW_OV, FW_OV | FW_PD | FW_CH,
@@ -263,15 +266,16 @@ static const int fw_want[2][FW_TEST_CONFIGS] = {
                    FW_OV | FW_PD | FW_LR | FW_QP, FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF,
                    FW_OV | FW_PD | FW_LR | FW_KE | FW_QP,
                    FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_MC,
-                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS,
-                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_SP,
-                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_ST,
-                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_SP | FW_ST},
-    /* dim 64 */ {FW_PD | FW_CH, 0, 0, 0, FW_OV, FW_OV, FW_PD, FW_PD | FW_CH | FW_RS, 0,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_SK,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_SP | FW_SK,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_ST | FW_SK,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS | FW_SP | FW_ST | FW_SK,
+                   FW_OV | FW_PD | FW_LR | FW_N176 | FW_SF | FW_OS},
+    /* dim 64 */ {FW_PD | FW_CH | FW_SK, 0, 0, 0, FW_OV, FW_OV, FW_PD, FW_PD | FW_CH | FW_RS, 0,
                   FW_PD | FW_CH | FW_RS | FW_LR, FW_PD | FW_CH | FW_LR, FW_PD | FW_CH | FW_UQ,
                   FW_PD | FW_CH | FW_UQ, FW_PD | FW_CH | FW_QP, FW_PD | FW_CH | FW_KE | FW_QP,
                   FW_PD | FW_CH | FW_KE, FW_PD | FW_CH | FW_OS, FW_PD | FW_CH, FW_PD | FW_CH,
-                  FW_PD | FW_CH, FW_PD | FW_CH}};
+                  FW_PD | FW_CH | FW_SK, FW_PD | FW_CH | FW_SK, FW_PD | FW_CH}};
 static void flash_wgmma_configurations_pass_the_check(void **state)
 {
     (void)state;
@@ -305,7 +309,7 @@ static void flash_wgmma_configurations_pass_the_check(void **state)
                 cases++;
                 static const char *const parts[] = {"_ov_", "_pd_", "_ch_", "_rs_", "_lr_",
                                                     "_n176_", "_uq_", "_qp_", "_ke_", "_sf_",
-                                                    "_mc_", "_os_", "_sp_", "_st_"};
+                                                    "_mc_", "_os_", "_sp_", "_st_", "_sk_"};
                 int has = 0;
                 for (int k = 0; k < (int)(sizeof parts / sizeof *parts); k++)
                     if (r.nkernels > 0 && strstr(r.kernels[0].name, parts[k]))

@@ -49,12 +49,12 @@
  * Configurations (fw_cfg; the lists in fw_choose, KBENCH_FLASH_WGMMA_CONFIG
  * picks one, and the kernel's name says which ran: _pp_ ping-pong, _ov_,
  * _pd_, _ch_, _rs_, _lr_ the cuts below, _n176_ 176 keys a tile): dim 128
- * runs 2 consumers, ping-pong, OV, PD, LR, SF and OS (configuration 17;
+ * runs 2 consumers, ping-pong, OV, PD, LR, SF, OS and SK (configuration 17;
  * with ST too, 19, on grids of fewer than two rounds of work tiles), with
  * 176 keys a tile and 2 stages (Q 32 KB + 2 x (44 + 44) KB + OS's 16 KB =
  * 224 KB of shared memory): 384 threads, one block per SM, consumers at 232
  * registers (S 88, O 64, P 44 a thread); dim 64
- * runs 3 consumers (BM 192), 4 stages, ping-pong, PD and CH: 512 threads, 24 + 4 x (16 +
+ * runs 3 consumers (BM 192), 4 stages, ping-pong, PD, CH and SK: 512 threads, 24 + 4 x (16 +
  * 16) KB = 152 KB, consumers at 160 registers; for grids of fewer than 4 such
  * blocks per SM, 2 consumers. ptxas: no spills, no stack.
  *
@@ -532,7 +532,43 @@
  *   the grid (fw_st_plan's rule still decides whether any split pays). The
  *   report with it (results/h200/attention.json, kbench db46f90, 19:23 UTC):
  *   B=1 H=2 S=4096 405.6 TFLOP/s, 1.30x cuDNN by time (1.39x per SM cycle);
- *   the other shapes run 17 as before. */
+ *   the other shapes run 17 as before.
+ * SK (FW_SK, "_sk_"; part of both defaults since 2026-12-03, 21 the
+ * default without it): causal, a work tile walks the key tiles its last
+ * row needs, and its first warpgroups' rows end earlier. At dim 64 (BM 192,
+ * 128 keys a tile) the last key tile lies wholly past consumer 0's rows in
+ * every work tile, and past consumer 1's in every other one: 32 of a head's
+ * 1088 consumer-tiles at S=4096, computed in full and then masked to zero.
+ * SK skips them: that warpgroup's loop stops a tile short, and the skipped
+ * tile's turn issues only the P V of the tile before (the slots released
+ * as usual, the skipped tile's once they are full). Prediction: dim 64
+ * causal +2-3% per SM cycle (2.9% of its products and softmaxes gone; with
+ * 128 rows a block the waste in cuDNN's tiles would be 3.0% against this
+ * kernel's 5.9%), dim 128 causal with 176 keys +1-1.5% at S=4096, ~0.3% at
+ * S=16384. The first form (the loop's bound nt - 1 for such a warpgroup)
+ * ran 5-7% slower everywhere causal, even at S=16384, where it skips
+ * almost nothing (H200, 2026-12-03 21:10 UTC, three interleaved rounds): a
+ * loop bound that depends on the warpgroup took the loop's counters, the
+ * slots' addresses and the descriptors off the uniform datapath (R2UR 8 ->
+ * 32 a key tile at dim 64, 16 -> 54 at dim 128). The loop now stops before
+ * the last tile for every warpgroup, and the last tile is a step of its own
+ * or the skipped turn, chosen by a vote; the skipped tile's V slot is
+ * waited on by the whole warp, since a wait loop of lane 0 alone did the
+ * same to the counters (the listing: the key-tile loop 675 instructions at
+ * dim 64 against 680 without SK, 961 at dim 128 against 964; no spills).
+ * Measured (21:24 UTC, three interleaved rounds, flop per SM cycle, without
+ * SK / with SK / cuDNN):
+ *   dim 64 causal            1681, 1666, 1658 / 1694, 1722, 1675 /
+ *                            1774, 1787, 1788
+ *   dim 128 causal S=4096    2280, 2316, 2301 / 2321, 2324, 2321 /
+ *                            2326, 2353, 2342
+ *   S=16384 causal           2602, 2613, 2605 / 2619, 2571, 2601 /
+ *                            2586, 2538, 2585
+ * +1.7%, +1.0% and -0.4% on the rounds' means: the low end of the
+ * prediction at dim 64 and S=4096, nothing beyond the spread at S=16384.
+ * By time the rounds were level at dim 64 (400.2 against 400.5 TFLOP/s,
+ * cuDNN 412.7: 0.97x either way in this call). What is left at dim 64
+ * causal, 0.95x cuDNN per cycle, is the loop's issue, as non-causal. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -565,6 +601,7 @@
 #define FW_NS 2048 /* O not stored: a measuring build's (bench/fw_trace.cu) wrong output */
 #define FW_SP 4096 /* with SF, the short tile's P V on its 64 keys (fw_consume_tile) */
 #define FW_ST 8192 /* the last round's work tiles split by key range over every block (fw_st_plan) */
+#define FW_SK 16384 /* causal: a key tile past all of a warpgroup's rows not computed (fw_consume_tile) */
 #define FW_CHAINS 4
 /* LR: a row keeps its stale max while the tile's max exceeds it by at most
  * this, in log2 units, so that P = 2^(S - m) stays at most 2^8 = 256 */
@@ -579,8 +616,11 @@ struct fw_cfg {
     static constexpr bool TR = (X_ & FW_TR) != 0, MC = (X_ & FW_MC) != 0;
     static constexpr bool OS = (X_ & FW_OS) != 0, NS = (X_ & FW_NS) != 0, SP = (X_ & FW_SP) != 0;
     /* CTR: the consumers' half of TR, not with ST, whose consumers have no
-     * registers for it (bench/fw_trace's st traces the producer alone) */
+     * registers for it (bench/fw_trace's st traces the producer alone); nor
+     * SK, whose last step spills 8 bytes beside CTR's stamps (a trace of a
+     * default is then of it without SK, which changes only causal runs) */
     static constexpr bool ST = (X_ & FW_ST) != 0, CTR = TR && !ST;
+    static constexpr bool SK = (X_ & FW_SK) != 0 && !CTR;
     static constexpr int CL = MC ? 2 : 1; /* blocks a cluster */
     static constexpr int ON = D / 2 + (RS ? 4 : 0); /* O's registers (RS: + the sums) */
     static constexpr int BM = FW_ROWS * NC;
@@ -620,15 +660,17 @@ struct fw_cfg {
     static_assert(SMEM <= 227 * 1024, "one block an SM");
     static_assert(!ST || (!MC && D == 128), "ST: dim 128, blocks claiming their items alone");
     static_assert(ON % 4 == 0, "O's registers as 16-byte pieces (ST's partials)");
+    static_assert(!SK || !MC, "SK: a block's consumers release the slots alone");
 };
 
 /* Configurations named once, for fw_choose's lists and bench/fw_trace: dim
  * 128's 176-key tiles with PD, LR and SF, X adding to them (14 with none, 16
- * MC, 17 OS, 18 OS and SP), with the default fw_choose picks among them; dim
- * 64's default, PD and CH (0). */
+ * MC, 21 OS, 17 OS and SK, 18 those and SP, 19 and 20 with ST), with the
+ * default fw_choose picks among them; dim 64's default, PD, CH and SK (0; 21
+ * without SK). */
 template <int X> using fw_d128_sf = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | X, 176>;
-template <int X> using fw_d128_default = fw_d128_sf<FW_OS | X>;
-template <int X> using fw_d64_default = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | X>;
+template <int X> using fw_d128_default = fw_d128_sf<FW_OS | FW_SK | X>;
+template <int X> using fw_d64_default = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | FW_SK | X>;
 #define FW_D128_DEFAULT 17 /* fw_d128_default's index in fw_choose's list */
 #define FW_D128_ST 19      /* fw_d128_default<FW_ST>'s (fw_choose's on small grids); 20 adds SP */
 
@@ -1410,10 +1452,52 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
             j1 = 2;
         }
     }
-    for (int j = j1; j < nt; j++)
+    /* SK (causal): the work tile's last key tile lies wholly past this
+     * warpgroup's rows when its first key is past the warpgroup's last row
+     * (a later warpgroup of the block needs it; at most that one tile, BN >=
+     * 128 >= the rows between the two). Its products and softmax are
+     * skipped, and its turn issues only the P V of the tile before. The loop
+     * stops short of the last tile either way (a bound that depends on the
+     * warpgroup takes the loop's counters off the uniform datapath, as the
+     * first form of SK measured: 5-7% slower), and the last step is a copy
+     * of its own */
+    constexpr bool SK = C::SK && !SF;
+    const bool skipped =
+        SK && __all_sync(KB_FULL_MASK, nt > 1 && causal && kt0 == 0 &&
+                                           (nt - 1) * BN > q0 + FW_ROWS * (w + 1) - 1);
+    for (int j = j1; j < (SK ? nt - 1 : nt); j++)
         step(j, fw_bool<false>());
+    if (SK && nt > 1 && !skipped)
+        step(nt - 1, fw_bool<false>());
     stamp(5);
-    { /* the last tile's P V */
+    if (SK && skipped) { /* the skipped tile's turn: P_{nt-2} V_{nt-2} alone */
+        const int st = (it + nt - 1) % C::STAGES, sp = (it + nt - 2) % C::STAGES;
+        const unsigned ph = (unsigned)((it + nt - 1) / C::STAGES) & 1u;
+        kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), ph);
+        kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sp), (unsigned)((it + nt - 2) / C::STAGES) & 1u);
+        if (C::PP)
+            kb_bar_sync(FW_BAR_TURN + w, 2 * FW_WG);
+        kb_fence_regs(o);
+        kb_fence_regs(p);
+        kb_wgmma_fence();
+        fw_pv<T, C>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES, fw_vslot<C>(dv0, sp));
+        kb_wgmma_commit();
+        if (C::PP)
+            kb_bar_arrive(FW_BAR_TURN + (w + 1) % C::NC, 2 * FW_WG);
+        kb_wgmma_wait<0>();
+        kb_fence_regs(o);
+        /* the skipped tile's slots are released once full (an arrival before
+         * the fill could count toward the slot's last use); the whole warp
+         * waits: a wait loop of lane 0 alone takes the key-tile loop's
+         * counters off the uniform datapath (the SASS) */
+        kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, st), ph);
+        if (lane == 0) {
+            fw_release<C>(fw_bar<C>(bars, FW_K_EMPTY, st));
+            kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q was tile nt - 2's */
+            fw_release<C>(fw_bar<C>(bars, FW_V_EMPTY, sp));
+            fw_release<C>(fw_bar<C>(bars, FW_V_EMPTY, st));
+        }
+    } else { /* the last tile's P V */
         const int sl = (it + nt - 1) % C::STAGES;
         kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sl), (unsigned)((it + nt - 1) / C::STAGES) & 1u);
         kb_fence_regs(o);
@@ -1596,7 +1680,7 @@ typedef struct fw_config {
     int persist; /* one block per SM claiming work tiles, else one block a tile */
 } fw_config;
 
-#define FW_CONFIGS 21
+#define FW_CONFIGS 22
 /* dim 64 runs three consumers (BM 192) only when that still gives every SM
  * several blocks; fewer rows a block (config 3) otherwise. */
 #define FW_D64_WAVES 4
@@ -1751,12 +1835,12 @@ template <typename C, int PERSIST> static const char *fw_name()
 {
     static const fw_kname n = [] {
         fw_kname k;
-        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
+        snprintf(k.s, sizeof k.s, "att_fw_d%d_c%d_n%d_s%d%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", C::D, C::NC,
                  C::BN, C::STAGES, C::PP ? "_pp" : "", C::OV ? "_ov" : "", C::PD ? "_pd" : "",
                  C::CHAINS > 1 ? "_ch" : "", C::RS ? "_rs" : "", C::LR ? "_lr" : "",
                  C::UQ ? "_uq" : "", C::QP ? "_qp" : "", C::KE ? "_ke" : "",
                  C::SF ? "_sf" : "", C::SP ? "_sp" : "", C::MC ? "_mc" : "", C::OS ? "_os" : "",
-                 C::ST ? "_st" : "", PERSIST ? "_persist" : "");
+                 C::ST ? "_st" : "", C::SK ? "_sk" : "", PERSIST ? "_persist" : "");
         return k;
     }();
     return n.s;
@@ -1800,7 +1884,8 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_C(T, 1, fw_d128_default<0>), /* FW_D128_DEFAULT */
         FW_CONFIG_C(T, 1, fw_d128_default<FW_SP>),
         FW_CONFIG_C(T, 1, fw_d128_default<FW_ST>),
-        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP | FW_ST>)};
+        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP | FW_ST>),
+        FW_CONFIG_C(T, 1, fw_d128_sf<FW_OS>)}; /* 17 without SK */
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_C(T, 1, fw_d64_default<0>),
         FW_CONFIG(T, 64, 3, 4, true, 0),
@@ -1822,7 +1907,8 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1),  /* 17: no MC at dim 64 */
         FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1), /* 18: no SF at dim 64 */
         FW_CONFIG_C(T, 1, fw_d64_default<0>),  /* 19, 20: no ST at dim 64 (its loop */
-        FW_CONFIG_C(T, 1, fw_d64_default<0>)}; /* spills with ST's registers) */
+        FW_CONFIG_C(T, 1, fw_d64_default<0>),  /* spills with ST's registers) */
+        FW_CONFIG_X(T, 64, 3, 4, true, false, FW_PD | FW_CH, 1)}; /* 0 without SK */
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
     const att_shape sh = att_shape_of(a);
     if (sh.d == 128) {
