@@ -1,0 +1,107 @@
+/* test_readme_tables.c - README's attention tables are the committed report's:
+ * bench/attention_tables.py --check finds every line of the tables it derives
+ * from results/h200/attention.json (through `kbench report --format md`) in
+ * README.md as it is; a copy of README with one figure changed, or with a
+ * ladder row left out, fails naming the line; an unreadable report or a bad
+ * option gets one line and exit 2. $KBENCH_BIN names the binary (default
+ * build/kbench). Skips, saying so, without python3. */
+#include <stdlib.h>
+
+#include "kbtest.h"
+
+static const char *kbench(void)
+{
+    const char *b = getenv("KBENCH_BIN");
+    return b && *b ? b : "build/kbench";
+}
+
+static void readme_matches_the_report(void **state)
+{
+    (void)state;
+    kbt_need_python("bench/attention_tables.py");
+    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
+                            "--kbench %s --check README.md >%s/out 2>&1",
+                            kbench(), kbt_dir),
+                     0);
+    char *t = kbt_read("out");
+    assert_string_equal(t, "");
+    free(t);
+    /* what it checks: both ladders and the row per shape */
+    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
+                            "--kbench %s >%s/out 2>&1",
+                            kbench(), kbt_dir),
+                     0);
+    t = kbt_read("out");
+    kbt_has(t, "**non-causal**\n\n| variant | kernels | median | TFLOP/s |");
+    kbt_has(t, "**causal**\n\n| variant |");
+    kbt_has(t, "| flash-wgmma | 1 |");
+    kbt_has(t, "| cudnn | 1 |");
+    kbt_has(t, "| B=4 H=16 S=4096 D=128 | ");
+    kbt_has(t, "| B=4 H=32 S=4096 D=64 causal | ");
+    assert_int_equal(kbt_count(t, "| naive |"), 2);
+    free(t);
+}
+
+static void a_changed_readme_fails(void **state)
+{
+    (void)state;
+    kbt_need_python("bench/attention_tables.py");
+    /* the first flash-wgmma ladder row with its TFLOP/s figure changed */
+    assert_int_equal(kbt_sh("awk '!d && /^\\| flash-wgmma \\| 1 \\|/ {sub(/\\| [0-9.]+ \\| "
+                            "[0-9.]+%%/, \"| 1.0 | 0.1%%\"); d = 1} {print}' README.md "
+                            ">%s/README.md",
+                            kbt_dir),
+                     0);
+    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
+                            "--kbench %s --check %s/README.md >%s/out 2>&1",
+                            kbench(), kbt_dir, kbt_dir),
+                     1);
+    char *t = kbt_read("out");
+    kbt_has(t, "README.md: not as in results/h200/attention.json: | flash-wgmma | 1 |");
+    assert_int_equal(kbt_count(t, "\n"), 1);
+    free(t);
+    /* the causal ladder's cudnn row left out */
+    assert_int_equal(kbt_sh("awk '/^\\*\\*causal\\*\\*/ {c = 1} !(c && /^\\| cudnn \\| 1 \\|/) "
+                            "{print}' README.md >%s/README.md",
+                            kbt_dir),
+                     0);
+    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
+                            "--kbench %s --check %s/README.md >%s/out 2>&1",
+                            kbench(), kbt_dir, kbt_dir),
+                     1);
+    t = kbt_read("out");
+    kbt_has(t, ": | cudnn | 1 |");
+    assert_int_equal(kbt_count(t, "\n"), 1);
+    free(t);
+}
+
+static void bad_input(void **state)
+{
+    (void)state;
+    kbt_need_python("bench/attention_tables.py");
+    assert_int_equal(kbt_sh("python3 bench/attention_tables.py %s/none.json >%s/out 2>%s/err",
+                            kbt_dir, kbt_dir, kbt_dir),
+                     2);
+    char *e = kbt_read("err");
+    kbt_has(e, "attention_tables: cannot read report '");
+    assert_int_equal(kbt_count(e, "\n"), 1);
+    free(e);
+    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
+                            "--bogus >%s/out 2>%s/err",
+                            kbt_dir, kbt_dir),
+                     2);
+    e = kbt_read("err");
+    kbt_has(e, "unrecognized arguments: --bogus");
+    free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(readme_matches_the_report, kbt_dir_setup,
+                                        kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(a_changed_readme_fails, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(bad_input, kbt_dir_setup, kbt_dir_teardown),
+    };
+    return cmocka_run_group_tests_name("README's attention tables", tests, NULL, NULL);
+}
