@@ -547,7 +547,7 @@
  * kernel's 5.9%), dim 128 causal with 176 keys +1-1.5% at S=4096, ~0.3% at
  * S=16384. The first form (the loop's bound nt - 1 for such a warpgroup)
  * ran 5-7% slower everywhere causal, even at S=16384, where it skips
- * almost nothing (H200, 2026-12-03 21:10 UTC, three interleaved rounds): a
+ * almost nothing (H200, 2026-12-03 21:08-21:10 UTC, three interleaved rounds): a
  * loop bound that depends on the warpgroup took the loop's counters, the
  * slots' addresses and the descriptors off the uniform datapath (R2UR 8 ->
  * 32 a key tile at dim 64, 16 -> 54 at dim 128). The loop now stops before
@@ -556,7 +556,7 @@
  * waited on by the whole warp, since a wait loop of lane 0 alone did the
  * same to the counters (the listing: the key-tile loop 675 instructions at
  * dim 64 against 680 without SK, 961 at dim 128 against 964; no spills).
- * Measured (21:24 UTC, three interleaved rounds, flop per SM cycle, without
+ * Measured (21:28-21:30 UTC, three interleaved rounds, flop per SM cycle, without
  * SK / with SK / cuDNN):
  *   dim 64 causal            1681, 1666, 1658 / 1694, 1722, 1675 /
  *                            1774, 1787, 1788
@@ -568,7 +568,12 @@
  * prediction at dim 64 and S=4096, nothing beyond the spread at S=16384.
  * By time the rounds were level at dim 64 (400.2 against 400.5 TFLOP/s,
  * cuDNN 412.7: 0.97x either way in this call). What is left at dim 64
- * causal, 0.95x cuDNN per cycle, is the loop's issue, as non-causal. */
+ * causal, 0.95x cuDNN per cycle, is the loop's issue, as non-causal. The
+ * report with SK (results/h200/attention.json, kbench e368f50, 2026-12-03
+ * 21:39-21:45 UTC), against cuDNN in the same run, time (per SM cycle): dim
+ * 128 S=4096 609.4 TFLOP/s at 1656 MHz, 1.06x (1.04x); causal 1.02x
+ * (0.98x); dim 64 0.98x (0.98x), causal 0.99x (0.95x); S=16384 612.8,
+ * 0.97x (1.03x: 1620 MHz against cuDNN's 1725), causal 1.01x (1.02x). */
 #include <stdio.h>
 
 #include "attention.cuh"
