@@ -49,8 +49,8 @@
  * Configurations (fw_cfg; the lists in fw_choose, KBENCH_FLASH_WGMMA_CONFIG
  * picks one, and the kernel's name says which ran: _pp_ ping-pong, _ov_,
  * _pd_, _ch_, _rs_, _lr_ the cuts below, _n176_ 176 keys a tile): dim 128
- * runs 2 consumers, ping-pong, OV, PD, LR, SF, OS and SK (configuration 17;
- * with ST too, 19, on grids of fewer than two rounds of work tiles), with
+ * runs 2 consumers, ping-pong, OV, PD, LR, SF, OS, SK and SP (configuration
+ * 18; with ST too, 20, on grids of fewer than two rounds of work tiles), with
  * 176 keys a tile and 2 stages (Q 32 KB + 2 x (44 + 44) KB + OS's 16 KB =
  * 224 KB of shared memory): 384 threads, one block per SM, consumers at 232
  * registers (S 88, O 64, P 44 a thread); dim 64
@@ -573,7 +573,20 @@
  * 21:39-21:45 UTC), against cuDNN in the same run, time (per SM cycle): dim
  * 128 S=4096 609.4 TFLOP/s at 1656 MHz, 1.06x (1.04x); causal 1.02x
  * (0.98x); dim 64 0.98x (0.98x), causal 0.99x (0.95x); S=16384 612.8,
- * 0.97x (1.03x: 1620 MHz against cuDNN's 1725), causal 1.01x (1.02x). */
+ * 0.97x (1.03x: 1620 MHz against cuDNN's 1725), causal 1.01x (1.02x).
+ * SP again (H200, 2026-12-03 22:00-22:01 UTC, four interleaved rounds, the
+ * defaults with SK, flop per SM cycle; 17 / 18 = 17 with SP / cuDNN):
+ *   S=4096    2752, 2744, 2714, 2750 / 2796, 2814, 2788, 2789 /
+ *             2712, 2667, 2683, 2709
+ *   S=16384   2878, 2853, 2845, 2848 / 2869, 2854, 2891, 2855 /
+ *             2759, 2771, 2769, 2719
+ * +2.1% at S=4096 (every round of 18 above every round of 17; by time 611.9
+ * against 598.0 TFLOP/s on the rounds' means, cuDNN 582.5) and +0.4% at
+ * S=16384, where the three rounds of 16:53 UTC had +0.4% and +0.8%: the
+ * short tile's 7 products of zeros a work tile are 1.3% of S=4096's
+ * products, and the SM's power under the cap follows them. Dim 128's
+ * default is 18 since (20 with ST on small grids); causal runs as 17,
+ * since SF, and so SP, is off there. */
 #include <stdio.h>
 
 #include "attention.cuh"
@@ -676,8 +689,8 @@ struct fw_cfg {
 template <int X> using fw_d128_sf = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | X, 176>;
 template <int X> using fw_d128_default = fw_d128_sf<FW_OS | FW_SK | X>;
 template <int X> using fw_d64_default = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | FW_SK | X>;
-#define FW_D128_DEFAULT 17 /* fw_d128_default's index in fw_choose's list */
-#define FW_D128_ST 19      /* fw_d128_default<FW_ST>'s (fw_choose's on small grids); 20 adds SP */
+#define FW_D128_DEFAULT 18 /* fw_d128_default<FW_SP>'s index in fw_choose's list */
+#define FW_D128_ST 20      /* fw_d128_default<FW_SP | FW_ST>'s (fw_choose's on small grids) */
 
 /* The barriers, 8 bytes each after the tiles: Q full, Q empty, then per slot
  * K full, K empty, V full, V empty. */
@@ -1862,7 +1875,7 @@ template <typename C, int PERSIST> static const char *fw_name()
     {fw_setup<T, __VA_ARGS__>, fw_launch<T, __VA_ARGS__>, fw_name<__VA_ARGS__, persist>(), persist}
 
 /* The configuration for a's shape: KBENCH_FLASH_WGMMA_CONFIG's, else for dim
- * 128 the 176-key tiles with SF and OS (17), with ST too (19) where the work
+ * 128 the 176-key tiles with SF, OS, SK and SP (18), with ST too (20) where the work
  * tiles are fewer than two rounds of the grid (not causal); for dim 64 the
  * first, or the two-consumer one (3) on grids too small for three
  * consumers. */
@@ -1886,8 +1899,8 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_C(T, 1, fw_d128_sf<0>),
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1),
         FW_CONFIG_C(T, 1, fw_d128_sf<FW_MC>),
-        FW_CONFIG_C(T, 1, fw_d128_default<0>), /* FW_D128_DEFAULT */
-        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP>),
+        FW_CONFIG_C(T, 1, fw_d128_default<0>),
+        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP>), /* FW_D128_DEFAULT */
         FW_CONFIG_C(T, 1, fw_d128_default<FW_ST>),
         FW_CONFIG_C(T, 1, fw_d128_default<FW_SP | FW_ST>),
         FW_CONFIG_C(T, 1, fw_d128_sf<FW_OS>)}; /* 17 without SK */
@@ -1983,7 +1996,8 @@ extern "C" size_t kb_attention_flash_wgmma_scratch(const int64_t *shape, kb_dtyp
         return FW_SCHED_BYTES;
     const int64_t tiles = fw_d128_tiles(shape[ATT_BATCH] * shape[ATT_HEADS], shape[ATT_SEQ]);
     const int c = kb_env_int("KBENCH_FLASH_WGMMA_CONFIG", -1, 0, FW_CONFIGS - 1);
-    if (c >= 0 ? c != FW_D128_ST && c != FW_D128_ST + 1 : tiles >= 2 * FW_ST_MAX_SMS)
+    /* ST's configurations: FW_D128_ST and the one before it, without SP */
+    if (c >= 0 ? c != FW_D128_ST - 1 && c != FW_D128_ST : tiles >= 2 * FW_ST_MAX_SMS)
         return FW_SCHED_BYTES;
     return fw_st_scratch(shape);
 }
