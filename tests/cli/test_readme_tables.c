@@ -5,32 +5,39 @@
  * ladder row left out, fails naming the line; an unreadable report or a bad
  * option gets one line and exit 2. $KBENCH_BIN names the binary (default
  * build/kbench). Skips, saying so, without python3. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "kbtest.h"
 
-static const char *kbench(void)
+/* bench/attention_tables.py on the committed report with the options fmt
+ * formats (a shell fragment), its output into dir/out; returns its exit
+ * status. */
+static int tables(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int tables(const char *fmt, ...)
 {
     const char *b = getenv("KBENCH_BIN");
-    return b && *b ? b : "build/kbench";
+    char more[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(more, sizeof more, fmt, ap);
+    va_end(ap);
+    return kbt_sh("python3 bench/attention_tables.py results/h200/attention.json --kbench %s %s "
+                  ">%s/out 2>&1",
+                  b && *b ? b : "build/kbench", more, kbt_dir);
 }
 
 static void readme_matches_the_report(void **state)
 {
     (void)state;
     kbt_need_python("bench/attention_tables.py");
-    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
-                            "--kbench %s --check README.md >%s/out 2>&1",
-                            kbench(), kbt_dir),
-                     0);
+    assert_int_equal(tables("--check README.md"), 0);
     char *t = kbt_read("out");
     assert_string_equal(t, "");
     free(t);
     /* what it checks: both ladders and the row per shape */
-    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
-                            "--kbench %s >%s/out 2>&1",
-                            kbench(), kbt_dir),
-                     0);
+    assert_int_equal(tables("%s", ""), 0);
     t = kbt_read("out");
     kbt_has(t, "**non-causal**\n\n| variant | kernels | median | TFLOP/s |");
     kbt_has(t, "**causal**\n\n| variant |");
@@ -42,37 +49,29 @@ static void readme_matches_the_report(void **state)
     free(t);
 }
 
+/* README.md through the awk program prog into dir/README.md fails the check
+ * with one line, which holds want. */
+static void one_line_missing(const char *prog, const char *want)
+{
+    assert_int_equal(kbt_sh("awk '%s' README.md >%s/README.md", prog, kbt_dir), 0);
+    assert_int_equal(tables("--check %s/README.md", kbt_dir), 1);
+    char *t = kbt_read("out");
+    kbt_has(t, want);
+    assert_int_equal(kbt_count(t, "\n"), 1);
+    free(t);
+}
+
 static void a_changed_readme_fails(void **state)
 {
     (void)state;
     kbt_need_python("bench/attention_tables.py");
     /* the first flash-wgmma ladder row with its TFLOP/s figure changed */
-    assert_int_equal(kbt_sh("awk '!d && /^\\| flash-wgmma \\| 1 \\|/ {sub(/\\| [0-9.]+ \\| "
-                            "[0-9.]+%%/, \"| 1.0 | 0.1%%\"); d = 1} {print}' README.md "
-                            ">%s/README.md",
-                            kbt_dir),
-                     0);
-    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
-                            "--kbench %s --check %s/README.md >%s/out 2>&1",
-                            kbench(), kbt_dir, kbt_dir),
-                     1);
-    char *t = kbt_read("out");
-    kbt_has(t, "README.md: not as in results/h200/attention.json: | flash-wgmma | 1 |");
-    assert_int_equal(kbt_count(t, "\n"), 1);
-    free(t);
+    one_line_missing("!d && /^\\| flash-wgmma \\| 1 \\|/ {sub(/\\| [0-9.]+ \\| [0-9.]+%/, "
+                     "\"| 1.0 | 0.1%\"); d = 1} {print}",
+                     "README.md: not as in results/h200/attention.json: | flash-wgmma | 1 |");
     /* the causal ladder's cudnn row left out */
-    assert_int_equal(kbt_sh("awk '/^\\*\\*causal\\*\\*/ {c = 1} !(c && /^\\| cudnn \\| 1 \\|/) "
-                            "{print}' README.md >%s/README.md",
-                            kbt_dir),
-                     0);
-    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
-                            "--kbench %s --check %s/README.md >%s/out 2>&1",
-                            kbench(), kbt_dir, kbt_dir),
-                     1);
-    t = kbt_read("out");
-    kbt_has(t, ": | cudnn | 1 |");
-    assert_int_equal(kbt_count(t, "\n"), 1);
-    free(t);
+    one_line_missing("/^\\*\\*causal\\*\\*/ {c = 1} !(c && /^\\| cudnn \\| 1 \\|/) {print}",
+                     ": | cudnn | 1 |");
 }
 
 static void bad_input(void **state)
@@ -86,11 +85,8 @@ static void bad_input(void **state)
     kbt_has(e, "attention_tables: cannot read report '");
     assert_int_equal(kbt_count(e, "\n"), 1);
     free(e);
-    assert_int_equal(kbt_sh("python3 bench/attention_tables.py results/h200/attention.json "
-                            "--bogus >%s/out 2>%s/err",
-                            kbt_dir, kbt_dir),
-                     2);
-    e = kbt_read("err");
+    assert_int_equal(tables("--bogus"), 2);
+    e = kbt_read("out");
     kbt_has(e, "unrecognized arguments: --bogus");
     free(e);
 }
