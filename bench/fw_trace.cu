@@ -186,9 +186,8 @@ int main(int argc, char **argv)
     case 3:
         return trace<fw_d128_sf<FW_NS>, fw_d128_sf<FW_TR | FW_NS>>(&a, sms);
     case 4:
-        return trace<fw_d128_default<FW_SP | FW_ST>, fw_d128_default<FW_TR | FW_SP | FW_ST>>(&a,
-                                                                                        sms);
+        return trace<fw_d128_chosen<FW_ST>, fw_d128_chosen<FW_TR | FW_ST>>(&a, sms);
     default:
-        return trace<fw_d128_default<FW_SP>, fw_d128_default<FW_TR | FW_SP>>(&a, sms);
+        return trace<fw_d128_chosen<0>, fw_d128_chosen<FW_TR>>(&a, sms);
     }
 }

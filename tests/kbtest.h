@@ -85,6 +85,13 @@ static inline int kbt_sh(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* The kbench binary the tests run: $KBENCH_BIN, default build/kbench. */
+static inline const char *kbt_bin(void)
+{
+    const char *b = getenv("KBENCH_BIN");
+    return b && *b ? b : "build/kbench";
+}
+
 /* Whether python3 is on the path (the tests of the Python scripts skip,
  * saying so, without it). */
 static inline int kbt_have_python(void)
@@ -146,6 +153,16 @@ static inline char *kbt_read(const char *fmt, ...)
     return t;
 }
 
+/* Fails the test unless the file name (in kbt_dir) holds exactly one line
+ * and it contains want: a message, not a traceback. */
+static inline void kbt_one_line(const char *name, const char *want)
+{
+    char *t = kbt_read("%s", name);
+    kbt_has(t, want);
+    assert_int_equal(kbt_count(t, "\n"), 1);
+    free(t);
+}
+
 /* Initialises r as case (op, variant, dtype) of a rows x cols matrix: axes
  * "rows" and "cols". */
 static inline void kbt_case(kb_result *r, const char *op, const char *variant, const char *dtype,
@@ -172,19 +189,13 @@ static inline void kbt_case(kb_result *r, const char *op, const char *variant, c
 static char out_path[128], err_path[128], dir[64];
 static char *out_text, *err_text;
 
-static inline const char *bin(void)
-{
-    const char *b = getenv("KBENCH_BIN");
-    return b && *b ? b : "build/kbench";
-}
-
 /* Runs kbench with args (a shell fragment) and returns its exit code. */
 static inline int kb(const char *args)
 {
     char cmd[2048];
     free(out_text);
     free(err_text);
-    snprintf(cmd, sizeof cmd, "KBENCH_DB=%s/default.db %s %s >%s 2>%s </dev/null", dir, bin(),
+    snprintf(cmd, sizeof cmd, "KBENCH_DB=%s/default.db %s %s >%s 2>%s </dev/null", dir, kbt_bin(),
              args, out_path, err_path);
     int st = system(cmd);
     out_text = kbt_slurp(out_path);

@@ -193,7 +193,7 @@ static void import_once(void **state)
     kbt_has(out_text, want);
     assert_int_equal(kbt_sh("KBENCH_DB=%s/default.db %s import results/h200/layernorm.json "
                             ">/dev/full 2>%s",
-                            dir, bin(), err_path),
+                            dir, kbt_bin(), err_path),
                      0);
     free(err_text);
     err_text = kbt_slurp(err_path);

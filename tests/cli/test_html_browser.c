@@ -17,12 +17,6 @@
 #include "kbtest.h"
 #include "store/json.h"
 
-static const char *bin(void)
-{
-    const char *b = getenv("KBENCH_BIN");
-    return b && *b ? b : "build/kbench";
-}
-
 static int have_chromium(void)
 {
     return system("command -v chromium >/dev/null 2>&1") == 0;
@@ -125,7 +119,7 @@ static void roofline_labels_do_not_overlap(void **state)
     if (access("results/h200/attention.json", R_OK) != 0)
         skip();
     assert_int_equal(kbt_sh("%s report results/h200/attention.json --format html -o %s/att.html",
-                            bin(), kbt_dir),
+                            kbt_bin(), kbt_dir),
                      0);
     char *dom = dump_dom("att.html");
     assert_non_null(strstr(dom, "<section id=\"roofline\">"));
@@ -151,7 +145,7 @@ static void browser_shows_the_report(void **state)
     assert_int_equal(kb_json_load_run(report, &run, &e), KB_OK);
     expected(&run, &bars, &points, &stalls);
     assert_true(run.nresults > 0 && bars > 0 && points > 0);
-    assert_int_equal(kbt_sh("%s report %s --format html -o %s/page.html", bin(), report, kbt_dir), 0);
+    assert_int_equal(kbt_sh("%s report %s --format html -o %s/page.html", kbt_bin(), report, kbt_dir), 0);
     char *dom = dump_dom("page.html");
     assert_int_equal(kbt_count(dom, "<tr class=\"result "), run.nresults);
     assert_int_equal(kbt_count(dom, "<rect class=\"bar\""), bars);
@@ -179,7 +173,7 @@ static void browser_shows_the_report(void **state)
     assert_memory_equal(magic, "\x89PNG", 4);
 
     /* the comparison page of the report with itself: a row per case */
-    assert_int_equal(kbt_sh("%s compare %s %s --format html -o %s/cmp.html", bin(), report, report,
+    assert_int_equal(kbt_sh("%s compare %s %s --format html -o %s/cmp.html", kbt_bin(), report, report,
                         kbt_dir),
                      0);
     dom = dump_dom("cmp.html");
@@ -209,7 +203,7 @@ static void injected_markup_stays_text(void **state)
              "</td></tr></table><script>document.title='owned'</script>");
     snprintf(path, sizeof path, "%s/evil.json", kbt_dir);
     assert_int_equal(kb_json_save_run(&run, path, &e), KB_OK);
-    assert_int_equal(kbt_sh("%s report %s --format html -o %s/evil.html", bin(), path, kbt_dir), 0);
+    assert_int_equal(kbt_sh("%s report %s --format html -o %s/evil.html", kbt_bin(), path, kbt_dir), 0);
     char *dom = dump_dom("evil.html");
     assert_null(strstr(dom, "owned</title>"));
     assert_non_null(strstr(dom, "<title>kbench run"));
@@ -239,7 +233,7 @@ static void sweep_chart_in_the_browser(void **state)
     }
     assert_int_equal(kbt_sh("%s report tests/fixtures/report_sweep.json --format html -o "
                             "%s/sweep.html",
-                            bin(), kbt_dir),
+                            kbt_bin(), kbt_dir),
                      0);
     char *dom = dump_dom("sweep.html");
     const char *sw = strstr(dom, "<section id=\"sweeps\">");

@@ -235,7 +235,7 @@ static void no_nvcc_is_an_environment_error(void **state)
     snprintf(cmd, sizeof cmd,
              "CUDA_HOME=%s/nowhere PATH=/usr/bin:/bin KBENCH_DB=%s/default.db %s run softmax "
              "--variants %s >%s 2>%s",
-             dir, dir, bin(), path, out_path, err_path);
+             dir, dir, kbt_bin(), path, out_path, err_path);
     int st = system(cmd);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 3);

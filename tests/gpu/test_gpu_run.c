@@ -22,12 +22,6 @@ int kbt_gpu_busy(double seconds, int ready_fd);
 static char tmp[64];
 static int gpu;
 
-static const char *bin(void)
-{
-    const char *b = getenv("KBENCH_BIN");
-    return b && *b ? b : "build/kbench";
-}
-
 static void sleep_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -105,7 +99,7 @@ static int setup(void **state)
     snprintf(tmp, sizeof tmp, "/tmp/kbgpu.XXXXXX");
     if (!mkdtemp(tmp))
         return -1;
-    gpu = kbt_sh("%s devices >/dev/null 2>&1", bin()) == 0;
+    gpu = kbt_sh("%s devices >/dev/null 2>&1", kbt_bin()) == 0;
     if (!gpu) {
         fprintf(stderr, "no GPU (kbench devices failed): skipping the run tests\n");
         return 0;
@@ -120,7 +114,7 @@ static int setup(void **state)
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
         return -1;
     /* calibrated once, so that the runs below measure cases only */
-    return kbt_sh("%s calibrate --db %s/k.db >%s/calibrate.log 2>&1", bin(), tmp, tmp) == 0 ? 0
+    return kbt_sh("%s calibrate --db %s/k.db >%s/calibrate.log 2>&1", kbt_bin(), tmp, tmp) == 0 ? 0
                                                                                           : -1;
 }
 
@@ -139,7 +133,7 @@ static void killed_run_leaves_no_process(void **state)
     char db[128];
     snprintf(db, sizeof db, "%s/k.db", tmp);
     /* one case that samples for a minute: it never reaches the noise target */
-    char *argv[] = {(char *)bin(), "run", "softmax", "--variants", "naive", "--shape",
+    char *argv[] = {(char *)kbt_bin(), "run", "softmax", "--variants", "naive", "--shape",
                     "rows=4096,cols=4096", "--metrics", "none", "--min-samples", "100000",
                     "--max-samples", "100000", "--max-noise", "0", "--max-error", "0",
                     "--timeout", "60", "--db", db, NULL};
@@ -175,7 +169,7 @@ static int run_report(const char *args, const char *name, kb_run *run)
     kb_err e = {{0}};
     char path[128];
     snprintf(path, sizeof path, "%s/%s.json", tmp, name);
-    int rc = kbt_sh("%s run softmax %s --db %s/k.db --json %s 2>%s/%s.err", bin(), args, tmp, path,
+    int rc = kbt_sh("%s run softmax %s --db %s/k.db --json %s 2>%s/%s.err", kbt_bin(), args, tmp, path,
                     tmp, name);
     kb_run_init(run);
     if (rc == 0 || rc == 1)

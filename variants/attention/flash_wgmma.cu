@@ -694,8 +694,11 @@ struct fw_cfg {
 template <int X> using fw_d128_sf = fw_cfg<128, 2, 2, true, true, FW_PD | FW_LR | FW_SF | X, 176>;
 template <int X> using fw_d128_default = fw_d128_sf<FW_OS | FW_SK | X>;
 template <int X> using fw_d64_default = fw_cfg<64, 3, 4, true, false, FW_PD | FW_CH | FW_SK | X>;
-#define FW_D128_DEFAULT 18 /* fw_d128_default<FW_SP>'s index in fw_choose's list */
-#define FW_D128_ST 20      /* fw_d128_default<FW_SP | FW_ST>'s (fw_choose's on small grids) */
+/* what fw_choose runs at dim 128 unless told: fw_d128_chosen<0>, or on small
+ * grids fw_d128_chosen<FW_ST>, at these indices of its list */
+template <int X> using fw_d128_chosen = fw_d128_default<FW_SP | X>;
+#define FW_D128_DEFAULT 18
+#define FW_D128_ST 20
 
 /* The barriers, 8 bytes each after the tiles: Q full, Q empty, then per slot
  * K full, K empty, V full, V empty. */
@@ -706,6 +709,17 @@ enum { FW_K_FULL, FW_K_EMPTY, FW_V_FULL, FW_V_EMPTY };
 template <typename C> static __device__ __forceinline__ uint32_t fw_bar(uint32_t bars, int kind, int st)
 {
     return bars + 8u * (uint32_t)(2 + kind * C::STAGES + st);
+}
+
+/* The ring's slot of the block's pos-th key tile, and the parity of its
+ * barriers' phase for that use. */
+template <typename C> static __device__ __forceinline__ int fw_slot(int pos)
+{
+    return pos % C::STAGES;
+}
+template <typename C> static __device__ __forceinline__ unsigned fw_parity(int pos)
+{
+    return (unsigned)(pos / C::STAGES) & 1u;
 }
 
 /* TR, a measuring build's timeline (bench/fw_trace.cu; no configuration of
@@ -982,10 +996,9 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
          * releases Q's slot */
         const int early = !C::KE ? 0 : nt < C::STAGES - 1 ? nt : C::STAGES - 1;
         for (int j = 0; j < early; j++) {
-            const int st = (it + j) % C::STAGES;
+            const int st = fw_slot<C>(it + j);
             fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL, FW_K_EMPTY,
-                            st, (unsigned)((it + j) / C::STAGES) & 1u,
-                            fw_key_tile(j0 + j, ntiles, sf), bh);
+                            st, fw_parity<C>(it + j), fw_key_tile(j0 + j, ntiles, sf), bh);
         }
         kb_mbar_wait(FW_Q_EMPTY(bars), ((unsigned)n & 1u) ^ 1u);
         if (C::TR && tr)
@@ -1021,8 +1034,8 @@ static __device__ __forceinline__ void fw_produce(const CUtensorMap *tq, const C
                 kb_tma_prefetch_3d(tq, c * 64, nq0, nbh);
         }
         for (int j = 0; j < nt; j++, it++) {
-            const int st = it % C::STAGES, kt = fw_key_tile(j0 + j, ntiles, sf);
-            const unsigned ph = (unsigned)(it / C::STAGES) & 1u;
+            const int st = fw_slot<C>(it), kt = fw_key_tile(j0 + j, ntiles, sf);
+            const unsigned ph = fw_parity<C>(it);
             if (j >= early)
                 fw_load_tile<C>(sbase + C::OFF_K + st * C::KV_BYTES, tk, bars, FW_K_FULL,
                                 FW_K_EMPTY, st, ph, kt, bh);
@@ -1367,8 +1380,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     /* tile 0: S alone (SF: the last key tile, its at most 64 keys on n64) */
     float s64[SF ? 32 : 1];
     {
-        const int st = it % C::STAGES;
-        kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), (unsigned)(it / C::STAGES) & 1u);
+        const int st = fw_slot<C>(it);
+        kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), fw_parity<C>(it));
         stamp(1);
         if (C::PP)
             kb_bar_sync(FW_BAR_TURN + w, 2 * FW_WG);
@@ -1391,7 +1404,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
         kb_fence_regs(sacc);
     stamp(3);
     if (lane == 0) {
-        fw_release<C>(fw_bar<C>(bars, FW_K_EMPTY, it % C::STAGES));
+        fw_release<C>(fw_bar<C>(bars, FW_K_EMPTY, fw_slot<C>(it)));
         if (nt == 1)
             kb_mbar_arrive(FW_Q_EMPTY(bars)); /* the last read of Q */
     }
@@ -1420,9 +1433,8 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
      * own with that product on the 64 keys (4 k-steps of BN / 16) */
     const auto step = [&](int j, auto short_pv) {
         constexpr int KS = decltype(short_pv)::value ? 4 : BN / 16;
-        const int st = (it + j) % C::STAGES, sp = (it + j - 1) % C::STAGES;
-        const unsigned ph = (unsigned)((it + j) / C::STAGES) & 1u;
-        const unsigned php = (unsigned)((it + j - 1) / C::STAGES) & 1u;
+        const int st = fw_slot<C>(it + j), sp = fw_slot<C>(it + j - 1);
+        const unsigned ph = fw_parity<C>(it + j), php = fw_parity<C>(it + j - 1);
         mark();
         kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), ph);
         kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sp), php);
@@ -1493,22 +1505,29 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
     if (SK && nt > 1 && !skipped)
         step(nt - 1, fw_bool<false>());
     stamp(5);
-    if (SK && skipped) { /* the skipped tile's turn: P_{nt-2} V_{nt-2} alone */
-        const int st = (it + nt - 1) % C::STAGES, sp = (it + nt - 2) % C::STAGES;
-        const unsigned ph = (unsigned)((it + nt - 1) / C::STAGES) & 1u;
-        kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), ph);
-        kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sp), (unsigned)((it + nt - 2) / C::STAGES) & 1u);
-        if (C::PP)
+    /* the work tile's last product, P V of the block's pos-th key tile, alone
+     * (turn: in a turn of the ping-pong); returns the slot of its V */
+    const auto last_pv = [&](int pos, bool turn) {
+        const int sl = fw_slot<C>(pos);
+        kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sl), fw_parity<C>(pos));
+        if (C::PP && turn)
             kb_bar_sync(FW_BAR_TURN + w, 2 * FW_WG);
         kb_fence_regs(o);
         kb_fence_regs(p);
         kb_wgmma_fence();
-        fw_pv<T, C>(o, p, sbase + C::OFF_V + sp * C::KV_BYTES, fw_vslot<C>(dv0, sp));
+        fw_pv<T, C>(o, p, sbase + C::OFF_V + sl * C::KV_BYTES, fw_vslot<C>(dv0, sl));
         kb_wgmma_commit();
-        if (C::PP)
+        if (C::PP && turn)
             kb_bar_arrive(FW_BAR_TURN + (w + 1) % C::NC, 2 * FW_WG);
         kb_wgmma_wait<0>();
         kb_fence_regs(o);
+        return sl;
+    };
+    if (SK && skipped) { /* the skipped tile's turn: P_{nt-2} V_{nt-2} alone */
+        const int st = fw_slot<C>(it + nt - 1);
+        const unsigned ph = fw_parity<C>(it + nt - 1);
+        kb_mbar_wait(fw_bar<C>(bars, FW_K_FULL, st), ph);
+        const int sp = last_pv(it + nt - 2, true);
         /* the skipped tile's slots are released once full (an arrival before
          * the fill could count toward the slot's last use); the whole warp
          * waits: a wait loop of lane 0 alone takes the key-tile loop's
@@ -1521,15 +1540,7 @@ static __device__ __forceinline__ void fw_consume_tile(T *__restrict__ out, uint
             fw_release<C>(fw_bar<C>(bars, FW_V_EMPTY, st));
         }
     } else { /* the last tile's P V */
-        const int sl = (it + nt - 1) % C::STAGES;
-        kb_mbar_wait(fw_bar<C>(bars, FW_V_FULL, sl), (unsigned)((it + nt - 1) / C::STAGES) & 1u);
-        kb_fence_regs(o);
-        kb_fence_regs(p);
-        kb_wgmma_fence();
-        fw_pv<T, C>(o, p, sbase + C::OFF_V + sl * C::KV_BYTES, fw_vslot<C>(dv0, sl));
-        kb_wgmma_commit();
-        kb_wgmma_wait<0>();
-        kb_fence_regs(o);
+        const int sl = last_pv(it + nt - 1, false);
         if (lane == 0)
             fw_release<C>(fw_bar<C>(bars, FW_V_EMPTY, sl));
     }
@@ -1905,9 +1916,9 @@ template <typename T> static const fw_config *fw_choose(const kb_args *a, int sm
         FW_CONFIG_X(T, 128, 2, 3, true, true, FW_PD | FW_LR | FW_KE | FW_QP, 1),
         FW_CONFIG_C(T, 1, fw_d128_sf<FW_MC>),
         FW_CONFIG_C(T, 1, fw_d128_default<0>),
-        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP>), /* FW_D128_DEFAULT */
+        FW_CONFIG_C(T, 1, fw_d128_chosen<0>), /* FW_D128_DEFAULT */
         FW_CONFIG_C(T, 1, fw_d128_default<FW_ST>),
-        FW_CONFIG_C(T, 1, fw_d128_default<FW_SP | FW_ST>),
+        FW_CONFIG_C(T, 1, fw_d128_chosen<FW_ST>), /* FW_D128_ST */
         FW_CONFIG_C(T, 1, fw_d128_sf<FW_OS>)}; /* 17 without SK */
     static const fw_config d64[FW_CONFIGS] = {
         FW_CONFIG_C(T, 1, fw_d64_default<0>),
