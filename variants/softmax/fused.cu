@@ -417,6 +417,7 @@
 #include <cooperative_groups.h>
 
 #include "kernels/cluster.cuh"
+#define KB_GRID_MAXB 128 /* the grid path's 128-thread blocks: 105 a fp32 row of 2^20 */
 #include "kernels/grid_pipe.cuh"
 #include "softmax.cuh"
 
@@ -1197,9 +1198,10 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
+template <typename T, int NS, int THREADS = 512>
+static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s, const char *name)
 {
-    constexpr int THREADS = 512, NV = 8;
+    constexpr int NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
                                       false, true>;
@@ -1210,17 +1212,25 @@ template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_ar
         rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, NS == 8 ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid_r8_s12",
-                     grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
+    return kb_launch(a, s, k, name, grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows,
+                     cols);
 }
 
 /* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
  * the row a block, 192 KB of shared memory an SM), or 8 with
- * KBENCH_SOFTMAX_GRID_NS=8 (header comment). */
+ * KBENCH_SOFTMAX_GRID_NS=8 (header comment); KBENCH_SOFTMAX_GRID_THREADS=256
+ * or 128 takes blocks of that many threads (4 or 8 an SM, 80 or 40 KB of
+ * the row each, NS = 12) in an A/B. */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
-    return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
+    static const int threads = kb_env_int("KBENCH_SOFTMAX_GRID_THREADS", 512, 128, 512);
+    if (threads == 256)
+        return launch_grid_rows_ns<T, 12, 256>(a, s, "softmax_fused_grid256_r8_s12");
+    if (threads == 128)
+        return launch_grid_rows_ns<T, 12, 128>(a, s, "softmax_fused_grid128_r8_s12");
+    return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s, "softmax_fused_grid_r8_s12")
+                    : launch_grid_rows_ns<T, 8>(a, s, "softmax_fused_grid_r8_s8");
 }
 
 /* ---- the pipelined grid (rows past the clusters; a switch) ----------------------- *
