@@ -1606,13 +1606,36 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * the default holds the row in one block's shared memory: why is not yet
  * measured (per byte of x a 16-bit row stages twice the parameter bytes, and
  * its block keeps 160 KB of shared memory). fp32 rows take it by default;
- * KBENCH_LAYERNORM_CLUSTER_PF=0 turns it off, =2 gives it 16-bit rows too. */
-template <typename T, int CL, bool TANH>
-__global__ void __launch_bounds__(1024, 1)
+ * KBENCH_LAYERNORM_CLUSTER_PF=0 turns it off, =2 gives it 16-bit rows too.
+ * Tried and not kept (code in commit 87d081a): a ring of row slices. Here
+ * an SM has one slice of x in flight (64 KB fp32), issued once the slice
+ * before is in registers, and by Little's law its share of the copy
+ * bandwidth (32.5 GB/s) over a loaded DRAM latency of 1.5-2 us wants 50-65
+ * KB in flight at every moment. The ring kept a thread's gamma and beta + b
+ * (16 columns) in registers for the whole launch, which freed the shared
+ * memory for D = 3 slices (fp32; 6 16-bit) filled by cp.async D rows ahead,
+ * the slot taking the row D later as soon as its vectors were in registers;
+ * also in 512-thread blocks, two an SM. Prediction (before the run, % of
+ * the copy bandwidth): fp32 2048 x 65536 83.6 -> 88-92, bf16 4096 x 65536
+ * 68.6 -> 78-85, fp32 512 x 262144 75.3 -> ~80. Measured (H200, 2026-12-04
+ * 05:31-05:35 UTC, two rounds, no counters, L2 flushed, median us; the
+ * default's runs held back by the power cap to 1360-1660 MHz, the ring's at
+ * 1880-1980): fp32 2048 x 65536 402, 310 (default) / 404, 406 (ring, 1024
+ * threads) / 408, 411 (512 threads); fp32 512 x 262144 434, 393 / 507, 502 /
+ * 503, 505; fp32 3000 x 40000 449, 437 / 469, 468 / 443, 444; bf16 4096 x
+ * 65536 477, 467 / 509, 517 / 525, 534; bf16 3000 x 40000 238, 241 / 358,
+ * 358 / 362, 362; bf16 1024 x 262144 607, 630 / 558, 559 / 560, 560 (the
+ * one gain, at higher clocks, on an issue-bound row: 45% against the
+ * report's 50.5% for the default at full clock). Slower everywhere else, at
+ * higher clocks: deep rings of cp.async copies, one 16-byte copy a thread a
+ * vector, keep fewer bytes moving than the plain loads they replace, as the
+ * softmax grid's pipelined form found (64% against 82%, its header). */
+template <typename T, int CL, bool TANH, int THREADS = 1024>
+__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
                                int nclusters)
 {
-    constexpr int V = kb_vec_width<T>(), THREADS = 1024, NV = 16 / V, STRIDE = CL * THREADS;
+    constexpr int V = kb_vec_width<T>(), NV = 16 / V, STRIDE = CL * THREADS;
     constexpr int F4 = V / 4; /* float4s a vector's parameters take */
     __shared__ float red[3][32];
     __shared__ kb_xring<CL> xr;
@@ -1706,12 +1729,12 @@ __global__ void __launch_bounds__(1024, 1)
 /* Launches layernorm_fused_cluster_pf in clusters of CL blocks, as many
  * clusters as the GPU holds at once (at most one a row).
  * cudaErrorNotSupported when it places none (asked once a process). */
-template <typename T, int CL, bool TANH>
+template <typename T, int CL, bool TANH, int THREADS = 1024>
 static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
-    constexpr int THREADS = 1024, V = kb_vec_width<T>();
+    constexpr int V = kb_vec_width<T>();
     constexpr size_t SMEM = (size_t)(16 / V) * THREADS * 16 + (size_t)2 * 16 * THREADS * 4;
-    const auto k = layernorm_fused_cluster_pf<T, CL, TANH>;
+    const auto k = layernorm_fused_cluster_pf<T, CL, TANH, THREADS>;
     static const int active = kb_cluster_capacity((const void *)k, THREADS, CL, SMEM);
     if (active == 0)
         return cudaErrorNotSupported;
@@ -1731,220 +1754,20 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
     if (rows > INT32_MAX || cols <= 32768 || cols > KB_CLUSTER_MAX * 16384)
         return cudaErrorNotSupported;
+    /* Blocks of 512 threads, two an SM, 8192 columns each, where 16 hold
+     * the row; KBENCH_LAYERNORM_PF_THREADS=1024 takes one block an SM
+     * (above the kernel) */
+    static const int threads = kb_env_int("KBENCH_LAYERNORM_PF_THREADS", 512, 512, 1024);
+    if (threads == 512 && cols <= KB_CLUSTER_MAX * 8192) {
+        if (cols <= 8 * 8192)
+            return launch_cluster_pf_cl<T, 8, TANH, 512>(a, s, "layernorm_fused_cluster_pf8_512");
+        return launch_cluster_pf_cl<T, 16, TANH, 512>(a, s, "layernorm_fused_cluster_pf16_512");
+    }
     if (cols <= 4 * 16384)
         return launch_cluster_pf_cl<T, 4, TANH>(a, s, "layernorm_fused_cluster_pf4");
     if (cols <= 8 * 16384)
         return launch_cluster_pf_cl<T, 8, TANH>(a, s, "layernorm_fused_cluster_pf8");
     return launch_cluster_pf_cl<T, 16, TANH>(a, s, "layernorm_fused_cluster_pf16");
-}
-
-/* ---- the persistent cluster ring (rows of 32769-262144 elements) ---------------- *
- *
- * The persistent clusters above hold 83.4% (fp32 2048 x 65536) and 74.9%
- * (512 x 262144): their SM, one 1024-thread block, has one row's slice in
- * flight at a time (64 KB fp32), issued once the slice before is in
- * registers, because the staged parameters (8 bytes a column, 128 KB) leave
- * shared memory room for one slice. By Little's law an SM's share of the
- * copy bandwidth (4.29 TB/s / 132 = 32.5 GB/s) over a loaded DRAM latency
- * of ~1.5-2 us wants 50-65 KB of reads in flight at every moment, more than
- * one slice issued in a burst and then drained. Here a thread's gamma and
- * beta + b (16 columns, 32 floats) live in registers for the whole launch,
- * and the shared memory is a ring of D row slices (192 KB a 1024-thread
- * block: D = 3 fp32, 6 16-bit), filled by cp.async D rows ahead: a slice's
- * vectors are moved to registers (held packed, 16 or 8 registers) at the
- * top of a row, and the slot takes the row D later at once, so D slices fly
- * while a row is reduced, exchanged and written. The exchange is the
- * persistent clusters' (kb_xring: pushed by st.async, two slot sets by
- * round parity). THREADS = 512 (two blocks an SM, 96 KB of ring each,
- * 8192 columns a block) puts a second block on each SM to work while the
- * other waits on its cluster, where the cluster fits in 16 blocks.
- * Prediction (before any run, % of the copy bandwidth): fp32 2048 x 65536
- * 83.6 -> 88-92, bf16 4096 x 65536 68.6 -> 78-85 (bf16 nears the issue
- * limit: ~22 instructions an element against ~31 at the copy bandwidth,
- * with one block an SM idle in each exchange), fp32 512 x 262144 75.3 ->
- * ~80 (16-block clusters: 112 of 132 SMs), bf16 1024 x 262144 50.5 -> ~70.
- * KBENCH_LAYERNORM_RING=0 keeps the paths before, =1 takes 1024-thread
- * blocks, =2 512-thread blocks where the cluster fits. */
-#define LN_RING_BYTES (192 * 1024) /* a 1024-thread block's ring; half for 512 */
-
-template <typename T, int THREADS> struct ln_ring_cfg {
-    static constexpr int V = kb_vec_width<T>(), NV = 16 / V;
-    static constexpr int SLOT = NV * THREADS; /* uint4s a row slice takes */
-    static constexpr int D = LN_RING_BYTES / 1024 * THREADS / (SLOT * 16);
-    static constexpr size_t SMEM = (size_t)D * SLOT * 16;
-};
-
-template <typename T, int THREADS, int CL, bool TANH>
-__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
-    layernorm_fused_ring(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int nclusters)
-{
-    using C = ln_ring_cfg<T, THREADS>;
-    constexpr int V = C::V, NV = C::NV, D = C::D, STRIDE = CL * THREADS;
-    constexpr bool SHIFT = sizeof(T) == 4; /* as the row kernels: 16-bit needs none */
-    static_assert(D >= 2, "a ring of at least two slices");
-    __shared__ float red[3][32];
-    __shared__ kb_xring<CL> xr;
-    extern __shared__ __align__(16) uint4 lnr_sm[]; /* [D][NV][THREADS] */
-    const int tid = threadIdx.x, lane = tid & 31;
-    const int tv = (int)kb_cluster_rank() * THREADS + tid; /* this thread's first vector */
-    const int nvec = cols / V;
-    auto in = [&](int k) { return tv + k * STRIDE < nvec; };
-    const int cid = (int)blockIdx.x / CL;
-    const uint32_t s0 = kb_smem_u32(lnr_sm + tid);
-
-    /* Row r's vectors into this thread's own slots of slice `slot`, one
-     * commit group a row (an empty one past the last row, so that the wait
-     * below always counts D groups). */
-    auto fetch = [&](int r, int slot) {
-        if (r < rows) {
-            const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)r * cols) + tv;
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                if (in(k))
-                    kb_cp_async16_whole(s0 + (uint32_t)((slot * NV + k) * THREADS * 16),
-                                        xv + k * STRIDE);
-        }
-        kb_cp_async_commit();
-    };
-#pragma unroll
-    for (int j = 0; j < D; j++)
-        fetch(cid + j * nclusters, j);
-    float K = SHIFT && cid < rows ? kb_load(x, (int64_t)cid * cols) : 0.0f;
-    kb_xring_open(xr);
-
-    /* This thread's gamma and beta + b, once, in registers. */
-    float g[NV][V], bb[NV][V];
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        if (in(k)) {
-            ln_affine_global<T>(k * STRIDE, gamma + tv * V, beta + tv * V, bias + tv * V, g[k],
-                                bb[k]);
-        } else {
-#pragma unroll
-            for (int i = 0; i < V; i++)
-                g[k][i] = bb[k][i] = 0.0f;
-        }
-    }
-
-    int slot = 0, round = 0;
-    for (int row = cid; row < rows; row += nclusters, round++) {
-        kb_cp_async_wait<D - 1>(); /* this row's group: the oldest of D */
-        uint4 raw[NV];
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            raw[k] = in(k) ? lnr_sm[(slot * NV + k) * THREADS + tid] : make_uint4(0, 0, 0, 0);
-        /* This thread's exact statistics of d = x - K, two passes over the
-         * packed registers (unpacked again for each pass: the 16 floats would
-         * not fit beside the parameters). */
-        float s = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float f[V], sk = 0.0f;
-            kb_unpack<T>(raw[k], f);
-#pragma unroll
-            for (int i = 0; i < V; i++)
-                sk += f[i] - K;
-            s += in(k) ? sk : 0.0f;
-        }
-        /* Every slot's value is in use (the sum): the row D later may take the slice. */
-        asm volatile("" ::"f"(s) : "memory");
-        const int next = row + nclusters;
-        fetch(row + D * nclusters, slot);
-        const float Kn = SHIFT && next < rows ? kb_load(x, (int64_t)next * cols) : 0.0f;
-        int n = 0;
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            n += in(k) ? V : 0;
-        const float mt = n > 0 ? s / (float)n : 0.0f;
-        float q = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float f[V], qk = 0.0f;
-            kb_unpack<T>(raw[k], f);
-#pragma unroll
-            for (int i = 0; i < V; i++) {
-                const float c = f[i] - K - mt;
-                qk = fmaf(c, c, qk);
-            }
-            q += in(k) ? qk : 0.0f;
-        }
-        /* Every thread of the cluster past the previous round: red and this
-         * round's slot set are free. */
-        kb_xring_begin<CL>(round);
-        ln_wf w = {(float)n, mt, q};
-        w = ln_block_wf(w, red);
-        const float4 *part = kb_xring_push(xr, round, make_float4(w.n, w.mean, w.m2, 0.0f));
-        const ln_wf c = ln_ranks_wf<CL>(lane, [&](int r) { return part[r]; });
-        kb_xring_end();
-        const float rstd = rsqrtf(fmaf(c.m2, inv_cols, LN_EPS));
-
-        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tv;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if (in(k)) {
-                float f[V];
-                kb_unpack<T>(raw[k], f);
-#pragma unroll
-                for (int i = 0; i < V; i++)
-                    f[i] = ln_gelu<TANH>(fmaf((f[i] - K - c.mean) * rstd, g[k][i], bb[k][i]));
-                kb_st128(yv + k * STRIDE, kb_pack<T>(f));
-            }
-        }
-        if (mean_out != nullptr && tv == 0) {
-            mean_out[row] = K + c.mean;
-            rstd_out[row] = rstd;
-        }
-        K = Kn;
-        slot = slot + 1 == D ? 0 : slot + 1;
-    }
-    /* The last (empty or past-the-end) copies; every peer past its reads of
-     * this block's slots. */
-    kb_cp_async_wait<0>();
-    kb_cluster_wait();
-}
-
-/* Launches layernorm_fused_ring in clusters of CL blocks of THREADS, as
- * many clusters as the GPU holds at once (at most one a row).
- * cudaErrorNotSupported when it places none (asked once a process). */
-template <typename T, int THREADS, int CL, bool TANH>
-static cudaError_t launch_ring_cl(const kb_args *a, cudaStream_t s, const char *name)
-{
-    using C = ln_ring_cfg<T, THREADS>;
-    const auto k = layernorm_fused_ring<T, THREADS, CL, TANH>;
-    static const int active = kb_cluster_capacity((const void *)k, THREADS, CL, C::SMEM);
-    if (active == 0)
-        return cudaErrorNotSupported;
-    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int nclusters = p.rows < active ? (int)p.rows : active;
-    const kb_dim3 grid = {(unsigned)(nclusters * CL), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k, name, grid, block, C::SMEM, CL, p.x, p.g, p.b1, p.b2, p.y,
-                             p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, nclusters);
-}
-
-/* The ring for aligned rows of 32769-262144 elements: the fewest blocks of
- * 16 THREADS elements (4, 8 or 16) that hold a row; THREADS 512 (mode 2)
- * or 1024. cudaErrorNotSupported when the row does not fit or the GPU
- * places none. */
-template <typename T, bool TANH>
-static cudaError_t launch_ring(const kb_args *a, cudaStream_t s, int mode)
-{
-    const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
-    if (rows > INT32_MAX || cols <= 32768)
-        return cudaErrorNotSupported;
-    if (mode == 2 && cols <= KB_CLUSTER_MAX * 16 * 512) {
-        if (cols <= 4 * 16 * 512)
-            return launch_ring_cl<T, 512, 4, TANH>(a, s, "layernorm_fused_ring4_512");
-        if (cols <= 8 * 16 * 512)
-            return launch_ring_cl<T, 512, 8, TANH>(a, s, "layernorm_fused_ring8_512");
-        return launch_ring_cl<T, 512, 16, TANH>(a, s, "layernorm_fused_ring16_512");
-    }
-    if (cols > KB_CLUSTER_MAX * 16 * 1024)
-        return cudaErrorNotSupported;
-    if (cols <= 4 * 16 * 1024)
-        return launch_ring_cl<T, 1024, 4, TANH>(a, s, "layernorm_fused_ring4");
-    if (cols <= 8 * 16 * 1024)
-        return launch_ring_cl<T, 1024, 8, TANH>(a, s, "layernorm_fused_ring8");
-    return launch_ring_cl<T, 1024, 16, TANH>(a, s, "layernorm_fused_ring16");
 }
 
 /* ---- the pipelined grid kernel (rows of 32769-1048576 elements; a switch) ---------- *
@@ -2311,15 +2134,6 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     if ((use_gpipe == 2 || (use_gpipe == 1 && sizeof(T) == 4 && cols > 262144)) && aligned &&
         cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
         const cudaError_t e = launch_gpipe<T, TANH>(a, s, use_gpipe == 1);
-        if (e != cudaErrorNotSupported)
-            return e;
-    }
-    /* Aligned rows of 32769-262144 columns in the persistent cluster ring,
-     * unless KBENCH_LAYERNORM_RING=0; =2 with 512-thread blocks (above the
-     * kernel). */
-    static const int use_ring = kb_env_int("KBENCH_LAYERNORM_RING", 0, 0, 2);
-    if (use_ring && aligned && cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
-        const cudaError_t e = launch_ring<T, TANH>(a, s, use_ring);
         if (e != cudaErrorNotSupported)
             return e;
     }

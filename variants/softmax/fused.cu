@@ -306,7 +306,15 @@
  * thread 0's poll for the row's other partials about as long as they wait
  * for DRAM, so the bytes a block holds, over which that wait is spread, are
  * still the lever; 192 KB of shared memory an SM is as far as two blocks an
- * SM go.
+ * SM go. More, smaller blocks, so that fewer SMs have every block waiting
+ * at once: 256 threads (4 an SM, 80 KB of the row each) and 128 (8 an SM,
+ * 40 KB), predicted +1-4 points if the waits of a block an SM overlap less;
+ * measured (H200, 2026-12-04 05:36 UTC, two rounds, no counters, % of copy
+ * bandwidth, 512 / 256 / 128 threads): fp32 128 x 1048576 80.8, 80.3 /
+ * 78.4, 78.7 / 75.9, 75.9; bf16 256 x 1048576 78.5, 77.9 / 76.2, 76.1 /
+ * 73.1, 73.1: more blocks a row (26 -> 53 -> 105 fp32) lose more to the
+ * row's wait for its slowest block than the overlap wins (code in commit
+ * 87d081a).
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -417,7 +425,6 @@
 #include <cooperative_groups.h>
 
 #include "kernels/cluster.cuh"
-#define KB_GRID_MAXB 128 /* the grid path's 128-thread blocks: 105 a fp32 row of 2^20 */
 #include "kernels/grid_pipe.cuh"
 #include "softmax.cuh"
 
@@ -1198,10 +1205,9 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS, int THREADS = 512>
-static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s, const char *name)
+template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 {
-    constexpr int NV = 8;
+    constexpr int THREADS = 512, NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
                                       false, true>;
@@ -1212,25 +1218,17 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s, const c
         rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, name, grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows,
-                     cols);
+    return kb_launch(a, s, k, NS == 8 ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid_r8_s12",
+                     grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
 }
 
 /* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
  * the row a block, 192 KB of shared memory an SM), or 8 with
- * KBENCH_SOFTMAX_GRID_NS=8 (header comment); KBENCH_SOFTMAX_GRID_THREADS=256
- * or 128 takes blocks of that many threads (4 or 8 an SM, 80 or 40 KB of
- * the row each, NS = 12) in an A/B. */
+ * KBENCH_SOFTMAX_GRID_NS=8 (header comment). */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
-    static const int threads = kb_env_int("KBENCH_SOFTMAX_GRID_THREADS", 512, 128, 512);
-    if (threads == 256)
-        return launch_grid_rows_ns<T, 12, 256>(a, s, "softmax_fused_grid256_r8_s12");
-    if (threads == 128)
-        return launch_grid_rows_ns<T, 12, 128>(a, s, "softmax_fused_grid128_r8_s12");
-    return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s, "softmax_fused_grid_r8_s12")
-                    : launch_grid_rows_ns<T, 8>(a, s, "softmax_fused_grid_r8_s8");
+    return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
 /* ---- the pipelined grid (rows past the clusters; a switch) ----------------------- *
