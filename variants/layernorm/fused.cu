@@ -1629,13 +1629,29 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * report's 50.5% for the default at full clock). Slower everywhere else, at
  * higher clocks: deep rings of cp.async copies, one 16-byte copy a thread a
  * vector, keep fewer bytes moving than the plain loads they replace, as the
- * softmax grid's pipelined form found (64% against 82%, its header). */
-template <typename T, int CL, bool TANH, int THREADS = 1024>
-__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
+ * softmax grid's pipelined form found (64% against 82%, its header).
+ * Not kept either (code in commit 3a4826d): these persistent clusters in
+ * 512-thread blocks, two an SM (8192 columns a block, 8 or 16 a cluster),
+ * so that one block works while the other waits on its cluster, as
+ * softmax's cluster kernels gained from it; predicted fp32 2048 x 65536
+ * 83.6 -> 86-90%. Measured (H200, 2026-12-04 06:42-06:52 UTC, the GPU held
+ * at 1440-1590 MHz by its power cap throughout, interleaved rounds, no
+ * counters, % of copy bandwidth, 512 / 1024 threads): 2048 x 65536, six
+ * rounds, 65.7, 64.8, 64.9, 66.2, 63.9, 63.8 / 65.5, 66.1, 65.6, 66.1,
+ * 66.5, 62.3 (1024 ahead by 0.7% on the mean; three rounds before, 1.09x
+ * the other way with one round at 1944 MHz); 1024 x 131072 62.5, 61.5,
+ * 60.6, 65.7, 59.3, 59.9 / 64.4, 62.0, 64.2, 64.4, 62.9, 64.0 (1024 ahead
+ * 3.4%); 3000 x 40000, three rounds, 56.1, 56.0, 56.5 / 55.2, 56.2, 55.2.
+ * Level within the noise of a capped clock. Neither more slices in flight
+ * (the ring) nor a second block an SM (this) moved these rows, so what
+ * holds them is not yet known; the next step is the stall counters of the
+ * default kernel at 2048 x 65536 on a GPU whose clock is not capped. */
+template <typename T, int CL, bool TANH>
+__global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
                                int nclusters)
 {
-    constexpr int V = kb_vec_width<T>(), NV = 16 / V, STRIDE = CL * THREADS;
+    constexpr int V = kb_vec_width<T>(), THREADS = 1024, NV = 16 / V, STRIDE = CL * THREADS;
     constexpr int F4 = V / 4; /* float4s a vector's parameters take */
     __shared__ float red[3][32];
     __shared__ kb_xring<CL> xr;
@@ -1729,12 +1745,12 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
 /* Launches layernorm_fused_cluster_pf in clusters of CL blocks, as many
  * clusters as the GPU holds at once (at most one a row).
  * cudaErrorNotSupported when it places none (asked once a process). */
-template <typename T, int CL, bool TANH, int THREADS = 1024>
+template <typename T, int CL, bool TANH>
 static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
-    constexpr int V = kb_vec_width<T>();
+    constexpr int THREADS = 1024, V = kb_vec_width<T>();
     constexpr size_t SMEM = (size_t)(16 / V) * THREADS * 16 + (size_t)2 * 16 * THREADS * 4;
-    const auto k = layernorm_fused_cluster_pf<T, CL, TANH, THREADS>;
+    const auto k = layernorm_fused_cluster_pf<T, CL, TANH>;
     static const int active = kb_cluster_capacity((const void *)k, THREADS, CL, SMEM);
     if (active == 0)
         return cudaErrorNotSupported;
@@ -1754,15 +1770,6 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
     if (rows > INT32_MAX || cols <= 32768 || cols > KB_CLUSTER_MAX * 16384)
         return cudaErrorNotSupported;
-    /* Blocks of 512 threads, two an SM, 8192 columns each, where 16 hold
-     * the row; KBENCH_LAYERNORM_PF_THREADS=1024 takes one block an SM
-     * (above the kernel) */
-    static const int threads = kb_env_int("KBENCH_LAYERNORM_PF_THREADS", 512, 512, 1024);
-    if (threads == 512 && cols <= KB_CLUSTER_MAX * 8192) {
-        if (cols <= 8 * 8192)
-            return launch_cluster_pf_cl<T, 8, TANH, 512>(a, s, "layernorm_fused_cluster_pf8_512");
-        return launch_cluster_pf_cl<T, 16, TANH, 512>(a, s, "layernorm_fused_cluster_pf16_512");
-    }
     if (cols <= 4 * 16384)
         return launch_cluster_pf_cl<T, 4, TANH>(a, s, "layernorm_fused_cluster_pf4");
     if (cols <= 8 * 16384)
