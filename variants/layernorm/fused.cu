@@ -1644,8 +1644,18 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * 3.4%); 3000 x 40000, three rounds, 56.1, 56.0, 56.5 / 55.2, 56.2, 55.2.
  * Level within the noise of a capped clock. Neither more slices in flight
  * (the ring) nor a second block an SM (this) moved these rows, so what
- * holds them is not yet known; the next step is the stall counters of the
- * default kernel at 2048 x 65536 on a GPU whose clock is not capped. */
+ * holds them is not yet known. A first reading (kbench run --metrics full,
+ * 06:52 UTC, 1946 MHz, the 512-thread form at 82.7% of the copy bandwidth,
+ * DRAM excess 1.00): instructions issued on 70% of the SMs' issue slots,
+ * where ~24 an element at this bandwidth would fill ~30%; stalls
+ * not_selected 25%, short_scoreboard 19% (the staged parameters' shared
+ * loads), long_scoreboard 14%, wait 13%. Something issues twice what the
+ * element work does (the exchange's waits are the first suspect: their
+ * polls count as issued); the next step is the SASS mix of this kernel
+ * against the instruction counter on an uncapped GPU. Beside it, the same
+ * call: bf16 4096 x 65536 (shared-memory row kernel) 66.8%, issue 73%,
+ * not_selected 34%, math_pipe_throttle 13% (issue-bound, as above); bf16
+ * 1024 x 262144 (streaming) 50.3%, DRAM excess 1.51, long_scoreboard 61%. */
 template <typename T, int CL, bool TANH>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
