@@ -1652,7 +1652,19 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * loads), long_scoreboard 14%, wait 13%. Something issues twice what the
  * element work does (the exchange's waits are the first suspect: their
  * polls count as issued); the next step is the SASS mix of this kernel
- * against the instruction counter on an uncapped GPU. Beside it, the same
+ * against the instruction counter on an uncapped GPU. Done for the default
+ * (07:00 UTC, 1980 MHz, pf4 at 83.5%, DRAM excess 1.00): issue 70.8%,
+ * not_selected 31%, short_scoreboard 17%, wait 12%, and its grid 120 blocks:
+ * 30 clusters of 4 are all the GPU places (120 of 132 SMs, so the other
+ * SMs' share of the bandwidth is left to these). Its static SASS
+ * (tests/gpu/sass_mix.sh) is 1121 instructions, 467 fp, 344 int, 53 shfl,
+ * for a thread's 16 elements a row and the once-only staging: at ~24 an
+ * element the element work is ~380 of them, so the row's reductions (a
+ * Welford merge with a reciprocal at each shuffle step of ln_block_wf's two
+ * levels and of ln_ranks_wf) and the exchange make up much of the rest.
+ * Next try: block sums of plain adds (n mean first, then M2 + n (mean -
+ * M)^2 about the block's mean M), the merge with its reciprocal only at the
+ * cluster level. Beside it, the same
  * call: bf16 4096 x 65536 (shared-memory row kernel) 66.8%, issue 73%,
  * not_selected 34%, math_pipe_throttle 13% (issue-bound, as above); bf16
  * 1024 x 262144 (streaming) 50.3%, DRAM excess 1.51, long_scoreboard 61%. */
