@@ -1664,11 +1664,21 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * levels and of ln_ranks_wf) and the exchange make up much of the rest.
  * Next try: block sums of plain adds (n mean first, then M2 + n (mean -
  * M)^2 about the block's mean M), the merge with its reciprocal only at the
- * cluster level. Beside it, the same
+ * cluster level (PLAIN; KBENCH_LAYERNORM_PF_PLAIN=1, off until a report
+ * is taken with it). Prediction: fewer instructions a row, issue below
+ * 70%, fp32 2048 x 65536 83.5 -> 85-88%. Measured (H200, 2026-12-04 07:18
+ * UTC, three interleaved rounds, no counters, median us, the clock capped
+ * at 1515-1695 MHz in the 65536 and 131072 runs, 1965-1980 at 40000; off /
+ * on): 2048 x 65536 348, 371, 382 / 315, 306, 308 (1.18x; 80.0-82.5% of
+ * the copy bandwidth under the cap); 1024 x 131072 350, 359, 362 / 321,
+ * 346, 331 (1.07x); 3000 x 40000 371, 369, 369 / 325, 324, 323 (1.14x,
+ * 61.0% -> 69.6%). Checked the same call at 33 x 65536 with a mean of
+ * 10000 (rel. L2 error 1.1e-7), 40 x 40000, 150 x 65528, 41 x 98312, 400 x
+ * 65536 (with stats), 67 x 131072 (tanh form). Beside it, the same
  * call: bf16 4096 x 65536 (shared-memory row kernel) 66.8%, issue 73%,
  * not_selected 34%, math_pipe_throttle 13% (issue-bound, as above); bf16
  * 1024 x 262144 (streaming) 50.3%, DRAM excess 1.51, long_scoreboard 61%. */
-template <typename T, int CL, bool TANH>
+template <typename T, int CL, bool TANH, bool PLAIN = false>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
                                int nclusters)
@@ -1707,6 +1717,12 @@ __global__ void __launch_bounds__(1024, 1)
 
     /* This thread's gamma and beta + b, once. */
     ln_stage_params<T, NV, THREADS>(gamma, beta, bias, tv, STRIDE, in, gs, bs);
+    /* PLAIN: the elements this block holds of every row, and 1 / that. */
+    int nblk = 0;
+#pragma unroll
+    for (int k = 0; k < NV; k++)
+        nblk += min(max(nvec - k * STRIDE - (int)kb_cluster_rank() * THREADS, 0), THREADS) * V;
+    const float nb_inv = nblk > 0 ? 1.0f / (float)nblk : 0.0f;
 
     int round = 0;
     for (int row = cid; row < rows; row += nclusters, round++) {
@@ -1732,7 +1748,16 @@ __global__ void __launch_bounds__(1024, 1)
          * round's slot set are free. */
         kb_xring_begin<CL>(round);
         ln_wf w = {(float)n, mt, q};
-        w = ln_block_wf(w, red);
+        if constexpr (PLAIN) {
+            /* The block's state by plain sums: its mean mb from the sum of
+             * d, then M2 = sum of (q + n (mt - mb)^2) about it (two barriers,
+             * no reciprocal). */
+            const float mb = ln_group_sum<THREADS / 32, 1>(s, red[0], 0) * nb_inv;
+            const float e = mt - mb;
+            w = {(float)nblk, mb, ln_group_sum<THREADS / 32, 1>(fmaf((float)n * e, e, q), red[1], 0)};
+        } else {
+            w = ln_block_wf(w, red);
+        }
 
         /* The cluster's states, merged alike everywhere, from this round's slots. */
         const float4 *part = kb_xring_push(xr, round, make_float4(w.n, w.mean, w.m2, 0.0f));
@@ -1767,12 +1792,12 @@ __global__ void __launch_bounds__(1024, 1)
 /* Launches layernorm_fused_cluster_pf in clusters of CL blocks, as many
  * clusters as the GPU holds at once (at most one a row).
  * cudaErrorNotSupported when it places none (asked once a process). */
-template <typename T, int CL, bool TANH>
+template <typename T, int CL, bool TANH, bool PLAIN = false>
 static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const char *name)
 {
     constexpr int THREADS = 1024, V = kb_vec_width<T>();
     constexpr size_t SMEM = (size_t)(16 / V) * THREADS * 16 + (size_t)2 * 16 * THREADS * 4;
-    const auto k = layernorm_fused_cluster_pf<T, CL, TANH>;
+    const auto k = layernorm_fused_cluster_pf<T, CL, TANH, PLAIN>;
     static const int active = kb_cluster_capacity((const void *)k, THREADS, CL, SMEM);
     if (active == 0)
         return cudaErrorNotSupported;
@@ -1792,6 +1817,12 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
     if (rows > INT32_MAX || cols <= 32768 || cols > KB_CLUSTER_MAX * 16384)
         return cudaErrorNotSupported;
+    /* KBENCH_LAYERNORM_PF_PLAIN=1: the block's statistics by plain sums (an A/B) */
+    static const int plain = kb_env_int("KBENCH_LAYERNORM_PF_PLAIN", 0, 0, 1);
+    if (plain && cols <= 4 * 16384)
+        return launch_cluster_pf_cl<T, 4, TANH, true>(a, s, "layernorm_fused_cluster_pf4_plain");
+    if (plain && cols <= 8 * 16384)
+        return launch_cluster_pf_cl<T, 8, TANH, true>(a, s, "layernorm_fused_cluster_pf8_plain");
     if (cols <= 4 * 16384)
         return launch_cluster_pf_cl<T, 4, TANH>(a, s, "layernorm_fused_cluster_pf4");
     if (cols <= 8 * 16384)
