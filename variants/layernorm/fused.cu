@@ -1718,12 +1718,17 @@ __global__ void __launch_bounds__(1024, 1)
 
     /* This thread's gamma and beta + b, once. */
     ln_stage_params<T, NV, THREADS>(gamma, beta, bias, tv, STRIDE, in, gs, bs);
-    /* PLAIN: the elements this block holds of every row, and 1 / that. */
-    int nblk = 0;
+    /* The elements this thread holds of every row; PLAIN: the block's, and
+     * 1 / that (red[2]: the loop's plain sums use red[0] and red[1]). */
+    int n = 0;
 #pragma unroll
     for (int k = 0; k < NV; k++)
-        nblk += min(max(nvec - k * STRIDE - (int)kb_cluster_rank() * THREADS, 0), THREADS) * V;
-    const float nb_inv = nblk > 0 ? 1.0f / (float)nblk : 0.0f;
+        n += in(k) ? V : 0;
+    float nblk = 0.0f, nb_inv = 0.0f;
+    if constexpr (PLAIN) {
+        nblk = ln_group_sum<THREADS / 32, 1>((float)n, red[2], 0);
+        nb_inv = nblk > 0.0f ? 1.0f / nblk : 0.0f;
+    }
 
     int round = 0;
     for (int row = cid; row < rows; row += nclusters, round++) {
@@ -1739,10 +1744,6 @@ __global__ void __launch_bounds__(1024, 1)
         const int next = row + nclusters;
         prefetch(next);
         const float Kn = next < rows ? kb_load(x, (int64_t)next * cols) : 0.0f;
-        int n = 0;
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            n += in(k) ? V : 0;
         const float mt = n > 0 ? s / (float)n : 0.0f;
         const float q = centred_squares(v, mt, in);
         /* Every thread of the cluster past the previous round: red and this
@@ -1755,7 +1756,7 @@ __global__ void __launch_bounds__(1024, 1)
              * no reciprocal). */
             const float mb = ln_group_sum<THREADS / 32, 1>(s, red[0], 0) * nb_inv;
             const float e = mt - mb;
-            w = {(float)nblk, mb, ln_group_sum<THREADS / 32, 1>(fmaf((float)n * e, e, q), red[1], 0)};
+            w = {nblk, mb, ln_group_sum<THREADS / 32, 1>(fmaf((float)n * e, e, q), red[1], 0)};
         } else {
             w = ln_block_wf(w, red);
         }
@@ -1818,7 +1819,8 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
     if (rows > INT32_MAX || cols <= 32768 || cols > KB_CLUSTER_MAX * 16384)
         return cudaErrorNotSupported;
-    /* KBENCH_LAYERNORM_PF_PLAIN=1: the block's statistics by plain sums (an A/B) */
+    /* KBENCH_LAYERNORM_PF_PLAIN=1: the block's statistics by plain sums (an
+     * A/B, measured for clusters of 4 and 8; 16 keep the Welford merge) */
     static const int plain = kb_env_int("KBENCH_LAYERNORM_PF_PLAIN", 0, 0, 1);
     if (plain && cols <= 4 * 16384)
         return launch_cluster_pf_cl<T, 4, TANH, true>(a, s, "layernorm_fused_cluster_pf4_plain");
