@@ -1819,13 +1819,15 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     const int64_t rows = a->shape[LN_ROWS], cols = a->shape[LN_COLS];
     if (rows > INT32_MAX || cols <= 32768 || cols > KB_CLUSTER_MAX * 16384)
         return cudaErrorNotSupported;
-    /* KBENCH_LAYERNORM_PF_PLAIN=1: the block's statistics by plain sums (an
-     * A/B, measured for clusters of 4 and 8; 16 keep the Welford merge) */
-    static const int plain = kb_env_int("KBENCH_LAYERNORM_PF_PLAIN", 0, 0, 1);
+    /* The block's statistics by plain sums unless KBENCH_LAYERNORM_PLAIN=0
+     * (the Welford merge at every level; measured above the kernel). */
+    static const int plain = kb_env_int("KBENCH_LAYERNORM_PLAIN", 1, 0, 1);
     if (plain && cols <= 4 * 16384)
         return launch_cluster_pf_cl<T, 4, TANH, true>(a, s, "layernorm_fused_cluster_pf4_plain");
     if (plain && cols <= 8 * 16384)
         return launch_cluster_pf_cl<T, 8, TANH, true>(a, s, "layernorm_fused_cluster_pf8_plain");
+    if (plain)
+        return launch_cluster_pf_cl<T, 16, TANH, true>(a, s, "layernorm_fused_cluster_pf16_plain");
     if (cols <= 4 * 16384)
         return launch_cluster_pf_cl<T, 4, TANH>(a, s, "layernorm_fused_cluster_pf4");
     if (cols <= 8 * 16384)
@@ -1909,13 +1911,14 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH>
+template <typename T, bool TANH, bool PLAIN>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T>;
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
+    __shared__ float sums[2][2][THREADS / 32]; /* PLAIN: the two sums', by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
     const kb_gpipe<NV, THREADS, C::D> p(gp_sm, heads, rows, cols / V, S);
@@ -1937,7 +1940,19 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
 #pragma unroll
     for (int k = 0; k < NV; k++)
         n += in(k) ? V : 0;
-    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
+    /* PLAIN: the slice's element count and 1 / that (sums[1][1], which row 1
+     * writes only past row 0's barriers; the streaming threads only). */
+    float nblk = 0.0f, nb_inv = 0.0f;
+    if constexpr (PLAIN) {
+        if (threadIdx.x < THREADS) {
+            nblk = kb_gpipe_reduce<THREADS>((float)n, sums[1], 1, 0.0f, kb_warp_sum_op());
+            nb_inv = nblk > 0.0f ? 1.0f / nblk : 0.0f;
+        }
+    }
+    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block:
+     * merged Welford states at both levels, or (PLAIN) the slice's mean from
+     * the plain sum of d, then M2 as the sum of q + n (mt - mean)^2 about it
+     * (two barriers, no reciprocal; the Welford merge left to merge()). */
     auto stats = [&](int i) {
         const float K = shift(i);
         uint4 raw[NV];
@@ -1947,10 +1962,19 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         float v[NV][V];
         const float s = shifted_sum<T, true>(raw, v, K, in);
         const float mt = n > 0 ? s / (float)n : 0.0f;
-        const ln_wf w = kb_gpipe_reduce<THREADS>(ln_wf{(float)n, mt, centred_squares(v, mt, in)},
-                                                 red, i, ln_wf{0.0f, 0.0f, 0.0f},
-                                                 ln_warp_wf_op());
-        return make_float4(w.n, w.mean, w.m2, 0.0f);
+        const float q = centred_squares(v, mt, in);
+        if constexpr (PLAIN) {
+            const float mb =
+                kb_gpipe_reduce<THREADS>(s, sums[0], i, 0.0f, kb_warp_sum_op()) * nb_inv;
+            const float e = mt - mb;
+            const float m2 = kb_gpipe_reduce<THREADS>(fmaf((float)n * e, e, q), sums[1], i, 0.0f,
+                                                      kb_warp_sum_op());
+            return make_float4(nblk, mb, m2, 0.0f);
+        } else {
+            const ln_wf w = kb_gpipe_reduce<THREADS>(ln_wf{(float)n, mt, q}, red, i,
+                                                     ln_wf{0.0f, 0.0f, 0.0f}, ln_warp_wf_op());
+            return make_float4(w.n, w.mean, w.m2, 0.0f);
+        }
     };
     /* The row's S states in one fixed order: its mean of d and rstd. */
     auto merge = [&](int64_t row) {
@@ -1993,11 +2017,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
  * `filled` also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH>
-static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
+template <typename T, bool TANH, bool PLAIN>
+static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, const char *name)
 {
     using C = gp_cfg<T>;
-    const auto k = layernorm_fused_gpipe<T, TANH>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PLAIN>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     static int64_t cap = -1;
@@ -2006,8 +2030,18 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
-    return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
-                     p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
+    return kb_launch(a, s, k, name, grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
+                     (int)p.rows, p.cols, p.inv_cols, S);
+}
+
+/* launch_gpipe_k with the slices' statistics by plain sums unless
+ * KBENCH_LAYERNORM_PLAIN=0 (as the persistent clusters'). */
+template <typename T, bool TANH>
+static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
+{
+    static const int plain = kb_env_int("KBENCH_LAYERNORM_PLAIN", 1, 0, 1);
+    return plain ? launch_gpipe_k<T, TANH, true>(a, s, filled, "layernorm_fused_gpipe_plain")
+                 : launch_gpipe_k<T, TANH, false>(a, s, filled, "layernorm_fused_gpipe");
 }
 
 template <bool VEC> struct fused_kernels {
