@@ -1664,8 +1664,8 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * levels and of ln_ranks_wf) and the exchange make up much of the rest.
  * Next try: block sums of plain adds (n mean first, then M2 + n (mean -
  * M)^2 about the block's mean M), the merge with its reciprocal only at the
- * cluster level (PLAIN; KBENCH_LAYERNORM_PF_PLAIN=1, off until a report
- * is taken with it). Prediction: fewer instructions a row, issue below
+ * cluster level (PLAIN; the default since 2026-12-04, below;
+ * KBENCH_LAYERNORM_PLAIN=0 keeps the Welford merge at both levels). Prediction: fewer instructions a row, issue below
  * 70%, fp32 2048 x 65536 83.5 -> 85-88%. Measured (H200, 2026-12-04 07:18
  * UTC, three interleaved rounds, no counters, median us, the clock capped
  * at 1515-1695 MHz in the 65536 and 131072 runs, 1965-1980 at 40000; off /
@@ -1678,7 +1678,19 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * with it on (07:25 UTC): 684 layernorm cases, 0 failed. Beside it, the same
  * call: bf16 4096 x 65536 (shared-memory row kernel) 66.8%, issue 73%,
  * not_selected 34%, math_pipe_throttle 13% (issue-bound, as above); bf16
- * 1024 x 262144 (streaming) 50.3%, DRAM excess 1.51, long_scoreboard 61%. */
+ * 1024 x 262144 (streaming) 50.3%, DRAM excess 1.51, long_scoreboard 61%.
+ * Again with clusters of 16 blocks on plain sums too (12:06-12:11 UTC, three
+ * interleaved rounds, no counters, the clock at 1530-1590 MHz in the
+ * persistent clusters' runs, 1920 at 40000 columns; % of the copy bandwidth,
+ * Welford / plain): fp32 2048 x 65536 66.1, 67.0, 68.9 / 72.4, 69.8, 71.1
+ * (1.056x); 1024 x 131072 68.7, 68.3, 63.0 / 71.5, 69.2, 69.6 (1.052x); 512
+ * x 262144 62.3, 66.1, 62.5 / 67.1, 66.4, 69.8 (1.065x); 3000 x 40000 58.9,
+ * 58.3, 57.4 / 61.7, 62.3, 64.2 (1.077x). The awkward-size sweep with it on
+ * (12:14 UTC): 684 cases, 0 failed. So it is the default, for clusters of
+ * 16 too. Beside it, 16-bit rows over these clusters (KBENCH_LAYERNORM_
+ * CLUSTER_PF=2, plain sums) still lose to their own paths (two rounds, the
+ * clock not kept, % of the copy bandwidth, default / clusters): bf16 4096 x 65536 54.2, 53.7 /
+ * 44.7, 44.6; 6000 x 40000 48.0, 49.7 / 30.8, 30.8. */
 template <typename T, int CL, bool TANH, bool PLAIN = false>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
@@ -1894,7 +1906,17 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * 7/8 of the blocks the GPU holds (launch_gpipe's `filled`); bf16 rows stay
  * on their paths (0.997-1.002x at the same shapes). KBENCH_LAYERNORM_GRID_PIPE=0
  * turns it off, =2 takes every aligned row of 32769-1048576 columns here,
- * 16-bit too. */
+ * 16-bit too.
+ * Tried and not kept (code in commit 216ad59): the slices' statistics by
+ * plain sums (the slice's mean from the sum of d, then M2 about it, two
+ * barriers and no reciprocal), as the persistent clusters' below, where
+ * they took 5-8% (predicted: the same here if the streaming threads are
+ * issue-bound). Measured (H200, 2026-12-04 12:06-12:11 UTC, three
+ * interleaved rounds, no counters, 1980 MHz, % of the copy bandwidth,
+ * Welford / plain): fp32 128 x 1048576 67.3, 67.0, 67.2 / 67.5, 67.1,
+ * 67.9 (1.005x); 256 x 524288 67.8, 67.5, 68.0 / 67.6, 70.0, 68.3
+ * (1.013x). Level: the fp32 streaming threads here are not issue-bound;
+ * the exchange's pace is what holds these rows. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -1911,14 +1933,13 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH, bool PLAIN>
+template <typename T, bool TANH>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T>;
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
-    __shared__ float sums[2][2][THREADS / 32]; /* PLAIN: the two sums', by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
     const kb_gpipe<NV, THREADS, C::D> p(gp_sm, heads, rows, cols / V, S);
@@ -1940,19 +1961,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
 #pragma unroll
     for (int k = 0; k < NV; k++)
         n += in(k) ? V : 0;
-    /* PLAIN: the slice's element count and 1 / that (sums[1][1], which row 1
-     * writes only past row 0's barriers; the streaming threads only). */
-    float nblk = 0.0f, nb_inv = 0.0f;
-    if constexpr (PLAIN) {
-        if (threadIdx.x < THREADS) {
-            nblk = kb_gpipe_reduce<THREADS>((float)n, sums[1], 1, 0.0f, kb_warp_sum_op());
-            nb_inv = nblk > 0.0f ? 1.0f / nblk : 0.0f;
-        }
-    }
-    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block:
-     * merged Welford states at both levels, or (PLAIN) the slice's mean from
-     * the plain sum of d, then M2 as the sum of q + n (mt - mean)^2 about it
-     * (two barriers, no reciprocal; the Welford merge left to merge()). */
+    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
     auto stats = [&](int i) {
         const float K = shift(i);
         uint4 raw[NV];
@@ -1962,19 +1971,10 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         float v[NV][V];
         const float s = shifted_sum<T, true>(raw, v, K, in);
         const float mt = n > 0 ? s / (float)n : 0.0f;
-        const float q = centred_squares(v, mt, in);
-        if constexpr (PLAIN) {
-            const float mb =
-                kb_gpipe_reduce<THREADS>(s, sums[0], i, 0.0f, kb_warp_sum_op()) * nb_inv;
-            const float e = mt - mb;
-            const float m2 = kb_gpipe_reduce<THREADS>(fmaf((float)n * e, e, q), sums[1], i, 0.0f,
-                                                      kb_warp_sum_op());
-            return make_float4(nblk, mb, m2, 0.0f);
-        } else {
-            const ln_wf w = kb_gpipe_reduce<THREADS>(ln_wf{(float)n, mt, q}, red, i,
-                                                     ln_wf{0.0f, 0.0f, 0.0f}, ln_warp_wf_op());
-            return make_float4(w.n, w.mean, w.m2, 0.0f);
-        }
+        const ln_wf w = kb_gpipe_reduce<THREADS>(ln_wf{(float)n, mt, centred_squares(v, mt, in)},
+                                                 red, i, ln_wf{0.0f, 0.0f, 0.0f},
+                                                 ln_warp_wf_op());
+        return make_float4(w.n, w.mean, w.m2, 0.0f);
     };
     /* The row's S states in one fixed order: its mean of d and rstd. */
     auto merge = [&](int64_t row) {
@@ -2017,11 +2017,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
  * `filled` also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PLAIN>
-static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, const char *name)
+template <typename T, bool TANH>
+static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
     using C = gp_cfg<T>;
-    const auto k = layernorm_fused_gpipe<T, TANH, PLAIN>;
+    const auto k = layernorm_fused_gpipe<T, TANH>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     static int64_t cap = -1;
@@ -2030,18 +2030,8 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
-    return kb_launch(a, s, k, name, grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
-                     (int)p.rows, p.cols, p.inv_cols, S);
-}
-
-/* launch_gpipe_k with the slices' statistics by plain sums unless
- * KBENCH_LAYERNORM_PLAIN=0 (as the persistent clusters'). */
-template <typename T, bool TANH>
-static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
-{
-    static const int plain = kb_env_int("KBENCH_LAYERNORM_PLAIN", 1, 0, 1);
-    return plain ? launch_gpipe_k<T, TANH, true>(a, s, filled, "layernorm_fused_gpipe_plain")
-                 : launch_gpipe_k<T, TANH, false>(a, s, filled, "layernorm_fused_gpipe");
+    return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
+                     p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
 }
 
 template <bool VEC> struct fused_kernels {
