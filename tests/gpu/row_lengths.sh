@@ -42,8 +42,8 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, gp (both pipelined grids), half, grid-8 and grid-12, wide: a
-        # path each)
+        # pf, pf-wf, gp (both pipelined grids), half, grid-8 and grid-12,
+        # wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -109,18 +109,19 @@ for step in "$@"; do
         fi
         # a path behind a switch: op's fused rung at its shapes in every dtype
         # (checked against fp64), that its kernel ran, then each of the tools
-        # at one shape (fp32 and bf16)
-        path() { # op tag switch=value kernel-name sanitizer-shape "tools" shapes...
-            local op=$1 tag=$2 sw=$3 kname=$4 sshape=$5 tools=$6 sh=() tool
+        # at one shape (fp32 and bf16); several switches joined by '+'
+        path() { # op tag switch=value[+switch=value] kernel-name sanitizer-shape "tools" shapes...
+            local op=$1 tag=$2 sws=() kname=$4 sshape=$5 tools=$6 sh=() tool
+            IFS=+ read -ra sws <<<"$3"
             shift 6
             want "$tag" || return 0
             for s in "$@"; do sh+=(--shape "$s"); done
-            env "$sw" $kb run "$op" --variants fused --dtype fp32,fp16,bf16 "${sh[@]}" \
+            env "${sws[@]}" $kb run "$op" --variants fused --dtype fp32,fp16,bf16 "${sh[@]}" \
                 --metrics none --min-samples 3 --db "$out/$tag.db" --json "$out/$tag-$op.json" \
                 >"$out/$tag-$op.txt" 2>&1 || fail "$tag $op: kbench run exit $?"
             grep -q "$kname" "$out/$tag-$op.json" || fail "$tag $op: $kname did not run"
             for tool in $tools; do
-                env "$sw" timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
+                env "${sws[@]}" timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
                     $kb run "$op" --variants fused --dtype fp32,bf16 --shape "$sshape" \
                     --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
                     >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $tag: exit $?"
@@ -128,12 +129,18 @@ for step in "$@"; do
         }
         all="memcheck racecheck synccheck"
         # layernorm's persistent pushed clusters with staged parameters (fp32's
-        # by default; =2 gives them 16-bit rows too): rows fewer than, near and
-        # past the clusters in flight, rows that end inside a block,
-        # statistics, mean 10^4, tanh
-        path layernorm pf KBENCH_LAYERNORM_CLUSTER_PF=2 cluster_pf rows=70,cols=40008 "$all" \
+        # by default; =2 gives them 16-bit rows too), their block statistics
+        # by plain sums: rows fewer than, near and past the clusters in
+        # flight, rows that end inside a block, statistics, mean 10^4, tanh
+        path layernorm pf KBENCH_LAYERNORM_CLUSTER_PF=2 'cluster_pf[0-9]*_plain' \
+            rows=70,cols=40008 "$all" \
             rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=262144 \
             rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
+        # the same clusters with the Welford merge at both levels (plain sums
+        # by default), 16-bit rows too
+        path layernorm pf-wf KBENCH_LAYERNORM_CLUSTER_PF=2+KBENCH_LAYERNORM_PLAIN=0 'cluster_pf[0-9]*"' \
+            rows=70,cols=40008 memcheck rows=9,cols=40000 rows=67,cols=100008 \
+            rows=133,cols=262144 rows=50,cols=131072,mean=10000
         # layernorm's pipelined grid (fp32 rows past 262144 columns by
         # default; =2 every aligned row past 32768, 16-bit too): a block's
         # rows fewer than, equal to and past the lag, rows that end inside a
@@ -244,6 +251,10 @@ for step in "$@"; do
         # persistent clusters by default), and 16-bit rows in the persistent ones
         ab KBENCH_LAYERNORM_CLUSTER_PF=0 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144
+        # the persistent clusters' block statistics by Welford merges ("old";
+        # plain sums by default)
+        ab KBENCH_LAYERNORM_PLAIN=0 layernorm fused rows=2048,cols=65536 \
+            rows=1024,cols=131072 rows=512,cols=262144 rows=3000,cols=40000
         # layernorm's long rows: fp32 rows past 262144 columns without the
         # pipelined grid ("old"; the default takes them there), and every
         # aligned row past 32768 in it ("old" = =2)
