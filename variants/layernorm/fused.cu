@@ -1687,10 +1687,25 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * x 262144 62.3, 66.1, 62.5 / 67.1, 66.4, 69.8 (1.065x); 3000 x 40000 58.9,
  * 58.3, 57.4 / 61.7, 62.3, 64.2 (1.077x). The awkward-size sweep with it on
  * (12:14 UTC): 684 cases, 0 failed. So it is the default, for clusters of
- * 16 too. Beside it, 16-bit rows over these clusters (KBENCH_LAYERNORM_
- * CLUSTER_PF=2, plain sums) still lose to their own paths (two rounds, the
- * clock not kept, % of the copy bandwidth, default / clusters): bf16 4096 x 65536 54.2, 53.7 /
- * 44.7, 44.6; 6000 x 40000 48.0, 49.7 / 30.8, 30.8. */
+ * 16 too. Beside it, 16-bit rows over these clusters
+ * (KBENCH_LAYERNORM_CLUSTER_PF=2, plain sums) still lose to their own
+ * paths (two rounds, the clock not kept, % of the copy bandwidth, default /
+ * clusters): bf16 4096 x 65536 54.2, 53.7 / 44.7, 44.6; 6000 x 40000 48.0,
+ * 49.7 / 30.8, 30.8.
+ * At full clock (the report of 12:20-12:27 UTC, 1980 MHz, against the one
+ * of 2026-12-03 with the Welford merge): fp32 512 x 262144 75.5 -> 80.8%,
+ * 2048 x 65536 83.6 -> 83.5% (3000 x 40000 is not in the reports). So at
+ * 65536 the issue slots stop mattering once the clock is free; what holds
+ * the row there is not yet measured. First suspect: 30 clusters of 4 take
+ * 120 of the 132 SMs, so the row runs at 83.5 / (120 / 132) = 91.9% of an
+ * SM's share of the copy bandwidth; clusters of 2 would take every SM
+ * (32768 columns a block), but a block's row slot and staged parameters
+ * (384 KB) would not fit: the parameters would come from the L2 again, the
+ * cost this kernel was built to remove. Checked (12:31-12:35 UTC):
+ * row_lengths.sh's pf group (plain sums; fp32, fp16 and bf16 at 8 shapes,
+ * clusters of 4, 8 and 16; rel. L2 error 1.1e-7 in fp32 at a mean of 10^4,
+ * as the Welford form's) and its memcheck, racecheck and synccheck at 70 x
+ * 40008, all clean; the Welford arm (pf-wf) and its memcheck the same. */
 template <typename T, int CL, bool TANH, bool PLAIN = false>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
