@@ -1665,8 +1665,9 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * Next try: block sums of plain adds (n mean first, then M2 + n (mean -
  * M)^2 about the block's mean M), the merge with its reciprocal only at the
  * cluster level (PLAIN; the default since 2026-12-04, below;
- * KBENCH_LAYERNORM_PLAIN=0 keeps the Welford merge at both levels). Prediction: fewer instructions a row, issue below
- * 70%, fp32 2048 x 65536 83.5 -> 85-88%. Measured (H200, 2026-12-04 07:18
+ * KBENCH_LAYERNORM_PLAIN=0 keeps the Welford merge at both levels).
+ * Prediction: fewer instructions a row, issue below 70%, fp32 2048 x 65536
+ * 83.5 -> 85-88%. Measured (H200, 2026-12-04 07:18
  * UTC, three interleaved rounds, no counters, median us, the clock capped
  * at 1515-1695 MHz in the 65536 and 131072 runs, 1965-1980 at 40000; off /
  * on): 2048 x 65536 348, 371, 382 / 315, 306, 308 (1.18x; 80.0-82.5% of
