@@ -546,7 +546,30 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
  * 31.2 / 31.1 -> 30.3 / 30.2. Kept: a third of the predicted gain. The copy
  * of the next row's first 4 vectors waits for this row's to arrive, and its
  * last 4 for the output pass, so a row's passes still run with half of the
- * next row in flight at most. */
+ * next row in flight at most.
+ * Instructions an element (2026-12-04, nvdisasm of the sm_90 cubin, no GPU;
+ * a row loop's static instructions, inner loops times their trips, over a
+ * thread's elements of the row): this kernel (exact, erf, PF = 4) 553 +
+ * 8 x 185 (the output loop, 8 elements a trip) for 64 elements, ~31.8 an
+ * element; the 16-bit row kernel at 16384 columns (2 groups of 512 x 4
+ * vectors) 794 for 32, ~24.8; the persistent clusters (bf16, 4 blocks,
+ * plain sums) 631 for 16, ~39.4, and fp32 656 for 16, ~41. At the
+ * report's rates (2026-12-04, 1980 MHz: bf16 4096 x 65536 here at 67.8% of
+ * the copy bandwidth, 0.72 G elements/ms; the row kernel at 16384 at
+ * 89.9%, 0.96) both issue 2.3-2.4e13 thread instructions a second, ~70% of
+ * the GPU's 3.34e13, the share the counters read (73% here, 2026-12-04
+ * 07:25 UTC): 16-bit rows run at a rate set by their instructions an
+ * element. 85% of the copy bandwidth in bf16 (0.91 G elements/ms) at that
+ * issue share asks for at most ~26 an element, so this kernel needs a
+ * fifth fewer; the persistent clusters, ~39 an element over 120 SMs, lose
+ * to it, as measured (44.7% against 54.2%, above the persistent cluster
+ * kernel), while fp32 rows, half the elements a byte, have room at ~41
+ * (~52 at 85%). What the output loop spends beside GELU's 10 and the
+ * normalisation's 3 an element: the three parameter vectors from the L2,
+ * unpacked and beta + b added (~4 an element; the row kernel stages gamma
+ * raw and beta + b as floats in shared memory, for which this kernel's
+ * shared memory has no room), x unpacked a third time, and the loop's
+ * address arithmetic (15 IADD3 and 4 ISETP a trip). */
 #define LN_SROW_NV 8         /* vectors a thread */
 #define LN_SROW_THREADS 1024 /* one block an SM */
 #define LN_SROW_PF 4 /* slots a thread of the next row's vectors, flying during this row's */
