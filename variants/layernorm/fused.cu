@@ -1861,6 +1861,17 @@ static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const 
                              p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, nclusters);
 }
 
+/* launch_cluster_pf_cl in clusters of CL blocks, the block statistics by
+ * plain sums (`plain`) or Welford merges; name is the Welford kernel's,
+ * plain_name the other's. */
+template <typename T, int CL, bool TANH>
+static cudaError_t launch_cluster_pf_n(const kb_args *a, cudaStream_t s, bool plain,
+                                       const char *name, const char *plain_name)
+{
+    return plain ? launch_cluster_pf_cl<T, CL, TANH, true>(a, s, plain_name)
+                 : launch_cluster_pf_cl<T, CL, TANH, false>(a, s, name);
+}
+
 /* The persistent cluster kernel for aligned rows of 32769-262144 elements:
  * the fewest blocks of 16384 elements (4, 8 or 16) that hold a row.
  * cudaErrorNotSupported when the row does not fit or the GPU places none. */
@@ -1873,17 +1884,14 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
     /* The block's statistics by plain sums unless KBENCH_LAYERNORM_PLAIN=0
      * (the Welford merge at every level; measured above the kernel). */
     static const int plain = kb_env_int("KBENCH_LAYERNORM_PLAIN", 1, 0, 1);
-    if (plain && cols <= 4 * 16384)
-        return launch_cluster_pf_cl<T, 4, TANH, true>(a, s, "layernorm_fused_cluster_pf4_plain");
-    if (plain && cols <= 8 * 16384)
-        return launch_cluster_pf_cl<T, 8, TANH, true>(a, s, "layernorm_fused_cluster_pf8_plain");
-    if (plain)
-        return launch_cluster_pf_cl<T, 16, TANH, true>(a, s, "layernorm_fused_cluster_pf16_plain");
     if (cols <= 4 * 16384)
-        return launch_cluster_pf_cl<T, 4, TANH>(a, s, "layernorm_fused_cluster_pf4");
+        return launch_cluster_pf_n<T, 4, TANH>(a, s, plain, "layernorm_fused_cluster_pf4",
+                                               "layernorm_fused_cluster_pf4_plain");
     if (cols <= 8 * 16384)
-        return launch_cluster_pf_cl<T, 8, TANH>(a, s, "layernorm_fused_cluster_pf8");
-    return launch_cluster_pf_cl<T, 16, TANH>(a, s, "layernorm_fused_cluster_pf16");
+        return launch_cluster_pf_n<T, 8, TANH>(a, s, plain, "layernorm_fused_cluster_pf8",
+                                               "layernorm_fused_cluster_pf8_plain");
+    return launch_cluster_pf_n<T, 16, TANH>(a, s, plain, "layernorm_fused_cluster_pf16",
+                                            "layernorm_fused_cluster_pf16_plain");
 }
 
 /* ---- the pipelined grid kernel (rows of 32769-1048576 elements; a switch) ---------- *
@@ -1948,7 +1956,7 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * 16-bit too.
  * Tried and not kept (code in commit 216ad59): the slices' statistics by
  * plain sums (the slice's mean from the sum of d, then M2 about it, two
- * barriers and no reciprocal), as the persistent clusters' below, where
+ * barriers and no reciprocal), as the persistent clusters' above, where
  * they took 5-8% (predicted: the same here if the streaming threads are
  * issue-bound). Measured (H200, 2026-12-04 12:06-12:11 UTC, three
  * interleaved rounds, no counters, 1980 MHz, % of the copy bandwidth,
