@@ -42,8 +42,8 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, gp (both pipelined grids), half, grid-8 and grid-12,
-        # wide: a path each)
+        # pf, pf-wf, srow2, srow2-c, gp (both pipelined grids), half, grid-8
+        # and grid-12, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -141,6 +141,25 @@ for step in "$@"; do
         path layernorm pf-wf KBENCH_LAYERNORM_CLUSTER_PF=2+KBENCH_LAYERNORM_PLAIN=0 'cluster_pf[0-9]*"' \
             rows=70,cols=40008 memcheck rows=9,cols=40000 rows=67,cols=100008 \
             rows=133,cols=262144 rows=50,cols=131072,mean=10000
+        # layernorm's 16-bit rows in the shared memory of a block or a cluster
+        # (32769-1048576 columns, the default): rows fewer than and past the
+        # SMs, one block and clusters of 2-16, rows that end inside a block,
+        # statistics, mean 10^4, tanh; each tool at one block (bf16) and at a
+        # cluster of 2 (bf16 only: fp32 takes the persistent clusters there)
+        path layernorm srow2 KBENCH_LAYERNORM_SROW2=1 layernorm_fused_srow2 rows=70,cols=40008 \
+            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=67,cols=100008 \
+            rows=133,cols=262144 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
+            rows=31,cols=65536,gelu=1 rows=17,cols=1000000 rows=12,cols=1048576,gelu=1
+        path layernorm srow2-c KBENCH_LAYERNORM_SROW2=1 layernorm_fused_srow2_c2 \
+            rows=20,cols=131064 "" rows=20,cols=131064 rows=150,cols=131072,stats=1
+        if want srow2-c; then
+            for tool in $all; do
+                timeout 300 "$san" --tool "$tool" --error-exitcode 9 $kb run layernorm \
+                    --variants fused --dtype bf16 --shape rows=9,cols=65544 --metrics none \
+                    --min-samples 2 --max-samples 2 --db "$out/san.db" >>"$out/sanitizer.log" \
+                    2>&1 || fail "$tool layernorm srow2-c: exit $?"
+            done
+        fi
         # layernorm's pipelined grid (fp32 rows past 262144 columns by
         # default; =2 every aligned row past 32768, 16-bit too): a block's
         # rows fewer than, equal to and past the lag, rows that end inside a
@@ -251,6 +270,11 @@ for step in "$@"; do
         # persistent clusters by default), and 16-bit rows in the persistent ones
         ab KBENCH_LAYERNORM_CLUSTER_PF=0 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144
+        # layernorm's 16-bit rows of one block's shared memory by the first
+        # kernel and past 65536 columns streamed ("old"; by default the
+        # reworked kernel, in clusters past 65536)
+        ab KBENCH_LAYERNORM_SROW2=0 layernorm fused rows=4096,cols=65536 rows=3000,cols=40000 \
+            rows=1024,cols=262144 rows=256,cols=1048576
         # the persistent clusters' block statistics by Welford merges ("old";
         # plain sums by default)
         ab KBENCH_LAYERNORM_PLAIN=0 layernorm fused rows=2048,cols=65536 \

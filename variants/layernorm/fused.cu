@@ -1729,7 +1729,14 @@ static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const 
  * row_lengths.sh's pf group (plain sums; fp32, fp16 and bf16 at 8 shapes,
  * clusters of 4, 8 and 16; rel. L2 error 1.1e-7 in fp32 at a mean of 10^4,
  * as the Welford form's) and its memcheck, racecheck and synccheck at 70 x
- * 40008, all clean; the Welford arm (pf-wf) and its memcheck the same. */
+ * 40008, all clean; the Welford arm (pf-wf) and its memcheck the same.
+ * The SMs taken (KBENCH_LAYERNORM_PF_CLUSTERS=n: at most n clusters;
+ * H200, 2026-12-04 13:36-13:38 UTC, two interleaved rounds, 1965 MHz at the
+ * end, % of the copy bandwidth): fp32 2048 x 65536, 30 clusters (120 SMs)
+ * 82.8, 82.9; 27 (108) 80.0, 79.8; 24 (96) 77.1, 77.1. A tenth fewer SMs
+ * cost 3.5%, a fifth 7%: the row's pace is mostly not the SMs' own, so the
+ * 12 idle SMs would add ~3% at most (extrapolated), not the 10% that
+ * 132 / 120 promised. */
 template <typename T, int CL, bool TANH, bool PLAIN = false>
 __global__ void __launch_bounds__(1024, 1)
     layernorm_fused_cluster_pf(LN_PATH_BUFFERS, int rows, int cols, float inv_cols,
@@ -1855,7 +1862,11 @@ static cudaError_t launch_cluster_pf_cl(const kb_args *a, cudaStream_t s, const 
     if (active == 0)
         return cudaErrorNotSupported;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int nclusters = p.rows < active ? (int)p.rows : active;
+    /* KBENCH_LAYERNORM_PF_CLUSTERS=n: at most n clusters (an A/B of the SMs taken) */
+    static const int cap = kb_env_int("KBENCH_LAYERNORM_PF_CLUSTERS", 0, 0, 4096);
+    int nclusters = p.rows < active ? (int)p.rows : active;
+    if (cap > 0 && nclusters > cap)
+        nclusters = cap;
     const kb_dim3 grid = {(unsigned)(nclusters * CL), 1, 1}, block = {THREADS, 1, 1};
     return kb_launch_cluster(a, s, k, name, grid, block, SMEM, CL, p.x, p.g, p.b1, p.b2, p.y,
                              p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, nclusters);
@@ -1892,6 +1903,256 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
                                                "layernorm_fused_cluster_pf8_plain");
     return launch_cluster_pf_n<T, 16, TANH>(a, s, plain, "layernorm_fused_cluster_pf16",
                                             "layernorm_fused_cluster_pf16_plain");
+}
+
+/* ---- 16-bit rows in the shared memory of a block or a cluster ------------------- *
+ *
+ * The shared-memory row kernel above, reworked where its SASS spends
+ * (instructions an element, its header): the ring of 12 slots a thread is
+ * three groups of PF = 4, a row in two of them and the next row's first
+ * half in the third, so a row's vectors sit at two base addresses with
+ * immediate offsets instead of a wrapped slot index each; the output loop is
+ * unrolled, its global addresses immediate offsets too; and the
+ * normalisation is one FMA, x rstd + (-mean rstd), instead of a subtract and
+ * a multiply (for 16-bit inputs its rounding, 2^-24 of |mean| / sigma in
+ * normalised units, is 2^-16 of the input's own spacing there). Prediction
+ * (before any measurement, nvdisasm of the sm_90 cubin): the output loop
+ * from 185 to ~150 instructions for 8 elements, the row from ~31.8 to ~28
+ * an element, bf16 4096 x 65536 67.8% -> ~76% of the copy bandwidth if the
+ * issue share stays at ~70%.
+ * Rows of CL x 65536 16-bit elements: the same kernel in a cluster of CL =
+ * 2, 4, 8 or 16 blocks, block r holding the row's vectors r THREADS + tid +
+ * k CL THREADS; each block takes its exact two-pass statistics (n, mean,
+ * M2), the cluster's merged alike in every thread (Chan's formula) from the
+ * states pushed into every block's slots (kb_xring, as the persistent
+ * clusters do). The rows of 65537-1048576 columns took the streaming path
+ * (two reads of x: bf16 1024 x 262144 50.4%, 256 x 1048576 54.1%, DRAM
+ * excess 1.51, report of 2026-12-04); here x is read once. Prediction
+ * (before any measurement): 262144 in clusters of 4 on 120 SMs ~65-70%,
+ * 1048576 in clusters of 16 ~55-65% if the GPU places 7 of them.
+ * KBENCH_LAYERNORM_SROW2=0 sends 32769-65536 columns back to the kernel
+ * above and the longer rows to the streaming path.
+ * SASS (sm_90, the row loop, bf16, erf): one block 1690 instructions for a
+ * thread's 64 elements, ~26.4 an element (the old kernel ~31.8); a cluster
+ * of 4, 1845, ~28.8 (the exchange). 48-64 registers; the tanh form with the
+ * row exact spills 8-12 bytes (two stores a row, outside the element loops).
+ * Measured (H200, 2026-12-04 13:34-13:38 UTC, two interleaved rounds, no
+ * counters, the clock capped by power as the old kernel's 57-59% against its
+ * report's 67.8% shows; % of the copy bandwidth, old (=0) / this kernel):
+ * bf16 4096 x 65536 57.0, 58.7 / 66.5, 69.8 (1.18x, the predicted share of
+ * the instructions saved); 1024 x 262144 (streamed / clusters of 4) 43.6,
+ * 45.4 / 54.0, 68.8 (1.38x); 256 x 1048576 (clusters of 16) 46.3, 45.9 /
+ * 53.8, 53.8 (1.17x); 3000 x 40000 (not exact) 52.1, 52.9 / 53.7, 53.1.
+ * Tried and not kept (same call): fp32 rows in clusters of 2-8 such blocks
+ * of 32768 columns, the parameters from the L2 (so that 65536 columns take
+ * all 132 SMs in 66 clusters of 2): 0.78x the persistent clusters at 2048 x
+ * 65536, 0.84x at 512 x 262144; and the folded normalisation there lost
+ * fp32's digits at a mean of 10^4, as it must. The first form counted a
+ * block's elements by a block sum through red[0], which the first row's sum
+ * then overwrote unguarded: racecheck's hazard and a mismatch at 70 x 40008
+ * (clusters of 2) found it; the count is now arithmetic. */
+template <typename T, int CL, bool EXACT, bool TANH>
+__global__ void __launch_bounds__(LN_SROW_THREADS, 1)
+    layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups)
+{
+    constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = LN_SROW_THREADS;
+    constexpr int NW = THREADS / 32, PF = LN_SROW_PF, STRIDE = CL * THREADS;
+    constexpr uint32_t GROUP = PF * THREADS * 16; /* bytes of a slot group */
+    static_assert(V == 8, "16-bit rows (the folded normalisation is exact enough only there)");
+    static_assert(NV == 2 * PF, "a row fills two slot groups of the three");
+    extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
+    __shared__ float red[2][NW];
+    __shared__ kb_xring<CL> xr;
+    const int tid = threadIdx.x, lane = tid & 31;
+    const int tv = (CL > 1 ? (int)kb_cluster_rank() : 0) * THREADS + tid;
+    const int nvec = EXACT ? STRIDE * NV : cols / V;
+    const auto in = [&](int k) { return EXACT || tv + k * STRIDE < nvec; };
+    const uint32_t st = kb_smem_u32(ln_dyn + tid);
+    /* Vector k of row r into the slot at shared address dst. */
+    const auto fetch = [&](int r, int k, uint32_t dst) {
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)r * cols) + tv;
+        kb_cp_async16(dst, xv + k * STRIDE, 16);
+    };
+    /* With a cluster: this block's elements of every row (its vectors are
+     * those v < nvec with v mod STRIDE in [rank THREADS, rank THREADS +
+     * THREADS)), and their reciprocal. */
+    float nb = 0.0f, nb_inv = 0.0f;
+    if constexpr (CL > 1) {
+        kb_xring_open(xr);
+        const int rem = nvec % STRIDE - (tv - tid);
+        nb = (float)V * (float)(nvec / STRIDE * THREADS + (rem < 0 ? 0 : rem < THREADS ? rem : THREADS));
+        nb_inv = 1.0f / nb;
+    }
+    /* The slot groups of this row's vectors 0..PF-1 (lo) and PF..NV-1 (hi),
+     * and the free one; each row the next takes (free, lo). */
+    int glo = 0, ghi = 1, gfree = 2;
+    int row = (int)blockIdx.x / CL;
+    if (row < rows) {
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            if (in(k))
+                fetch(row, k, st + (uint32_t)k * THREADS * 16);
+        kb_cp_async_commit();
+    }
+    for (int round = 0; row < rows; row += ngroups, round++) {
+        const int next = row + ngroups;
+        const uint4 *xlo = ln_dyn + glo * PF * THREADS + tid;
+        const uint4 *xhi = ln_dyn + ghi * PF * THREADS + tid;
+        const auto slot = [&](int k) { return k < PF ? xlo[k * THREADS] : xhi[(k - PF) * THREADS]; };
+        kb_cp_async_wait<0>();
+        /* The next row's first PF vectors into the free group now, the rest
+         * into this row's lo group as the output pass frees it. */
+        if (next < rows) {
+#pragma unroll
+            for (int k = 0; k < PF; k++)
+                if (in(k))
+                    fetch(next, k, st + gfree * GROUP + (uint32_t)k * THREADS * 16);
+            kb_cp_async_commit();
+        }
+        /* Pass 1: the sum of the row's vectors. */
+        float s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            float f[V];
+            kb_unpack<T>(slot(k), f);
+            float sk = 0.0f;
+#pragma unroll
+            for (int i = 0; i < V; i++)
+                sk += f[i];
+            s += in(k) ? sk : 0.0f;
+        }
+        const float sb = ln_group_sum<NW, 1>(s, red[0], 0);
+        const float mb = CL > 1 ? sb * nb_inv : sb * inv_cols;
+        /* Pass 2: the sum of (x - mean)^2, about this block's mean. red[0]
+         * is not written again before the next row's first sum, which
+         * follows this sum's barrier. */
+        float q = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            float f[V];
+            kb_unpack<T>(slot(k), f);
+            float qk = 0.0f;
+#pragma unroll
+            for (int i = 0; i < V; i++) {
+                const float c = f[i] - mb;
+                qk = fmaf(c, c, qk);
+            }
+            q += in(k) ? qk : 0.0f;
+        }
+        const float qb = ln_group_sum<NW, 1>(q, red[1], 0);
+        float md = mb, m2 = qb;
+        if constexpr (CL > 1) {
+            /* The cluster's (n, mean, M2), merged alike everywhere. */
+            kb_xring_begin<CL>(round);
+            const float4 *part = kb_xring_push(xr, round, make_float4(nb, mb, qb, 0.0f));
+            const ln_wf c = ln_ranks_wf<CL>(lane, [&](int r) { return part[r]; });
+            kb_xring_end();
+            md = c.mean;
+            m2 = c.m2;
+        }
+        const float rstd = rsqrtf(fmaf(m2, inv_cols, LN_EPS));
+        const float nmr = -md * rstd;
+        /* Output: y = GELU((x rstd - mean rstd) gamma + (beta + b)); once
+         * vector k < PF is written, its slot takes the next row's vector PF + k. */
+        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tv;
+        const T *gt = gamma + tv * V, *b1t = beta + tv * V, *b2t = bias + tv * V;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (in(k)) {
+                float f[V], g[V], bb[V];
+                kb_unpack<T>(slot(k), f);
+                ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    f[i] = ln_gelu<TANH>(fmaf(fmaf(f[i], rstd, nmr), g[i], bb[i]));
+                kb_st128(yv + k * STRIDE, kb_pack<T>(f));
+                if (k < PF && next < rows && in(PF + k)) {
+                    /* f came from this slot: its read is done before the copy */
+                    asm volatile("" ::"f"(f[V - 1]) : "memory");
+                    fetch(next, PF + k, st + glo * GROUP + (uint32_t)k * THREADS * 16);
+                }
+            }
+        }
+        if (mean_out != nullptr && tv == 0) {
+            mean_out[row] = md;
+            rstd_out[row] = rstd;
+        }
+        if (next < rows)
+            kb_cp_async_commit();
+        const int g = gfree;
+        gfree = ghi;
+        ghi = glo;
+        glo = g;
+    }
+    if constexpr (CL > 1)
+        kb_cluster_wait(); /* every peer past its reads of this block's slots */
+}
+
+/* Launches layernorm_fused_srow2 in clusters of CL blocks (one block an SM;
+ * CL = 1: plain blocks), as many as the GPU holds at once or rows.
+ * cudaErrorNotSupported when it places none. */
+template <typename T, int CL, bool EXACT, bool TANH>
+static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
+{
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    constexpr size_t smem = (size_t)LN_SROW_THREADS * (LN_SROW_NV + LN_SROW_PF) * 16;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH>;
+    int groups = 0;
+    cudaError_t e = cudaSuccess;
+    if constexpr (CL == 1) {
+        e = kb_current_sms(&groups);
+        if (e == cudaSuccess)
+            e = kb_allow_smem(k, smem);
+    } else {
+        static const int active = kb_cluster_capacity((const void *)k, LN_SROW_THREADS, CL, smem);
+        groups = active;
+    }
+    if (e != cudaSuccess)
+        return e;
+    if (groups == 0)
+        return cudaErrorNotSupported;
+    if (p.rows < groups)
+        groups = (int)p.rows;
+    const kb_dim3 grid = {(unsigned)(groups * CL), 1, 1}, block = {LN_SROW_THREADS, 1, 1};
+    if constexpr (CL == 1)
+        return kb_launch(a, s, k, name, grid, block, smem, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
+                         (int)p.rows, p.cols, p.inv_cols, groups);
+    else
+        return kb_launch_cluster(a, s, k, name, grid, block, smem, CL, p.x, p.g, p.b1, p.b2, p.y,
+                                 p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, groups);
+}
+
+template <typename T, int CL, bool TANH>
+static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char *name,
+                                   const char *exact_name)
+{
+    return a->shape[LN_COLS] == CL * srow_cols<T>()
+               ? launch_srow2_k<T, CL, true, TANH>(a, s, exact_name)
+               : launch_srow2_k<T, CL, false, TANH>(a, s, name);
+}
+
+/* layernorm_fused_srow2 for an aligned row of at most 16 blocks' slots: the
+ * fewest blocks that hold it (a power of two). cudaErrorNotSupported where
+ * the row does not fit or the GPU places no such cluster. */
+template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *a, cudaStream_t s)
+{
+    const int64_t cols = a->shape[LN_COLS], per = srow_cols<T>();
+    if (cols <= per)
+        return launch_srow2_cl<T, 1, TANH>(a, s, "layernorm_fused_srow2",
+                                           "layernorm_fused_srow2_exact");
+    if (cols <= 2 * per)
+        return launch_srow2_cl<T, 2, TANH>(a, s, "layernorm_fused_srow2_c2",
+                                           "layernorm_fused_srow2_c2_exact");
+    if (cols <= 4 * per)
+        return launch_srow2_cl<T, 4, TANH>(a, s, "layernorm_fused_srow2_c4",
+                                           "layernorm_fused_srow2_c4_exact");
+    if (cols <= 8 * per)
+        return launch_srow2_cl<T, 8, TANH>(a, s, "layernorm_fused_srow2_c8",
+                                           "layernorm_fused_srow2_c8_exact");
+    if (cols <= KB_CLUSTER_MAX * per)
+        return launch_srow2_cl<T, KB_CLUSTER_MAX, TANH>(a, s, "layernorm_fused_srow2_c16",
+                                                       "layernorm_fused_srow2_c16_exact");
+    return cudaErrorNotSupported;
 }
 
 /* ---- the pipelined grid kernel (rows of 32769-1048576 elements; a switch) ---------- *
@@ -2287,8 +2548,18 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
             return e;
     }
     /* 16-bit aligned rows of 32769-65536 columns: one block's shared memory,
-     * unless KBENCH_LAYERNORM_SMEM_ROW=0 (above the kernel) */
+     * unless KBENCH_LAYERNORM_SMEM_ROW=0 (above the kernel); the reworked
+     * kernel (layernorm_fused_srow2), 32769-1048576 columns in clusters past
+     * 65536, unless KBENCH_LAYERNORM_SROW2=0 (measured above that kernel) */
     static const int use_srow = kb_env_int("KBENCH_LAYERNORM_SMEM_ROW", 1, 0, 1);
+    static const int use_srow2 = kb_env_int("KBENCH_LAYERNORM_SROW2", 1, 0, 1);
+    if constexpr (sizeof(T) == 2)
+        if (use_srow && use_srow2 && aligned && cols % V == 0 && cols > 32768 &&
+            (cols <= srow_cols<T>() || !kb_rows_few(rows)) && rows <= INT32_MAX / 2) {
+            const cudaError_t e = launch_srow2<T, TANH>(a, s);
+            if (e != cudaErrorNotSupported)
+                return e;
+        }
     if constexpr (sizeof(T) == 2)
         if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
             cols <= srow_cols<T>() && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
