@@ -1950,8 +1950,21 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * fp32's digits at a mean of 10^4, as it must. The first form counted a
  * block's elements by a block sum through red[0], which the first row's sum
  * then overwrote unguarded: racecheck's hazard and a mismatch at 70 x 40008
- * (clusters of 2) found it; the count is now arithmetic. */
-template <typename T, int CL, bool EXACT, bool TANH>
+ * (clusters of 2) found it; the count is now arithmetic.
+ * Counters (kbench run --metrics full, 13:48 UTC, 1980 MHz after): bf16 4096
+ * x 65536 82.1% of the copy bandwidth (not_selected 42%, math_pipe 12%:
+ * still issue-bound), 1024 x 262144 64.8% (clusters of 4, 120 blocks;
+ * not_selected 32%, long_scoreboard 20%), 256 x 1048576 54.1% (clusters of
+ * 16, 7 placed, 112 blocks; long_scoreboard 36%, DRAM excess 1.05).
+ * Next (prediction, before any measurement): the first pass's sum by the
+ * tensor cores (MMA), each vector an m16n8k16 fragment against a B of ones,
+ * an HMMA for 8 elements where the FADD form spends 16 instructions
+ * (unpack and add); the row loop 1690 -> 1574 instructions (SASS), so
+ * 4096 x 65536 82% -> ~87% while issue-bound. The products are exact and
+ * the sums fp32; the second pass stays in FADD/FFMA, about the block's
+ * mean, so M2 is exact about whatever mean the first pass gives.
+ * KBENCH_LAYERNORM_SROW2_MMA=0 keeps the FADD form. */
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA>
 __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups)
 {
@@ -2011,15 +2024,33 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
         }
         /* Pass 1: the sum of the row's vectors. */
         float s = 0.0f;
+        if constexpr (MMA) {
+            /* By the tensor cores: each vector an m16n8k16 A fragment (any
+             * placement: every element once), B all ones, so every column of
+             * the fp32 accumulators holds the 16 row sums; lane (g, t) holds
+             * columns 2t, 2t + 1 of rows g and g + 8, and the warp's d0 + d2
+             * count each element four times. */
+            constexpr uint32_t ONE = std::is_same<T, __nv_bfloat16>::value ? 0x3F803F80u
+                                                                             : 0x3C003C00u;
+            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float f[V];
-            kb_unpack<T>(slot(k), f);
-            float sk = 0.0f;
+            for (int k = 0; k < NV; k++) {
+                const uint4 v = in(k) ? slot(k) : make_uint4(0, 0, 0, 0);
+                const uint32_t a4[4] = {v.x, v.y, v.z, v.w};
+                kb_mma16816<T>(acc, a4, ONE, ONE);
+            }
+            s = 0.25f * (acc[0] + acc[2]);
+        } else {
 #pragma unroll
-            for (int i = 0; i < V; i++)
-                sk += f[i];
-            s += in(k) ? sk : 0.0f;
+            for (int k = 0; k < NV; k++) {
+                float f[V];
+                kb_unpack<T>(slot(k), f);
+                float sk = 0.0f;
+#pragma unroll
+                for (int i = 0; i < V; i++)
+                    sk += f[i];
+                s += in(k) ? sk : 0.0f;
+            }
         }
         const float sb = ln_group_sum<NW, 1>(s, red[0], 0);
         const float mb = CL > 1 ? sb * nb_inv : sb * inv_cols;
@@ -2091,12 +2122,12 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
 /* Launches layernorm_fused_srow2 in clusters of CL blocks (one block an SM;
  * CL = 1: plain blocks), as many as the GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
-template <typename T, int CL, bool EXACT, bool TANH>
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)LN_SROW_THREADS * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH>;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA>;
     int groups = 0;
     cudaError_t e = cudaSuccess;
     if constexpr (CL == 1) {
@@ -2126,9 +2157,14 @@ template <typename T, int CL, bool TANH>
 static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char *name,
                                    const char *exact_name)
 {
-    return a->shape[LN_COLS] == CL * srow_cols<T>()
-               ? launch_srow2_k<T, CL, true, TANH>(a, s, exact_name)
-               : launch_srow2_k<T, CL, false, TANH>(a, s, name);
+    /* the first pass's sum by the tensor cores unless KBENCH_LAYERNORM_SROW2_MMA=0 */
+    static const int mma = kb_env_int("KBENCH_LAYERNORM_SROW2_MMA", 1, 0, 1);
+    const bool exact = a->shape[LN_COLS] == CL * srow_cols<T>();
+    if (mma)
+        return exact ? launch_srow2_k<T, CL, true, TANH, true>(a, s, exact_name)
+                     : launch_srow2_k<T, CL, false, TANH, true>(a, s, name);
+    return exact ? launch_srow2_k<T, CL, true, TANH, false>(a, s, exact_name)
+                 : launch_srow2_k<T, CL, false, TANH, false>(a, s, name);
 }
 
 /* layernorm_fused_srow2 for an aligned row of at most 16 blocks' slots: the
