@@ -1963,7 +1963,21 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * 4096 x 65536 82% -> ~87% while issue-bound. The products are exact and
  * the sums fp32; the second pass stays in FADD/FFMA, about the block's
  * mean, so M2 is exact about whatever mean the first pass gives.
- * KBENCH_LAYERNORM_SROW2_MMA=0 keeps the FADD form. */
+ * KBENCH_LAYERNORM_SROW2_MMA=0 keeps the FADD form.
+ * Measured (H200, 2026-12-04 13:58-13:59 UTC, two interleaved rounds, no
+ * counters, the clock capped by power throughout: FADD / MMA, % of the copy
+ * bandwidth): bf16 4096 x 65536 61.8, 61.6 / 63.3, 61.5 (1.011x); 1024 x
+ * 262144 51.1, 51.4 / 51.7, 54.6 (1.037x). Kept, by a little: under the cap
+ * the clock, not the instructions, sets the pace. The checks of 13:56 UTC
+ * (srow2, srow2-fadd and srow2-c groups of row_lengths.sh, fp16 and bf16,
+ * a mean of 10^4, statistics, tanh; memcheck, racecheck and synccheck at
+ * one block and at a cluster of 2) and the GPU awkward-size sweep, all clean.
+ * In the report of 14:02-14:10 UTC: 4096 x 65536 72.1% (67.8% in the one
+ * before), its clock held at 1740 MHz by the power cap (305 us at 1980 MHz
+ * in the counters run above, 347 us here: the time scales with the clock);
+ * 1024 x 262144 63.3% (50.4%), 256 x 1048576 53.8% (54.1%): with 7
+ * clusters of 16 on 112 SMs and long_scoreboard first, x's one read buys
+ * nothing there yet. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA>
 __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups)
