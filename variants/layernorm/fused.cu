@@ -45,9 +45,12 @@
  *                            range checks): 4096 -> 128 threads x 8 (fp32),
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
- *   16-bit, 32769-65536,     the shared-memory row kernel: one 1024-thread
- *   aligned, rows not few    block an SM, the row in 128 KB of shared memory
- *                            (below);
+ *   fp32, 32769-262144,      the persistent clusters: 4-16 blocks of 16384
+ *   aligned, rows not few    elements a row, gamma and beta + b staged in
+ *                            shared memory once (below);
+ *   16-bit, 32769-1048576,   layernorm_fused_srow2: one 1024-thread block an
+ *   aligned, rows not few    SM, 65536 elements of the row in its shared
+ *   (to 65536: any rows)     memory, in clusters of 2-16 past 65536 (below);
  *   fp32, 262145-1048576,    the pipelined grid: a block of 512 threads an
  *   aligned, rows not few,   SM, 8192 columns each, the rows' statistics
  *   groups filling 7/8 of    exchanged L rows late (below);
@@ -86,7 +89,12 @@
  * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=0 sends the fp32 rows
  * of 262145-1048576 columns that take the pipelined grid back to the
  * persistent clusters' paths, =2 sends every aligned row of 32769-1048576
- * columns to the pipelined grid, 16-bit too (measured: above that kernel).
+ * columns to the pipelined grid, 16-bit too (measured: above that kernel);
+ * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
+ * back to the first shared-memory row kernel (to 65536 columns) and the
+ * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
+ * FADDs instead of the tensor cores; KBENCH_LAYERNORM_PF_CLUSTERS=n caps the
+ * persistent clusters at n (an A/B of the SMs they take).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
  * merge per 16-32 elements instead of a
