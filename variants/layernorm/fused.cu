@@ -234,6 +234,48 @@ static __device__ __forceinline__ float centred_squares(float (&v)[NV][V], float
     return q;
 }
 
+/* The two passes over packed vectors that stay where they are (shared-memory
+ * slots), unpacked again each pass: the sum of the NV vectors slot(k) in
+ * range (in(k)), each vector's own sum first ... */
+template <typename T, int NV, typename SLOT, typename IN>
+static __device__ __forceinline__ float packed_sum(SLOT slot, IN in)
+{
+    constexpr int V = kb_vec_width<T>();
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        float f[V];
+        kb_unpack<T>(slot(k), f);
+        float sk = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++)
+            sk += f[i];
+        s += in(k) ? sk : 0.0f;
+    }
+    return s;
+}
+
+/* ... and the sum of their squares about md. */
+template <typename T, int NV, typename SLOT, typename IN>
+static __device__ __forceinline__ float packed_centred_squares(SLOT slot, float md, IN in)
+{
+    constexpr int V = kb_vec_width<T>();
+    float q = 0.0f;
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        float f[V];
+        kb_unpack<T>(slot(k), f);
+        float qk = 0.0f;
+#pragma unroll
+        for (int i = 0; i < V; i++) {
+            const float c = f[i] - md;
+            qk = fmaf(c, c, qk);
+        }
+        q += in(k) ? qk : 0.0f;
+    }
+    return q;
+}
+
 /* Pass 1 of the two-pass statistics: unpacks the NV vectors raw into v, less
  * K when SHIFT, and returns the sum over the vectors in range (in(k)), each
  * vector's own sum first. */
@@ -637,33 +679,11 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
             }
         }
         /* Pass 1: the sum of the row's vectors. */
-        float s = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float f[V];
-            kb_unpack<T>(xt[wrap(base + k) * THREADS], f);
-            float sk = 0.0f;
-#pragma unroll
-            for (int i = 0; i < V; i++)
-                sk += f[i];
-            s += in(k) ? sk : 0.0f;
-        }
-        const float md = ln_group_sum<NW, 1>(s, red[0], 0) * inv_cols;
+        const auto slot = [&](int k) { return xt[wrap(base + k) * THREADS]; };
+        const float md = ln_group_sum<NW, 1>(packed_sum<T, NV>(slot, in), red[0], 0) * inv_cols;
         /* Pass 2: the sum of (x - mean)^2. red[0] is not written again before
          * the next row's first sum, which follows this sum's barrier. */
-        float q = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float f[V];
-            kb_unpack<T>(xt[wrap(base + k) * THREADS], f);
-            float qk = 0.0f;
-#pragma unroll
-            for (int i = 0; i < V; i++) {
-                const float c = f[i] - md;
-                qk = fmaf(c, c, qk);
-            }
-            q += in(k) ? qk : 0.0f;
-        }
+        const float q = packed_centred_squares<T, NV>(slot, md, in);
         const float rstd = rsqrtf(fmaf(ln_group_sum<NW, 1>(q, red[1], 0), inv_cols, LN_EPS));
         /* Output: y = GELU((x - mean) rstd gamma + (beta + b)), a vector an
          * iteration; once vector k < NV - PF is written, its slot takes the
@@ -2063,36 +2083,15 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
             }
             s = 0.25f * (acc[0] + acc[2]);
         } else {
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                float f[V];
-                kb_unpack<T>(slot(k), f);
-                float sk = 0.0f;
-#pragma unroll
-                for (int i = 0; i < V; i++)
-                    sk += f[i];
-                s += in(k) ? sk : 0.0f;
-            }
+            s = packed_sum<T, NV>(slot, in);
         }
         const float sb = ln_group_sum<NW, 1>(s, red[0], 0);
         const float mb = CL > 1 ? sb * nb_inv : sb * inv_cols;
         /* Pass 2: the sum of (x - mean)^2, about this block's mean. red[0]
          * is not written again before the next row's first sum, which
          * follows this sum's barrier. */
-        float q = 0.0f;
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float f[V];
-            kb_unpack<T>(slot(k), f);
-            float qk = 0.0f;
-#pragma unroll
-            for (int i = 0; i < V; i++) {
-                const float c = f[i] - mb;
-                qk = fmaf(c, c, qk);
-            }
-            q += in(k) ? qk : 0.0f;
-        }
-        const float qb = ln_group_sum<NW, 1>(q, red[1], 0);
+        const float qb =
+            ln_group_sum<NW, 1>(packed_centred_squares<T, NV>(slot, mb, in), red[1], 0);
         float md = mb, m2 = qb;
         if constexpr (CL > 1) {
             /* The cluster's (n, mean, M2), merged alike everywhere. */
