@@ -109,9 +109,10 @@ for step in "$@"; do
         fi
         # a path behind a switch: op's fused rung at its shapes in every dtype
         # (checked against fp64), that its kernel ran, then each of the tools
-        # at one shape (fp32 and bf16); several switches joined by '+'
+        # at one shape (fp32 and bf16, or SAN_DTYPE's); several switches joined by '+'
         path() { # op tag switch=value[+switch=value] kernel-name sanitizer-shape "tools" shapes...
             local op=$1 tag=$2 sws=() kname=$4 sshape=$5 tools=$6 sh=() tool
+            local sdt=${SAN_DTYPE:-fp32,bf16}
             IFS=+ read -ra sws <<<"$3"
             shift 6
             want "$tag" || return 0
@@ -122,7 +123,7 @@ for step in "$@"; do
             grep -q "$kname" "$out/$tag-$op.json" || fail "$tag $op: $kname did not run"
             for tool in $tools; do
                 env "${sws[@]}" timeout 300 "$san" --tool "$tool" --error-exitcode 9 \
-                    $kb run "$op" --variants fused --dtype fp32,bf16 --shape "$sshape" \
+                    $kb run "$op" --variants fused --dtype "$sdt" --shape "$sshape" \
                     --metrics none --min-samples 2 --max-samples 2 --db "$out/san.db" \
                     >>"$out/sanitizer.log" 2>&1 || fail "$tool $op $tag: exit $?"
             done
@@ -154,16 +155,9 @@ for step in "$@"; do
         path layernorm srow2-fadd KBENCH_LAYERNORM_SROW2_MMA=0 layernorm_fused_srow2 \
             rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \
             rows=133,cols=262144 rows=50,cols=131072,mean=10000 rows=17,cols=1000000
-        path layernorm srow2-c KBENCH_LAYERNORM_SROW2=1 layernorm_fused_srow2_c2 \
-            rows=20,cols=131064 "" rows=20,cols=131064 rows=150,cols=131072,stats=1
-        if want srow2-c; then
-            for tool in $all; do
-                timeout 300 "$san" --tool "$tool" --error-exitcode 9 $kb run layernorm \
-                    --variants fused --dtype bf16 --shape rows=9,cols=65544 --metrics none \
-                    --min-samples 2 --max-samples 2 --db "$out/san.db" >>"$out/sanitizer.log" \
-                    2>&1 || fail "$tool layernorm srow2-c: exit $?"
-            done
-        fi
+        SAN_DTYPE=bf16 path layernorm srow2-c KBENCH_LAYERNORM_SROW2=1 \
+            layernorm_fused_srow2_c2 rows=9,cols=65544 "$all" rows=20,cols=131064 \
+            rows=150,cols=131072,stats=1
         # layernorm's pipelined grid (fp32 rows past 262144 columns by
         # default; =2 every aligned row past 32768, 16-bit too): a block's
         # rows fewer than, equal to and past the lag, rows that end inside a

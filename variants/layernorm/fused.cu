@@ -235,10 +235,10 @@ static __device__ __forceinline__ float centred_squares(float (&v)[NV][V], float
 }
 
 /* The two passes over packed vectors that stay where they are (shared-memory
- * slots), unpacked again each pass: the sum of the NV vectors slot(k) in
- * range (in(k)), each vector's own sum first ... */
-template <typename T, int NV, typename SLOT, typename IN>
-static __device__ __forceinline__ float packed_sum(SLOT slot, IN in)
+ * slots), unpacked again each pass: op(acc, f) folded over the elements of the
+ * NV vectors slot(k) in range (in(k)), each vector's own fold from 0 first. */
+template <typename T, int NV, typename SLOT, typename IN, typename OP>
+static __device__ __forceinline__ float packed_fold(SLOT slot, IN in, OP op)
 {
     constexpr int V = kb_vec_width<T>();
     float s = 0.0f;
@@ -249,31 +249,27 @@ static __device__ __forceinline__ float packed_sum(SLOT slot, IN in)
         float sk = 0.0f;
 #pragma unroll
         for (int i = 0; i < V; i++)
-            sk += f[i];
+            sk = op(sk, f[i]);
         s += in(k) ? sk : 0.0f;
     }
     return s;
 }
 
-/* ... and the sum of their squares about md. */
+/* Pass 1: the sum of the packed vectors ... */
+template <typename T, int NV, typename SLOT, typename IN>
+static __device__ __forceinline__ float packed_sum(SLOT slot, IN in)
+{
+    return packed_fold<T, NV>(slot, in, [](float acc, float f) { return acc + f; });
+}
+
+/* ... pass 2: the sum of their squares about md. */
 template <typename T, int NV, typename SLOT, typename IN>
 static __device__ __forceinline__ float packed_centred_squares(SLOT slot, float md, IN in)
 {
-    constexpr int V = kb_vec_width<T>();
-    float q = 0.0f;
-#pragma unroll
-    for (int k = 0; k < NV; k++) {
-        float f[V];
-        kb_unpack<T>(slot(k), f);
-        float qk = 0.0f;
-#pragma unroll
-        for (int i = 0; i < V; i++) {
-            const float c = f[i] - md;
-            qk = fmaf(c, c, qk);
-        }
-        q += in(k) ? qk : 0.0f;
-    }
-    return q;
+    return packed_fold<T, NV>(slot, in, [md](float acc, float f) {
+        const float c = f - md;
+        return fmaf(c, c, acc);
+    });
 }
 
 /* Pass 1 of the two-pass statistics: unpacks the NV vectors raw into v, less
@@ -2610,17 +2606,18 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * 65536, unless KBENCH_LAYERNORM_SROW2=0 (measured above that kernel) */
     static const int use_srow = kb_env_int("KBENCH_LAYERNORM_SMEM_ROW", 1, 0, 1);
     static const int use_srow2 = kb_env_int("KBENCH_LAYERNORM_SROW2", 1, 0, 1);
-    if constexpr (sizeof(T) == 2)
-        if (use_srow && use_srow2 && aligned && cols % V == 0 && cols > 32768 &&
-            (cols <= srow_cols<T>() || !kb_rows_few(rows)) && rows <= INT32_MAX / 2) {
+    if constexpr (sizeof(T) == 2) {
+        /* row + grid < 2^31 */
+        const bool held = use_srow && aligned && cols % V == 0 && cols > 32768 &&
+                          rows <= INT32_MAX / 2;
+        if (held && use_srow2 && (cols <= srow_cols<T>() || !kb_rows_few(rows))) {
             const cudaError_t e = launch_srow2<T, TANH>(a, s);
             if (e != cudaErrorNotSupported)
                 return e;
         }
-    if constexpr (sizeof(T) == 2)
-        if (use_srow && aligned && cols % V == 0 && cols > 32768 &&
-            cols <= srow_cols<T>() && rows <= INT32_MAX / 2) /* row + grid < 2^31 */
+        if (held && cols <= srow_cols<T>())
             return launch_srow<T, TANH>(a, s);
+    }
     /* Aligned rows past the paths above, at most 3/4 as many rows as SMs: the
      * streaming cluster kernel (measured above), unless KBENCH_LAYERNORM_STREAM_CL=0. */
     static const int use_scl = kb_env_int("KBENCH_LAYERNORM_STREAM_CL", 1, 0, 1);
