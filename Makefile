@@ -123,7 +123,8 @@ shiplibs:
 	  cmp -s "$$p" $(B)/lib/$$l || { cp -L "$$p" $(B)/lib/$$l.tmp && mv -f $(B)/lib/$$l.tmp $(B)/lib/$$l; } \
 	  || exit 1; done
 
-tests: $(TEST_BIN) $(B)/kbench shiplibs $(B)/bench/mma_peak $(B)/bench/fw_trace
+tests: $(TEST_BIN) $(B)/kbench shiplibs $(B)/bench/mma_peak $(B)/bench/fw_trace \
+       $(B)/bench/grid_trace
 
 # The tensor-core rung's ceiling (bench/mma_peak.cu's header): built with the
 # tests, run on the GPU machine.
@@ -133,12 +134,22 @@ $(B)/bench/mma_peak: bench/mma_peak.cu src/kernels/mma.cuh
 
 # flash-wgmma's timeline of work-tile edges (bench/fw_trace.cu's header): the
 # variant's source with TR, built with the tests, run on the GPU machine.
-$(B)/bench/fw_trace: NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
+$(B)/bench/fw_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
 $(B)/bench/fw_trace: bench/fw_trace.cu variants/attention/flash_wgmma.cu \
                      variants/attention/attention.cuh src/kernels/hopper.cuh src/kernels/fill.h \
                      $(B)/libkb.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
+	  -Xlinker -rpath,$(CUDA)/lib64 $(filter-out -lcudart_static,$(LDLIBS))
+
+# softmax's grid path, a timeline of its items' edges (bench/grid_trace.cu's
+# header): the variant's source with SOFTMAX_GRID_TRACE, built with the tests.
+# (private: a target's NVARCH must not reach the objects of libkb.a it needs.)
+$(B)/bench/grid_trace: bench/grid_trace.cu variants/softmax/fused.cu variants/softmax/softmax.cuh \
+                       src/kernels/grid_rows.cuh src/kernels/wave_rows.cuh src/kernels/fill.h \
+                       $(B)/libkb.a
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -DSOFTMAX_GRID_TRACE -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
 	  -Xlinker -rpath,$(CUDA)/lib64 $(filter-out -lcudart_static,$(LDLIBS))
 
 host-tests: $(HOST_TEST_BIN) $(B)/kbench shiplibs

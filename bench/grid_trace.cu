@@ -1,0 +1,130 @@
+/* grid_trace.cu - a timeline of softmax's grid path (rows past the clusters,
+ * split over ordinary blocks whose (max, sum) pairs meet in the L2): where a
+ * block's time goes between taking its item and leaving, and how a row's
+ * blocks wait for one another, which the counters (averages over the launch)
+ * cannot show.
+ *
+ * It builds the fused variant with SOFTMAX_GRID_TRACE (thread 0 of every
+ * block stamps the global timer and the SM's clock at six edges of its item:
+ * taken, its loads landed and its max known, block reduced, the row's pairs
+ * in, the pairs merged, its stores issued), launches it on random inputs and
+ * prints one line per item. The launch without stamps is timed beside it
+ * (events, median of 20 after 5 warm-ups), so the stamps' own cost is known.
+ *
+ *   build/bench/grid_trace [fp32|bf16 rows cols]     (default fp32 128 1048576)
+ *
+ * Output, after a comment line with both times:
+ *   item sm row g0 g1 g2 g3 g4 g5 c0 c1 c2 c3 c4 c5
+ * g: the global timer (ns), c: the SM's clock, at the six edges.
+ * `make tests` builds it as build/bench/grid_trace; run it on the GPU machine
+ * and read it with bench/grid_trace.py. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../variants/softmax/fused.cu"
+#include "kernels/fill.h"
+
+#define CHECK(call)                                                                        \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "grid_trace: %s: %s\n", #call, cudaGetErrorString(e_));        \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+/* The median of n launches' times in microseconds (5 warm-ups first). */
+static float time_launch(const kb_args *a)
+{
+    enum { WARM = 5, N = 20 };
+    float ms[N];
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    for (int i = 0; i < WARM + N; i++) {
+        CHECK(cudaEventRecord(e0, 0));
+        CHECK(kb_softmax_fused(a, 0));
+        CHECK(cudaEventRecord(e1, 0));
+        CHECK(cudaEventSynchronize(e1));
+        if (i >= WARM)
+            CHECK(cudaEventElapsedTime(&ms[i - WARM], e0, e1));
+    }
+    CHECK(cudaEventDestroy(e0));
+    CHECK(cudaEventDestroy(e1));
+    for (int i = 1; i < N; i++) /* insertion sort */
+        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+            const float t = ms[j];
+            ms[j] = ms[j - 1];
+            ms[j - 1] = t;
+        }
+    return 1000.0f * ms[N / 2];
+}
+
+int main(int argc, char **argv)
+{
+    kb_dtype dt = KB_FP32;
+    int64_t shape[KB_MAX_AXES] = {128, 1048576};
+    if (argc != 1 && argc != 4) {
+        fprintf(stderr, "usage: grid_trace [fp32|bf16 rows cols]\n");
+        return 2;
+    }
+    if (argc == 4) {
+        if (strcmp(argv[1], "fp32") && strcmp(argv[1], "bf16")) {
+            fprintf(stderr, "grid_trace: bad dtype '%s': fp32 or bf16\n", argv[1]);
+            return 2;
+        }
+        dt = strcmp(argv[1], "fp32") ? KB_BF16 : KB_FP32;
+        for (int i = 0; i < 2; i++) {
+            char *end;
+            shape[i] = strtoll(argv[2 + i], &end, 10);
+            if (*end || shape[i] < 1 || shape[i] > (1 << 24)) {
+                fprintf(stderr, "grid_trace: bad %s '%s'\n", i ? "cols" : "rows", argv[2 + i]);
+                return 2;
+            }
+        }
+    }
+    const int64_t rows = shape[0], cols = shape[1];
+    const size_t es = dt == KB_FP32 ? 4 : 2, bytes = (size_t)(rows * cols) * es;
+    void *x = NULL, *y = NULL;
+    CHECK(cudaMalloc(&x, bytes));
+    CHECK(cudaMalloc(&y, bytes));
+    CHECK(kb_fill_rows(x, rows, cols, dt, 12345, 4.0f, 2.0f, 0));
+    kb_args a;
+    memset(&a, 0, sizeof a);
+    a.dtype = dt;
+    a.shape = shape;
+    a.in[0] = x;
+    a.out[0] = y;
+    const size_t items = (size_t)rows * KB_GRID_MAXB, words = items * 16;
+    unsigned long long *buf = NULL;
+    CHECK(cudaMalloc(&buf, words * 8));
+    const float plain = time_launch(&a);
+    CHECK(cudaMemcpyToSymbol(grid_trace, &buf, sizeof buf));
+    const float traced = time_launch(&a);
+    CHECK(cudaMemset(buf, 0, words * 8));
+    CHECK(kb_softmax_fused(&a, 0));
+    CHECK(cudaDeviceSynchronize());
+    unsigned long long *h = (unsigned long long *)malloc(words * 8);
+    if (!h)
+        return 1;
+    CHECK(cudaMemcpy(h, buf, words * 8, cudaMemcpyDeviceToHost));
+    printf("# %s %lld x %lld: plain %.1f us (%.1f GB/s), traced %.1f us (%.1f GB/s)\n",
+           dt == KB_FP32 ? "fp32" : "bf16", (long long)rows, (long long)cols, plain,
+           2.0 * (double)bytes / plain / 1e3, traced, 2.0 * (double)bytes / traced / 1e3);
+    for (size_t i = 0; i < items; i++) {
+        const unsigned long long *t = h + i * 16;
+        if (t[0] == 0)
+            continue;
+        printf("%zu %llu %llu", i, t[6], t[7]);
+        for (int j = 0; j < 6; j++)
+            printf(" %llu", t[j]);
+        for (int j = 0; j < 6; j++)
+            printf(" %llu", t[8 + j]);
+        printf("\n");
+    }
+    free(h);
+    CHECK(cudaFree(buf));
+    CHECK(cudaFree(x));
+    CHECK(cudaFree(y));
+    return 0;
+}

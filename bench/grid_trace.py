@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Reads build/bench/grid_trace's output (bench/grid_trace.cu's header): where
+the items of softmax's grid path spend their time.
+
+    python3 bench/grid_trace.py TRACE.txt
+
+Prints, from the global timer's stamps: each phase of an item (taken -> its
+loads landed and its max known, the sum and the block's reduction, publishing
+and waiting for the row's other blocks, reading and merging the row's pairs,
+issuing the stores) as mean, p10, p50 and p90 in microseconds; how far apart a
+row's blocks start and publish, and how long after the row's last publish its
+blocks go on; how many blocks are resident, loading, waiting and writing on
+average; and the gap between a block's end and the next block's start on the
+same SM (the block's exit, the next one's launch and its ticket)."""
+import statistics
+import sys
+
+PHASES = [(0, 1, "taken -> loads landed"), (1, 2, "sum + block reduce"),
+          (2, 3, "publish + wait"), (3, 4, "pairs read"), (4, 5, "stores issued"),
+          (0, 5, "lifetime")]
+
+
+def pct(v, p):
+    return v[min(len(v) - 1, int(p * len(v)))]
+
+
+def main(path):
+    recs, head = [], ""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                head = line.strip()
+                continue
+            if line.strip():
+                v = [int(w) for w in line.split()]
+                # item sm row g0..g5 c0..c5
+                recs.append({"sm": v[1], "row": v[2], "g": v[3:9]})
+    if not recs:
+        sys.exit(f"{path}: no records")
+    print(head)
+    t0 = min(r["g"][0] for r in recs)
+    end = max(r["g"][5] for r in recs)
+    print(f"items {len(recs)}, span {(end - t0) / 1e3:.1f} us")
+    for a, b, name in PHASES:
+        d = sorted((r["g"][b] - r["g"][a]) / 1e3 for r in recs)
+        print(f"  {name:24s} mean {statistics.mean(d):6.2f}  p10 {pct(d, .1):6.2f}  "
+              f"p50 {pct(d, .5):6.2f}  p90 {pct(d, .9):6.2f} us")
+    rows = {}
+    for r in recs:
+        rows.setdefault(r["row"], []).append(r)
+    start, pub, after = [], [], []
+    for v in rows.values():
+        s, p = [r["g"][0] for r in v], [r["g"][2] for r in v]
+        start.append((max(s) - min(s)) / 1e3)
+        pub.append((max(p) - min(p)) / 1e3)
+        after.append(statistics.mean((r["g"][3] - max(p)) / 1e3 for r in v))
+    print(f"a row's blocks: start within {statistics.mean(start):.2f} us, publish within "
+          f"{statistics.mean(pub):.2f} us, see the pairs {statistics.mean(after):.2f} us "
+          "after the last publish (means over rows)")
+    for name, (a, b) in [("resident", (0, 5)), ("loading", (0, 1)), ("waiting", (2, 3)),
+                         ("writing", (4, 5))]:
+        ev = sorted([(r["g"][a], 1) for r in recs] + [(r["g"][b], -1) for r in recs])
+        cur, last, acc = 0, t0, 0
+        for t, d in ev:
+            acc += cur * (t - last)
+            cur, last = cur + d, t
+        print(f"  blocks {name:9s} {acc / (end - t0):6.1f} on average")
+    gaps = []
+    per_sm = {}
+    for r in recs:
+        per_sm.setdefault(r["sm"], []).append((r["g"][0], r["g"][5]))
+    for v in per_sm.values():
+        ends = sorted(e for _, e in v)
+        for s, _ in sorted(v):
+            prev = [e for e in ends if e <= s]
+            if prev:
+                gaps.append((s - prev[-1]) / 1e3)
+    if gaps:
+        gaps.sort()
+        print(f"block end -> next block's item on the SM: mean {statistics.mean(gaps):.2f}  "
+              f"p50 {pct(gaps, .5):.2f}  p90 {pct(gaps, .9):.2f} us")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: grid_trace.py TRACE.txt")
+    main(sys.argv[1])
