@@ -146,7 +146,7 @@ $(B)/bench/fw_trace: bench/fw_trace.cu variants/attention/flash_wgmma.cu \
 # header): the variant's source with SOFTMAX_GRID_TRACE, built with the tests.
 # (private: a target's NVARCH must not reach the objects of libkb.a it needs.)
 $(B)/bench/grid_trace: bench/grid_trace.cu variants/softmax/fused.cu variants/softmax/softmax.cuh \
-                       src/kernels/grid_rows.cuh src/kernels/wave_rows.cuh src/kernels/fill.h \
+                       src/kernels/grid_rows.cuh src/kernels/fill.h \
                        $(B)/libkb.a
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -DSOFTMAX_GRID_TRACE -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \

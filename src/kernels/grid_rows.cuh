@@ -51,9 +51,7 @@ struct kb_grid_state {
     unsigned ticket, left;
     unsigned arrive[KB_GRID_RING];
     unsigned done[KB_GRID_RING];
-    unsigned cleared[KB_GRID_RING];
     float4 part[KB_GRID_RING][KB_GRID_MAXB];
-    unsigned long long pairs[KB_GRID_RING][KB_GRID_MAXB];
 };
 
 static __device__ kb_grid_state kb_grid;
@@ -179,108 +177,12 @@ static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
         for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
             kb_grid.arrive[i] = 0;
             kb_grid.done[i] = 0;
-            kb_grid.cleared[i] = 0;
         }
         if (threadIdx.x == 0) {
             kb_grid.ticket = 0;
             kb_grid.left = 0;
         }
     }
-}
-
-/* ---- a row's (max, sum) pairs in one trip --------------------------------------- *
- *
- * Above, a reader acquires the row's arrival count and only then reads the
- * partials: two round trips through the L2 after the row's last block has
- * published. Here a block's pair (two floats) is one 64-bit word,
- * pairs[slot][rank], 0 until it is posted (a posted pair is never 0: its sum
- * is at least 1, the block's max element giving exp(0)), and a reader's warp
- * polls the words themselves: the pairs come back in the round trip that
- * finds them posted, and nothing else orders them (no counter, no acquire).
- * The slot's words go back to 0 once the row's nb readers have them: each
- * reader counts itself out (kb_grid_read); the last zeroes them and says so
- * (kb_grid_clear: cleared[slot]), which the slot's next row (KB_GRID_RING rows
- * later) waits for before posting. */
-
-static __device__ __forceinline__ unsigned long long kb_ld_relaxed_u64(const unsigned long long *p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-static __device__ __forceinline__ void kb_st_relaxed_u64(unsigned long long *p, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-/* Thread 0 posts the block's pair s as block `rank` of row `row`. */
-static __device__ __forceinline__ void kb_grid_post(int64_t row, int rank, float2 s)
-{
-    const unsigned slot = (unsigned)(row % KB_GRID_RING);
-    const unsigned gen = (unsigned)(row / KB_GRID_RING);
-    if (gen > 0)
-        kb_grid_until(&kb_grid.cleared[slot], gen);
-    kb_st_relaxed_u64(&kb_grid.pairs[slot][rank],
-                      (unsigned long long)__float_as_uint(s.y) << 32 | __float_as_uint(s.x));
-}
-
-/* The row's nb pairs, polled by one warp until all are posted, merged in one
- * fixed order (lane r takes blocks r, r + 32, ..., then the warp), so every
- * caller gets the same bits. All 32 lanes call it; traps after ~2^26 polls. */
-static __device__ __forceinline__ float2 kb_grid_collect(int64_t row, int nb, int lane)
-{
-    constexpr int PER = (KB_GRID_MAXB + 31) / 32;
-    const unsigned long long *w = kb_grid.pairs[row % KB_GRID_RING];
-    unsigned long long v[PER];
-#pragma unroll
-    for (int j = 0; j < PER; j++)
-        v[j] = 0;
-    for (unsigned i = 0;; i++) {
-        bool all = true;
-#pragma unroll
-        for (int j = 0; j < PER; j++) {
-            const int r = lane + 32 * j;
-            if (r < nb && v[j] == 0)
-                v[j] = kb_ld_relaxed_u64(w + r);
-            all = all && (r >= nb || v[j] != 0);
-        }
-        if (__all_sync(0xffffffffu, all))
-            break;
-        if (i > 64)
-            __nanosleep(64);
-        if (i == (1u << 26))
-            __trap();
-    }
-    float2 p = kb_online_empty();
-#pragma unroll
-    for (int j = 0; j < PER; j++) {
-        if (lane + 32 * j < nb) {
-            const float2 q = make_float2(__uint_as_float((unsigned)v[j]),
-                                         __uint_as_float((unsigned)(v[j] >> 32)));
-            p = kb_online_merge(p, q);
-        }
-    }
-    return kb_warp_online<32>(p);
-}
-
-/* Thread 0, once its block has the row's pairs: counts the block out of the
- * row's nb readers; true for the last (which then calls kb_grid_clear, when
- * it likes: the value is not needed before). */
-static __device__ __forceinline__ bool kb_grid_read(int64_t row, int nb)
-{
-    const unsigned gen = (unsigned)(row / KB_GRID_RING);
-    return kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u) ==
-           gen * (unsigned)nb + (unsigned)nb - 1u;
-}
-
-/* The row's last reader (thread 0) zeroes its nb words and says so. */
-static __device__ __forceinline__ void kb_grid_clear(int64_t row, int nb)
-{
-    unsigned long long *w = kb_grid.pairs[row % KB_GRID_RING];
-    for (int r = 0; r < nb; r++)
-        kb_st_relaxed_u64(w + r, 0);
-    kb_red_release(&kb_grid.cleared[row % KB_GRID_RING], 1u);
 }
 
 /* Blocks a row of `vectors` 16-byte vectors takes at `per` vectors a block

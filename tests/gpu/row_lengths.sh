@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-fadd, srow2-c, gp (both pipelined grids),
-        # half, grid-8, grid-12 and grid-1t, gridp, wave, wide: a path each)
+        # half, grid-8 and grid-12, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -181,24 +181,6 @@ for step in "$@"; do
                 rows=3,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
                 rows=133,cols=1000000 rows=2,cols=2097152
         done
-        # the grid's pairs in one trip (KBENCH_SOFTMAX_GRID_XCHG=2): as the
-        # grid's shapes, and more rows than the slots' ring (the words
-        # cleared and posted again)
-        path softmax grid-1t KBENCH_SOFTMAX_GRID_XCHG=2 softmax_fused_grid_r8_s12_1t \
-            rows=3,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
-            rows=133,cols=1000000 rows=2,cols=2097152 rows=1500,cols=524296
-        # softmax's persistent grid (KBENCH_SOFTMAX_GRID_PERSIST=1): as the
-        # grid's shapes, and more rows than the slots' ring
-        path softmax gridp KBENCH_SOFTMAX_GRID_PERSIST=1 softmax_fused_gridp rows=3,cols=600000 \
-            "$all" rows=1,cols=1048576 rows=3,cols=600000 rows=133,cols=1000000 \
-            rows=2,cols=2097152 rows=1500,cols=524296
-        # softmax's wave path (KBENCH_SOFTMAX_WAVE=1..3, the form WAVE_FORM
-        # names, default 1): rows fewer than, equal to and past the lag (1 MB
-        # here: one row or two), a row's last chunk partly filled, more rows
-        # than the slots' ring; each tool at 5 x 600000
-        path softmax wave "KBENCH_SOFTMAX_WAVE=${WAVE_FORM:-1}+KBENCH_SOFTMAX_WAVE_LAG_MB=1" \
-            softmax_fused_wave_ rows=5,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
-            rows=133,cols=1000000 rows=2,cols=2097152 rows=1500,cols=524296 rows=9,cols=300000
         # softmax's pipelined grid (KBENCH_SOFTMAX_GRID_PIPE=1; off by default):
         # a block's rows fewer than, equal to and past the lag, a row's last
         # slice partly filled, more rows than the exchange's ring; each tool

@@ -328,10 +328,10 @@
  * publish within 5.2. bf16 256 x 1048576: 7.5 / 5.1 / 4.3 / 2.9 / 3.2 (22.9
  * us), gap 2.5. Three changes aimed at those phases, each behind a switch
  * and A/B'd the same day (two interleaved rounds, no counters, % of copy
- * bandwidth, default -> change; code in the commit that brought this note):
- *   - the pairs in one trip (KBENCH_SOFTMAX_GRID_XCHG=2, grid_rows.cuh's
- *     kb_grid_post / kb_grid_collect: a block's pair one 64-bit word that
- *     warp 0 polls itself, no counter to acquire first). Predicted: the 3.7
+ * bandwidth, default -> change; code in commit f29b13f):
+ *   - the pairs in one trip (KBENCH_SOFTMAX_GRID_XCHG=2, kb_grid_post and
+ *     kb_grid_collect in grid_rows.cuh then: a block's pair one 64-bit word
+ *     that warp 0 polls itself, no counter to acquire first). Predicted: the 3.7
  *     us of the pairs' read gone, +5-10%. The pairs' read fell to 0.15 us,
  *     but publish-and-wait grew to 6.4 and the stores to 4.8 (the lifetime
  *     the same, 21.9 us; 50 blocks writing instead of 32): fp32 128 x
@@ -344,8 +344,8 @@
  *     (fp32 128 x 1048576), 0.974x bf16 256 x 1048576, 0.868x fp32 64 x
  *     2097152; long_scoreboard first in its stalls. Not understood.
  *   - the row read twice, the second time from the L2 (KBENCH_SOFTMAX_WAVE,
- *     wave_rows.cuh): stats items (a 64 KB chunk reduced, its pair published
- *     without waiting) and out items lag rows later in the ticket order
+ *     wave_rows.cuh then): stats items (a 64 KB chunk reduced, its pair
+ *     published without waiting) and out items lag rows later in the ticket order
  *     (the chunk read again, the pairs waited for warp by warp after the
  *     loads, y written), so that no block holds the row across a wait.
  *     Predicted 88-92%. Measured fp32 128 x 1048576 82.5 -> 66.8 (512 x 8
@@ -471,7 +471,6 @@
 
 #include "kernels/cluster.cuh"
 #include "kernels/grid_pipe.cuh"
-#include "kernels/wave_rows.cuh"
 #include "softmax.cuh"
 
 namespace cg = cooperative_groups;
@@ -540,13 +539,13 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
     unsigned long long g, c;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
-    grid_trace[item * 16 + i] = g;
-    grid_trace[item * 16 + 8 + i] = c;
+    grid_trace[(size_t)item * 16 + i] = g;
+    grid_trace[(size_t)item * 16 + 8 + i] = c;
     if (i == 0) {
         unsigned sm;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        grid_trace[item * 16 + 6] = sm;
-        grid_trace[item * 16 + 7] = (unsigned long long)row;
+        grid_trace[(size_t)item * 16 + 6] = sm;
+        grid_trace[(size_t)item * 16 + 7] = (unsigned long long)row;
     }
 }
 #define GRID_STAMP(i)                                                                      \
@@ -580,7 +579,7 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
  * as a cluster's block would be, the item (row, rank) from the ticket and
  * the pairs met in the L2 (kernels/grid_rows.cuh); NS > 0 in any dtype. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0, bool PUSH = false, int GRID = 0>
+          int NS = 0, bool PUSH = false, bool GRID = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -607,7 +606,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
      * (grid_rows.cuh); a cluster: CL blocks a row, the rank the cluster's. */
     int nb = CL;
     unsigned item = 0;
-    bool last = false; /* GRID == 2: this block read the row's pairs last */
     if constexpr (GRID) {
         nb = (int)kb_grid_row_blocks(cols / CW, (int64_t)THREADS * (NVEC + NS));
         item = kb_grid_take();
@@ -791,27 +789,10 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
          * blocks r, r + 32, ..., then the warp, in one fixed order. */
         const int lane = threadIdx.x % 32;
         GRID_STAMP(2);
-        if constexpr (GRID == 2) {
-            /* In one trip: warp 0 polls the row's pairs themselves. */
-            __shared__ float2 gs;
-            if (threadIdx.x == 0)
-                kb_grid_post(row, rank, s);
-            if (threadIdx.x < 32) {
-                s = kb_grid_collect(row, nb, lane);
-                if (threadIdx.x == 0) {
-                    gs = s;
-                    last = kb_grid_read(row, nb);
-                }
-            }
-            __syncthreads();
-            GRID_STAMP(3);
-            s = gs;
-        } else {
-            kb_grid_put(row, rank, nb, make_float4(s.x, s.y, 0.0f, 0.0f));
-            GRID_STAMP(3);
-            s = grid_pairs(row, nb, lane);
-            kb_grid_done(row);
-        }
+        kb_grid_put(row, rank, nb, make_float4(s.x, s.y, 0.0f, 0.0f));
+        GRID_STAMP(3);
+        s = grid_pairs(row, nb, lane);
+        kb_grid_done(row);
         GRID_STAMP(4);
     }
     const float inv = kb_rcp(s.y);
@@ -863,10 +844,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     if constexpr (CL > 1)
         kb_cluster_wait();
     GRID_STAMP(5);
-    if constexpr (GRID == 2) {
-        if (last)
-            kb_grid_clear(row, nb);
-    }
     if constexpr (GRID)
         kb_grid_leave(rows);
 }
@@ -1312,13 +1289,12 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS, int X = 1>
-static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
+template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 {
     constexpr int THREADS = 512, NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
-                                      false, X>;
+                                      false, true>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
     static int64_t cap = -1;
@@ -1326,10 +1302,7 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
         rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k,
-                     NS == 8   ? "softmax_fused_grid_r8_s8"
-                     : X == 2 ? "softmax_fused_grid_r8_s12_1t"
-                              : "softmax_fused_grid_r8_s12",
+    return kb_launch(a, s, k, NS == 8 ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid_r8_s12",
                      grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
 }
 
@@ -1339,188 +1312,7 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
-    static const int xchg = kb_env_int("KBENCH_SOFTMAX_GRID_XCHG", 1, 1, 2);
-    if (ns == 12)
-        return xchg == 2 ? launch_grid_rows_ns<T, 12, 2>(a, s) : launch_grid_rows_ns<T, 12>(a, s);
-    return launch_grid_rows_ns<T, 8>(a, s);
-}
-
-/* ---- the persistent grid (rows past the clusters; a switch) ----------------------- *
- *
- * The grid path above with blocks that stay: as many blocks as the GPU holds
- * at once, each looping over items (row, rank) from the ticket. A block takes
- * its next ticket as soon as its row's pairs are in (thread 0, beside the
- * warps' reads of the pairs; never while it waits, so the grid path's
- * progress argument holds), writes the register part of y and issues the
- * next item's register loads at once, then writes the shared-memory part,
- * each slot's cp.async for the next item issued as soon as the thread has
- * read the slot. So the gap between a block's last store of one item and its
- * first load of the next (a block's exit and launch, the ticket's round trip,
- * a barrier) closes, and the next item's loads fly while the stores drain.
- * The elements stay packed (16-byte words) in every dtype and the exp is
- * computed again at the write. KBENCH_SOFTMAX_GRID_PERSIST=1. */
-template <typename T>
-__global__ void __launch_bounds__(512, 2)
-    softmax_fused_gridp(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
-{
-    constexpr int THREADS = 512, NV = 8, NS = 12, W = kb_vec_width<T>();
-    const int64_t nvec = cols / W;
-    const int nb = (int)kb_grid_row_blocks(nvec, (int64_t)THREADS * (NV + NS));
-    const unsigned total = (unsigned)(rows * nb);
-    const int lane = (int)threadIdx.x % 32;
-    const int stride = nb * THREADS; /* vectors between a thread's vectors */
-    __shared__ unsigned tk;
-    __shared__ float2 red[THREADS / 32];
-    extern __shared__ __align__(16) uint4 sm_xs[];
-    uint4 raw[NV];
-    if (threadIdx.x == 0)
-        tk = atomicAdd(&kb_grid.ticket, 1u);
-    __syncthreads();
-    unsigned item = tk;
-    /* Item it's first vector for this thread and the vectors it owns
-     * (vector k is in the row iff k stride < lim). */
-    auto at = [&](unsigned it, int64_t &lim) {
-        const int64_t row = it / (unsigned)nb;
-        const int64_t tc = (int64_t)(it % (unsigned)nb) * THREADS + threadIdx.x;
-        lim = nvec - tc;
-        return row * nvec + tc;
-    };
-    const uint4 *xv = reinterpret_cast<const uint4 *>(x);
-    uint4 *yv = reinterpret_cast<uint4 *>(y);
-    int64_t lim = 0, base = 0;
-    if (item < total) {
-        base = at(item, lim);
-#pragma unroll
-        for (int k = 0; k < NS; k++) {
-            const bool in = (int64_t)(NV + k) * stride < lim;
-            kb_cp_async16(kb_smem_u32(&sm_xs[k * THREADS + threadIdx.x]),
-                          in ? xv + base + (int64_t)(NV + k) * stride : xv, in ? 16 : 0);
-        }
-        kb_cp_async_commit();
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            raw[k] = (int64_t)k * stride < lim ? kb_ld128(xv + base + (int64_t)k * stride)
-                                               : kb_vec_neg_inf<T>();
-    }
-    while (item < total) {
-        const int64_t row = item / (unsigned)nb;
-        const int rank = (int)(item % (unsigned)nb);
-        float m;
-        if constexpr (sizeof(T) == 2) {
-            m = packed_max<T, NV>(raw);
-        } else {
-            m = kb_neg_inf();
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                m = fmaxf(m, fmaxf(fmaxf(__uint_as_float(raw[k].x), __uint_as_float(raw[k].y)),
-                                   fmaxf(__uint_as_float(raw[k].z), __uint_as_float(raw[k].w))));
-        }
-        kb_cp_async_wait<0>(); /* this thread's own copies, read by it alone */
-#pragma unroll 2
-        for (int k = 0; k < NS; k++) {
-            float f[W];
-            kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
-            const bool in = (int64_t)(NV + k) * stride < lim;
-#pragma unroll
-            for (int j = 0; j < W; j++)
-                m = in ? fmaxf(m, f[j]) : m;
-        }
-        const float ms = m == kb_neg_inf() ? 0.0f : m;
-        float sm[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            float g[W];
-            kb_unpack<T>(raw[k], g);
-#pragma unroll
-            for (int j = 0; j < W; j++)
-                sm[j % 4] += kb_exp2((g[j] - ms) * KB_LOG2E);
-        }
-#pragma unroll 2
-        for (int k = 0; k < NS; k++) {
-            if ((int64_t)(NV + k) * stride < lim) {
-                float f[W];
-                kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
-#pragma unroll
-                for (int j = 0; j < W; j++)
-                    sm[j % 4] += kb_exp2((f[j] - ms) * KB_LOG2E);
-            }
-        }
-        launder<NV>(raw, (unsigned)lim);
-        float2 st = kb_block_online<THREADS>(
-            make_float2(m, (sm[0] + sm[1]) + (sm[2] + sm[3])), red);
-        /* The row's nb pairs (grid_rows.cuh); the next ticket once they are
-         * in, its round trip beside the warps' reads of the pairs. */
-        if (threadIdx.x == 0) {
-            kb_grid_publish(row, rank, nb, make_float4(st.x, st.y, 0.0f, 0.0f));
-            kb_grid_wait(row, nb);
-            tk = atomicAdd(&kb_grid.ticket, 1u);
-        }
-        __syncthreads();
-        st = grid_pairs(row, nb, lane);
-        const unsigned next = tk;
-        kb_grid_done(row);
-        const float inv = kb_rcp(st.y);
-        int64_t nlim = 0, nbase = 0;
-        if (next < total)
-            nbase = at(next, nlim);
-#pragma unroll
-        for (int k = 0; k < NV; k++) {
-            if ((int64_t)k * stride < lim) {
-                float g[W];
-                kb_unpack<T>(raw[k], g);
-#pragma unroll
-                for (int j = 0; j < W; j++)
-                    g[j] = kb_exp2((g[j] - st.x) * KB_LOG2E) * inv;
-                kb_st128(yv + base + (int64_t)k * stride, kb_pack<T>(g));
-            }
-        }
-        if (next < total) {
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                raw[k] = (int64_t)k * stride < nlim ? kb_ld128(xv + nbase + (int64_t)k * stride)
-                                                    : kb_vec_neg_inf<T>();
-        }
-#pragma unroll 2
-        for (int k = 0; k < NS; k++) {
-            if ((int64_t)(NV + k) * stride < lim) {
-                float f[W];
-                kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
-#pragma unroll
-                for (int j = 0; j < W; j++)
-                    f[j] = kb_exp2((f[j] - st.x) * KB_LOG2E) * inv;
-                kb_st128(yv + base + (int64_t)(NV + k) * stride, kb_pack<T>(f));
-            }
-            if (next < total) {
-                const bool in = (int64_t)(NV + k) * stride < nlim;
-                kb_cp_async16(kb_smem_u32(&sm_xs[k * THREADS + threadIdx.x]),
-                              in ? xv + nbase + (int64_t)(NV + k) * stride : xv, in ? 16 : 0);
-            }
-        }
-        kb_cp_async_commit();
-        item = next;
-        lim = nlim;
-        base = nbase;
-    }
-    kb_grid_leave(rows);
-}
-
-/* Launches softmax_fused_gridp over as many blocks as the GPU holds at once
- * (no more than the items). cudaErrorNotSupported as launch_grid_rows_ns. */
-template <typename T> static cudaError_t launch_grid_persist(const kb_args *a, cudaStream_t s)
-{
-    constexpr int THREADS = 512;
-    constexpr size_t SMEM = (size_t)12 * THREADS * 16;
-    const auto k = softmax_fused_gridp<T>;
-    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
-    const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * 20);
-    static int64_t cap = -1;
-    const int64_t held = nb == 0 ? 0 : kb_grid_capacity_once((const void *)k, THREADS, SMEM, &cap);
-    if (nb == 0 || held < 2 * (int64_t)nb || rows * nb + held > (int64_t)UINT32_MAX)
-        return cudaErrorNotSupported;
-    const int64_t blocks = held < rows * nb ? held : rows * nb;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, "softmax_fused_gridp", grid, block, SMEM, (const T *)a->in[0],
-                     (T *)a->out[0], rows, cols);
+    return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
 /* ---- the pipelined grid (rows past the clusters; a switch) ----------------------- *
@@ -1646,134 +1438,6 @@ template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStre
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(SGP_THREADS), 1, 1};
     return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
                      (T *)a->out[0], (int)rows, (int)cols, S);
-}
-
-/* ---- the wave path: rows past the clusters, read twice (a switch) ------------------ *
- *
- * Rows too long for a cluster (as the grid path above), with nothing held
- * across the wait for a row's other blocks (src/kernels/wave_rows.cuh): a
- * row is chunks of PER = THREADS NV vectors; a stats item reads its chunk
- * from DRAM and publishes the chunk's (max, sum of exp(x - max)); an out
- * item, lag rows later in the ticket order, reads the chunk again (from the
- * L2, a last use: ld.global.cs), waits warp by warp for the row's pairs,
- * merges them in one fixed order and writes y (st.global.cs). Blocks are
- * persistent, as many as the GPU holds at once, each taking its next ticket
- * while it works on this one. Switches: KBENCH_SOFTMAX_WAVE=0 off, 1 512
- * threads x 8 vectors (64 KB chunks), 2 256 x 8, 3 512 x 4;
- * KBENCH_SOFTMAX_WAVE_LAG_MB the lag in MB of rows (default 16). */
-template <typename T, int THREADS, int NV>
-__global__ void __launch_bounds__(THREADS, 1024 / THREADS)
-    softmax_fused_wave(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols,
-                       int64_t lag)
-{
-    constexpr int W = kb_vec_width<T>(), WARPS = THREADS / 32, PER = THREADS * NV;
-    const int64_t nvec = cols / W;
-    const int nb = (int)((nvec + PER - 1) / PER);
-    const int64_t total = 2 * rows * nb;
-    const int lane = (int)threadIdx.x % 32;
-    __shared__ unsigned tk[2];
-    __shared__ float2 red[WARPS];
-    if (threadIdx.x == 0)
-        tk[0] = kb_wave_ticket();
-    __syncthreads();
-    for (int it = 0;; it++) {
-        const unsigned t = tk[it & 1];
-        if ((int64_t)t >= total)
-            break;
-        /* The next ticket, read after the barrier that ends this item. */
-        if (threadIdx.x == 0)
-            tk[(it + 1) & 1] = kb_wave_ticket();
-        const kb_wave_item w = kb_wave_decode(t, rows, nb, lag);
-        const int64_t v0 = (int64_t)w.chunk * PER + threadIdx.x;
-        const uint4 *xv = reinterpret_cast<const uint4 *>(x + w.row * cols) + v0;
-        const int64_t lim = nvec - v0; /* vector k is in the row iff k THREADS < lim */
-        uint4 raw[NV];
-        if (!w.out) {
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                raw[k] = k * THREADS < lim ? kb_ld128(xv + k * THREADS) : kb_vec_neg_inf<T>();
-            float m = kb_neg_inf();
-            if constexpr (sizeof(T) == 2) {
-                m = packed_max<T, NV>(raw);
-            } else {
-#pragma unroll
-                for (int k = 0; k < NV; k++)
-                    m = fmaxf(m, fmaxf(fmaxf(__uint_as_float(raw[k].x), __uint_as_float(raw[k].y)),
-                                       fmaxf(__uint_as_float(raw[k].z), __uint_as_float(raw[k].w))));
-            }
-            const float ms = m == kb_neg_inf() ? 0.0f : m;
-            float sm[2] = {0.0f, 0.0f};
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                float f[W];
-                kb_unpack<T>(raw[k], f);
-#pragma unroll
-                for (int j = 0; j < W; j++)
-                    sm[j % 2] += kb_exp2((f[j] - ms) * KB_LOG2E);
-            }
-            const float2 s = kb_block_online<THREADS>(make_float2(m, sm[0] + sm[1]), red);
-            if (threadIdx.x == 0)
-                kb_wave_publish(w.row, w.chunk, nb, WARPS, make_float4(s.x, s.y, 0.0f, 0.0f));
-        } else {
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                raw[k] = k * THREADS < lim ? __ldcs(xv + k * THREADS) : make_uint4(0, 0, 0, 0);
-            kb_wave_wait(w.row, nb, lane);
-            float2 p = kb_online_empty();
-            for (int r = lane; r < nb; r += 32) {
-                const float4 q = kb_wave_get(w.row, r);
-                p = kb_online_merge(p, make_float2(q.x, q.y));
-            }
-            const float2 s = kb_warp_online<32>(p);
-            kb_wave_done(w.row, lane);
-            const float inv = kb_rcp(s.y);
-            uint4 *yv = reinterpret_cast<uint4 *>(y + w.row * cols) + v0;
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                if (k * THREADS < lim) {
-                    float f[W];
-                    kb_unpack<T>(raw[k], f);
-#pragma unroll
-                    for (int j = 0; j < W; j++)
-                        f[j] = kb_exp2((f[j] - s.x) * KB_LOG2E) * inv;
-                    __stcs(yv + k * THREADS, kb_pack<T>(f));
-                }
-            }
-        }
-        __syncthreads();
-    }
-    kb_wave_leave(rows);
-}
-
-/* Launches softmax_fused_wave<T, THREADS, NV> over as many blocks as the GPU
- * holds at once (no more than the items). cudaErrorNotSupported when a row
- * is more than KB_WAVE_MAXB chunks or the tickets would pass 2^32. */
-template <typename T, int THREADS, int NV>
-static cudaError_t launch_wave_n(const kb_args *a, cudaStream_t s, const char *name)
-{
-    const auto k = softmax_fused_wave<T, THREADS, NV>;
-    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
-    const int64_t nb = kb_grid_row_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * NV);
-    static int64_t cap = -1;
-    const int64_t held = kb_grid_capacity_once((const void *)k, THREADS, 0, &cap);
-    static const int lag_mb = kb_env_int("KBENCH_SOFTMAX_WAVE_LAG_MB", 16, 1, 40);
-    if (nb > KB_WAVE_MAXB || held == 0 || 2 * rows * nb + held > (int64_t)UINT32_MAX)
-        return cudaErrorNotSupported;
-    const int64_t items = 2 * rows * nb, blocks = held < items ? held : items;
-    const int64_t lag = kb_wave_lag(rows, cols * (int64_t)sizeof(T), (int64_t)lag_mb << 20);
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, name, grid, block, 0, (const T *)a->in[0], (T *)a->out[0], rows,
-                     cols, lag);
-}
-
-/* The wave path in the form KBENCH_SOFTMAX_WAVE names (header comment above). */
-template <typename T> static cudaError_t launch_wave(const kb_args *a, cudaStream_t s, int form)
-{
-    if (form == 2)
-        return launch_wave_n<T, 256, 8>(a, s, "softmax_fused_wave_t256_v8");
-    if (form == 3)
-        return launch_wave_n<T, 512, 4>(a, s, "softmax_fused_wave_t512_v4");
-    return launch_wave_n<T, 512, 8>(a, s, "softmax_fused_wave_t512_v8");
 }
 
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
@@ -1985,19 +1649,8 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (slower so
      * far: measured above the kernel) */
     static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
-    /* ... or read twice, the second time from the L2, with
-     * KBENCH_SOFTMAX_WAVE=1..3 (the wave path; measured above its kernel) */
-    static const int use_wave = kb_env_int("KBENCH_SOFTMAX_WAVE", 0, 0, 3);
-    if (aligned && cols % W == 0 && use_wave && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
-        const cudaError_t e = launch_wave<T>(a, s, use_wave);
-        if (e != cudaErrorNotSupported)
-            return e;
-    }
     if (aligned && cols % W == 0 && use_grid && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
-        static const int persist = kb_env_int("KBENCH_SOFTMAX_GRID_PERSIST", 0, 0, 1);
-        const cudaError_t e = use_gpipe  ? launch_gpipe<T>(a, s)
-                              : persist ? launch_grid_persist<T>(a, s)
-                                        : launch_grid_rows<T>(a, s);
+        const cudaError_t e = use_gpipe ? launch_gpipe<T>(a, s) : launch_grid_rows<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
     }
