@@ -135,7 +135,7 @@ $(B)/bench/mma_peak: bench/mma_peak.cu src/kernels/mma.cuh
 # flash-wgmma's timeline of work-tile edges (bench/fw_trace.cu's header): the
 # variant's source with TR, built with the tests, run on the GPU machine.
 $(B)/bench/fw_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
-$(B)/bench/fw_trace: bench/fw_trace.cu variants/attention/flash_wgmma.cu \
+$(B)/bench/fw_trace: bench/fw_trace.cu bench/median_time.cuh variants/attention/flash_wgmma.cu \
                      variants/attention/attention.cuh src/kernels/hopper.cuh src/kernels/fill.h \
                      $(B)/libkb.a
 	@mkdir -p $(@D)
@@ -145,7 +145,8 @@ $(B)/bench/fw_trace: bench/fw_trace.cu variants/attention/flash_wgmma.cu \
 # softmax's grid path, a timeline of its items' edges (bench/grid_trace.cu's
 # header): the variant's source with SOFTMAX_GRID_TRACE, built with the tests.
 # (private: a target's NVARCH must not reach the objects of libkb.a it needs.)
-$(B)/bench/grid_trace: bench/grid_trace.cu variants/softmax/fused.cu variants/softmax/softmax.cuh \
+$(B)/bench/grid_trace: bench/grid_trace.cu bench/median_time.cuh variants/softmax/fused.cu \
+                       variants/softmax/softmax.cuh \
                        src/kernels/grid_rows.cuh src/kernels/fill.h \
                        $(B)/libkb.a
 	@mkdir -p $(@D)

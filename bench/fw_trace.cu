@@ -36,6 +36,7 @@
 
 #include "../variants/attention/flash_wgmma.cu"
 #include "kernels/fill.h"
+#include "median_time.cuh"
 
 #define CHECK(call)                                                                        \
     do {                                                                                   \
@@ -48,31 +49,12 @@
 
 typedef __nv_bfloat16 T;
 
-/* The median of n launches' times in microseconds (5 warm-ups first). */
+/* The median time in microseconds of configuration C's launches. */
 template <typename C> static float time_cfg(const kb_args *a, const CUtensorMap *maps, int sms)
 {
-    enum { WARM = 5, N = 20 };
-    float ms[N];
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    for (int i = 0; i < WARM + N; i++) {
-        CHECK(cudaEventRecord(e0, 0));
-        CHECK((fw_launch<T, C>(a, 0, maps, sms, "att_fw_trace", 1)));
-        CHECK(cudaEventRecord(e1, 0));
-        CHECK(cudaEventSynchronize(e1));
-        if (i >= WARM)
-            CHECK(cudaEventElapsedTime(&ms[i - WARM], e0, e1));
-    }
-    CHECK(cudaEventDestroy(e0));
-    CHECK(cudaEventDestroy(e1));
-    for (int i = 1; i < N; i++) /* insertion sort */
-        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
-            const float t = ms[j];
-            ms[j] = ms[j - 1];
-            ms[j - 1] = t;
-        }
-    return 1000.0f * ms[N / 2];
+    return kb_median_launch_us("fw_trace", [&] {
+        return fw_launch<T, C>(a, 0, maps, sms, "att_fw_trace", 1);
+    });
 }
 
 template <typename C0, typename C1> static int trace(kb_args *a, int sms)

@@ -23,6 +23,7 @@
 
 #include "../variants/softmax/fused.cu"
 #include "kernels/fill.h"
+#include "median_time.cuh"
 
 #define CHECK(call)                                                                        \
     do {                                                                                   \
@@ -32,33 +33,6 @@
             exit(1);                                                                       \
         }                                                                                  \
     } while (0)
-
-/* The median of n launches' times in microseconds (5 warm-ups first). */
-static float time_launch(const kb_args *a)
-{
-    enum { WARM = 5, N = 20 };
-    float ms[N];
-    cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    for (int i = 0; i < WARM + N; i++) {
-        CHECK(cudaEventRecord(e0, 0));
-        CHECK(kb_softmax_fused(a, 0));
-        CHECK(cudaEventRecord(e1, 0));
-        CHECK(cudaEventSynchronize(e1));
-        if (i >= WARM)
-            CHECK(cudaEventElapsedTime(&ms[i - WARM], e0, e1));
-    }
-    CHECK(cudaEventDestroy(e0));
-    CHECK(cudaEventDestroy(e1));
-    for (int i = 1; i < N; i++) /* insertion sort */
-        for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
-            const float t = ms[j];
-            ms[j] = ms[j - 1];
-            ms[j - 1] = t;
-        }
-    return 1000.0f * ms[N / 2];
-}
 
 int main(int argc, char **argv)
 {
@@ -98,9 +72,10 @@ int main(int argc, char **argv)
     const size_t items = (size_t)rows * KB_GRID_MAXB, words = items * 16;
     unsigned long long *buf = NULL;
     CHECK(cudaMalloc(&buf, words * 8));
-    const float plain = time_launch(&a);
+    const auto launch = [&a] { return kb_softmax_fused(&a, 0); };
+    const float plain = kb_median_launch_us("grid_trace", launch);
     CHECK(cudaMemcpyToSymbol(grid_trace, &buf, sizeof buf));
-    const float traced = time_launch(&a);
+    const float traced = kb_median_launch_us("grid_trace", launch);
     CHECK(cudaMemset(buf, 0, words * 8));
     CHECK(kb_softmax_fused(&a, 0));
     CHECK(cudaDeviceSynchronize());
