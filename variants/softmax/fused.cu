@@ -342,7 +342,17 @@
  *     pairs are in, the next item's loads issued as the stores go out).
  *     Predicted: the 2.5 us gap gone, +2-5%. Measured 82.2 -> 74.2, 74.5
  *     (fp32 128 x 1048576), 0.974x bf16 256 x 1048576, 0.868x fp32 64 x
- *     2097152; long_scoreboard first in its stalls. Not understood.
+ *     2097152. Its timeline (15:33 UTC) said why: thread 0 took the ticket
+ *     between the wait and a barrier, so the whole block waited out the
+ *     atomic's round trip holding its row, and a row's blocks then started
+ *     within 11 us instead of 2.7 (an item began when the block's writes
+ *     ended), their publishes within 11 us, waits 6.7 us. A second form
+ *     (15:35-15:40 UTC) kept the ticket in thread 0's register, taken after
+ *     the pairs or before the shared-memory part's writes, and issued the
+ *     next item's loads after the writes: 0.974 and 0.994x fp32 128 x
+ *     1048576, 0.977 and 0.981x bf16; the rows' blocks still started within
+ *     7-11 us and a block still spent 3.0-4.2 us between items: under this
+ *     load the ticket's atomic takes longer than a block's 3 us of stores.
  *   - the row read twice, the second time from the L2 (KBENCH_SOFTMAX_WAVE,
  *     wave_rows.cuh then): stats items (a 64 KB chunk reduced, its pair
  *     published without waiting) and out items lag rows later in the ticket order
