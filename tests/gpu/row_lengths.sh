@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-fadd, srow2-c, gp (both pipelined grids),
-        # half, grid-8 and grid-12, wide: a path each)
+        # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -181,6 +181,14 @@ for step in "$@"; do
                 rows=3,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
                 rows=133,cols=1000000 rows=2,cols=2097152
         done
+        # softmax's 16-bit rows past 524288 in one cluster of 16 blocks of 512
+        # threads with 8 vectors a thread in shared memory
+        # (KBENCH_SOFTMAX_CREG_NS=1): rows fewer than and past the clusters
+        # in flight, a row's last block partly filled, the longest row; each
+        # tool at 3 x 600000
+        SAN_DTYPE=fp16,bf16 path softmax creg-ns KBENCH_SOFTMAX_CREG_NS=1 \
+            softmax_fused_regs_c16_t512_s8 rows=3,cols=600000 "$all" rows=1,cols=1048576 \
+            rows=3,cols=600000 rows=133,cols=1000000 rows=40,cols=524296
         # softmax's pipelined grid (KBENCH_SOFTMAX_GRID_PIPE=1; off by default):
         # a block's rows fewer than, equal to and past the lag, a row's last
         # slice partly filled, more rows than the exchange's ring; each tool

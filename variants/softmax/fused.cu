@@ -70,7 +70,10 @@
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
  * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
- * than the grid so far: above that kernel);
+ * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=1 takes
+ * 16-bit rows of 524289-1048576 columns in one cluster of 16 blocks of 512
+ * threads with 8 vectors a thread in shared memory instead of the grid
+ * (faster, not yet the default: below);
  * KBENCH_SOFTMAX_WIDE=0 sends 16-bit rows of 121-128 vectors back from blocks
  * of 512 threads to blocks of 256, =2 takes rows of 97-128 vectors to 512
  * (below);
@@ -370,6 +373,22 @@
  * In the first two the time a block saves in one phase reappears in
  * another (the stores, the wait): the phases of a block are not what sets
  * the grid's rate. None was kept.
+ * 16-bit rows of up to 1048576 columns fit one cluster of 16 blocks of 512
+ * threads, two an SM, with 8 vectors a thread in shared memory beside the 8
+ * in registers (128 KB of the row a block, 2 MB a cluster;
+ * KBENCH_SOFTMAX_CREG_NS=1, launch_cluster_regs_ns): the exchange of the
+ * 262144 rows' clusters (94% there) instead of the L2's, and no ticket.
+ * Predicted (before the run): bf16 256 x 1048576 80 -> 85-90%. Measured
+ * (H200, 2026-12-04 15:45 UTC, two interleaved rounds, no counters, % of
+ * copy bandwidth, grid -> cluster): bf16 256 x 1048576 80.1, 80.2 -> 87.1,
+ * 87.6; fp16 81.5, 81.2 -> 87.4, 86.9; bf16 300 x 1000000 79.5, 79.1 ->
+ * 88.0, 88.2; bf16 3 x 600000 10.5 -> 17.0, 17.3. Counters (bf16 256 x
+ * 1048576, 1980 MHz): 87.5%, DRAM bytes as the model's, long_scoreboard 31%,
+ * not_selected 15%, mio_throttle 13% of stalls; 64 registers, no spills.
+ * Checked the same call (the creg-ns group of tests/gpu/row_lengths.sh:
+ * fp32 / fp16 / bf16 at 1 x 1048576, 3 x 600000, 133 x 1000000, 40 x
+ * 524296; memcheck, racecheck, synccheck at 3 x 600000 clean). Off by
+ * default until the committed report is refreshed with it.
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -601,8 +620,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "a peeled row is 16-byte vectors, its head and tail one element a thread");
     static_assert(CL == 1 || (TPR == THREADS && !PEEL && CW == W),
                   "a cluster's row is whole blocks of aligned 16-byte chunks");
-    static_assert(NS == 0 || (CL > 1 && sizeof(T) == 4) || GRID,
-                  "shared-memory chunks: fp32 rows over a cluster, any row over a grid");
+    static_assert(NS == 0 || CL > 1 || GRID,
+                  "shared-memory chunks: rows over a cluster or a grid");
     static_assert(!GRID || (CL == 1 && TPR == THREADS && !PEEL && CW == W && !PUSH),
                   "a grid's row is whole blocks of aligned 16-byte chunks, no cluster");
     /* Up to 32 elements per thread, the registers hold floats and the exps
@@ -1293,6 +1312,18 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     return launch_cluster_regs_n<T, 1024>(a, s, cl, names);
 }
 
+/* 16-bit rows of up to 16 x 65536 elements in one cluster of 16 blocks of 512
+ * threads, two an SM, 8 vectors a thread in registers and 8 in shared memory
+ * (128 KB of the row a block); KBENCH_SOFTMAX_CREG_NS=1. */
+template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a, cudaStream_t s)
+{
+    if (a->shape[SM_COLS] > (int64_t)KB_CLUSTER_MAX * 512 * 16 * kb_vec_width<T>() ||
+        a->shape[SM_ROWS] > INT32_MAX / KB_CLUSTER_MAX)
+        return cudaErrorNotSupported;
+    return launch_cluster_regs_cl<T, KB_CLUSTER_MAX, 8, 8, 512>(a, s,
+                                                              "softmax_fused_regs_c16_t512_s8");
+}
+
 /* Rows longer than 16 blocks of 512 threads hold in registers: split over
  * ordinary blocks of 512 threads, two an SM, 8 vectors a thread in
  * registers and NS in shared memory, the blocks' pairs met in the L2
@@ -1659,6 +1690,14 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (slower so
      * far: measured above the kernel) */
     static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
+    static const int creg_ns = kb_env_int("KBENCH_SOFTMAX_CREG_NS", 0, 0, 1);
+    if constexpr (sizeof(T) == 2) {
+        if (aligned && cols % W == 0 && creg_ns && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
+            const cudaError_t e = launch_cluster_regs_ns<T>(a, s);
+            if (e != cudaErrorNotSupported)
+                return e;
+        }
+    }
     if (aligned && cols % W == 0 && use_grid && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
         const cudaError_t e = use_gpipe ? launch_gpipe<T>(a, s) : launch_grid_rows<T>(a, s);
         if (e != cudaErrorNotSupported)
