@@ -20,23 +20,44 @@ PHASES = [(0, 1, "taken -> loads landed"), (1, 2, "sum + block reduce"),
           (0, 5, "lifetime")]
 
 
+def fail(msg):
+    print("grid_trace.py: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
 def pct(v, p):
+    """The p-quantile of the sorted list v (nearest rank below)."""
     return v[min(len(v) - 1, int(p * len(v)))]
 
 
-def main(path):
+def read(path):
+    """The header line and the records: item sm row g0..g5 c0..c5, the g's
+    (global timer, ns) not decreasing."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
     recs, head = [], ""
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                head = line.strip()
-                continue
-            if line.strip():
-                v = [int(w) for w in line.split()]
-                # item sm row g0..g5 c0..c5
-                recs.append({"sm": v[1], "row": v[2], "g": v[3:9]})
+    for i, line in enumerate(lines, 1):
+        if line.startswith("#"):
+            head = line.strip()
+            continue
+        if not line.strip():
+            continue
+        try:
+            v = [int(w) for w in line.split()]
+            if len(v) != 15 or any(b < a for a, b in zip(v[3:9], v[4:9])):
+                raise ValueError
+        except ValueError:
+            fail(f"{path}:{i}: not a record of bench/grid_trace: {line[:60]!r}")
+        recs.append({"sm": v[1], "row": v[2], "g": v[3:9]})
     if not recs:
-        sys.exit(f"{path}: no records")
+        fail(f"{path}: no records")
+    return head, recs
+
+
+def main(path):
+    head, recs = read(path)
     print(head)
     t0 = min(r["g"][0] for r in recs)
     end = max(r["g"][5] for r in recs)
@@ -82,6 +103,7 @@ def main(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: grid_trace.py TRACE.txt")
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        print("usage: grid_trace.py TRACE.txt", file=sys.stderr)
+        sys.exit(2)
     main(sys.argv[1])
