@@ -163,6 +163,30 @@ static inline void kbt_one_line(const char *name, const char *want)
     free(t);
 }
 
+/* A script's bad input: its argument (a file in kbt_dir when in_dir) and the
+ * one line it must say. */
+typedef struct kbt_bad {
+    const char *arg;
+    int in_dir;
+    const char *want;
+} kbt_bad;
+
+/* Runs `python3 script ARG` for each of the n bad inputs: exit 2 and one
+ * line on stderr containing want, each. */
+static inline void kbt_bad_inputs(const char *script, const kbt_bad *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char arg[128];
+        if (bad[i].in_dir)
+            snprintf(arg, sizeof arg, "%s/%s", kbt_dir, bad[i].arg);
+        else
+            snprintf(arg, sizeof arg, "%s", bad[i].arg);
+        assert_int_equal(kbt_sh("python3 %s %s >%s/out 2>%s/err", script, arg, kbt_dir, kbt_dir),
+                         2);
+        kbt_one_line("err", bad[i].want);
+    }
+}
+
 /* Initialises r as case (op, variant, dtype) of a rows x cols matrix: axes
  * "rows" and "cols". */
 static inline void kbt_case(kb_result *r, const char *op, const char *variant, const char *dtype,

@@ -44,11 +44,7 @@ static void fw_trace_bad_input(void **state)
 {
     (void)state;
     kbt_need_python("bench/fw_trace.py");
-    static const struct {
-        const char *arg; /* in the test's folder when in_dir */
-        int in_dir;
-        const char *want;
-    } bad[] = {
+    static const kbt_bad bad[] = {
         {"none.txt", 1, "none.txt: No such file or directory"},
         {"results/h200/attention.json", 0, "attention.json:1: not a record of bench/fw_trace"},
         {"empty.txt", 1, "empty.txt: no consumer records"},
@@ -56,17 +52,7 @@ static void fw_trace_bad_input(void **state)
         {"--blocks", 0, "usage: fw_trace.py [--blocks] TRACE.txt"},
     };
     assert_int_equal(kbt_sh("echo '# nothing' >%s/empty.txt", kbt_dir), 0);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char args[128];
-        if (bad[i].in_dir)
-            snprintf(args, sizeof args, "%s/%s", kbt_dir, bad[i].arg);
-        else
-            snprintf(args, sizeof args, "%s", bad[i].arg);
-        assert_int_equal(kbt_sh("python3 bench/fw_trace.py %s >%s/out 2>%s/err", args, kbt_dir,
-                                kbt_dir),
-                         2);
-        kbt_one_line("err", bad[i].want);
-    }
+    kbt_bad_inputs("bench/fw_trace.py", bad, sizeof bad / sizeof bad[0]);
 }
 
 /* Block 0: two segments (4 and 2 key tiles, Q's slot freed at 200, 1100 and,

@@ -41,11 +41,7 @@ static void grid_trace_bad_input(void **state)
 {
     (void)state;
     kbt_need_python("bench/grid_trace.py");
-    static const struct {
-        const char *arg; /* in the test's folder when in_dir */
-        int in_dir;
-        const char *want;
-    } bad[] = {
+    static const kbt_bad bad[] = {
         {"none.txt", 1, "none.txt: No such file or directory"},
         {"results/h200/softmax.json", 0, "softmax.json:1: not a record of bench/grid_trace"},
         {"back.txt", 1, "back.txt:2: not a record of bench/grid_trace"},
@@ -57,17 +53,7 @@ static void grid_trace_bad_input(void **state)
     assert_int_equal(kbt_sh("printf '# t\\n0 0 0 5 4 6 7 8 9 0 0 0 0 0 0\\n' >%s/back.txt",
                             kbt_dir),
                      0);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char args[128];
-        if (bad[i].in_dir)
-            snprintf(args, sizeof args, "%s/%s", kbt_dir, bad[i].arg);
-        else
-            snprintf(args, sizeof args, "%s", bad[i].arg);
-        assert_int_equal(kbt_sh("python3 bench/grid_trace.py %s >%s/out 2>%s/err", args,
-                                kbt_dir, kbt_dir),
-                         2);
-        kbt_one_line("err", bad[i].want);
-    }
+    kbt_bad_inputs("bench/grid_trace.py", bad, sizeof bad / sizeof bad[0]);
 }
 
 int main(void)
