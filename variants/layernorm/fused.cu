@@ -2031,7 +2031,8 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
     if constexpr (CL > 1) {
         kb_xring_open(xr);
         const int rem = nvec % STRIDE - (tv - tid);
-        nb = (float)V * (float)(nvec / STRIDE * THREADS + (rem < 0 ? 0 : rem < THREADS ? rem : THREADS));
+        nb = (float)V *
+             (float)(nvec / STRIDE * THREADS + (rem < 0 ? 0 : rem < THREADS ? rem : THREADS));
         nb_inv = 1.0f / nb;
     }
     /* The slot groups of this row's vectors 0..PF-1 (lo) and PF..NV-1 (hi),
@@ -2049,7 +2050,9 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
         const int next = row + ngroups;
         const uint4 *xlo = ln_dyn + glo * PF * THREADS + tid;
         const uint4 *xhi = ln_dyn + ghi * PF * THREADS + tid;
-        const auto slot = [&](int k) { return k < PF ? xlo[k * THREADS] : xhi[(k - PF) * THREADS]; };
+        const auto slot = [&](int k) {
+            return k < PF ? xlo[k * THREADS] : xhi[(k - PF) * THREADS];
+        };
         kb_cp_async_wait<0>();
         /* The next row's first PF vectors into the free group now, the rest
          * into this row's lo group as the output pass frees it. */

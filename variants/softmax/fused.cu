@@ -1314,12 +1314,12 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     return launch_cluster_regs_n<T, 1024>(a, s, cl, names);
 }
 
-/* 16-bit rows of up to 16 x 65536 elements in one cluster of 16 blocks of 512
+/* Rows of up to 16 x 65536 16-bit elements in one cluster of 16 blocks of 512
  * threads, two an SM, 8 vectors a thread in registers and 8 in shared memory
- * (128 KB of the row a block); KBENCH_SOFTMAX_CREG_NS=1. */
+ * (128 KB of the row a block, creg_per elements); KBENCH_SOFTMAX_CREG_NS=1. */
 template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a, cudaStream_t s)
 {
-    if (a->shape[SM_COLS] > (int64_t)KB_CLUSTER_MAX * 512 * 16 * kb_vec_width<T>() ||
+    if (a->shape[SM_COLS] > KB_CLUSTER_MAX * creg_per<T>() ||
         a->shape[SM_ROWS] > INT32_MAX / KB_CLUSTER_MAX)
         return cudaErrorNotSupported;
     return launch_cluster_regs_cl<T, KB_CLUSTER_MAX, 8, 8, 512>(a, s,
@@ -1692,15 +1692,18 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (slower so
      * far: measured above the kernel) */
     static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
+    /* 16-bit rows of those in one cluster of 16 blocks with shared-memory
+     * vectors, with KBENCH_SOFTMAX_CREG_NS=1 (measured: header comment) */
     static const int creg_ns = kb_env_int("KBENCH_SOFTMAX_CREG_NS", 0, 0, 1);
+    const bool past = aligned && cols % W == 0 && cols > KB_CLUSTER_MAX * creg_per<T>() / 2;
     if constexpr (sizeof(T) == 2) {
-        if (aligned && cols % W == 0 && creg_ns && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
+        if (past && creg_ns) {
             const cudaError_t e = launch_cluster_regs_ns<T>(a, s);
             if (e != cudaErrorNotSupported)
                 return e;
         }
     }
-    if (aligned && cols % W == 0 && use_grid && cols > KB_CLUSTER_MAX * creg_per<T>() / 2) {
+    if (past && use_grid) {
         const cudaError_t e = use_gpipe ? launch_gpipe<T>(a, s) : launch_grid_rows<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
