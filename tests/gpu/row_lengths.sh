@@ -177,13 +177,15 @@ for step in "$@"; do
         # fewer than and past the SMs, a row's last block partly filled, the
         # longest row a grid takes; then each tool
         for ns in 8 12; do
-            path softmax "grid-$ns" "KBENCH_SOFTMAX_GRID_NS=$ns" "softmax_fused_grid_r8_s$ns" \
+            path softmax "grid-$ns" "KBENCH_SOFTMAX_GRID_NS=$ns+KBENCH_SOFTMAX_CREG_NS=0" \
+                "softmax_fused_grid_r8_s$ns" \
                 rows=3,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
                 rows=133,cols=1000000 rows=2,cols=2097152
         done
         # softmax's 16-bit rows past 524288 in one cluster of 16 blocks of 512
-        # threads with 8 vectors a thread in shared memory
-        # (KBENCH_SOFTMAX_CREG_NS=1): rows fewer than and past the clusters
+        # threads with 8 vectors a thread in shared memory (the default;
+        # KBENCH_SOFTMAX_CREG_NS=0 sends them to the grid, which the groups
+        # above check with 16-bit rows too): rows fewer than and past the clusters
         # in flight, a row's last block partly filled, the longest row; each
         # tool at 3 x 600000
         SAN_DTYPE=fp16,bf16 path softmax creg-ns KBENCH_SOFTMAX_CREG_NS=1 \
@@ -193,7 +195,8 @@ for step in "$@"; do
         # a block's rows fewer than, equal to and past the lag, a row's last
         # slice partly filled, more rows than the exchange's ring; each tool
         # at 7 x 600000
-        path softmax gp KBENCH_SOFTMAX_GRID_PIPE=1 softmax_fused_gpipe rows=7,cols=600000 "$all" \
+        path softmax gp KBENCH_SOFTMAX_GRID_PIPE=1+KBENCH_SOFTMAX_CREG_NS=0 softmax_fused_gpipe \
+            rows=7,cols=600000 "$all" \
             rows=1,cols=1048576 rows=3,cols=600000 rows=133,cols=1000000 rows=1500,cols=524296
         # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
         if want wide; then

@@ -70,10 +70,10 @@
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
  * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
- * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=1 takes
- * 16-bit rows of 524289-1048576 columns in one cluster of 16 blocks of 512
- * threads with 8 vectors a thread in shared memory instead of the grid
- * (faster, not yet the default: below);
+ * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
+ * 16-bit rows of 524289-1048576 columns back from one cluster of 16 blocks
+ * of 512 threads with 8 vectors a thread in shared memory (the default) to
+ * the grid (below);
  * KBENCH_SOFTMAX_WIDE=0 sends 16-bit rows of 121-128 vectors back from blocks
  * of 512 threads to blocks of 256, =2 takes rows of 97-128 vectors to 512
  * (below);
@@ -376,7 +376,7 @@
  * 16-bit rows of up to 1048576 columns fit one cluster of 16 blocks of 512
  * threads, two an SM, with 8 vectors a thread in shared memory beside the 8
  * in registers (128 KB of the row a block, 2 MB a cluster;
- * KBENCH_SOFTMAX_CREG_NS=1, launch_cluster_regs_ns): the exchange of the
+ * launch_cluster_regs_ns, the default): the exchange of the
  * 262144 rows' clusters (94% there) instead of the L2's, and no ticket.
  * Predicted (before the run): bf16 256 x 1048576 80 -> 85-90%. Measured
  * (H200, 2026-12-04 15:45 UTC, two interleaved rounds, no counters, % of
@@ -389,8 +389,8 @@
  * fp32 / fp16 / bf16 at 1 x 1048576, 3 x 600000, 133 x 1000000, 40 x
  * 524296; memcheck, racecheck, synccheck at 3 x 600000 clean), and the
  * GPU test suite's awkward sizes for softmax with the switch on (558 cases,
- * 15:52 UTC, none failed). Off by default until the committed report is
- * refreshed with it.
+ * 15:52 UTC, none failed). The default since; KBENCH_SOFTMAX_CREG_NS=0
+ * sends these rows back to the grid.
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -1316,7 +1316,8 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
 
 /* Rows of up to 16 x 65536 16-bit elements in one cluster of 16 blocks of 512
  * threads, two an SM, 8 vectors a thread in registers and 8 in shared memory
- * (128 KB of the row a block, creg_per elements); KBENCH_SOFTMAX_CREG_NS=1. */
+ * (128 KB of the row a block, creg_per elements); the grid with
+ * KBENCH_SOFTMAX_CREG_NS=0. */
 template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a, cudaStream_t s)
 {
     if (a->shape[SM_COLS] > KB_CLUSTER_MAX * creg_per<T>() ||
@@ -1693,8 +1694,8 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * far: measured above the kernel) */
     static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
     /* 16-bit rows of those in one cluster of 16 blocks with shared-memory
-     * vectors, with KBENCH_SOFTMAX_CREG_NS=1 (measured: header comment) */
-    static const int creg_ns = kb_env_int("KBENCH_SOFTMAX_CREG_NS", 0, 0, 1);
+     * vectors, unless KBENCH_SOFTMAX_CREG_NS=0 (measured: header comment) */
+    static const int creg_ns = kb_env_int("KBENCH_SOFTMAX_CREG_NS", 1, 0, 1);
     const bool past = aligned && cols % W == 0 && cols > KB_CLUSTER_MAX * creg_per<T>() / 2;
     if constexpr (sizeof(T) == 2) {
         if (past && creg_ns) {
