@@ -38,7 +38,6 @@
 #include <stdint.h>
 
 #include "kernels/device.cuh"
-#include "kernels/hopper.cuh"
 
 /* Rows whose exchange may be in flight at once, and blocks a row at most (a
  * file may define KB_GRID_MAXB before including this one: the state is its
@@ -103,36 +102,16 @@ static __device__ __forceinline__ unsigned kb_grid_take(void)
     return item;
 }
 
-/* The work item of this block's cluster (every thread of every block of the
- * cluster calls it and gets it): block 0's thread 0 takes the ticket, a
- * cluster barrier, and thread 0 of each other block reads it from block 0's
- * shared memory (one block barrier). The cluster's items are taken in the
- * order the clusters run, as kb_grid_take's are for blocks. */
-static __device__ __forceinline__ unsigned kb_grid_take_cluster(void)
-{
-    __shared__ unsigned item;
-    const unsigned rank = kb_cluster_rank();
-    if (threadIdx.x == 0 && rank == 0)
-        item = atomicAdd(&kb_grid.ticket, 1u);
-    kb_cluster_sync();
-    if (threadIdx.x == 0 && rank != 0)
-        item = kb_ld_cluster_u32(kb_cluster_map(kb_smem_u32(&item), 0));
-    __syncthreads();
-    return item;
-}
-
 /* Thread 0 publishes `mine` as block `rank` of row `row` split over nb
- * blocks (after the generation before has finished with the slot: its
- * `readers` blocks, nb unless given); RED: the count raised by
- * kb_red_release, which the thread does not wait for. */
+ * blocks (after the generation before has finished with the slot); RED: the
+ * count raised by kb_red_release, which the thread does not wait for. */
 template <bool RED = false>
-static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, int nb, float4 mine,
-                                                       int readers = 0)
+static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, int nb, float4 mine)
 {
     const unsigned slot = (unsigned)(row % KB_GRID_RING);
     const unsigned gen = (unsigned)(row / KB_GRID_RING);
     if (gen > 0)
-        kb_grid_until(&kb_grid.done[slot], gen * (unsigned)(readers ? readers : nb));
+        kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
     __stcg(&kb_grid.part[slot][rank], mine);
     if (RED)
         kb_red_release(&kb_grid.arrive[slot], 1u);

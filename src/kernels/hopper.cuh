@@ -294,14 +294,6 @@ KB_HDEV float4 kb_ld_cluster_f4(uint32_t addr)
     return v;
 }
 
-/* A 4-byte load from another cluster block's shared memory (kb_cluster_map). */
-KB_HDEV unsigned kb_ld_cluster_u32(uint32_t addr)
-{
-    unsigned v;
-    asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
-    return v;
-}
-
 /* Copies `bytes` (a multiple of 16) from global src (16-byte aligned) into
  * this block's shared memory at dst (16-byte aligned) with the copy engine,
  * no registers involved (cp.async.bulk, plain sm_90); the bytes count

@@ -191,24 +191,11 @@ for step in "$@"; do
         SAN_DTYPE=fp16,bf16 path softmax creg-ns KBENCH_SOFTMAX_CREG_NS=1 \
             softmax_fused_regs_c16_t512_s8 rows=3,cols=600000 "$all" rows=1,cols=1048576 \
             rows=3,cols=600000 rows=133,cols=1000000 rows=40,cols=524296
-        # the same clusters for fp32 rows too (KBENCH_SOFTMAX_CREG_NS=2): rows
-        # fewer than and past the clusters in flight, partly filled blocks
-        path softmax creg-ns32 KBENCH_SOFTMAX_CREG_NS=2 softmax_fused_regs_c16_t512_s8 \
+        # the same clusters for fp32 rows of 262145-524288 (the default too):
+        # rows fewer than and past the clusters in flight, partly filled blocks
+        path softmax creg-ns32 KBENCH_SOFTMAX_CREG_NS=1 softmax_fused_regs_c16_t512_s8 \
             rows=3,cols=300000 memcheck rows=1,cols=524288 rows=3,cols=300000 \
             rows=133,cols=400000 rows=40,cols=262148
-        # softmax's rows over several such clusters met in the L2
-        # (KBENCH_SOFTMAX_XCL=1, the items from a ticket; =2 in the clusters'
-        # order): two clusters a row, the second's last block partly filled or
-        # holding 8 elements, 4 and 8 clusters a row, more rows than the
-        # exchange's ring; each tool at fp32 3 x 600000 (memcheck alone for =2)
-        for xcl in 1 2; do
-            kn=softmax_fused_xcl_c16 tools=$all
-            [ $xcl = 2 ] && kn=softmax_fused_xcl_static tools=memcheck
-            SAN_DTYPE=fp32 path softmax "xcl-$xcl" "KBENCH_SOFTMAX_XCL=$xcl" $kn \
-                rows=3,cols=600000 "$tools" rows=1,cols=1048576 rows=3,cols=600000 \
-                rows=133,cols=1000000 rows=2,cols=2097152 rows=3,cols=4194304 \
-                rows=1030,cols=524296
-        done
         # softmax's pipelined grid (KBENCH_SOFTMAX_GRID_PIPE=1; off by default):
         # a block's rows fewer than, equal to and past the lag, a row's last
         # slice partly filled, more rows than the exchange's ring; each tool

@@ -71,9 +71,9 @@
  * threads 8 vectors in shared memory instead of 12 (below),
  * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
  * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
- * 16-bit rows of 524289-1048576 columns back from one cluster of 16 blocks
- * of 512 threads with 8 vectors a thread in shared memory (the default) to
- * the grid (below);
+ * fp32 rows of 262145-524288 and 16-bit rows of 524289-1048576 columns back
+ * from one cluster of 16 blocks of 512 threads with 8 vectors a thread in
+ * shared memory (the default) to the grid (below);
  * KBENCH_SOFTMAX_WIDE=0 sends 16-bit rows of 121-128 vectors back from blocks
  * of 512 threads to blocks of 256, =2 takes rows of 97-128 vectors to 512
  * (below);
@@ -397,7 +397,8 @@
  * 400000 85.4, 85.8 -> 91.0, 91.3 (1.065x); 128 x 1048576 (still the grid's)
  * 0.998x. Checked the same call (the creg-ns32 group: 1 x 524288, 3 x
  * 300000, 133 x 400000, 40 x 262148 in fp32, fp16 and bf16; memcheck at 3 x
- * 300000 clean). The default since.
+ * 300000 clean). The default since (KBENCH_SOFTMAX_CREG_NS=0 sends them to
+ * the grid too).
  * fp32 rows past 524288 columns over several such clusters, the clusters'
  * (max, sum) pairs met in the L2 as the grid's blocks' are (a row's two
  * clusters of 16 blocks at 1048576 instead of its 26 blocks; the item from a
@@ -414,7 +415,7 @@
  * different moments of different rows and overlap their waits with the
  * other's loads. Checked (row_lengths.sh groups xcl-1 and xcl-2, fp32 at 1 x
  * 1048576 up to 3 x 4194304 and 1030 x 524296; memcheck, racecheck and
- * synccheck clean), not kept: KBENCH_SOFTMAX_XCL=1|2, code in this commit.
+ * synccheck clean), not kept (code in commit 4b2c104).
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -632,16 +633,9 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
  * the write), so a 16-block cluster holds 16 x 256 KB rows.
  * GRID: the row is held by nb ordinary blocks (TPR = THREADS), block `rank`
  * as a cluster's block would be, the item (row, rank) from the ticket and
- * the pairs met in the L2 (kernels/grid_rows.cuh); NS > 0 in any dtype.
- * XCL (with a cluster, pushed): the row is held by ncl clusters of CL blocks,
- * cluster `half` of the row's holding its blocks half CL .. half CL + CL - 1
- * as a grid's would be; each cluster meets its blocks' pairs through
- * distributed shared memory and its block 0 publishes the cluster's pair in
- * the L2, where the row's ncl pairs meet. The cluster's item (row, half) from
- * a ticket (XCL = 1) or, for a measurement only, from the cluster's index
- * (XCL = 2: progress then rests on clusters starting in index order). */
+ * the pairs met in the L2 (kernels/grid_rows.cuh); NS > 0 in any dtype. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0, bool PUSH = false, bool GRID = false, int XCL = 0>
+          int NS = 0, bool PUSH = false, bool GRID = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -657,8 +651,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "shared-memory chunks: rows over a cluster or a grid");
     static_assert(!GRID || (CL == 1 && TPR == THREADS && !PEEL && CW == W && !PUSH),
                   "a grid's row is whole blocks of aligned 16-byte chunks, no cluster");
-    static_assert(XCL == 0 || (CL > 1 && PUSH && !GRID),
-                  "a row over clusters: pushed clusters of aligned 16-byte chunks");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -668,25 +660,16 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     const int t = threadIdx.x % TPR;
     /* GRID: nb blocks a row, the block's item (row, rank) from the ticket
      * (grid_rows.cuh); a cluster: CL blocks a row, the rank the cluster's. */
-    int nb = CL, ncl = 1;
+    int nb = CL;
     unsigned item = 0;
     if constexpr (GRID) {
         nb = (int)kb_grid_row_blocks(cols / CW, (int64_t)THREADS * (NVEC + NS));
         item = kb_grid_take();
     }
-    if constexpr (XCL > 0) {
-        ncl = (int)kb_grid_row_blocks(cols / CW, (int64_t)THREADS * (NVEC + NS) * CL);
-        nb = ncl * CL;
-        item = XCL == 1 ? kb_grid_take_cluster() : blockIdx.x / CL;
-    }
-    const int64_t row = GRID      ? (int64_t)(item / (unsigned)nb)
-                        : XCL > 0 ? (int64_t)(item / (unsigned)ncl)
-                        : CL > 1  ? (int64_t)(blockIdx.x / CL)
-                                  : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
-    const int rank = GRID      ? (int)(item % (unsigned)nb)
-                     : XCL > 0 ? (int)(item % (unsigned)ncl) * CL + (int)kb_cluster_rank()
-                     : CL > 1  ? (int)kb_cluster_rank()
-                               : 0;
+    const int64_t row = GRID     ? (int64_t)(item / (unsigned)nb)
+                        : CL > 1 ? (int64_t)(blockIdx.x / CL)
+                                 : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
+    const int rank = GRID ? (int)(item % (unsigned)nb) : CL > 1 ? (int)kb_cluster_rank() : 0;
     GRID_STAMP(0);
     /* The thread's first chunk in the row and the chunks between its chunks. */
     const int tc = rank * TPR + t;
@@ -695,7 +678,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
      * and is in range iff k * TPR * CW < lim: one compare with a constant per
      * chunk. A group past the last row (only in the last block) owns no
      * elements but still takes part in the shuffles. cols <= 65536 here
-     * (1048576 with a cluster, 4194304 over a grid or clusters: offsets stay below 2^22). */
+     * (1048576 with a cluster, 4194304 over a grid: offsets stay below 2^22). */
     const int64_t first = row < rows ? row * cols : 0;
     /* PEEL: the row (not 16-byte aligned, as when cols % W != 0) is head
      * elements up to the first 16-byte boundary, a body of whole vectors and
@@ -857,21 +840,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
         s = kb_warp_online<32>(p);
         kb_xchg_done(xc);
     }
-    if constexpr (XCL > 0) {
-        /* The row's ncl cluster pairs, met in the L2: block 0 of each cluster
-         * publishes its cluster's (every block of the cluster holds the same
-         * bits), every block waits for them and merges them in one fixed
-         * order, and says when it is done with the slot. */
-        const int lane = threadIdx.x % 32;
-        if (threadIdx.x == 0) {
-            if (rank % CL == 0)
-                kb_grid_publish(row, rank / CL, ncl, make_float4(s.x, s.y, 0.0f, 0.0f), nb);
-            kb_grid_wait(row, ncl);
-        }
-        __syncthreads();
-        s = grid_pairs(row, ncl, lane);
-        kb_grid_done(row);
-    }
     if constexpr (GRID) {
         /* The row's nb pairs, met in the L2 (grid_rows.cuh): lane r merges
          * blocks r, r + 32, ..., then the warp, in one fixed order. */
@@ -932,7 +900,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     if constexpr (CL > 1)
         kb_cluster_wait();
     GRID_STAMP(5);
-    if constexpr (GRID || XCL > 0)
+    if constexpr (GRID)
         kb_grid_leave(rows);
 }
 
@@ -1371,10 +1339,10 @@ template <typename T> static cudaError_t launch_cluster_regs(const kb_args *a, c
     return launch_cluster_regs_n<T, 1024>(a, s, cl, names);
 }
 
-/* Rows of up to 16 x 65536 16-bit elements in one cluster of 16 blocks of 512
- * threads, two an SM, 8 vectors a thread in registers and 8 in shared memory
- * (128 KB of the row a block, creg_per elements); the grid with
- * KBENCH_SOFTMAX_CREG_NS=0. */
+/* Rows of up to 16 x creg_per elements (fp32 524288, 16-bit 1048576) in one
+ * cluster of 16 blocks of 512 threads, two an SM, 8 vectors a thread in
+ * registers and 8 in shared memory (128 KB of the row a block); the grid
+ * with KBENCH_SOFTMAX_CREG_NS=0. */
 template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a, cudaStream_t s)
 {
     if (a->shape[SM_COLS] > KB_CLUSTER_MAX * creg_per<T>() ||
@@ -1382,37 +1350,6 @@ template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a
         return cudaErrorNotSupported;
     return launch_cluster_regs_cl<T, KB_CLUSTER_MAX, 8, 8, 512>(a, s,
                                                               "softmax_fused_regs_c16_t512_s8");
-}
-
-/* Rows longer than one such cluster holds (fp32 past 524288 elements) over
- * ncl clusters of 16 blocks of 512 threads, 8 vectors a thread in registers
- * and 8 in shared memory, the clusters' pairs met in the L2 (softmax_fused_regs
- * with XCL = xcl: 1 the items from a ticket, 2 from the clusters' indices).
- * cudaErrorNotSupported when a row needs more than KB_GRID_MAXB clusters or
- * the GPU holds fewer than twice a row's clusters at once. */
-template <typename T, int XCL> static cudaError_t launch_cluster_rows_k(const kb_args *a, cudaStream_t s)
-{
-    constexpr int THREADS = 512, NV = 8, NS = 8, CL = KB_CLUSTER_MAX;
-    constexpr size_t SMEM = (size_t)NS * THREADS * 16;
-    const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, CL, NS,
-                                      true, false, XCL>;
-    const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
-    const int64_t ncl =
-        kb_grid_row_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS) * CL);
-    static const int cap = kb_cluster_capacity((const void *)k, THREADS, CL, SMEM);
-    if (ncl > KB_GRID_MAXB || cap < 2 * ncl || rows > INT32_MAX / (ncl * CL))
-        return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)(rows * ncl * CL), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch_cluster(a, s, k,
-                             XCL == 1 ? "softmax_fused_xcl_c16_t512_s8"
-                                      : "softmax_fused_xcl_static_c16_t512_s8",
-                             grid, block, SMEM, CL, (const T *)a->in[0], (T *)a->out[0], rows, cols);
-}
-
-template <typename T>
-static cudaError_t launch_cluster_rows(const kb_args *a, cudaStream_t s, int xcl)
-{
-    return xcl == 1 ? launch_cluster_rows_k<T, 1>(a, s) : launch_cluster_rows_k<T, 2>(a, s);
 }
 
 /* Rows longer than 16 blocks of 512 threads hold in registers: split over
@@ -1781,21 +1718,13 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
     /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (slower so
      * far: measured above the kernel) */
     static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
-    /* 16-bit rows of those in one cluster of 16 blocks with shared-memory
-     * vectors, unless KBENCH_SOFTMAX_CREG_NS=0; fp32 rows too with =2
-     * (measured: header comment) */
-    static const int creg_ns = kb_env_int("KBENCH_SOFTMAX_CREG_NS", 1, 0, 2);
-    /* Rows past one such cluster over several, met in the L2, with
-     * KBENCH_SOFTMAX_XCL=1 (=2: the items in the clusters' order) */
-    static const int xcl = kb_env_int("KBENCH_SOFTMAX_XCL", 0, 0, 2);
+    /* Those of up to 16 blocks of 512 threads with 8 more vectors a thread
+     * in shared memory (fp32 524288, 16-bit 1048576 elements) in one cluster
+     * of them, unless KBENCH_SOFTMAX_CREG_NS=0 (measured: header comment) */
+    static const int creg_ns = kb_env_int("KBENCH_SOFTMAX_CREG_NS", 1, 0, 1);
     const bool past = aligned && cols % W == 0 && cols > KB_CLUSTER_MAX * creg_per<T>() / 2;
-    if (past && creg_ns && (sizeof(T) == 2 || creg_ns == 2)) {
+    if (past && creg_ns) {
         const cudaError_t e = launch_cluster_regs_ns<T>(a, s);
-        if (e != cudaErrorNotSupported)
-            return e;
-    }
-    if (past && xcl) {
-        const cudaError_t e = launch_cluster_rows<T>(a, s, xcl);
         if (e != cudaErrorNotSupported)
             return e;
     }
