@@ -319,7 +319,14 @@
  * row's wait for its slowest block than the overlap wins (code in commit
  * 87d081a). The default's counters the same day (06:53 UTC, 1980 MHz,
  * 82.7%, DRAM excess 1.00): long_scoreboard 35%, barrier 32% of stalls,
- * issue 28%, as on 2026-12-02.
+ * issue 28%, as on 2026-12-02. 14 vectors a thread in shared memory (176 KB
+ * of the row a block, 224 KB of shared memory an SM, still two blocks an
+ * SM; fp32 1048576 over 24 blocks), predicted ~+1 point if the trend of 64
+ * -> 128 -> 160 KB held: level (H200, 2026-12-04 17:24 UTC, two rounds, % of
+ * copy bandwidth, 12 -> 14): fp32 128 x 1048576 82.0, 82.1 -> 82.1, 82.0;
+ * 200 x 600000 84.3, 84.3 -> 84.6, 84.8; 64 x 2097152 77.4, 77.6 -> 78.4,
+ * 78.4 (checked: the grid group at 14, all three sanitizers clean). The
+ * bytes a block holds stopped being the lever at 160 KB; not kept.
  * Where a block's time goes (bench/grid_trace.cu: thread 0's global-timer
  * stamps at its item's edges; H200, 2026-12-04 15:12 UTC, fp32 128 x
  * 1048576, 322 us without the stamps, 325 with; means): taken -> its loads
