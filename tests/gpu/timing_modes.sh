@@ -2,7 +2,10 @@
 # The two timing modes side by side, case by case, as the markdown table of
 # docs/method.md ("Cold and batch"): for every ok result of the reports, the
 # cold median, the batch time, their ratio, and each one's % of the ceiling
-# measured the same way, with the result's flags.
+# measured the same way, with the result's flags. Then, per operator, the
+# spread of batch / cold over its ok results that are not `l2_resident` (the
+# list under the table there: lowest .. highest, median, how many), and the
+# cases at the two ends.
 #   tests/gpu/timing_modes.sh REPORT.json...    reports written by a kbench
 #                                               that measures both times
 #   tests/gpu/timing_modes.sh --run [OP...]     on the GPU machine: first run
@@ -28,7 +31,7 @@ for r in "$@"; do
     "$kbench" report "$r" --format csv >>"$csv"
 done
 cat >"$py" <<'EOF'
-import csv, io, sys
+import csv, io, statistics, sys
 
 # one header per report: keep the first
 lines, seen = [], False
@@ -61,6 +64,7 @@ print("| op | dtype | shape | variant | cold median | batch | batch / cold "
       "| % ceiling cold | % ceiling batch | flags |")
 print("|---|---|---|---|---:|---:|---:|---:|---:|---|")
 missing = 0
+spread = {}  # op -> [(batch / cold, case)] over the results that are not l2_resident
 for r in csv.DictReader(io.StringIO("".join(lines))):
     if r["status"] != "ok":
         continue
@@ -72,6 +76,18 @@ for r in csv.DictReader(io.StringIO("".join(lines))):
              pct(num(r["pct_peak"])), pct(num(r["pct_peak_batch"])),
              r["flags"].replace(",", ", ")]
     print("| " + " | ".join(cells) + " |")
+    if cold and batch and "l2_resident" not in r["flags"].split(","):
+        case = "%s %s %s (%s cold, %s batch)" % (r["variant"], r["dtype"], r["shape"], us(cold),
+                                                 us(batch))
+        spread.setdefault(r["op"], []).append((batch / cold, case))
+if spread:
+    print()
+    for op, v in spread.items():
+        print("- %s: batch / cold %.3f .. %.3f, median %.3f over %d results"
+              % (op, min(v)[0], max(v)[0], statistics.median(x for x, _ in v), len(v)))
+    print()
+    for op, v in spread.items():
+        print("%s: lowest %s; highest %s" % (op, min(v)[1], max(v)[1]))
 if missing:
     print("%d ok result(s) without a batch time: reports of an older kbench" % missing,
           file=sys.stderr)
