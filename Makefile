@@ -128,14 +128,16 @@ tests: $(TEST_BIN) $(B)/kbench shiplibs $(B)/bench/mma_peak $(B)/bench/fw_trace 
 
 # The tensor-core rung's ceiling (bench/mma_peak.cu's header): built with the
 # tests, run on the GPU machine.
-$(B)/bench/mma_peak: bench/mma_peak.cu src/kernels/mma.cuh
+$(B)/bench/mma_peak: bench/mma_peak.cu bench/check.cuh src/kernels/mma.cuh
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
 # flash-wgmma's timeline of work-tile edges (bench/fw_trace.cu's header): the
 # variant's source with TR, built with the tests, run on the GPU machine.
+# (private: a target's NVARCH must not reach the objects of libkb.a it needs.)
 $(B)/bench/fw_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
-$(B)/bench/fw_trace: bench/fw_trace.cu bench/median_time.cuh variants/attention/flash_wgmma.cu \
+$(B)/bench/fw_trace: bench/fw_trace.cu bench/median_time.cuh bench/check.cuh \
+                     variants/attention/flash_wgmma.cu \
                      variants/attention/attention.cuh src/kernels/hopper.cuh src/kernels/fill.h \
                      $(B)/libkb.a
 	@mkdir -p $(@D)
@@ -144,8 +146,8 @@ $(B)/bench/fw_trace: bench/fw_trace.cu bench/median_time.cuh variants/attention/
 
 # softmax's grid path, a timeline of its items' edges (bench/grid_trace.cu's
 # header): the variant's source with SOFTMAX_GRID_TRACE, built with the tests.
-# (private: a target's NVARCH must not reach the objects of libkb.a it needs.)
-$(B)/bench/grid_trace: bench/grid_trace.cu bench/median_time.cuh variants/softmax/fused.cu \
+$(B)/bench/grid_trace: bench/grid_trace.cu bench/median_time.cuh bench/check.cuh \
+                       variants/softmax/fused.cu \
                        variants/softmax/softmax.cuh \
                        src/kernels/grid_rows.cuh src/kernels/fill.h \
                        $(B)/libkb.a

@@ -35,17 +35,11 @@
 #include <string.h>
 
 #include "../variants/attention/flash_wgmma.cu"
+#include "check.cuh"
 #include "kernels/fill.h"
 #include "median_time.cuh"
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "fw_trace: %s: %s\n", #call, cudaGetErrorString(e_));          \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#define CHECK(call) kb_tool_check("fw_trace", (call), #call)
 
 typedef __nv_bfloat16 T;
 

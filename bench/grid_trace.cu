@@ -22,17 +22,11 @@
 #include <string.h>
 
 #include "../variants/softmax/fused.cu"
+#include "check.cuh"
 #include "kernels/fill.h"
 #include "median_time.cuh"
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "grid_trace: %s: %s\n", #call, cudaGetErrorString(e_));        \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#define CHECK(call) kb_tool_check("grid_trace", (call), #call)
 
 int main(int argc, char **argv)
 {
@@ -86,8 +80,10 @@ int main(int argc, char **argv)
     CHECK(kb_softmax_fused(&a, 0));
     CHECK(cudaDeviceSynchronize());
     unsigned long long *h = (unsigned long long *)malloc(words * 8);
-    if (!h)
+    if (!h) {
+        fprintf(stderr, "grid_trace: out of host memory for %zu trace words\n", words);
         return 1;
+    }
     CHECK(cudaMemcpy(h, buf, words * 8, cudaMemcpyDeviceToHost));
     printf("# %s %lld x %lld: plain %.1f us (%.1f GB/s), traced %.1f us (%.1f GB/s)\n",
            dt == KB_FP32 ? "fp32" : "bf16", (long long)rows, (long long)cols, plain,

@@ -5,8 +5,8 @@
 #define KB_BENCH_MEDIAN_TIME_CUH
 
 #include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
+
+#include "check.cuh"
 
 /* The median time in microseconds of launch() (which returns the launch's
  * error) on the default stream; on a CUDA error, says so as `tool` and
@@ -16,24 +16,19 @@ template <typename F> static float kb_median_launch_us(const char *tool, F launc
     enum { WARM = 5, N = 20 };
     float ms[N];
     cudaEvent_t e0, e1;
-    const auto check = [tool](cudaError_t e, const char *what) {
-        if (e != cudaSuccess) {
-            fprintf(stderr, "%s: %s: %s\n", tool, what, cudaGetErrorString(e));
-            exit(1);
-        }
-    };
-    check(cudaEventCreate(&e0), "cudaEventCreate");
-    check(cudaEventCreate(&e1), "cudaEventCreate");
+    kb_tool_check(tool, cudaEventCreate(&e0), "cudaEventCreate");
+    kb_tool_check(tool, cudaEventCreate(&e1), "cudaEventCreate");
     for (int i = 0; i < WARM + N; i++) {
-        check(cudaEventRecord(e0, 0), "cudaEventRecord");
-        check(launch(), "launch");
-        check(cudaEventRecord(e1, 0), "cudaEventRecord");
-        check(cudaEventSynchronize(e1), "cudaEventSynchronize");
+        kb_tool_check(tool, cudaEventRecord(e0, 0), "cudaEventRecord");
+        kb_tool_check(tool, launch(), "launch");
+        kb_tool_check(tool, cudaEventRecord(e1, 0), "cudaEventRecord");
+        kb_tool_check(tool, cudaEventSynchronize(e1), "cudaEventSynchronize");
         if (i >= WARM)
-            check(cudaEventElapsedTime(&ms[i - WARM], e0, e1), "cudaEventElapsedTime");
+            kb_tool_check(tool, cudaEventElapsedTime(&ms[i - WARM], e0, e1),
+                          "cudaEventElapsedTime");
     }
-    check(cudaEventDestroy(e0), "cudaEventDestroy");
-    check(cudaEventDestroy(e1), "cudaEventDestroy");
+    kb_tool_check(tool, cudaEventDestroy(e0), "cudaEventDestroy");
+    kb_tool_check(tool, cudaEventDestroy(e1), "cudaEventDestroy");
     for (int i = 1; i < N; i++) /* insertion sort */
         for (int j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
             const float t = ms[j];

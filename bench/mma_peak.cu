@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.cuh"
 #include "kernels/mma.cuh"
 
 #define ITERS 4096
@@ -28,14 +29,7 @@
 #define LDSM_NOW 1
 #define LDSM_AHEAD 2
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "mma_peak: %s: %s\n", #call, cudaGetErrorString(e_));          \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#define CHECK(call) kb_tool_check("mma_peak", (call), #call)
 
 template <int NACC, int LDSM>
 __global__ void mma_loop(float *out, long long *cycles, uint32_t seed)

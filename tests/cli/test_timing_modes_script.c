@@ -40,21 +40,13 @@ static void timing_modes_figures(void **state)
 static void timing_modes_bad_input(void **state)
 {
     (void)state;
-    static const struct {
-        const char *args;
-        const char *want;
-    } bad[] = {
-        {"none.json", "cannot read 'none.json'"},
-        {"tests/fixtures/not_a_report.json", "is not a kbench report"},
-        {"", "usage: tests/gpu/timing_modes.sh REPORT.json..."},
+    static const kbt_bad bad[] = {
+        {"none.json", 0, "cannot read 'none.json'"},
+        {"tests/fixtures/not_a_report.json", 0, "is not a kbench report"},
+        {"", 0, "usage: tests/gpu/timing_modes.sh REPORT.json..."},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_not_equal(kbt_sh("KBENCH_BIN=build/kbench bash tests/gpu/timing_modes.sh %s "
-                                    ">%s/out 2>%s/err",
-                                    bad[i].args, kbt_dir, kbt_dir),
-                             0);
-        kbt_one_line("err", bad[i].want);
-    }
+    kbt_bad_runs("KBENCH_BIN=build/kbench bash tests/gpu/timing_modes.sh", 0, bad,
+                 sizeof bad / sizeof bad[0]);
 }
 
 int main(void)
