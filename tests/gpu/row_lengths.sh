@@ -42,7 +42,7 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-fadd, srow2-c, gp (both pipelined grids),
+        # pf, pf-wf, srow2, srow2-fadd, srow2-c, gp (both pipelined grids), gp-smem,
         # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -158,15 +158,21 @@ for step in "$@"; do
         SAN_DTYPE=bf16 path layernorm srow2-c KBENCH_LAYERNORM_SROW2=1 \
             layernorm_fused_srow2_c2 rows=9,cols=65544 "$all" rows=20,cols=131064 \
             rows=150,cols=131072,stats=1
-        # layernorm's pipelined grid (fp32 rows past 262144 columns by
+        # layernorm's pipelined grid (fp32 rows past 65536 columns by
         # default; =2 every aligned row past 32768, 16-bit too): a block's
         # rows fewer than, equal to and past the lag, rows that end inside a
         # block, the longest row it takes, more rows than the exchange's
         # ring, statistics, mean 10^4, tanh
-        path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=2 layernorm_fused_gpipe rows=70,cols=40008 \
+        path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=2 layernorm_fused_gpipe_preg rows=70,cols=40008 \
             "$all" rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 \
             rows=133,cols=1048576 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
             rows=31,cols=65536,gelu=1 rows=2500,cols=40000 rows=17,cols=1000000
+        # the same with the parameters staged in shared memory beside a ring
+        # of 4 fp32 slices (KBENCH_LAYERNORM_GPIPE_RING=0; by default they are
+        # in registers and the ring holds 7)
+        path layernorm gp-smem KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_RING=0 \
+            'layernorm_fused_gpipe"' rows=70,cols=40008 memcheck rows=9,cols=40000 \
+            rows=67,cols=100008 rows=133,cols=1048576 rows=2500,cols=40000
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (the default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
@@ -293,11 +299,16 @@ for step in "$@"; do
         # plain sums by default)
         ab KBENCH_LAYERNORM_PLAIN=0 layernorm fused rows=2048,cols=65536 \
             rows=1024,cols=131072 rows=512,cols=262144 rows=3000,cols=40000
-        # layernorm's long rows: fp32 rows past 262144 columns without the
-        # pipelined grid ("old"; the default takes them there), and every
-        # aligned row past 32768 in it ("old" = =2)
+        # layernorm's long rows: fp32 rows past 65536 columns without the
+        # pipelined grid ("old"; the default takes them there), the grid
+        # with its parameters staged in shared memory beside a shallower
+        # ring ("old"; registers and 7 slices by default), and every aligned
+        # row past 32768 in it ("old" = =2)
         ab KBENCH_LAYERNORM_GRID_PIPE=0 layernorm fused rows=128,cols=1048576 \
-            rows=256,cols=1048576 rows=256,cols=524288 rows=200,cols=600000 rows=64,cols=1048576
+            rows=256,cols=1048576 rows=256,cols=524288 rows=200,cols=600000 rows=64,cols=1048576 \
+            rows=512,cols=262144 rows=1024,cols=131072 rows=1500,cols=100008
+        ab KBENCH_LAYERNORM_GPIPE_RING=0 layernorm fused rows=128,cols=1048576 \
+            rows=256,cols=524288 rows=512,cols=262144
         ab KBENCH_LAYERNORM_GRID_PIPE=2 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=4096,cols=65536 rows=1024,cols=262144
         ab KBENCH_LAYERNORM_CLUSTER_PF=2 layernorm fused rows=4096,cols=65536 \

@@ -45,16 +45,18 @@
  *                            range checks): 4096 -> 128 threads x 8 (fp32),
  *                            8 groups of 128 x 4 (16-bit); 16384 -> 512 x 8
  *                            (fp32), 2 groups of 512 x 4 (16-bit);
- *   fp32, 32769-262144,      the persistent clusters: 4-16 blocks of 16384
- *   aligned, rows not few    elements a row, gamma and beta + b staged in
- *                            shared memory once (below);
+ *   fp32, 32769-65536 (and   the persistent clusters: 4-16 blocks of 16384
+ *   to 262144 where the      elements a row, gamma and beta + b staged in
+ *   grid below is not        shared memory once (below);
+ *   filled), aligned, rows
+ *   not few
  *   16-bit, 32769-1048576,   layernorm_fused_srow2: one 1024-thread block an
  *   aligned, rows not few    SM, 65536 elements of the row in its shared
  *   (to 65536: any rows)     memory, in clusters of 2-16 past 65536 (below);
- *   fp32, 262145-1048576,    the pipelined grid: a block of 512 threads an
- *   aligned, rows not few,   SM, 8192 columns each, the rows' statistics
- *   groups filling 7/8 of    exchanged L rows late (below);
- *   the GPU
+ *   fp32, 65537-1048576,     the pipelined grid: a block of 512 threads an
+ *   aligned, rows not few,   SM, 8192 columns each, gamma and beta + b in
+ *   groups filling 7/8 of    registers, a ring of 7 row slices, the rows'
+ *   the GPU                  statistics exchanged 4 rows late (below);
  *   longer aligned rows:     the cluster register kernel: 2-16 blocks of
  *   fp32 up to 524288, or    1024 threads x 32 elements a row, one SM each
  *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
@@ -87,9 +89,11 @@
  * that take persistent clusters with the parameters staged back to the
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
  * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=0 sends the fp32 rows
- * of 262145-1048576 columns that take the pipelined grid back to the
+ * of 65537-1048576 columns that take the pipelined grid back to the
  * persistent clusters' paths, =2 sends every aligned row of 32769-1048576
  * columns to the pipelined grid, 16-bit too (measured: above that kernel);
+ * KBENCH_LAYERNORM_GPIPE_RING=0 gives the pipelined grid its parameters in
+ * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -2280,16 +2284,50 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * Welford / plain): fp32 128 x 1048576 67.3, 67.0, 67.2 / 67.5, 67.1,
  * 67.9 (1.005x); 256 x 524288 67.8, 67.5, 68.0 / 67.6, 70.0, 68.3
  * (1.013x). Level: the fp32 streaming threads here are not issue-bound;
- * the exchange's pace is what holds these rows. */
+ * the exchange's pace is what holds these rows.
+ * The parameters in registers (PREG: 32 floats a streaming thread, 84
+ * registers, 640 threads) free the shared memory for a ring of 7 fp32
+ * slices (224 KB; 14 16-bit) instead of 4, so both the slack L and the rows
+ * copied ahead P = 7 - L grow. Prediction (before the run): if the exchange's
+ * latency sets the pace, L moves the rows of 1048576 (S = 128) most, 67 ->
+ * 75-80%, and those of 262144 (S = 32) less, 75-81 -> 83-85%. Measured (H200,
+ * 2026-12-04, two interleaved rounds each, no counters, % of the copy
+ * bandwidth; 18:07-18:11 UTC with the clock capped, the default's pf4 at 70%
+ * against its report's 84%; 18:15-18:21 UTC at 1980 MHz): fp32 128 x 1048576
+ * staged, L = 2: 67.8, 67.1 | 67.5, 67.3; PREG L = 3 (P = 4): 71.6, 71.3; L =
+ * 4 (P = 3): 83.0, 81.8 | 82.4, 82.3 (1.22x); L = 5 (P = 2): 74.2, 74.0; L =
+ * 6 (P = 1): 54.1, 54.3. 256 x 524288: 67.0, 67.3 -> L = 3 70.6, 71.9, L = 4
+ * 82.7, 81.8. Against the persistent clusters (the default below 262145
+ * columns until now): 512 x 262144 pf16 77.5, 77.4 -> L = 4 81.4, 81.5
+ * (1.052x; L = 3 1.02x, L = 5 0.98x, L = 6 0.69x); 2048 x 65536 pf4 81.4,
+ * 80.0 -> 81.1, 81.4 (1.007x, level). So L + P = 7 is shared between the
+ * two: one slice (32 KB) in flight an SM starves the row (54%), two rows of
+ * slack leave it waiting on the exchange (67%), and L = 4 is the default;
+ * fp32 rows of 65537-1048576 columns take it (KBENCH_LAYERNORM_GPIPE_RING=0
+ * keeps the staged form). 16-bit rows stay with layernorm_fused_srow2 (the
+ * same call, GRID_PIPE=2, srow2 / this): bf16 1024 x 262144 56.4, 54.1 /
+ * 48.1, 48.1; 256 x 1048576 51.7, 52.2 / 48.0, 48.0; 4096 x 65536 70.2, 65.4
+ * / 48.1, 48.1: issue-bound there, as before. What is left at 1048576 (82%)
+ * is the ring: 227 KB of shared memory hold 7 slices, and neither side of L
+ * + P = 7 can grow without the other shrinking. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
+/* The ring when the parameters are held in registers (PREG): the rest of the
+ * SM's 227 KB of shared memory but the static kilobyte. */
+#define GP_RING_BYTES_PREG (224 * 1024)
+#define GP_PREG_L 4 /* rows of slack in that ring (3 of 7 ahead, fp32) */
 
-template <typename T> struct gp_cfg {
+/* PREG: gamma and beta + b in the streaming threads' registers, the shared
+ * memory all ring; L: rows of slack, 0 for half the ring. */
+template <typename T, bool PREG = false, int L_ = 0> struct gp_cfg {
     static constexpr int V = kb_vec_width<T>(), NV = GP_ELEMS / V, F4 = V / 4;
     static constexpr int SLOT = NV * GP_THREADS; /* uint4s a row slice takes */
-    static constexpr int D = GP_RING_BYTES / (SLOT * 16), L = D / 2, P = D - L;
-    static constexpr size_t SMEM = (size_t)D * SLOT * 16 + (size_t)2 * NV * F4 * GP_THREADS * 16;
+    static constexpr int D = (PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) / (SLOT * 16);
+    static constexpr int L = L_ > 0 ? L_ : D / 2, P = D - L;
+    static_assert(P >= 1 && L >= 1, "a row of slack and one ahead at least");
+    static constexpr size_t SMEM =
+        (size_t)D * SLOT * 16 + (PREG ? 0 : (size_t)2 * NV * F4 * GP_THREADS * 16);
 };
 
 /* ln_warp_wf as a function object, for kb_gpipe_reduce. */
@@ -2297,11 +2335,11 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH>
+template <typename T, bool TANH, bool PREG = false, int L_ = 0>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
-    using C = gp_cfg<T>;
+    using C = gp_cfg<T, PREG, L_>;
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
@@ -2310,8 +2348,25 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
     float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
     auto in = [&](int k) { return p.in(k); };
-    if (threadIdx.x < THREADS) /* the streaming threads' own parameters */
-        ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
+    /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
+    float gr[PREG ? NV : 1][V], br[PREG ? NV : 1][V];
+    if (threadIdx.x < THREADS) { /* the streaming threads' own parameters */
+        if constexpr (PREG) {
+            const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                if (in(k)) {
+                    ln_affine_global<T>(k * p.stride, gt, b1t, b2t, gr[k], br[k]);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        gr[k][e] = br[k][e] = 0.0f;
+                }
+            }
+        } else {
+            ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
+        }
+    }
 
     /* The block's i-th row's shift x[row][0], from the head copied with it
      * (in the ring until the row's slot is refilled, after its out). */
@@ -2360,7 +2415,13 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
             if (in(k)) {
                 float f[V], g[V], bb[V];
                 kb_unpack<T>(p.slot(j, k), f);
-                ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
+                if constexpr (PREG) {
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        g[e] = gr[k][e], bb[e] = br[k][e];
+                } else {
+                    ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
+                }
 #pragma unroll
                 for (int e = 0; e < V; e++)
                     f[e] = ln_gelu<TANH>(fmaf((f[e] - K - md) * rstd, g[e], bb[e]));
@@ -2381,11 +2442,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
  * `filled` also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH>
-static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
+template <typename T, bool TANH, bool PREG, int L_>
+static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
-    using C = gp_cfg<T>;
-    const auto k = layernorm_fused_gpipe<T, TANH>;
+    using C = gp_cfg<T, PREG, L_>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, L_>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     static int64_t cap = -1;
@@ -2394,8 +2455,22 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
-    return kb_launch(a, s, k, "layernorm_fused_gpipe", grid, block, C::SMEM, p.x, p.g, p.b1,
-                     p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S);
+    return kb_launch(a, s, k,
+                     PREG ? "layernorm_fused_gpipe_preg" : "layernorm_fused_gpipe",
+                     grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows,
+                     p.cols, p.inv_cols, S);
+}
+
+/* launch_gpipe_ring with the parameters in registers and L = 4 of the 7
+ * fp32 slices (14 16-bit) a ring of 224 KB holds, or, with
+ * KBENCH_LAYERNORM_GPIPE_RING=0, the parameters staged in shared memory beside
+ * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel). */
+template <typename T, bool TANH>
+static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
+{
+    static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
+    return ring ? launch_gpipe_ring<T, TANH, true, GP_PREG_L>(a, s, filled)
+                : launch_gpipe_ring<T, TANH, false, 0>(a, s, filled);
 }
 
 template <bool VEC> struct fused_kernels {
@@ -2582,7 +2657,7 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * KBENCH_LAYERNORM_GRID_PIPE=0; =2 takes every aligned row of
      * 32769-1048576 columns there, 16-bit too (measured above the kernel). */
     static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 1, 0, 2);
-    if ((use_gpipe == 2 || (use_gpipe == 1 && sizeof(T) == 4 && cols > 262144)) && aligned &&
+    if ((use_gpipe == 2 || (use_gpipe == 1 && sizeof(T) == 4 && cols > 65536)) && aligned &&
         cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
         const cudaError_t e = launch_gpipe<T, TANH>(a, s, use_gpipe == 1);
         if (e != cudaErrorNotSupported)

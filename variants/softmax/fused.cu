@@ -1427,7 +1427,16 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
  * 0.83x); fp32 trapped in the exchange's wait: its partial ring had three
  * slots for four exchange warps (grid_pipe.cuh, KB_GPIPE_R; mended, not yet
  * measured). KBENCH_SOFTMAX_GRID_PIPE=1 sends the grid's rows here (off by
- * default). */
+ * default).
+ * Tried and not kept (2026-12-04): layernorm's deeper ring (its pipelined
+ * grid's header) here, slices of 16 elements a thread (8192 fp32 columns,
+ * S = 128) in a ring of 224 KB, 7 slices, L = 3-6. Measured (H200, 18:11 and
+ * 18:17 UTC, two interleaved rounds each, no counters, % of the copy
+ * bandwidth): fp32 128 x 1048576 grid 82.1, 82.6 | 82.5, 82.5; this form
+ * (D = 3, L = 1) 72.1, 73.2; L = 3 70.7, 70.9; L = 4 76.1, 76.2 | 76.4,
+ * 75.9; L = 5 77.8, 78.2; L = 6 55.5, 56.0 (64 x 1048576: grid 77.1, 77.5,
+ * L = 4 75.4, 74.8). The grid's plain loads, 160 KB a block and two blocks
+ * an SM, stay ahead. */
 #define SGP_THREADS 512
 #define SGP_ELEMS 32 /* elements of a row a thread: a slice is 16384 columns */
 #define SGP_RING_BYTES (192 * 1024)
