@@ -2309,7 +2309,11 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 48.1, 48.1; 256 x 1048576 51.7, 52.2 / 48.0, 48.0; 4096 x 65536 70.2, 65.4
  * / 48.1, 48.1: issue-bound there, as before. What is left at 1048576 (82%)
  * is the ring: 227 KB of shared memory hold 7 slices, and neither side of L
- * + P = 7 can grow without the other shrinking. */
+ * + P = 7 can grow without the other shrinking. Beside it (18:24-18:26 UTC,
+ * two rounds, this / KBENCH_LAYERNORM_GRID_PIPE=0): fp32 1024 x 131072 82.2,
+ * 83.0 / 81.4, 81.8; 1500 x 100008 79.6, 78.9 / 70.2, 72.1. In the report of
+ * 18:34-18:42 UTC (kbench a7535be): fp32 512 x 262144 86.8% (81.0% on the
+ * persistent clusters in b66bd2c's), 128 x 1048576 81.9% (67.7%). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
