@@ -123,36 +123,28 @@ shiplibs:
 	  cmp -s "$$p" $(B)/lib/$$l || { cp -L "$$p" $(B)/lib/$$l.tmp && mv -f $(B)/lib/$$l.tmp $(B)/lib/$$l; } \
 	  || exit 1; done
 
-tests: $(TEST_BIN) $(B)/kbench shiplibs $(B)/bench/mma_peak $(B)/bench/fw_trace \
-       $(B)/bench/grid_trace
+# The bench tools, built with the tests and run on the GPU machine; their
+# headers come from the compiler (-MMD: $@.d, included below).
+BENCH_TOOLS := $(B)/bench/mma_peak $(B)/bench/fw_trace $(B)/bench/grid_trace
+BENCH_DEP    = -MMD -MP -MF $@.d
 
-# The tensor-core rung's ceiling (bench/mma_peak.cu's header): built with the
-# tests, run on the GPU machine.
-$(B)/bench/mma_peak: bench/mma_peak.cu bench/check.cuh src/kernels/mma.cuh
+tests: $(TEST_BIN) $(B)/kbench shiplibs $(BENCH_TOOLS)
+
+# The tensor-core rung's ceiling (bench/mma_peak.cu's header).
+$(B)/bench/mma_peak: bench/mma_peak.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) $< -o $@
+	$(NVCC) $(NVFLAGS) $(BENCH_DEP) $< -o $@
 
-# flash-wgmma's timeline of work-tile edges (bench/fw_trace.cu's header): the
-# variant's source with TR, built with the tests, run on the GPU machine.
-# (private: a target's NVARCH must not reach the objects of libkb.a it needs.)
+# The trace tools, a variant's source built with its timeline stamps and
+# linked against libkb.a: flash-wgmma's work-tile edges (bench/fw_trace.cu's
+# header; private: a target's NVARCH must not reach the objects of libkb.a
+# it needs) and softmax's grid items (bench/grid_trace.cu's header).
 $(B)/bench/fw_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
-$(B)/bench/fw_trace: bench/fw_trace.cu bench/median_time.cuh bench/check.cuh \
-                     variants/attention/flash_wgmma.cu \
-                     variants/attention/attention.cuh src/kernels/hopper.cuh src/kernels/fill.h \
-                     $(B)/libkb.a
+$(B)/bench/fw_trace: bench/fw_trace.cu $(B)/libkb.a
+$(B)/bench/grid_trace: bench/grid_trace.cu $(B)/libkb.a
+$(B)/bench/fw_trace $(B)/bench/grid_trace:
 	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
-	  -Xlinker -rpath,$(CUDA)/lib64 $(filter-out -lcudart_static,$(LDLIBS))
-
-# softmax's grid path, a timeline of its items' edges (bench/grid_trace.cu's
-# header): the variant's source with SOFTMAX_GRID_TRACE, built with the tests.
-$(B)/bench/grid_trace: bench/grid_trace.cu bench/median_time.cuh bench/check.cuh \
-                       variants/softmax/fused.cu \
-                       variants/softmax/softmax.cuh \
-                       src/kernels/grid_rows.cuh src/kernels/fill.h \
-                       $(B)/libkb.a
-	@mkdir -p $(@D)
-	$(NVCC) $(NVFLAGS) -DSOFTMAX_GRID_TRACE -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
+	$(NVCC) $(NVFLAGS) $(BENCH_DEP) -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
 	  -Xlinker -rpath,$(CUDA)/lib64 $(filter-out -lcudart_static,$(LDLIBS))
 
 host-tests: $(HOST_TEST_BIN) $(B)/kbench shiplibs
@@ -225,4 +217,4 @@ clean:
         deps-test deps-check
 .SECONDARY:
 
--include $(LIB_O:.o=.d) $(CLI_O:.o=.d)
+-include $(LIB_O:.o=.d) $(CLI_O:.o=.d) $(BENCH_TOOLS:=.d)

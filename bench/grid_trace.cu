@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SOFTMAX_GRID_TRACE /* the variant's stamps (its grid_stamp) */
 #include "../variants/softmax/fused.cu"
 #include "check.cuh"
 #include "kernels/fill.h"

@@ -2323,12 +2323,12 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
 #define GP_PREG_L 4 /* rows of slack in that ring (3 of 7 ahead, fp32) */
 
 /* PREG: gamma and beta + b in the streaming threads' registers, the shared
- * memory all ring; L: rows of slack, 0 for half the ring. */
-template <typename T, bool PREG = false, int L_ = 0> struct gp_cfg {
+ * memory all ring, GP_PREG_L rows of slack; else half the ring's. */
+template <typename T, bool PREG = false> struct gp_cfg {
     static constexpr int V = kb_vec_width<T>(), NV = GP_ELEMS / V, F4 = V / 4;
     static constexpr int SLOT = NV * GP_THREADS; /* uint4s a row slice takes */
     static constexpr int D = (PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) / (SLOT * 16);
-    static constexpr int L = L_ > 0 ? L_ : D / 2, P = D - L;
+    static constexpr int L = PREG ? GP_PREG_L : D / 2, P = D - L;
     static_assert(P >= 1 && L >= 1, "a row of slack and one ahead at least");
     static constexpr size_t SMEM =
         (size_t)D * SLOT * 16 + (PREG ? 0 : (size_t)2 * NV * F4 * GP_THREADS * 16);
@@ -2339,11 +2339,11 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH, bool PREG = false, int L_ = 0>
+template <typename T, bool TANH, bool PREG = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
-    using C = gp_cfg<T, PREG, L_>;
+    using C = gp_cfg<T, PREG>;
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
@@ -2446,11 +2446,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
  * `filled` also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int L_>
+template <typename T, bool TANH, bool PREG>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
-    using C = gp_cfg<T, PREG, L_>;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, L_>;
+    using C = gp_cfg<T, PREG>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     static int64_t cap = -1;
@@ -2473,8 +2473,8 @@ template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
     static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
-    return ring ? launch_gpipe_ring<T, TANH, true, GP_PREG_L>(a, s, filled)
-                : launch_gpipe_ring<T, TANH, false, 0>(a, s, filled);
+    return ring ? launch_gpipe_ring<T, TANH, true>(a, s, filled)
+                : launch_gpipe_ring<T, TANH, false>(a, s, filled);
 }
 
 template <bool VEC> struct fused_kernels {
