@@ -67,6 +67,12 @@ static size_t scratch_stepwise(const int64_t *shape, kb_dtype d)
     return (size_t)(2 * kb_ln_pad_rows(shape[ROWS]) + shape[ROWS] * shape[COLS]) * sizeof(float);
 }
 
+/* fused keeps a 16-bit row's gamma and beta + b as floats (layernorm_params32). */
+static size_t scratch_fused(const int64_t *shape, kb_dtype d)
+{
+    return kb_dtype_size(d) == 2 ? (size_t)shape[COLS] * 2 * sizeof(float) : 0;
+}
+
 static const kb_variant variants[] = {
     {.name = "naive",
      .summary = "five kernels, a thread per row, intermediates through global memory",
@@ -89,7 +95,8 @@ static const kb_variant variants[] = {
      .summary = "one read and one write: row in registers, 16-byte vectors, two-pass stats",
      .dtypes = KB_DT_ALL,
      .launch = kb_layernorm_fused,
-     .unsupported = unsupported},
+     .unsupported = unsupported,
+     .scratch_bytes = scratch_fused},
     {.name = "one-pass-variance",
      .summary = "trap: fused with var = E[x^2] - E[x]^2, wrong at large mean",
      .dtypes = KB_DT_ALL,

@@ -31,6 +31,25 @@ float kb_gelu_fast_host(float z, int tanh_form)
     return fmaf(-a, h, fmaxf(z, 0.0f));
 }
 
+float kb_gelu_low_host(float z, int degree)
+{
+    const float a = fabsf(z);
+    const float c = fminf(a, KB_LN_GELU16_CLAMP);
+    float p;
+    if (degree == 4) {
+        p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
+        p = fmaf(p, c, KB_LN_ERFC4_Q2);
+        p = fmaf(p, c, KB_LN_ERFC4_Q1);
+        p = fmaf(p, c, KB_LN_ERFC4_Q0);
+    } else {
+        p = fmaf(KB_LN_ERFC3_Q3, c, KB_LN_ERFC3_Q2);
+        p = fmaf(p, c, KB_LN_ERFC3_Q1);
+        p = fmaf(p, c, KB_LN_ERFC3_Q0);
+    }
+    p = fmaf(p, c, -1.0f);
+    return fmaf(-a, exp2f(p), fmaxf(z, 0.0f));
+}
+
 void kb_layernorm_ref_stats(const double *x, int64_t n, double *mean, double *rstd)
 {
     double s = 0.0;

@@ -12,7 +12,9 @@
 # shapes given, warmed up for WARMUP seconds a case (default 1) with the
 # counters off, into $OUT/ab-R-I.json (R the round, I the arm's index, or
 # "peer"); $OUT/ab-arms.txt names the arms. ROUNDS (default 2); DTYPE, when
-# set, is kbench's --dtype; DRY_RUN=1 prints the commands and runs nothing.
+# set, is kbench's --dtype; EXTRA_ARGS, more of kbench run's options for every
+# run (--no-check where the checks run apart); DRY_RUN=1 prints the commands
+# and runs nothing.
 # The summary prints a row per dtype and shape with each arm's (and the
 # peer's) figure in every round: flop per SM cycle for a compute-bound case
 # (at the SM clock read right after its samples, so that the clock the power
@@ -113,6 +115,8 @@ out=${OUT:-/tmp/kbench-out}
 rounds=${ROUNDS:-2}
 case $rounds in '' | *[!0-9]* | 0) echo "$0: ROUNDS '$rounds': a count of 1 or more" >&2; exit 2 ;; esac
 extra=(--warmup "${WARMUP:-1}" --metrics none --db "$out/ab.db")
+read -r -a more <<<"${EXTRA_ARGS:-}"
+extra+=("${more[@]}")
 [ -n "${DTYPE:-}" ] && extra+=(--dtype "$DTYPE")
 dry=${DRY_RUN:-0}
 if [ "$dry" != 1 ]; then

@@ -42,7 +42,7 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-fadd, srow2-c, gp (both pipelined grids), gp-smem,
+        # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined grids), gp-smem,
         # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -151,6 +151,10 @@ for step in "$@"; do
             "$all" rows=9,cols=40000 rows=300,cols=65536 rows=67,cols=100008 \
             rows=133,cols=262144 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
             rows=31,cols=65536,gelu=1 rows=17,cols=1000000 rows=12,cols=1048576,gelu=1
+        # the same with beta + b raw (by default as floats from the scratch)
+        path layernorm srow2-raw KBENCH_LAYERNORM_SROW2_PAR=0 layernorm_fused_srow2 \
+            rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \
+            rows=133,cols=262144 rows=50,cols=131072,mean=10000 rows=17,cols=1000000
         # the same with the first pass's sum in FADDs (by default the tensor cores')
         path layernorm srow2-fadd KBENCH_LAYERNORM_SROW2_MMA=0 layernorm_fused_srow2 \
             rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \

@@ -61,6 +61,34 @@ static void gelu_fast_matches_ref(void **state)
     assert_true(isnan(kb_gelu_fast_host(NAN, 1)));
 }
 
+/* The 16-bit outputs' GELU (degrees 4 and 3) against fp64 over [-12, 12]:
+ * relative errors under half an ulp of fp16 and of bf16, the far tails. */
+static void gelu_low_matches_ref(void **state)
+{
+    (void)state;
+    const int degree[2] = {4, 3};
+    const double half_ulp[2] = {0x1p-11, 0x1p-9}, tail[2] = {3e-7, 1.2e-6};
+    for (int d = 0; d < 2; d++) {
+        double max_rel = 0.0, max_tail = 0.0;
+        for (int i = -120000; i <= 120000; i++) {
+            const float z = (float)i * 1e-4f;
+            const double ref = kb_gelu_ref((double)z, 0);
+            const double err = fabs((double)kb_gelu_low_host(z, degree[d]) - ref);
+            if (fabs(ref) > 1e-3)
+                max_rel = fmax(max_rel, err / fabs(ref));
+            else
+                max_tail = fmax(max_tail, err);
+        }
+        print_message("gelu degree %d: max rel %.3g (|y| > 1e-3), max abs %.3g below\n",
+                      degree[d], max_rel, max_tail);
+        assert_true(max_rel < 0.7 * half_ulp[d]);
+        assert_true(max_tail < tail[d]);
+        assert_true(kb_gelu_low_host(100.0f, degree[d]) == 100.0f);
+        assert_true(fabsf(kb_gelu_low_host(-100.0f, degree[d])) < 1e-5f);
+        assert_true(isnan(kb_gelu_low_host(NAN, degree[d])));
+    }
+}
+
 static void ref_stats_and_row(void **state)
 {
     (void)state;
@@ -221,6 +249,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gelu_ref_known_values),
         cmocka_unit_test(gelu_fast_matches_ref),
+        cmocka_unit_test(gelu_low_matches_ref),
         cmocka_unit_test(ref_stats_and_row),
         cmocka_unit_test(model_counts_bytes_and_flops),
         cmocka_unit_test(tolerance_formula),

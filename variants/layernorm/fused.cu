@@ -52,7 +52,8 @@
  *   not few
  *   16-bit, 32769-1048576,   layernorm_fused_srow2: one 1024-thread block an
  *   aligned, rows not few    SM, 65536 elements of the row in its shared
- *   (to 65536: any rows)     memory, in clusters of 2-16 past 65536 (below);
+ *   (to 65536: any rows)     memory, in clusters of 2-16 past 65536, beta + b
+ *                            as floats from the scratch (below);
  *   fp32, 65537-1048576,     the pipelined grid: a block of 512 threads an
  *   aligned, rows not few,   SM, 8192 columns each, gamma and beta + b in
  *   groups filling 7/8 of    registers, a ring of 7 row slices, the rows'
@@ -97,7 +98,8 @@
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
- * FADDs instead of the tensor cores; KBENCH_LAYERNORM_PF_CLUSTERS=n caps the
+ * FADDs instead of the tensor cores, KBENCH_LAYERNORM_SROW2_PAR=0 its beta + b
+ * raw instead of as floats from the scratch; KBENCH_LAYERNORM_PF_CLUSTERS=n caps the
  * persistent clusters at n (an A/B of the SMs they take).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
@@ -181,7 +183,9 @@
  *   stream               47-48 registers, 384 B static shared.
  * SASS in the row loop (static count, erf form): 23.7 instructions an element
  * for fp32, 24.5 for bf16 (was 28.0 and 25.6): GELU 10, statistics 4-5, affine
- * 2-3, widening/narrowing 2.5 (16-bit), loads, stores and two group sums.
+ * 2-3, widening/narrowing 2.5 (16-bit), loads, stores and two group sums
+ * (GELU is 8 for bf16 and 9 for fp16 since its lower-degree polynomials:
+ * ln_gelu_out, layernorm_fused_srow2's header).
  *
  * Prediction (before the change, 32768x4096): bf16 from 75% to ~85-88% of copy
  * bandwidth by keeping x in flight across the barriers (prefetch) and ~15% fewer
@@ -431,7 +435,7 @@ __global__ void __launch_bounds__(SUB_THREADS)
             float o[V];
 #pragma unroll
             for (int i = 0; i < V; i++)
-                o[i] = ln_gelu<TANH>(fmaf(v[i] * rstd, g[i], bb[i]));
+                o[i] = ln_gelu_out<T, TANH>(fmaf(v[i] * rstd, g[i], bb[i]));
             kb_st128(reinterpret_cast<uint4 *>(y + row * cols) + t, kb_pack<T>(o));
         }
         if (mean_out != nullptr && ok && t == 0) {
@@ -702,7 +706,7 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
             ln_affine_global<T>(k * THREADS, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int i = 0; i < V; i++)
-                f[i] = ln_gelu<TANH>(fmaf((f[i] - md) * rstd, g[i], bb[i]));
+                f[i] = ln_gelu_out<T, TANH>(fmaf((f[i] - md) * rstd, g[i], bb[i]));
             kb_st128(yv + k * THREADS, kb_pack<T>(f));
             if (PF > 0 && k < NV - PF && next < rows && in(PF + k)) {
                 /* f came from slot sl: its read is done before the copy */
@@ -826,7 +830,7 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
         for (int i = 0; i < NPL; i++) {
             const int c = kb_tile_col<G, SWZ>(t, i, r);
             if (c < lim)
-                row[c] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
+                row[c] = kb_from_float<T>(ln_gelu_out<T, TANH>(fmaf(v[i] * rstd, gs[c], bs[c])));
         }
         if (mean_out != nullptr && ok && t == 0) {
             mean_out[sp.r0 + r] = K + md;
@@ -910,7 +914,7 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
         for (int i = 0; i < NPL; i++) {
             if (in(i)) {
                 const float2 p = gb[i];
-                row[i] = kb_from_float<T>(ln_gelu<TANH>(fmaf(v[i] * rstd, p.x, p.y)));
+                row[i] = kb_from_float<T>(ln_gelu_out<T, TANH>(fmaf(v[i] * rstd, p.x, p.y)));
             }
         }
         if (mean_out != nullptr) {
@@ -954,7 +958,7 @@ __device__ __forceinline__ void fused_stream_scalar(const T *__restrict__ x,
     for (int j = threadIdx.x; j < cols; j += blockDim.x) {
         const float c = (kb_load(xr, j) - K) - md;
         const float z = fmaf(c * rstd, kb_load(gamma, j), kb_load(beta, j) + kb_load(bias, j));
-        kb_store(yr, j, ln_gelu<TANH>(z));
+        kb_store(yr, j, ln_gelu_out<T, TANH>(z));
     }
     if (mean_out != nullptr && threadIdx.x == 0) {
         mean_out[blockIdx.x] = K + md;
@@ -1059,14 +1063,14 @@ __global__ void __launch_bounds__(1024, 1)
         ln_affine_any<T>(gamma, beta, bias, head + (int64_t)j * V, pvec, g, bb);
 #pragma unroll
         for (int i = 0; i < V; i++)
-            f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
+            f[i] = ln_gelu_out<T, TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
         kb_st128(yb + (int64_t)j * V, kb_pack<T>(f));
     }
     for (int j = tid; j < head + tail; j += nt) {
         const int col = j < head ? j : tail0 + (j - head);
         const float z = fmaf((kb_load(xr, col) - K - md) * rstd, kb_load(gamma, col),
                              kb_load(beta, col) + kb_load(bias, col));
-        kb_store(yr, col, ln_gelu<TANH>(z));
+        kb_store(yr, col, ln_gelu_out<T, TANH>(z));
     }
     if (mean_out != nullptr && tid == 0) {
         mean_out[blockIdx.x] = K + md;
@@ -1175,7 +1179,7 @@ __global__ void __launch_bounds__(SCL_THREADS, MINB)
         ln_affine_any<T>(gamma, beta, bias, (int64_t)j * V, true, g, bb);
 #pragma unroll
         for (int i = 0; i < V; i++)
-            f[i] = ln_gelu<TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
+            f[i] = ln_gelu_out<T, TANH>(fmaf((f[i] - K - md) * rstd, g[i], bb[i]));
         kb_st128(yv + j, kb_pack<T>(f));
     }
     if (mean_out != nullptr && rank == 0 && tid == 0) {
@@ -1482,7 +1486,7 @@ __global__ void __launch_bounds__(1024, 1)
             ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int i = 0; i < V; i++)
-                o[i] = ln_gelu<TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
+                o[i] = ln_gelu_out<T, TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
             kb_st128(yv + k * STRIDE, kb_pack<T>(o));
         }
         if constexpr (FENCE)
@@ -1497,7 +1501,7 @@ __global__ void __launch_bounds__(1024, 1)
                 ln_affine_global<T>((NV + k) * STRIDE, gt, b1t, b2t, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
-                    f[i] = ln_gelu<TANH>(fmaf((f[i] - K - c.mean) * rstd, g[i], bb[i]));
+                    f[i] = ln_gelu_out<T, TANH>(fmaf((f[i] - K - c.mean) * rstd, g[i], bb[i]));
                 kb_st128(yv + (NV + k) * STRIDE, kb_pack<T>(f));
             }
         }
@@ -1862,7 +1866,7 @@ __global__ void __launch_bounds__(1024, 1)
                 ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
 #pragma unroll
                 for (int i = 0; i < V; i++)
-                    o[i] = ln_gelu<TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
+                    o[i] = ln_gelu_out<T, TANH>(fmaf((v[k][i] - md) * rstd, g[i], bb[i]));
                 kb_st128(yv + k * STRIDE, kb_pack<T>(o));
             }
         }
@@ -1931,6 +1935,24 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
                                                "layernorm_fused_cluster_pf8_plain");
     return launch_cluster_pf_n<T, 16, TANH>(a, s, plain, "layernorm_fused_cluster_pf16",
                                             "layernorm_fused_cluster_pf16_plain");
+}
+
+/* beta + b of a 16-bit row's nvec vectors as floats, in two planes of
+ * float4s so that a warp's loads of its vectors' halves are contiguous:
+ * vector v's elements 0-3 at bb[v], 4-7 at bb[nvec + v]. */
+template <typename T>
+__global__ void layernorm_params32(const T *__restrict__ gamma, const T *__restrict__ beta,
+                                   const T *__restrict__ bias, float4 *__restrict__ bb, int nvec)
+{
+    constexpr int V = kb_vec_width<T>();
+    static_assert(V == 8, "16-bit rows");
+    const int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (v >= nvec)
+        return;
+    float g[V], b[V];
+    ln_affine_global<T>(v, gamma, beta, bias, g, b);
+    bb[v] = make_float4(b[0], b[1], b[2], b[3]);
+    bb[nvec + v] = make_float4(b[4], b[5], b[6], b[7]);
 }
 
 /* ---- 16-bit rows in the shared memory of a block or a cluster ------------------- *
@@ -2005,10 +2027,36 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * in the counters run above, 347 us here: the time scales with the clock);
  * 1024 x 262144 63.3% (50.4%), 256 x 1048576 53.8% (54.1%): with 7
  * clusters of 16 on 112 SMs and long_scoreboard first, x's one read buys
- * nothing there yet. */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA>
+ * nothing there yet.
+ * Fewer instructions an element (the output pass is where they are): beta +
+ * b as floats, worked out once a launch by layernorm_params32 into the
+ * variant's scratch (4 bytes a column), replace two 16-byte loads, two
+ * widenings and an add an element by two 16-byte float loads (the same L2
+ * bytes as beta's and b's raw); and GELU's polynomial of degree 3 for bf16
+ * and 4 for fp16 (ln_gelu_out; each under half an ulp of its output,
+ * layernorm_ref.h) one or two FMAs fewer. SASS (bf16, one block, exact, erf;
+ * a thread's 64 elements): 1640 instructions; parameters as floats 1464;
+ * with GELU of degree 4 1400, of degree 3 1336; gamma as floats too 1416.
+ * Prediction (before the run, from those counts): bf16 4096 x 65536, issue-
+ * bound, 1.12x (parameters) and 1.23x (with degree 3); 1024 x 262144 and 256
+ * x 1048576, waiting on loads more than on issue, 1.02-1.05x. Measured (H200,
+ * 2026-12-04 19:38-19:40 UTC, three interleaved rounds, no check, the clock
+ * between 1455 and 1980 MHz under the power cap; % of the copy bandwidth:
+ * before | parameters | + degree 4 | + degree 3 | gamma too): 4096 x 65536
+ * 67.9, 63.3, 67.1 | 71.6, 81.2, 72.9 (1.14x) | 73.6, 73.5, 71.5 (1.10x) |
+ * 80.3, 82.0, 74.1 (1.19x) | 69.2, 66.6, 68.2 (1.03x); 1024 x 262144 55.9,
+ * 53.3, 63.6 | 1.05x | 1.03x | 65.6, 60.4, 60.2 (1.08x) | 0.94x; 256 x
+ * 1048576 51.4, 51.4, 51.2 | 1.02x | 1.03x | 54.0, 53.5, 53.2 (1.04x) |
+ * 0.93x. The first form of the scratch (a thread's 8 floats side by side,
+ * two loads 32 bytes apart across the warp) was 0.90-0.92x at the long rows
+ * (19:28-19:33 UTC): half-used sectors on the path that waits on loads; the
+ * planes above fixed it. Kept: parameters as floats, and the type's GELU in
+ * every kernel of the variant. KBENCH_LAYERNORM_SROW2_PAR=0 keeps the raw
+ * parameters (and KBENCH_LAYERNORM_SROW2_MMA=0, the FADD form, takes them). */
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR>
 __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
-    layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups)
+    layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
+                          const float *__restrict__ par)
 {
     constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = LN_SROW_THREADS;
     constexpr int NW = THREADS / 32, PF = LN_SROW_PF, STRIDE = CL * THREADS;
@@ -2116,10 +2164,18 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
             if (in(k)) {
                 float f[V], g[V], bb[V];
                 kb_unpack<T>(slot(k), f);
-                ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
+                if constexpr (PAR) {
+                    const float4 *pb = reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
+                    const float4 lo = __ldg(pb), hi = __ldg(pb + nvec);
+                    bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
+                    bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
+                    kb_unpack<T>(kb_ld128(gt + k * STRIDE * V), g);
+                } else {
+                    ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
+                }
 #pragma unroll
                 for (int i = 0; i < V; i++)
-                    f[i] = ln_gelu<TANH>(fmaf(fmaf(f[i], rstd, nmr), g[i], bb[i]));
+                    f[i] = ln_gelu_out<T, TANH>(fmaf(fmaf(f[i], rstd, nmr), g[i], bb[i]));
                 kb_st128(yv + k * STRIDE, kb_pack<T>(f));
                 if (k < PF && next < rows && in(PF + k)) {
                     /* f came from this slot: its read is done before the copy */
@@ -2146,12 +2202,21 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
 /* Launches layernorm_fused_srow2 in clusters of CL blocks (one block an SM;
  * CL = 1: plain blocks), as many as the GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA>
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)LN_SROW_THREADS * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA>;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR>;
+    float *par = PAR ? (float *)a->scratch : nullptr;
+    if constexpr (PAR) {
+        const int nv = p.cols / kb_vec_width<T>();
+        const kb_dim3 pg = {(unsigned)((nv + 255) / 256), 1, 1}, pb = {256, 1, 1};
+        const cudaError_t pe = kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg,
+                                         pb, 0, p.g, p.b1, p.b2, (float4 *)par, nv);
+        if (pe != cudaSuccess)
+            return pe;
+    }
     int groups = 0;
     cudaError_t e = cudaSuccess;
     if constexpr (CL == 1) {
@@ -2171,10 +2236,11 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
     const kb_dim3 grid = {(unsigned)(groups * CL), 1, 1}, block = {LN_SROW_THREADS, 1, 1};
     if constexpr (CL == 1)
         return kb_launch(a, s, k, name, grid, block, smem, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
-                         (int)p.rows, p.cols, p.inv_cols, groups);
+                         (int)p.rows, p.cols, p.inv_cols, groups, (const float *)par);
     else
         return kb_launch_cluster(a, s, k, name, grid, block, smem, CL, p.x, p.g, p.b1, p.b2, p.y,
-                                 p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, groups);
+                                 p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, groups,
+                                 (const float *)par);
 }
 
 template <typename T, int CL, bool TANH>
@@ -2184,11 +2250,19 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
     /* the first pass's sum by the tensor cores unless KBENCH_LAYERNORM_SROW2_MMA=0 */
     static const int mma = kb_env_int("KBENCH_LAYERNORM_SROW2_MMA", 1, 0, 1);
     const bool exact = a->shape[LN_COLS] == CL * srow_cols<T>();
-    if (mma)
-        return exact ? launch_srow2_k<T, CL, true, TANH, true>(a, s, exact_name)
-                     : launch_srow2_k<T, CL, false, TANH, true>(a, s, name);
-    return exact ? launch_srow2_k<T, CL, true, TANH, false>(a, s, exact_name)
-                 : launch_srow2_k<T, CL, false, TANH, false>(a, s, name);
+    /* beta + b as floats from scratch (layernorm_params32) unless
+     * KBENCH_LAYERNORM_SROW2_PAR=0 or the scratch is missing */
+    static const int par_on = kb_env_int("KBENCH_LAYERNORM_SROW2_PAR", 1, 0, 1);
+    const bool par = par_on && a->scratch != nullptr &&
+                     a->scratch_bytes >= (size_t)a->shape[LN_COLS] * sizeof(float);
+    if (!mma) /* the FADD form as it was measured: the parameters raw */
+        return exact ? launch_srow2_k<T, CL, true, TANH, false, false>(a, s, exact_name)
+                     : launch_srow2_k<T, CL, false, TANH, false, false>(a, s, name);
+    if (par)
+        return exact ? launch_srow2_k<T, CL, true, TANH, true, true>(a, s, exact_name)
+                     : launch_srow2_k<T, CL, false, TANH, true, true>(a, s, name);
+    return exact ? launch_srow2_k<T, CL, true, TANH, true, false>(a, s, exact_name)
+                 : launch_srow2_k<T, CL, false, TANH, true, false>(a, s, name);
 }
 
 /* layernorm_fused_srow2 for an aligned row of at most 16 blocks' slots: the
@@ -2428,7 +2502,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
                 }
 #pragma unroll
                 for (int e = 0; e < V; e++)
-                    f[e] = ln_gelu<TANH>(fmaf((f[e] - K - md) * rstd, g[e], bb[e]));
+                    f[e] = ln_gelu_out<T, TANH>(fmaf((f[e] - K - md) * rstd, g[e], bb[e]));
                 kb_st128(yv + k * p.stride, kb_pack<T>(f));
             }
         }

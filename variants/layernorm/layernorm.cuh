@@ -56,12 +56,45 @@ KB_DEV float ln_gelu_tanh(float z)
     return z * ln_rcp(1.0f + kb_exp2(z * p));
 }
 
-template <bool TANH> KB_DEV float ln_gelu(float z)
+/* ln_gelu_erf with a polynomial of degree GD < 5 (4 or 3), clamped at 5.5:
+ * fewer FMAs for 16-bit outputs (errors in layernorm_ref.h). */
+template <int GD> KB_DEV float ln_gelu_erf_low(float z)
+{
+    const float a = fabsf(z);
+    const float c = fminf(a, KB_LN_GELU16_CLAMP);
+    float p;
+    if constexpr (GD == 4) {
+        p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
+        p = fmaf(p, c, KB_LN_ERFC4_Q2);
+        p = fmaf(p, c, KB_LN_ERFC4_Q1);
+        p = fmaf(p, c, KB_LN_ERFC4_Q0);
+    } else {
+        static_assert(GD == 3, "degree 3 or 4");
+        p = fmaf(KB_LN_ERFC3_Q3, c, KB_LN_ERFC3_Q2);
+        p = fmaf(p, c, KB_LN_ERFC3_Q1);
+        p = fmaf(p, c, KB_LN_ERFC3_Q0);
+    }
+    p = fmaf(p, c, -1.0f);
+    return fmaf(-a, kb_exp2(p), fmaxf(z, 0.0f));
+}
+
+template <bool TANH, int GD = 5> KB_DEV float ln_gelu(float z)
 {
     if constexpr (TANH)
         return ln_gelu_tanh(z);
+    else if constexpr (GD < 5)
+        return ln_gelu_erf_low<GD>(z);
     else
         return ln_gelu_erf(z);
+}
+
+/* ln_gelu for an output of type T: the erf form's polynomial of degree 5 for
+ * fp32, 4 for fp16, 3 for bf16, each erring by less than half an ulp of the
+ * output's type relative (layernorm_ref.h); the fused variant's kernels. */
+template <typename T, bool TANH> KB_DEV float ln_gelu_out(float z)
+{
+    constexpr int GD = sizeof(T) == 4 ? 5 : std::is_same<T, __nv_bfloat16>::value ? 3 : 4;
+    return ln_gelu<TANH, GD>(z);
 }
 
 /* ---- Welford states ------------------------------------------------------------ */
@@ -229,7 +262,7 @@ KB_DEV void ln_warp_store(const T *__restrict__ gamma, const T *__restrict__ bet
             kb_unpack<T>(kb_ld128(bias + (int64_t)j * V), b2);
 #pragma unroll
             for (int i = 0; i < V; i++)
-                o[i] = ln_gelu<TANH>(fmaf(z(k, i), g[i], b1[i] + b2[i]));
+                o[i] = ln_gelu_out<T, TANH>(fmaf(z(k, i), g[i], b1[i] + b2[i]));
             if constexpr (CS)
                 __stcs(yv + j, kb_pack<T>(o));
             else
@@ -443,7 +476,7 @@ KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta
             ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int i = 0; i < V; i++)
-                o[i] = ln_gelu<TANH>(fmaf(z(k, i), g[i], bb[i]));
+                o[i] = ln_gelu_out<T, TANH>(fmaf(z(k, i), g[i], bb[i]));
             kb_st128(yv + k * THREADS, kb_pack<T>(o));
         }
         if constexpr (FENCE)
