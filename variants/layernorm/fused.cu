@@ -2052,7 +2052,22 @@ __global__ void layernorm_params32(const T *__restrict__ gamma, const T *__restr
  * (19:28-19:33 UTC): half-used sectors on the path that waits on loads; the
  * planes above fixed it. Kept: parameters as floats, and the type's GELU in
  * every kernel of the variant. KBENCH_LAYERNORM_SROW2_PAR=0 keeps the raw
- * parameters (and KBENCH_LAYERNORM_SROW2_MMA=0, the FADD form, takes them). */
+ * parameters (and KBENCH_LAYERNORM_SROW2_MMA=0, the FADD form, takes them).
+ * The checks (19:50-19:54 UTC: the GPU awkward-size sweep of layernorm, the
+ * srow2, srow2-raw, srow2-fadd and srow2-c groups with their sanitizers) all
+ * clean. In the report of 19:54-20:01 UTC: 4096 x 65536 81.0% (80.0% in the
+ * one before; the clock held at 1845 MHz, 1937 then), 1024 x 262144 66.2%
+ * (64.5%), 256 x 1048576 53.6% (53.9%): less than the A/B's gain at 65536.
+ * Counters after (kbench run --metrics full, 20:05 UTC): 4096 x 65536 304.5
+ * us at 1889 MHz, issue 62% of its peak, DRAM 74%, stalls long_scoreboard
+ * 22%, not_selected 22% (42% before), short_scoreboard 12%, barrier 11%: no
+ * longer issue-bound first; 1024 x 262144 (clusters of 4) long_scoreboard 33%,
+ * issue 56%; 256 x 1048576 (7 clusters of 16 on 112 SMs) long_scoreboard 44%,
+ * issue 47%, DRAM 48%. What the long rows wait on is the loads of the output
+ * pass (x from shared memory is short_scoreboard; gamma and beta + b come
+ * from the L2 every row, 6 bytes a column) and each row's exchange across the
+ * cluster, with little of the next row in flight: one row and half of the
+ * next fill the shared memory. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR>
 __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
@@ -2381,7 +2396,10 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * keeps the staged form). 16-bit rows stay with layernorm_fused_srow2 (the
  * same call, GRID_PIPE=2, srow2 / this): bf16 1024 x 262144 56.4, 54.1 /
  * 48.1, 48.1; 256 x 1048576 51.7, 52.2 / 48.0, 48.0; 4096 x 65536 70.2, 65.4
- * / 48.1, 48.1: issue-bound there, as before. What is left at 1048576 (82%)
+ * / 48.1, 48.1: issue-bound there, as before (with the 16-bit GELU of degree
+ * 3, 2026-12-04 20:06 UTC, two rounds: 503 us at all three, 50.1% of the copy
+ * bandwidth at 1978 MHz, a fixed rate whatever the row's length, against
+ * srow2's 57.6, 64.4 / 53.0, 53.0 / 81.8, 72.2). What is left at 1048576 (82%)
  * is the ring: 227 KB of shared memory hold 7 slices, and neither side of L
  * + P = 7 can grow without the other shrinking. Beside it (18:24-18:26 UTC,
  * two rounds, this / KBENCH_LAYERNORM_GRID_PIPE=0): fp32 1024 x 131072 82.2,
