@@ -2067,7 +2067,15 @@ __global__ void layernorm_params32(const T *__restrict__ gamma, const T *__restr
  * pass (x from shared memory is short_scoreboard; gamma and beta + b come
  * from the L2 every row, 6 bytes a column) and each row's exchange across the
  * cluster, with little of the next row in flight: one row and half of the
- * next fill the shared memory. */
+ * next fill the shared memory.
+ * Tried and not kept (20:21 UTC, two rounds, no check): the copies of the
+ * next row's second half moved from after each of the output pass's first
+ * four vectors to after the whole pass, which let the compiler issue the
+ * parameters' loads up to a vector ahead (SASS: 1320 -> 1304 instructions;
+ * predicted 1.03-1.08x at the long rows, waiting on loads): 0.957x at 4096 x
+ * 65536, 0.913x at 1024 x 262144, 0.920x at 256 x 1048576 (522 against 480
+ * us, its clock the higher). The next row's x in flight early is worth more
+ * than the parameters' latency hidden. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR>
 __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
