@@ -70,6 +70,16 @@ static void ab_commands(void **state)
     snprintf(path, sizeof path, "%s/dry", kbt_dir);
     assert_int_not_equal(access(path, F_OK), 0); /* nothing written */
 
+    /* EXTRA_ARGS reach every run, after the script's own options */
+    assert_int_equal(kbt_sh("KBENCH_BIN=kb DRY_RUN=1 EXTRA_ARGS='--no-check  --timeout 2' ROUNDS=1 "
+                            "OUT=%s/dry bash tests/gpu/ab_rounds.sh layernorm fused - A=1 -- "
+                            "rows=7,cols=40000 >%s/extra.txt 2>&1",
+                            kbt_dir, kbt_dir),
+                     0);
+    t = kbt_read("extra.txt");
+    assert_int_equal(kbt_count(t, "/dry/ab.db --no-check --timeout 2 --json "), 2);
+    free(t);
+
     static const struct {
         const char *env, *args, *want;
     } bad[] = {
