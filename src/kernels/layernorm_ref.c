@@ -13,30 +13,19 @@ double kb_gelu_ref(double x, int tanh_form)
     return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
 }
 
-float kb_gelu_fast_host(float z, int tanh_form)
-{
-    if (tanh_form) {
-        float p = fmaf(z * z, KB_LN_TANH_T3, KB_LN_TANH_T1);
-        return z / (1.0f + exp2f(z * p));
-    }
-    const float a = fabsf(z);
-    const float c = fminf(a, KB_LN_GELU_CLAMP);
-    float p = fmaf(KB_LN_ERFC_Q5, c, KB_LN_ERFC_Q4);
-    p = fmaf(p, c, KB_LN_ERFC_Q3);
-    p = fmaf(p, c, KB_LN_ERFC_Q2);
-    p = fmaf(p, c, KB_LN_ERFC_Q1);
-    p = fmaf(p, c, KB_LN_ERFC_Q0);
-    p = fmaf(p, c, -1.0f);
-    const float h = exp2f(p); /* 0.5 * erfc(a / sqrt 2) */
-    return fmaf(-a, h, fmaxf(z, 0.0f));
-}
-
-float kb_gelu_low_host(float z, int degree)
+/* The erf form of kb_gelu_fast_host with Q of degree 5, 4 or 3 (layernorm_ref.h). */
+static float gelu_erf_host(float z, int degree)
 {
     const float a = fabsf(z);
-    const float c = fminf(a, KB_LN_GELU16_CLAMP);
+    const float c = fminf(a, degree == 5 ? KB_LN_GELU_CLAMP : KB_LN_GELU16_CLAMP);
     float p;
-    if (degree == 4) {
+    if (degree == 5) {
+        p = fmaf(KB_LN_ERFC_Q5, c, KB_LN_ERFC_Q4);
+        p = fmaf(p, c, KB_LN_ERFC_Q3);
+        p = fmaf(p, c, KB_LN_ERFC_Q2);
+        p = fmaf(p, c, KB_LN_ERFC_Q1);
+        p = fmaf(p, c, KB_LN_ERFC_Q0);
+    } else if (degree == 4) {
         p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
         p = fmaf(p, c, KB_LN_ERFC4_Q2);
         p = fmaf(p, c, KB_LN_ERFC4_Q1);
@@ -47,7 +36,22 @@ float kb_gelu_low_host(float z, int degree)
         p = fmaf(p, c, KB_LN_ERFC3_Q0);
     }
     p = fmaf(p, c, -1.0f);
-    return fmaf(-a, exp2f(p), fmaxf(z, 0.0f));
+    const float h = exp2f(p); /* 0.5 * erfc(a / sqrt 2) */
+    return fmaf(-a, h, fmaxf(z, 0.0f));
+}
+
+float kb_gelu_fast_host(float z, int tanh_form)
+{
+    if (tanh_form) {
+        float p = fmaf(z * z, KB_LN_TANH_T3, KB_LN_TANH_T1);
+        return z / (1.0f + exp2f(z * p));
+    }
+    return gelu_erf_host(z, 5);
+}
+
+float kb_gelu_low_host(float z, int degree)
+{
+    return gelu_erf_host(z, degree == 4 ? 4 : 3);
 }
 
 void kb_layernorm_ref_stats(const double *x, int64_t n, double *mean, double *rstd)

@@ -1941,16 +1941,16 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
  * float4s so that a warp's loads of its vectors' halves are contiguous:
  * vector v's elements 0-3 at bb[v], 4-7 at bb[nvec + v]. */
 template <typename T>
-__global__ void layernorm_params32(const T *__restrict__ gamma, const T *__restrict__ beta,
-                                   const T *__restrict__ bias, float4 *__restrict__ bb, int nvec)
+__global__ void layernorm_params32(const T *__restrict__ beta, const T *__restrict__ bias,
+                                   float4 *__restrict__ bb, int nvec)
 {
     constexpr int V = kb_vec_width<T>();
     static_assert(V == 8, "16-bit rows");
     const int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (v >= nvec)
         return;
-    float g[V], b[V];
-    ln_affine_global<T>(v, gamma, beta, bias, g, b);
+    float b[V];
+    ln_bias_global<T>(v, beta, bias, b);
     bb[v] = make_float4(b[0], b[1], b[2], b[3]);
     bb[nvec + v] = make_float4(b[4], b[5], b[6], b[7]);
 }
@@ -2236,7 +2236,7 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
         const int nv = p.cols / kb_vec_width<T>();
         const kb_dim3 pg = {(unsigned)((nv + 255) / 256), 1, 1}, pb = {256, 1, 1};
         const cudaError_t pe = kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg,
-                                         pb, 0, p.g, p.b1, p.b2, (float4 *)par, nv);
+                                         pb, 0, p.b1, p.b2, (float4 *)par, nv);
         if (pe != cudaSuccess)
             return pe;
     }

@@ -33,17 +33,32 @@ KB_DEV float ln_rcp(float v)
 }
 
 /* Exact GELU 0.5 z (1 + erf(z / sqrt 2)) as max(z, 0) - |z| * 0.5 erfc(|z| / sqrt 2),
- * the erfc from exp2 of a polynomial (constants and error in layernorm_ref.h):
- * 10 instructions, no branch, one MUFU.EX2. */
-KB_DEV float ln_gelu_erf(float z)
+ * the erfc from exp2 of a polynomial of degree GD (constants and errors in
+ * layernorm_ref.h): 5 clamped at KB_LN_GELU_CLAMP, 10 instructions, no branch,
+ * one MUFU.EX2; 4 or 3 clamped at KB_LN_GELU16_CLAMP, one or two FMAs fewer,
+ * for 16-bit outputs. */
+template <int GD> KB_DEV float ln_gelu_erf(float z)
 {
+    static_assert(GD >= 3 && GD <= 5, "degree 3, 4 or 5");
     const float a = fabsf(z);
-    const float c = fminf(a, KB_LN_GELU_CLAMP);
-    float p = fmaf(KB_LN_ERFC_Q5, c, KB_LN_ERFC_Q4);
-    p = fmaf(p, c, KB_LN_ERFC_Q3);
-    p = fmaf(p, c, KB_LN_ERFC_Q2);
-    p = fmaf(p, c, KB_LN_ERFC_Q1);
-    p = fmaf(p, c, KB_LN_ERFC_Q0);
+    const float c = fminf(a, GD == 5 ? KB_LN_GELU_CLAMP : KB_LN_GELU16_CLAMP);
+    float p;
+    if constexpr (GD == 5) {
+        p = fmaf(KB_LN_ERFC_Q5, c, KB_LN_ERFC_Q4);
+        p = fmaf(p, c, KB_LN_ERFC_Q3);
+        p = fmaf(p, c, KB_LN_ERFC_Q2);
+        p = fmaf(p, c, KB_LN_ERFC_Q1);
+        p = fmaf(p, c, KB_LN_ERFC_Q0);
+    } else if constexpr (GD == 4) {
+        p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
+        p = fmaf(p, c, KB_LN_ERFC4_Q2);
+        p = fmaf(p, c, KB_LN_ERFC4_Q1);
+        p = fmaf(p, c, KB_LN_ERFC4_Q0);
+    } else {
+        p = fmaf(KB_LN_ERFC3_Q3, c, KB_LN_ERFC3_Q2);
+        p = fmaf(p, c, KB_LN_ERFC3_Q1);
+        p = fmaf(p, c, KB_LN_ERFC3_Q0);
+    }
     p = fmaf(p, c, -1.0f);
     return fmaf(-a, kb_exp2(p), fmaxf(z, 0.0f));
 }
@@ -56,36 +71,12 @@ KB_DEV float ln_gelu_tanh(float z)
     return z * ln_rcp(1.0f + kb_exp2(z * p));
 }
 
-/* ln_gelu_erf with a polynomial of degree GD < 5 (4 or 3), clamped at 5.5:
- * fewer FMAs for 16-bit outputs (errors in layernorm_ref.h). */
-template <int GD> KB_DEV float ln_gelu_erf_low(float z)
-{
-    const float a = fabsf(z);
-    const float c = fminf(a, KB_LN_GELU16_CLAMP);
-    float p;
-    if constexpr (GD == 4) {
-        p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
-        p = fmaf(p, c, KB_LN_ERFC4_Q2);
-        p = fmaf(p, c, KB_LN_ERFC4_Q1);
-        p = fmaf(p, c, KB_LN_ERFC4_Q0);
-    } else {
-        static_assert(GD == 3, "degree 3 or 4");
-        p = fmaf(KB_LN_ERFC3_Q3, c, KB_LN_ERFC3_Q2);
-        p = fmaf(p, c, KB_LN_ERFC3_Q1);
-        p = fmaf(p, c, KB_LN_ERFC3_Q0);
-    }
-    p = fmaf(p, c, -1.0f);
-    return fmaf(-a, kb_exp2(p), fmaxf(z, 0.0f));
-}
-
 template <bool TANH, int GD = 5> KB_DEV float ln_gelu(float z)
 {
     if constexpr (TANH)
         return ln_gelu_tanh(z);
-    else if constexpr (GD < 5)
-        return ln_gelu_erf_low<GD>(z);
     else
-        return ln_gelu_erf(z);
+        return ln_gelu_erf<GD>(z);
 }
 
 /* ln_gelu for an output of type T: the erf form's polynomial of degree 5 for
@@ -411,20 +402,29 @@ template <typename P> KB_DEV P *ln_opaque(P *p)
     return p;
 }
 
+/* beta + b of vector off (of V elements) from b1t and b2t as floats: two
+ * 16-byte loads through L1. */
+template <typename T>
+KB_DEV void ln_bias_global(int off, const T *__restrict__ b1t, const T *__restrict__ b2t,
+                           float *bb)
+{
+    constexpr int V = kb_vec_width<T>();
+    float b2[V];
+    kb_unpack<T>(kb_ld128(b1t + off * V), bb);
+    kb_unpack<T>(kb_ld128(b2t + off * V), b2);
+#pragma unroll
+    for (int i = 0; i < V; i++)
+        bb[i] += b2[i];
+}
+
 /* gamma and beta + b of vector off (of V elements) from gt, b1t and b2t as
  * floats: three 16-byte loads through L1. */
 template <typename T>
 KB_DEV void ln_affine_global(int off, const T *__restrict__ gt, const T *__restrict__ b1t,
                              const T *__restrict__ b2t, float *g, float *bb)
 {
-    constexpr int V = kb_vec_width<T>();
-    float b2[V];
-    kb_unpack<T>(kb_ld128(gt + off * V), g);
-    kb_unpack<T>(kb_ld128(b1t + off * V), bb);
-    kb_unpack<T>(kb_ld128(b2t + off * V), b2);
-#pragma unroll
-    for (int i = 0; i < V; i++)
-        bb[i] += b2[i];
+    kb_unpack<T>(kb_ld128(gt + off * kb_vec_width<T>()), g);
+    ln_bias_global<T>(off, b1t, b2t, bb);
 }
 
 /* gamma and beta + b of this thread's vector tid + off as floats: from the
