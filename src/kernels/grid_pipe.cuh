@@ -15,7 +15,11 @@
  *   1. wait for row i's bytes and call stats(i), which reduces the slice
  *      over them (kb_gpipe_reduce: one named barrier, not the exchange
  *      warps'); thread 0 hands the partial to the row's exchange warp
- *      (shared memory and an mbarrier);
+ *      (shared memory and an mbarrier); or, given a `combine`, stats(i)
+ *      reduces over its warp only, every warp's lane 0 hands over its
+ *      partial (the mbarrier takes a warp's arrival each) and the exchange
+ *      warp combines them: no barrier among the streaming warps (1.08-1.12x,
+ *      layernorm's fused.cu);
  *   2. for row j = i - L: wait on an mbarrier for the row's merged
  *      statistics, and out(j, merged) writes the row; each warp then says
  *      it is done with the slot (an mbarrier);
@@ -157,12 +161,14 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * for the copy's bytes on full[s].
  * The exchange: the partial and the merged statistics of row i live in slot
  * i % R of two small rings, each with an mbarrier (one arrival a phase).
- * Thread 0 writes partial i after stats(i), having waited for merged i - 1 -
- * L, which its exchange warp hands over only after publishing partial i - 1
- * - L: R >= L + 1 keeps partial i - R published before it is overwritten.
- * Merged i is written only after every block has published row i, so after
- * the streaming threads' barrier in stats(i), which each passes only after
- * its out(i - 1 - L): R >= L + 1 keeps merged i - R read by then. Neither
+ * Thread 0 (every warp's lane 0, with warp partials) writes partial i after
+ * stats(i), having waited for merged i - 1 - L, which its exchange warp hands
+ * over only after publishing partial i - 1 - L: R >= L + 1 keeps partial i -
+ * R published before it is overwritten. Merged i is written only after every
+ * block has published row i, so after the streaming threads' barrier in
+ * stats(i) (with warp partials: after every warp's arrival for row i), which
+ * each passes only after its out(i - 1 - L): R >= L + 1 keeps merged i - R
+ * read by then. Neither
  * barrier can be two phases ahead of a waiter for the same reasons. R = L +
  * 2 leaves a row of margin. Nor may a waiter be a phase ahead of its barrier:
  * a wait on the parity of the phase after the current one returns at once.
@@ -171,22 +177,32 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * least XWARPS (softmax's fp32 ring, L = 1, had R = 3: warp 3 took slot 0's
  * fresh barrier for row 3's partial and published row 0's, and the launch
  * trapped in the exchange's wait, H200 2026-12-02 11:10 UTC). */
-template <int L, int P, int THREADS, typename PIPE, typename STATS, typename MERGE, typename OUT>
+/* kb_gpipe_run's `combine` when stats(i) returns the block's partial (the
+ * form with one barrier a row). */
+struct kb_gpipe_block_partial {};
+
+template <int L, int P, int THREADS, typename PIPE, typename STATS, typename MERGE, typename OUT,
+          typename COMBINE = kb_gpipe_block_partial>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
-                                                    STATS stats, MERGE merge, OUT out)
+                                                    STATS stats, MERGE merge, OUT out,
+                                                    COMBINE combine = {})
 {
-    constexpr int R = KB_GPIPE_R(L), D = L + P;
+    constexpr int R = KB_GPIPE_R(L), D = L + P, NW = THREADS / 32;
+    /* Warp partials: stats(i) returns the warp's partial (no barrier), each
+     * warp's lane 0 writes it and arrives, and the exchange warp combines the
+     * NW of them, combine(lane, partials) (every lane; lane 0's kept). */
+    constexpr bool WP = !std::is_same<COMBINE, kb_gpipe_block_partial>::value;
     static_assert(R >= L + 1 && R >= KB_GPIPE_XWARPS, "the exchange's rings (see above)");
-    __shared__ float4 part[R], merged[R];
+    __shared__ float4 part[WP ? R * NW : R], merged[R];
     /* ready[R] (a partial), done[R] (merged), full[D] (a row's bytes), empty[D] */
     __shared__ __align__(8) uint64_t bars[2 * R + 2 * D];
     const uint32_t ready = kb_smem_u32(bars), done = ready + 8 * R, full = done + 8 * R,
                    empty = full + 8 * D;
     if (threadIdx.x == 0) {
         for (int r = 0; r < 2 * R + D; r++)
-            kb_mbar_init(ready + 8 * r, 1);
+            kb_mbar_init(ready + 8 * r, WP && r < R ? NW : 1);
         for (int r = 0; r < D; r++)
-            kb_mbar_init(empty + 8 * r, THREADS / 32);
+            kb_mbar_init(empty + 8 * r, NW);
         kb_mbar_fence_init();
     }
     __syncthreads();
@@ -195,8 +211,13 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
         for (int j = xw; j < p.nr; j += KB_GPIPE_XWARPS) {
             const int64_t row = p.row_of(j);
             kb_mbar_wait(ready + 8 * (j % R), (unsigned)(j / R) & 1u);
+            float4 mine;
+            if constexpr (WP)
+                mine = combine(lane, &part[(j % R) * NW]);
+            else
+                mine = part[j % R];
             if (lane == 0) {
-                kb_grid_publish<true>(row, p.rank, p.S, part[j % R]);
+                kb_grid_publish<true>(row, p.rank, p.S, mine);
                 kb_grid_wait(row, p.S);
             }
             __syncwarp();
@@ -216,8 +237,8 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             if (i < p.nr) {
                 kb_mbar_wait(full + 8 * (i % D), (unsigned)(i / D) & 1u); /* row i's bytes */
                 const float4 w = stats(i);
-                if (p.tid == 0) {
-                    part[i % R] = w;
+                if (WP ? (p.tid & 31) == 0 : p.tid == 0) {
+                    part[WP ? (i % R) * NW + p.tid / 32 : i % R] = w;
                     kb_mbar_arrive(ready + 8 * (i % R));
                 }
             }

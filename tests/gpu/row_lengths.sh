@@ -42,7 +42,8 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined grids), gp-smem,
+        # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
+        # grids), gp-wide, gp-bar, gp-smem,
         # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -167,10 +168,22 @@ for step in "$@"; do
         # rows fewer than, equal to and past the lag, rows that end inside a
         # block, the longest row it takes, more rows than the exchange's
         # ring, statistics, mean 10^4, tanh
-        path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=2 layernorm_fused_gpipe_preg rows=70,cols=40008 \
-            "$all" rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 \
-            rows=133,cols=1048576 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
-            rows=31,cols=65536,gelu=1 rows=2500,cols=40000 rows=17,cols=1000000
+        gp_shapes="rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=1048576
+            rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
+            rows=2500,cols=40000 rows=17,cols=1000000"
+        # (16-bit rows in slices of 8192 columns, as fp32's)
+        path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WIDE=0 \
+            layernorm_fused_gpipe_preg rows=70,cols=40008 "$all" $gp_shapes
+        # 16-bit rows in slices of 16384 columns (the default for them; 131073
+        # columns and more by default)
+        SAN_DTYPE=bf16 path layernorm gp-wide KBENCH_LAYERNORM_GRID_PIPE=2 \
+            layernorm_fused_gpipe_wide rows=70,cols=40008 "$all" $gp_shapes
+        # both with the slice reduced behind a barrier instead of handing the
+        # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
+        path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
+            layernorm_fused_gpipe_wide rows=70,cols=40008 memcheck rows=9,cols=40000 \
+            rows=67,cols=100008 rows=133,cols=1048576 rows=50,cols=131072,mean=10000 \
+            rows=2500,cols=40000
         # the same with the parameters staged in shared memory beside a ring
         # of 4 fp32 slices (KBENCH_LAYERNORM_GPIPE_RING=0; by default they are
         # in registers and the ring holds 7)

@@ -52,12 +52,14 @@
  *   not few
  *   16-bit, 32769-1048576,   layernorm_fused_srow2: one 1024-thread block an
  *   aligned, rows not few    SM, 65536 elements of the row in its shared
- *   (to 65536: any rows)     memory, in clusters of 2-16 past 65536, beta + b
- *                            as floats from the scratch (below);
- *   fp32, 65537-1048576,     the pipelined grid: a block of 512 threads an
- *   aligned, rows not few,   SM, 8192 columns each, gamma and beta + b in
- *   groups filling 7/8 of    registers, a ring of 7 row slices, the rows'
- *   the GPU                  statistics exchanged 4 rows late (below);
+ *   (to 65536: any rows),    memory, in clusters of 2-16 past 65536, beta + b
+ *   where the grid below     as floats from the scratch (below);
+ *   does not take them
+ *   fp32 65537-1048576,      the pipelined grid: a block of 512 threads an
+ *   16-bit 131073-1048576,   SM, 8192 columns each (16384 16-bit), gamma and
+ *   aligned, rows not few,   beta + b in registers, a ring of 7 row slices,
+ *   groups filling 7/8 of    the rows' statistics exchanged 4 rows late
+ *   the GPU                  (below);
  *   longer aligned rows:     the cluster register kernel: 2-16 blocks of
  *   fp32 up to 524288, or    1024 threads x 32 elements a row, one SM each
  *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
@@ -91,10 +93,15 @@
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
  * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=0 sends the fp32 rows
  * of 65537-1048576 columns that take the pipelined grid back to the
- * persistent clusters' paths, =2 sends every aligned row of 32769-1048576
- * columns to the pipelined grid, 16-bit too (measured: above that kernel);
+ * persistent clusters' paths and the 16-bit rows of 131073-1048576 to
+ * layernorm_fused_srow2, =2 sends every aligned row of 32769-1048576 columns
+ * to the pipelined grid (measured: above that kernel);
  * KBENCH_LAYERNORM_GPIPE_RING=0 gives the pipelined grid its parameters in
  * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
+ * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
+ * instead of 16384; KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over
+ * the block behind a barrier instead of handing the warps' partials to the
+ * exchange warp;
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -278,6 +285,27 @@ static __device__ __forceinline__ float packed_centred_squares(SLOT slot, float 
         const float c = f - md;
         return fmaf(c, c, acc);
     });
+}
+
+/* Pass 1 by the tensor cores, for 16-bit vectors: each of the NV vectors in
+ * range (in(k)) an m16n8k16 A fragment (any placement: every element once), B
+ * all ones, so that every column of the fp32 accumulators holds the 16 row
+ * sums; lane (g, t) holds columns 2t, 2t + 1 of rows g and g + 8, which are
+ * the elements of lanes 4g..4g+3, so the warp's sum of the returned values,
+ * d0 + d2 over four, is the warp's sum of its vectors (a lane's own value is
+ * a quarter of its quad's sum, not its own). */
+template <typename T, int NV, typename SLOT, typename IN>
+static __device__ __forceinline__ float mma_sum(SLOT slot, IN in)
+{
+    constexpr uint32_t ONE = std::is_same<T, __nv_bfloat16>::value ? 0x3F803F80u : 0x3C003C00u;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const uint4 v = in(k) ? slot(k) : make_uint4(0, 0, 0, 0);
+        const uint32_t a4[4] = {v.x, v.y, v.z, v.w};
+        kb_mma16816<T>(acc, a4, ONE, ONE);
+    }
+    return 0.25f * (acc[0] + acc[2]);
 }
 
 /* Pass 1 of the two-pass statistics: unpacks the NV vectors raw into v, less
@@ -2141,21 +2169,7 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
         /* Pass 1: the sum of the row's vectors. */
         float s = 0.0f;
         if constexpr (MMA) {
-            /* By the tensor cores: each vector an m16n8k16 A fragment (any
-             * placement: every element once), B all ones, so every column of
-             * the fp32 accumulators holds the 16 row sums; lane (g, t) holds
-             * columns 2t, 2t + 1 of rows g and g + 8, and the warp's d0 + d2
-             * count each element four times. */
-            constexpr uint32_t ONE = std::is_same<T, __nv_bfloat16>::value ? 0x3F803F80u
-                                                                             : 0x3C003C00u;
-            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                const uint4 v = in(k) ? slot(k) : make_uint4(0, 0, 0, 0);
-                const uint32_t a4[4] = {v.x, v.y, v.z, v.w};
-                kb_mma16816<T>(acc, a4, ONE, ONE);
-            }
-            s = 0.25f * (acc[0] + acc[2]);
+            s = mma_sum<T, NV>(slot, in);
         } else {
             s = packed_sum<T, NV>(slot, in);
         }
@@ -2413,7 +2427,40 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * two rounds, this / KBENCH_LAYERNORM_GRID_PIPE=0): fp32 1024 x 131072 82.2,
  * 83.0 / 81.4, 81.8; 1500 x 100008 79.6, 78.9 / 70.2, 72.1. In the report of
  * 18:34-18:42 UTC (kbench a7535be): fp32 512 x 262144 86.8% (81.0% on the
- * persistent clusters in b66bd2c's), 128 x 1048576 81.9% (67.7%). */
+ * persistent clusters in b66bd2c's), 128 x 1048576 81.9% (67.7%).
+ * 16-bit rows, wide slices. The 16-bit rate above is a fixed cost a slice:
+ * 503 us for 512 MB is ~2 us a slice an SM, as fp32's 2.4 us a slice at 82%,
+ * but a 16-bit slice of 8192 columns moves half the bytes. With 32 elements a
+ * thread (slices of 16384 columns, 32 KB, the ring again 7 slices with L =
+ * 4; gamma held packed and beta + b as floats, 96 registers, no spills)
+ * predicted (before the run): 16-bit as fp32, ~75-82% at every length.
+ * Measured (H200, 2026-12-04 21:03 UTC, two interleaved rounds, no check,
+ * bf16, % of the copy bandwidth, srow2 / 8192 / 16384 columns a slice):
+ * 4096 x 65536 73.9, 75.0 / 48.4, 48.5 / 61.4, 61.4; 1024 x 262144 64.3,
+ * 59.7 / 48.4 / 60.0, 59.9; 256 x 1048576 53.7, 53.8 / 48.3 / 60.1, 60.0:
+ * 1.24x over the narrow slices, still a fixed rate (420 us), ~1300
+ * instructions a slice a thread in the SASS (40 an element). Then the
+ * folded form of srow2 for 16-bit (no shift, the first pass's sum by the
+ * tensor cores, each warp's slice about its own mean, two fmas to normalise:
+ * ~1060 instructions; predicted 1.2-1.3x if issue-bound): 430 us (21:13 UTC,
+ * 0.98x): not issue-bound after all. The counters (bf16 256 x 1048576, 21:14
+ * UTC): issue 56% of peak, DRAM 51%, occupancy 31%; stalls wait 22.5%,
+ * long_scoreboard 17.6%, short_scoreboard 16.0%, barrier 12.7%: every warp
+ * held at the slice's barrier by the slowest, 16 streaming warps an SM and
+ * little to overlap. So the barrier went (WP, kb_gpipe_run's warp partials):
+ * each warp hands its (n, mean, M2) to the row's exchange warp, which merges
+ * the block's 16 before publishing; the streaming warps never wait for each
+ * other. Measured (21:19-21:22 UTC, two rounds, no check, % of the copy
+ * bandwidth, srow2 / barrier / warp partials): bf16 4096 x 65536 70.2, 69.6
+ * / 59.5, 59.7 / 66.2, 65.5; 1024 x 262144 64.1, 57.4 / 58.1, 58.2 / 64.6,
+ * 65.1 (srow2's second round at 1578 MHz against 1980); 256 x 1048576 51.9,
+ * 51.9 / 58.5, 58.4 / 63.0, 63.7 (1.22x over srow2, 1.09x over the
+ * barrier); fp32 (the narrow slices, barrier / warp partials, the clock
+ * capped at 1500-1800 MHz in both): 128 x 1048576 76.1, 73.5 / 80.4, 80.5
+ * (1.075x); 512 x 262144 69.0, 73.0 / 80.6, 78.7 (1.12x). So 16-bit rows of
+ * 131073-1048576 columns take the grid by default (srow2 keeps those of
+ * 65536, 0.94x here), and every form hands warp partials
+ * (KBENCH_LAYERNORM_GPIPE_WP=0 keeps the barrier). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -2424,8 +2471,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
 
 /* PREG: gamma and beta + b in the streaming threads' registers, the shared
  * memory all ring, GP_PREG_L rows of slack; else half the ring's. */
-template <typename T, bool PREG = false> struct gp_cfg {
-    static constexpr int V = kb_vec_width<T>(), NV = GP_ELEMS / V, F4 = V / 4;
+template <typename T, bool PREG = false, int E = GP_ELEMS> struct gp_cfg {
+    static constexpr int V = kb_vec_width<T>(), NV = E / V, F4 = V / 4;
     static constexpr int SLOT = NV * GP_THREADS; /* uint4s a row slice takes */
     static constexpr int D = (PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) / (SLOT * 16);
     static constexpr int L = PREG ? GP_PREG_L : D / 2, P = D - L;
@@ -2439,23 +2486,45 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH, bool PREG = false>
+template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
-    using C = gp_cfg<T, PREG>;
+    using C = gp_cfg<T, PREG, E>;
+    /* 16-bit rows with the parameters in registers (PK): gamma held packed
+     * (unpacked a vector at a time in out), no shift (the statistics of x
+     * itself, each warp's slice about its own mean: the first pass by the
+     * tensor cores, the second unpacking the slot again instead of holding
+     * the slice as floats), and the normalisation folded into two fmas, as
+     * layernorm_fused_srow2's. */
+    constexpr bool PK = PREG && sizeof(T) < 4;
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
-    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, heads, rows, cols / V, S);
+    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S);
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
     float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
     auto in = [&](int k) { return p.in(k); };
     /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
-    float gr[PREG ? NV : 1][V], br[PREG ? NV : 1][V];
+    float gr[PREG && !PK ? NV : 1][V], br[PREG ? NV : 1][V];
+    uint4 gq[PK ? NV : 1];
     if (threadIdx.x < THREADS) { /* the streaming threads' own parameters */
-        if constexpr (PREG) {
+        if constexpr (PK) {
+            const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                gq[k] = make_uint4(0, 0, 0, 0);
+                if (in(k)) {
+                    gq[k] = kb_ld128(gt + k * p.stride * V);
+                    ln_bias_global<T>(k * p.stride, b1t, b2t, br[k]);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        br[k][e] = 0.0f;
+                }
+            }
+        } else if constexpr (PREG) {
             const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
 #pragma unroll
             for (int k = 0; k < NV; k++) {
@@ -2484,20 +2553,39 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
 #pragma unroll
     for (int k = 0; k < NV; k++)
         n += in(k) ? V : 0;
-    /* The slice's exact (n, mean, M2) of d = x - x[row][0], over the block. */
+    /* The slice's exact (n, mean, M2) over the block, of d = x - x[row][0]
+     * (of x when PK; thread 0's is the one used). */
     auto stats = [&](int i) {
-        const float K = shift(i);
-        uint4 raw[NV];
+        if constexpr (PK) {
+            const int lane = threadIdx.x & 31;
+            const auto sl = [&](int k) { return p.slot(i, k); };
+            const float nw = kb_warp_sum((float)n);
+            const float mw = nw > 0.0f ? kb_warp_sum(mma_sum<T, NV>(sl, in)) / nw : 0.0f;
+            const float qw = kb_warp_sum(packed_centred_squares<T, NV>(sl, mw, in));
+            if constexpr (WP)
+                return make_float4(nw, mw, qw, 0.0f);
+            if (lane == 0)
+                red[i & 1][threadIdx.x / 32] = ln_wf{nw, mw, qw};
+            kb_bar_sync(1, THREADS); /* the streaming threads only */
+            ln_wf w = {0.0f, 0.0f, 0.0f};
+            if (threadIdx.x < 32)
+                w = ln_warp_wf(lane < THREADS / 32 ? red[i & 1][lane] : w);
+            return make_float4(w.n, w.mean, w.m2, 0.0f);
+        } else {
+            const float K = shift(i);
+            uint4 raw[NV];
 #pragma unroll
-        for (int k = 0; k < NV; k++)
-            raw[k] = in(k) ? p.slot(i, k) : make_uint4(0, 0, 0, 0);
-        float v[NV][V];
-        const float s = shifted_sum<T, true>(raw, v, K, in);
-        const float mt = n > 0 ? s / (float)n : 0.0f;
-        const ln_wf w = kb_gpipe_reduce<THREADS>(ln_wf{(float)n, mt, centred_squares(v, mt, in)},
-                                                 red, i, ln_wf{0.0f, 0.0f, 0.0f},
-                                                 ln_warp_wf_op());
-        return make_float4(w.n, w.mean, w.m2, 0.0f);
+            for (int k = 0; k < NV; k++)
+                raw[k] = in(k) ? p.slot(i, k) : make_uint4(0, 0, 0, 0);
+            float v[NV][V];
+            const float s = shifted_sum<T, true>(raw, v, K, in);
+            const float mt = n > 0 ? s / (float)n : 0.0f;
+            const ln_wf t = {(float)n, mt, centred_squares(v, mt, in)};
+            const ln_wf w = WP ? ln_warp_wf(t)
+                               : kb_gpipe_reduce<THREADS>(t, red, i, ln_wf{0.0f, 0.0f, 0.0f},
+                                                          ln_warp_wf_op());
+            return make_float4(w.n, w.mean, w.m2, 0.0f);
+        }
     };
     /* The row's S states in one fixed order: its mean of d and rstd. */
     auto merge = [&](int64_t row) {
@@ -2512,14 +2600,19 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     };
     auto out = [&](int j, float4 st) {
         const int64_t row = p.row_of(j);
-        const float md = st.x, rstd = st.y, K = shift(j);
+        const float md = st.x, rstd = st.y, K = PK ? 0.0f : shift(j), nmr = -md * rstd;
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (in(k)) {
                 float f[V], g[V], bb[V];
                 kb_unpack<T>(p.slot(j, k), f);
-                if constexpr (PREG) {
+                if constexpr (PK) {
+                    kb_unpack<T>(gq[k], g);
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        bb[e] = br[k][e];
+                } else if constexpr (PREG) {
 #pragma unroll
                     for (int e = 0; e < V; e++)
                         g[e] = gr[k][e], bb[e] = br[k][e];
@@ -2527,8 +2620,10 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
                     ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
                 }
 #pragma unroll
-                for (int e = 0; e < V; e++)
-                    f[e] = ln_gelu_out<T, TANH>(fmaf((f[e] - K - md) * rstd, g[e], bb[e]));
+                for (int e = 0; e < V; e++) {
+                    const float z = PK ? fmaf(f[e], rstd, nmr) : (f[e] - K - md) * rstd;
+                    f[e] = ln_gelu_out<T, TANH>(fmaf(z, g[e], bb[e]));
+                }
                 kb_st128(yv + k * p.stride, kb_pack<T>(f));
             }
         }
@@ -2537,8 +2632,20 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
             rstd_out[row] = rstd;
         }
     };
-    kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge,
-                                      out);
+    /* WP: the exchange warp's merge of the block's warp partials. */
+    auto combine = [](int lane, const float4 *pw) {
+        ln_wf c = {0.0f, 0.0f, 0.0f};
+        if (lane < THREADS / 32)
+            c = ln_wf{pw[lane].x, pw[lane].y, pw[lane].z};
+        c = ln_warp_wf(c);
+        return make_float4(c.n, c.mean, c.m2, 0.0f);
+    };
+    if constexpr (WP)
+        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
+                                          merge, out, combine);
+    else
+        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
+                                          merge, out);
 }
 
 /* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU
@@ -2546,11 +2653,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
  * `filled` also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG>
+template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
-    using C = gp_cfg<T, PREG>;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG>;
+    using C = gp_cfg<T, PREG, E>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     static int64_t cap = -1;
@@ -2560,7 +2667,9 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     return kb_launch(a, s, k,
-                     PREG ? "layernorm_fused_gpipe_preg" : "layernorm_fused_gpipe",
+                     E > GP_ELEMS ? "layernorm_fused_gpipe_wide"
+                     : PREG       ? "layernorm_fused_gpipe_preg"
+                                  : "layernorm_fused_gpipe",
                      grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows,
                      p.cols, p.inv_cols, S);
 }
@@ -2573,8 +2682,16 @@ template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
     static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
-    return ring ? launch_gpipe_ring<T, TANH, true>(a, s, filled)
-                : launch_gpipe_ring<T, TANH, false>(a, s, filled);
+    static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
+    static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
+    if (!ring)
+        return launch_gpipe_ring<T, TANH, false>(a, s, filled);
+    if constexpr (sizeof(T) < 4)
+        if (wide)
+            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled)
+                      : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
+    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled)
+              : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 
 template <bool VEC> struct fused_kernels {
@@ -2756,12 +2873,13 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * the parameters staged, unless KBENCH_LAYERNORM_CLUSTER_PF=0; 16-bit
      * rows too with =2 (measured: above the kernel); not where rows are too
      * few for the clusters the GPU holds. */
-    /* Aligned fp32 rows of 262145-1048576 columns over the pipelined grid
-     * where its groups of blocks fill 7/8 of the GPU, unless
-     * KBENCH_LAYERNORM_GRID_PIPE=0; =2 takes every aligned row of
-     * 32769-1048576 columns there, 16-bit too (measured above the kernel). */
+    /* Aligned rows of 65537 (fp32) or 131073 (16-bit) to 1048576 columns
+     * over the pipelined grid where its groups of blocks fill 7/8 of the
+     * GPU, unless KBENCH_LAYERNORM_GRID_PIPE=0; =2 takes every aligned row
+     * of 32769-1048576 columns there (measured above the kernel). */
     static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 1, 0, 2);
-    if ((use_gpipe == 2 || (use_gpipe == 1 && sizeof(T) == 4 && cols > 65536)) && aligned &&
+    if ((use_gpipe == 2 || (use_gpipe == 1 && cols > (sizeof(T) == 4 ? 65536 : 131072))) &&
+        aligned &&
         cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
         const cudaError_t e = launch_gpipe<T, TANH>(a, s, use_gpipe == 1);
         if (e != cudaErrorNotSupported)
