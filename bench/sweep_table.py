@@ -10,7 +10,8 @@ PyTorch median / kbench median (above 1: kbench is faster).
 
 A ratio is only printed for peers measured in the same session on the same GPU:
 the peers' date must fall within --session-hours (default 2) of the report's
-start and finish, and the device names must match. Otherwise the PyTorch columns
+start and finish, the device names must match, and so must the GPUs' uuids
+where both files record one (torch_peers.py's older files do not). Otherwise the PyTorch columns
 are left out and a line says why, since absolute times drift between runs.
 
 Usage:
@@ -76,7 +77,16 @@ def same_session(report, peers, hours):
     mine, theirs = report.get("device", {}).get("name"), peers.get("device", {}).get("name")
     if mine != theirs:
         return f"PyTorch ran on {theirs}, this report on {mine}: no ratio"
+    mine, theirs = (gpu_uuid(d.get("device", {})) for d in (report, peers))
+    if mine and theirs and mine != theirs:
+        return f"PyTorch ran on GPU {theirs}, this report on GPU {mine}: no ratio"
     return None
+
+
+def gpu_uuid(device):
+    """The device's uuid without its "GPU-", lower case, or None."""
+    u = device.get("uuid")
+    return u.removeprefix("GPU-").lower() if isinstance(u, str) and u else None
 
 
 def main(argv=None):

@@ -33,7 +33,9 @@ Output (-o, default torch_peers.json), a JSON object:
   schema        "kbench-torch-peers/1"
   date          ISO 8601 UTC of the start
   host          platform.node()
-  device        {"name", "capability": "9.0", "sms", "l2_bytes", "memory_bytes"}
+  device        {"name", "capability": "9.0", "sms", "l2_bytes", "memory_bytes",
+                "uuid": "GPU-..." as kbench's reports write it, where torch
+                gives one}
   torch         torch.__version__; "cuda": torch.version.cuda; "triton": its
                 version or null
   method        {"warmup", "samples", "flush_bytes", "timer": "cuda events",
@@ -264,13 +266,15 @@ def main(argv=None):
         triton_version = triton.__version__
     except Exception:
         triton_version = None
+    uuid = getattr(props, "uuid", None)  # str() without the "GPU-" that kbench writes
+    uuid = None if uuid is None else "GPU-" + str(uuid).removeprefix("GPU-")
     out = {
         "schema": "kbench-torch-peers/1",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "host": platform.node(),
         "device": {"name": props.name, "capability": f"{props.major}.{props.minor}",
                    "sms": props.multi_processor_count, "l2_bytes": l2,
-                   "memory_bytes": props.total_memory},
+                   "memory_bytes": props.total_memory, "uuid": uuid},
         "torch": torch.__version__, "cuda": torch.version.cuda, "triton": triton_version,
         "method": {"warmup": WARMUP, "samples": a.samples, "flush_bytes": FLUSH_FACTOR * l2,
                    "timer": "cuda events", "l2_flush": "write"},

@@ -198,6 +198,21 @@ static void write_peers(void)
         0);
 }
 
+/* The peers' device.uuid set to the python expression expr (r: the committed
+ * softmax report), then the sweep table of that report beside them; returns
+ * the table. */
+static char *table_with_uuid(const char *expr)
+{
+    assert_int_equal(kbt_sh("python3 -c 'import json,sys; p=json.load(open(sys.argv[1]));"
+                            "r=json.load(open(\"results/h200/softmax.json\"));"
+                            "p[\"device\"][\"uuid\"]=%s;json.dump(p,open(sys.argv[1],\"w\"))' "
+                            "%s/peers.json && python3 bench/sweep_table.py "
+                            "results/h200/softmax.json --peers %s/peers.json >%s/table",
+                            expr, kbt_dir, kbt_dir, kbt_dir),
+                     0);
+    return kbt_read("table");
+}
+
 static void sweep_table_ratios(void **state)
 {
     (void)state;
@@ -225,6 +240,15 @@ static void sweep_table_ratios(void **state)
                      0);
     t = kbt_read("table");
     kbt_has(t, "PyTorch's run stopped early: 1 of its 30 cases were measured");
+    kbt_has(t, " | 2.00x |");
+    free(t);
+    /* another GPU of the same name: no ratio; the report's own GPU (its uuid
+     * as torch gives it, without "GPU-", upper case): the ratio */
+    t = table_with_uuid("\"GPU-00000000-0000-0000-0000-000000000001\"");
+    kbt_has(t, "PyTorch ran on GPU 00000000-0000-0000-0000-000000000001, this report on GPU ");
+    assert_null(strstr(t, "PyTorch / kbench"));
+    free(t);
+    t = table_with_uuid("r[\"device\"][\"uuid\"][4:].upper()");
     kbt_has(t, " | 2.00x |");
     free(t);
     /* another day: no PyTorch columns, and a line that says why */

@@ -2460,7 +2460,21 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * (1.075x); 512 x 262144 69.0, 73.0 / 80.6, 78.7 (1.12x). So 16-bit rows of
  * 131073-1048576 columns take the grid by default (srow2 keeps those of
  * 65536, 0.94x here), and every form hands warp partials
- * (KBENCH_LAYERNORM_GPIPE_WP=0 keeps the barrier). */
+ * (KBENCH_LAYERNORM_GPIPE_WP=0 keeps the barrier). In the report of 21:33-21:41
+ * UTC (kbench c24b2d1, another H200 than the last report's): bf16 256 x
+ * 1048576 63.1% (53.6% on srow2's clusters of 16 in 46a25bf's), 1024 x 262144
+ * 64.2% (66.2% on clusters of 4 there); fp32 128 x 1048576 79.3% against
+ * 82.4% with the barrier in 46a25bf's, both at 1980 MHz: 0.968x across the two
+ * GPUs, where the same-session A/B above, at a capped clock, had warp
+ * partials 1.075x ahead; the unchanged kernels' medians 1.6% shorter to 1.2%
+ * longer between the reports. Still to A/B at the full clock. The counters then
+ * (21:41 UTC): bf16 256 x 1048576 issue 61%, DRAM 53%, occupancy 31%, stalls
+ * long_scoreboard 23.7%, wait 23.6%, short_scoreboard 17.6% (1024 x 262144
+ * within a point); fp32 128 x 1048576 issue 51%, DRAM 68%, long_scoreboard
+ * 37.6%, not_selected 15.6%, wait 10.3%, membar 9.0%. What is left for 16-bit:
+ * 16 streaming warps an SM (96 registers) with dependent chains (wait) and
+ * long_scoreboard stalls not yet placed in the source (kbench's stall
+ * samples carry no PC); more warps need the parameters out of the registers. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
