@@ -181,7 +181,7 @@ for step in "$@"; do
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
-            layernorm_fused_gpipe_wide rows=70,cols=40008 memcheck rows=9,cols=40000 \
+            layernorm_fused_gpipe_wide_bar rows=70,cols=40008 memcheck rows=9,cols=40000 \
             rows=67,cols=100008 rows=133,cols=1048576 rows=50,cols=131072,mean=10000 \
             rows=2500,cols=40000
         # the same with the parameters staged in shared memory beside a ring

@@ -101,7 +101,7 @@
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
  * instead of 16384; KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over
  * the block behind a barrier instead of handing the warps' partials to the
- * exchange warp;
+ * exchange warp (its kernels' names end in _bar);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -2680,10 +2680,13 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
-    return kb_launch(a, s, k,
-                     E > GP_ELEMS ? "layernorm_fused_gpipe_wide"
-                     : PREG       ? "layernorm_fused_gpipe_preg"
-                                  : "layernorm_fused_gpipe",
+    /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
+    const char *name = E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
+                                          : "layernorm_fused_gpipe_wide_bar")
+                       : PREG       ? (WP ? "layernorm_fused_gpipe_preg"
+                                          : "layernorm_fused_gpipe_preg_bar")
+                                    : "layernorm_fused_gpipe";
+    return kb_launch(a, s, k, name,
                      grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows,
                      p.cols, p.inv_cols, S);
 }
