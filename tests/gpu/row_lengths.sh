@@ -326,6 +326,13 @@ for step in "$@"; do
             rows=512,cols=262144 rows=1024,cols=131072 rows=1500,cols=100008
         ab KBENCH_LAYERNORM_GPIPE_RING=0 layernorm fused rows=128,cols=1048576 \
             rows=256,cols=524288 rows=512,cols=262144
+        # the grid's slices reduced behind a barrier ("old"; warp partials by
+        # default), fp32 and 16-bit, and 16-bit slices of 8192 columns ("old";
+        # 16384 by default)
+        ab KBENCH_LAYERNORM_GPIPE_WP=0 layernorm fused rows=128,cols=1048576 \
+            rows=512,cols=262144 rows=256,cols=1048576 rows=1024,cols=262144
+        ab KBENCH_LAYERNORM_GPIPE_WIDE=0 layernorm fused rows=256,cols=1048576 \
+            rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GRID_PIPE=2 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=4096,cols=65536 rows=1024,cols=262144
         ab KBENCH_LAYERNORM_CLUSTER_PF=2 layernorm fused rows=4096,cols=65536 \
