@@ -121,6 +121,19 @@ template <int NV, int THREADS, int D> struct kb_gpipe {
     }
 };
 
+/* kb_gpipe_reduce's second level, for a value already reduced over each warp
+ * (every lane of warp w holding warp w's). */
+template <int THREADS, typename V, typename WARP>
+static __device__ __forceinline__ V kb_gpipe_reduce_warps(V w, V (*red)[THREADS / 32], int i,
+                                                          V empty, WARP warp)
+{
+    const int lane = threadIdx.x & 31;
+    if (lane == 0)
+        red[i & 1][threadIdx.x / 32] = w;
+    kb_bar_sync(1, THREADS); /* the streaming threads only */
+    return warp(lane < THREADS / 32 ? red[i & 1][lane] : empty);
+}
+
 /* Reduces v over the THREADS streaming threads for the block's i-th row with
  * the warp reduction WARP (every lane gets the warp's result), empty lanes
  * contributing `empty`; every thread gets the result. red: __shared__
@@ -130,12 +143,7 @@ template <int THREADS, typename V, typename WARP>
 static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32], int i, V empty,
                                                     WARP warp)
 {
-    const int lane = threadIdx.x & 31;
-    v = warp(v);
-    if (lane == 0)
-        red[i & 1][threadIdx.x / 32] = v;
-    kb_bar_sync(1, THREADS); /* the streaming threads only */
-    return warp(lane < THREADS / 32 ? red[i & 1][lane] : empty);
+    return kb_gpipe_reduce_warps<THREADS>(warp(v), red, i, empty, warp);
 }
 
 /* The exchange warps a block, and their threads (a block is THREADS +

@@ -17,26 +17,7 @@ double kb_gelu_ref(double x, int tanh_form)
 static float gelu_erf_host(float z, int degree)
 {
     const float a = fabsf(z);
-    const float c = fminf(a, degree == 5 ? KB_LN_GELU_CLAMP : KB_LN_GELU16_CLAMP);
-    float p;
-    if (degree == 5) {
-        p = fmaf(KB_LN_ERFC_Q5, c, KB_LN_ERFC_Q4);
-        p = fmaf(p, c, KB_LN_ERFC_Q3);
-        p = fmaf(p, c, KB_LN_ERFC_Q2);
-        p = fmaf(p, c, KB_LN_ERFC_Q1);
-        p = fmaf(p, c, KB_LN_ERFC_Q0);
-    } else if (degree == 4) {
-        p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
-        p = fmaf(p, c, KB_LN_ERFC4_Q2);
-        p = fmaf(p, c, KB_LN_ERFC4_Q1);
-        p = fmaf(p, c, KB_LN_ERFC4_Q0);
-    } else {
-        p = fmaf(KB_LN_ERFC3_Q3, c, KB_LN_ERFC3_Q2);
-        p = fmaf(p, c, KB_LN_ERFC3_Q1);
-        p = fmaf(p, c, KB_LN_ERFC3_Q0);
-    }
-    p = fmaf(p, c, -1.0f);
-    const float h = exp2f(p); /* 0.5 * erfc(a / sqrt 2) */
+    const float h = exp2f(kb_ln_erfc_exponent(a, degree)); /* 0.5 * erfc(a / sqrt 2) */
     return fmaf(-a, h, fmaxf(z, 0.0f));
 }
 

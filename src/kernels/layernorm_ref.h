@@ -7,6 +7,7 @@
 #ifndef KB_LAYERNORM_REF_H
 #define KB_LAYERNORM_REF_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,40 @@ extern "C" {
  * T1 = -2 s log2(e), T3 = 0.044715 * T1. */
 #define KB_LN_TANH_T1 (-2.302208198f)
 #define KB_LN_TANH_T3 (-0.1029432396f)
+
+/* Host and device alike (the variants include this header under nvcc). */
+#ifdef __CUDACC__
+#define KB_LN_HD __host__ __device__ __forceinline__
+#else
+#define KB_LN_HD inline
+#endif
+
+/* The erf GELU's exponent for |z| = a: p = a * Q(c) - 1 with c = a clamped
+ * (KB_LN_GELU_CLAMP for degree 5, KB_LN_GELU16_CLAMP for 4 and 3) and Q of
+ * that degree (5, 4 or 3), so that 0.5 * erfc(a / sqrt 2) = exp2(p); the
+ * kernels (degree a compile-time constant) and the host emulation share it. */
+static KB_LN_HD float kb_ln_erfc_exponent(float a, int degree)
+{
+    const float c = fminf(a, degree == 5 ? KB_LN_GELU_CLAMP : KB_LN_GELU16_CLAMP);
+    float p;
+    if (degree == 5) {
+        p = fmaf(KB_LN_ERFC_Q5, c, KB_LN_ERFC_Q4);
+        p = fmaf(p, c, KB_LN_ERFC_Q3);
+        p = fmaf(p, c, KB_LN_ERFC_Q2);
+        p = fmaf(p, c, KB_LN_ERFC_Q1);
+        p = fmaf(p, c, KB_LN_ERFC_Q0);
+    } else if (degree == 4) {
+        p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
+        p = fmaf(p, c, KB_LN_ERFC4_Q2);
+        p = fmaf(p, c, KB_LN_ERFC4_Q1);
+        p = fmaf(p, c, KB_LN_ERFC4_Q0);
+    } else {
+        p = fmaf(KB_LN_ERFC3_Q3, c, KB_LN_ERFC3_Q2);
+        p = fmaf(p, c, KB_LN_ERFC3_Q1);
+        p = fmaf(p, c, KB_LN_ERFC3_Q0);
+    }
+    return fmaf(p, c, -1.0f);
+}
 
 /* Rows padded to this many floats where a variant's scratch holds per-row
  * statistics, so that the arrays after them stay 256-byte aligned. */

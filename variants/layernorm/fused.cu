@@ -2571,19 +2571,15 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
      * (of x when PK; thread 0's is the one used). */
     auto stats = [&](int i) {
         if constexpr (PK) {
-            const int lane = threadIdx.x & 31;
             const auto sl = [&](int k) { return p.slot(i, k); };
             const float nw = kb_warp_sum((float)n);
             const float mw = nw > 0.0f ? kb_warp_sum(mma_sum<T, NV>(sl, in)) / nw : 0.0f;
             const float qw = kb_warp_sum(packed_centred_squares<T, NV>(sl, mw, in));
             if constexpr (WP)
                 return make_float4(nw, mw, qw, 0.0f);
-            if (lane == 0)
-                red[i & 1][threadIdx.x / 32] = ln_wf{nw, mw, qw};
-            kb_bar_sync(1, THREADS); /* the streaming threads only */
-            ln_wf w = {0.0f, 0.0f, 0.0f};
-            if (threadIdx.x < 32)
-                w = ln_warp_wf(lane < THREADS / 32 ? red[i & 1][lane] : w);
+            const ln_wf w = kb_gpipe_reduce_warps<THREADS>(ln_wf{nw, mw, qw}, red, i,
+                                                           ln_wf{0.0f, 0.0f, 0.0f},
+                                                           ln_warp_wf_op());
             return make_float4(w.n, w.mean, w.m2, 0.0f);
         } else {
             const float K = shift(i);

@@ -41,26 +41,7 @@ template <int GD> KB_DEV float ln_gelu_erf(float z)
 {
     static_assert(GD >= 3 && GD <= 5, "degree 3, 4 or 5");
     const float a = fabsf(z);
-    const float c = fminf(a, GD == 5 ? KB_LN_GELU_CLAMP : KB_LN_GELU16_CLAMP);
-    float p;
-    if constexpr (GD == 5) {
-        p = fmaf(KB_LN_ERFC_Q5, c, KB_LN_ERFC_Q4);
-        p = fmaf(p, c, KB_LN_ERFC_Q3);
-        p = fmaf(p, c, KB_LN_ERFC_Q2);
-        p = fmaf(p, c, KB_LN_ERFC_Q1);
-        p = fmaf(p, c, KB_LN_ERFC_Q0);
-    } else if constexpr (GD == 4) {
-        p = fmaf(KB_LN_ERFC4_Q4, c, KB_LN_ERFC4_Q3);
-        p = fmaf(p, c, KB_LN_ERFC4_Q2);
-        p = fmaf(p, c, KB_LN_ERFC4_Q1);
-        p = fmaf(p, c, KB_LN_ERFC4_Q0);
-    } else {
-        p = fmaf(KB_LN_ERFC3_Q3, c, KB_LN_ERFC3_Q2);
-        p = fmaf(p, c, KB_LN_ERFC3_Q1);
-        p = fmaf(p, c, KB_LN_ERFC3_Q0);
-    }
-    p = fmaf(p, c, -1.0f);
-    return fmaf(-a, kb_exp2(p), fmaxf(z, 0.0f));
+    return fmaf(-a, kb_exp2(kb_ln_erfc_exponent(a, GD)), fmaxf(z, 0.0f));
 }
 
 /* Tanh GELU as z / (1 + exp2(z (T1 + T3 z^2))): 7 instructions, one MUFU.EX2
