@@ -91,6 +91,12 @@ template <int NV, int THREADS, int D> struct kb_gpipe {
     {
         return ring[((i % D) * NV + k) * THREADS + tid];
     }
+    /* This thread's vector 0 of the block's i-th row; vector k is THREADS k
+     * further (one ring offset a row rather than one a vector). */
+    __device__ __forceinline__ const uint4 *slot_row(int i) const
+    {
+        return ring + (i % D) * NV * THREADS + tid;
+    }
     /* The first 16 bytes of the block's i-th row (after the wait for it). */
     __device__ __forceinline__ uint4 head(int i) const { return heads[i % D]; }
     /* The vectors of the block's chunk k of a row that lie in it (0..THREADS). */

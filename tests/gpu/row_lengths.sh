@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
-        # grids), gp-wide, gp-bar, gp-smem,
+        # grids), gp-wide, gp-bar, gp-smem, peel,
         # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -190,6 +190,15 @@ for step in "$@"; do
         path layernorm gp-smem KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_RING=0 \
             'layernorm_fused_gpipe"' rows=70,cols=40008 memcheck rows=9,cols=40000 \
             rows=67,cols=100008 rows=133,cols=1048576 rows=2500,cols=40000
+        # layernorm's rows off 16-byte boundaries in the peeled row kernel
+        # (KBENCH_LAYERNORM_PEEL=1; the streaming path by default): rows fewer
+        # than the classes of row offsets, the shortest and the longest rows
+        # it takes (fp32 16387: the last rung exactly), statistics, mean 10^4,
+        # tanh; fp32 rows past its ladder (32767) fall back to streaming
+        path layernorm peel KBENCH_LAYERNORM_PEEL=1 layernorm_fused_row_peel rows=999,cols=3001 \
+            "$all" rows=4099,cols=3001 rows=3,cols=1001,gelu=1 rows=1000,cols=12345,stats=1 \
+            rows=70,cols=32767,mean=10000 rows=257,cols=258 rows=5,cols=4097 \
+            rows=2000,cols=1030,gelu=1,stats=1 rows=9,cols=16387 rows=20000,cols=1001
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (the default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
@@ -293,6 +302,10 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
+        # layernorm's rows off 16-byte boundaries: the peeled row kernel
+        # ("old": opt-in until measured) against the streaming path
+        ab KBENCH_LAYERNORM_PEEL=1 layernorm fused rows=4099,cols=3001 rows=20000,cols=1001 \
+            rows=2000,cols=12345 rows=4000,cols=30001
         # the clusters' exchange pulled ("old") against pushed (the default)
         ab KBENCH_CLUSTER_PUSH=0 softmax fused rows=2048,cols=65536 rows=512,cols=262144 \
             rows=128,cols=1048576 rows=1024,cols=262144 rows=256,cols=1048576 rows=3,cols=262144

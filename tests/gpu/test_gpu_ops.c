@@ -50,7 +50,7 @@ static int gpu;
  * sampled, for the unwritten-output test. */
 typedef struct op_sizes {
     const char *op;
-    const char *shapes[40];
+    const char *shapes[48];
     const char *sampled;
 } op_sizes;
 
@@ -79,7 +79,9 @@ static const op_sizes sizes[] = {
       "rows=150,cols=65528,gelu=1,stats=1", "rows=40,cols=40000,stats=1",
       "rows=2561,cols=39,gelu=1,stats=1", "rows=700,cols=17,mean=10000", "rows=300,cols=23,stats=1",
       "rows=9,cols=1048576,stats=1", "rows=20,cols=196608,mean=10000",
-      "rows=400,cols=65536,stats=1", "rows=400,cols=40000", "rows=33,cols=524288,gelu=1", NULL},
+      "rows=400,cols=65536,stats=1", "rows=400,cols=40000", "rows=33,cols=524288,gelu=1",
+      "rows=4099,cols=3001", "rows=3,cols=1001,gelu=1", "rows=1000,cols=12345,stats=1",
+      "rows=70,cols=32767,mean=10000", "rows=257,cols=258", NULL},
      "rows=5000,cols=64"},
     {"attention",
      {"batch=1,heads=1,seq=1,dim=64", "batch=1,heads=1,seq=1,dim=128,causal=1",

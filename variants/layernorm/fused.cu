@@ -38,6 +38,10 @@
  *   cols <= 256, off 16-byte the tile kernel: several rows a warp (4-32 lanes
  *   boundaries               a row), a block's rows copied through shared
  *                            memory with 16-byte moves;
+ *   257-16384 fp32 / 32768   with KBENCH_LAYERNORM_PEEL=1, the row kernel
+ *   16-bit, off 16-byte      below peeled to 16-byte alignment, a block's
+ *   boundaries               rows all starting at the same offset from one
+ *                            (below; the streaming path by default);
  *   cols <= 1024, aligned    a warp per row, NV = pow2 >= cols / (32 V) vectors a
  *                            lane, 4 rows per 128-thread block, shuffles only;
  *   up to 32768 fp32 /       the persistent row kernel, the first rung of
@@ -86,7 +90,9 @@
  * the streaming path (=2 takes 16-bit rows of up to 16 blocks' registers into
  * the clusters too), KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
- * 32769-65536 columns; KBENCH_CLUSTER_PUSH=0 has the cluster register kernel
+ * 32769-65536 columns; KBENCH_LAYERNORM_PEEL=1 takes the rows of 257-16384
+ * (fp32) or 257-32768 (16-bit) columns off 16-byte boundaries through the
+ * peeled row kernel instead of the streaming path; KBENCH_CLUSTER_PUSH=0 has the cluster register kernel
  * pull its blocks' states through a cluster barrier instead of pushing them;
  * KBENCH_LAYERNORM_CLUSTER_PF=0 sends the fp32 rows of 32769-262144 columns
  * that take persistent clusters with the parameters staged back to the
@@ -480,8 +486,31 @@ __global__ void __launch_bounds__(SUB_THREADS)
  * tid + k THREADS. EXACT: the row is exactly THREADS NV vectors (no range
  * checks). PF: how x arrives (ln_row_fetch): 0 loaded at the top of each row,
  * 1 or 2 the next row's issued right after this row is unpacked (into
- * registers, or copied into the group's shared-memory slots xs). */
-template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH>
+ * registers, or copied into the group's shared-memory slots xs).
+ * PEEL: rows off 16-byte boundaries (cols % V != 0, the buffers aligned),
+ * each peeled as softmax's are: head elements up to the row's first 16-byte
+ * boundary (thread t < head holds head element t), a body of whole vectors
+ * (the vectors above) and tail elements (thread t < tail holds tail element
+ * t). Row r starts (r cols) % V elements past a boundary, so the rows fall in
+ * p = V / gcd(cols, V) classes r = c (mod p) whose rows share head, body and
+ * tail; block b takes the rows of class c = b mod p only (ln_peel_walk), so
+ * one stage of gamma and beta + b shifted to the class's head
+ * (ln_stage_affine_peel; fp32 too, 8 bytes a column) serves all its rows and
+ * the body's parameters are 16-byte reads from it, as the aligned rows'. The
+ * head and tail elements take theirs from a small stage of their own.
+ * Why: such rows took the streaming path, a block a row reading x twice and,
+ * in 7 of 8 16-bit rows (3 of 4 fp32), gamma, beta and b an element at a
+ * time: 4099 x 3001 at 46.2% (fp32) and 21.3% (bf16) of the copy bandwidth
+ * in the report of 2026-12-04 21:33 UTC, where softmax's peeled register
+ * rows hold 83.1% and 73.2% at the same shape. fp32 rows take 512-thread
+ * blocks of 1-4 groups here (LN_PEEL_LADDER_F32, not the aligned rows' one
+ * group a block), so that a stage (8 bytes a column) serves four rows at
+ * once. Prediction (before any measurement): 4099 x 3001 75-85% fp32,
+ * 65-75% bf16, as softmax's; rows past the ladder (fp32 16384 columns,
+ * 16-bit 32768) stay streamed. Not yet measured: KBENCH_LAYERNORM_PEEL=1
+ * takes it (the streaming path by default until it is). */
+template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH,
+          bool PEEL = false>
 __global__ void __launch_bounds__(THREADS *G, MINB)
     layernorm_fused_row(const T *__restrict__ x, const T *__restrict__ gamma,
                         const T *__restrict__ beta, const T *__restrict__ bias,
@@ -491,30 +520,74 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
     constexpr int V = kb_vec_width<T>();
     constexpr int NW = THREADS / 32;
     constexpr bool SHIFT = sizeof(T) == 4;
-    extern __shared__ uint4 ln_dyn[]; /* 16-bit: the stage of gamma and beta + b */
+    constexpr bool STAGED = sizeof(T) == 2 || PEEL; /* the parameters from the stage */
+    static_assert(!PEEL || (!EXACT && THREADS >= V - 1),
+                  "a peeled row's body is range-checked, its head and tail one element a thread");
+    extern __shared__ uint4 ln_dyn[]; /* the stage of gamma and beta + b (16-bit, PEEL) */
     __shared__ float red[G][2][NW];
     const int tid = threadIdx.x % THREADS, gid = threadIdx.x / THREADS;
-    const int nvec = EXACT ? THREADS * NV : cols / V;
-    const int stride = gridDim.x * G;
+
+    /* The block walks rows base + step gid, base = w.first, w.first + stride,
+     * ... (without PEEL base = blockIdx.x G, step 1, stride = gridDim.x G):
+     * the loop's control depends on base alone, the same for the whole block,
+     * so the shuffles are provably converged; a group whose row is past the
+     * end (only in the block's last round) computes on zeros and writes
+     * nothing. */
+    const ln_peel_walk w = PEEL ? ln_peel_walk_of<V>(cols, G)
+                                : ln_peel_walk{(int)blockIdx.x * G, 1, (int)gridDim.x * G};
+    const int stride = w.stride;
+    /* PEEL: the class's head, body (nvec vectors) and tail; x and y advanced by
+     * head, so that the body of row r starts at x + r cols, a 16-byte boundary. */
+    int head = 0, tail = 0, nvec = EXACT ? THREADS * NV : cols / V;
+    if constexpr (PEEL) {
+        const int mis = (int)((int64_t)w.first * cols % V); /* the class's */
+        head = mis ? V - mis : 0;
+        nvec = (cols - head) / V;
+        tail = cols - head - nvec * V;
+    }
+    const T *xb = x + head; /* row r's element i: xb[r cols - head + i] */
+    T *yb = y + head;
 
     /* PF 2: this group's stage of x, after the block's stage of gamma and beta + b. */
-    uint4 *xs = ln_dyn + (sizeof(T) == 2 ? 3 * nvec : 0) + gid * (THREADS * NV);
+    uint4 *xs = ln_dyn + (STAGED ? (V / 4 + 1) * nvec : 0) + gid * (THREADS * NV);
 
-    /* The block walks rows base + gid, base = blockIdx.x G, blockIdx.x G +
-     * stride, ...: the loop's control depends on base alone, the same for the
-     * whole block, so the shuffles are provably converged; a group whose row is
-     * past the end (only in the block's last round) computes on zeros and
-     * writes nothing. The first row's x is on its way while the block stages
-     * gamma and beta + b. */
-    int base = blockIdx.x * G, row = base + gid; /* rows < 2^31 (launcher) */
+    /* The first row's x is on its way while the block stages gamma and beta + b. */
+    int base = w.first, row = base + w.step * gid; /* rows < 2^31 (launcher) */
     bool ok = row < rows;
     uint4 raw[NV];
-    ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, row, ok, cols, nvec, tid, raw, xs, 0.0f);
-    float K = SHIFT && ok ? kb_load(x, (int64_t)row * cols) : 0.0f;
-    ln_stage_affine<T>(gamma, beta, bias, ln_dyn, nvec);
+    ln_row_fetch<T, THREADS, NV, PF, EXACT>(xb, row, ok, cols, nvec, tid, raw, xs, 0.0f);
+    float K = SHIFT && ok ? kb_load(xb, (int64_t)row * cols - head) : 0.0f;
+    /* PEEL: this thread's head and tail elements (0 where it has none). */
+    float eh = 0.0f, et = 0.0f;
+    auto peel_fetch = [&](int r, bool okr, float &h, float &t) {
+        const T *xr = xb + (int64_t)(okr ? r : 0) * cols;
+        h = okr && tid < head ? kb_load(xr, tid - head) : 0.0f;
+        t = okr && tid < tail ? kb_load(xr, nvec * V + tid) : 0.0f;
+    };
+    /* PEEL: the head's and the tail's gamma and beta + b, [0][t] head
+     * element t's, [1][t] tail element t's (the stage's barrier orders them). */
+    __shared__ float2 peel_p[2][PEEL ? V : 1];
+    if constexpr (PEEL) {
+        if (PF != 0)
+            peel_fetch(row, ok, eh, et);
+        if (tid < head && gid == 0)
+            peel_p[0][tid] = make_float2(kb_load(gamma, tid),
+                                         kb_load(beta, tid) + kb_load(bias, tid));
+        const int tc = head + nvec * V + tid; /* tail element tid's column */
+        if (tid < tail && gid == 0)
+            peel_p[1][tid] = make_float2(kb_load(gamma, tc),
+                                         kb_load(beta, tc) + kb_load(bias, tc));
+        ln_stage_affine_peel<T>(gamma, beta, bias, ln_dyn, nvec, head, cols);
+    } else {
+        ln_stage_affine<T>(gamma, beta, bias, ln_dyn, nvec);
+    }
     const uint4 *stt = ln_dyn + tid; /* this thread's first vector of the stage */
 
     for (;;) {
+        /* PF 0: the head and tail elements loaded here, not with the row's
+         * vectors at the end of the last (where they spilled) */
+        if constexpr (PEEL && PF == 0)
+            peel_fetch(row, ok, eh, et);
         ln_row_take<THREADS, NV, PF, EXACT>(ok, nvec, tid, raw, xs);
 
         /* Pass 1: the sum of d = x - K. Vectors past the row's end hold zeros;
@@ -535,16 +608,23 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
                 sk += v[k][i];
             s += EXACT || tid + k * THREADS < nvec ? sk : 0.0f;
         }
+        if constexpr (PEEL) {
+            eh = tid < head ? eh - K : 0.0f; /* d of the head and tail elements */
+            et = tid < tail ? et - K : 0.0f;
+            s += eh + et;
+        }
 
         /* PF 1, 2: the next row's x starts on its way now, to fly during this
          * row's barriers and output. */
         const int nbase = base + stride, next = row + stride;
         const bool okn = next < rows;
-        float Kn = 0.0f;
+        float Kn = 0.0f, ehn = 0.0f, etn = 0.0f;
         if (PF != 0 && nbase < rows) {
-            ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, next, okn, cols, nvec, tid, raw, xs, s);
+            ln_row_fetch<T, THREADS, NV, PF, EXACT>(xb, next, okn, cols, nvec, tid, raw, xs, s);
             if constexpr (SHIFT)
-                Kn = okn ? kb_load(x, (int64_t)next * cols) : 0.0f;
+                Kn = okn ? kb_load(xb, (int64_t)next * cols - head) : 0.0f;
+            if constexpr (PEEL)
+                peel_fetch(next, okn, ehn, etn);
         }
 
         const float md = ln_group_sum<NW, G>(s, red[gid][0], gid) * inv_cols;
@@ -552,27 +632,44 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
         /* Pass 2: c = d - mean_d, kept in v; the sum of c^2. red[gid][0] is not
          * written again before the next row's first sum, which follows this
          * sum's barrier. */
-        const float q =
+        float q =
             centred_squares(v, md, [&](int k) { return EXACT || tid + k * THREADS < nvec; });
+        if constexpr (PEEL) {
+            eh = tid < head ? eh - md : 0.0f;
+            et = tid < tail ? et - md : 0.0f;
+            q = fmaf(eh, eh, fmaf(et, et, q));
+        }
         const float rstd =
             rsqrtf(fmaf(ln_group_sum<NW, G>(q, red[gid][1], gid), inv_cols, LN_EPS));
 
         /* Output: y = GELU(c * rstd * gamma + (beta + b)), plain 16-byte stores;
          * fp32 tanh fences each vector (ln_row_store). */
-        ln_row_store<T, THREADS, NV, EXACT, TANH, TANH && SHIFT>(
-            gamma, beta, bias, y, mean_out, rstd_out, row, ok, cols, nvec, tid, stt,
+        ln_row_store<T, THREADS, NV, EXACT, TANH, TANH && SHIFT, STAGED>(
+            gamma, beta, bias, yb, mean_out, rstd_out, row, ok, cols, nvec, tid, stt,
             [&] { return K + md; }, rstd, [&](int k, int i) { return v[k][i] * rstd; });
+        if constexpr (PEEL) {
+            auto peel_out = [&](int off, float c, float2 gb) {
+                kb_store(yb + (int64_t)row * cols, off,
+                         ln_gelu_out<T, TANH>(fmaf(c * rstd, gb.x, gb.y)));
+            };
+            if (ok && tid < head)
+                peel_out(tid - head, eh, peel_p[0][tid]);
+            if (ok && tid < tail)
+                peel_out(nvec * V + tid, et, peel_p[1][tid]);
+        }
         if (nbase >= rows)
             break;
         base = nbase;
         row = next;
         ok = okn;
         if constexpr (PF == 0) {
-            ln_row_fetch<T, THREADS, NV, PF, EXACT>(x, row, ok, cols, nvec, tid, raw, xs, 0.0f);
+            ln_row_fetch<T, THREADS, NV, PF, EXACT>(xb, row, ok, cols, nvec, tid, raw, xs, 0.0f);
             if constexpr (SHIFT)
-                K = ok ? kb_load(x, (int64_t)row * cols) : 0.0f;
+                K = ok ? kb_load(xb, (int64_t)row * cols - head) : 0.0f;
         } else {
             K = Kn;
+            eh = ehn;
+            et = etn;
         }
     }
 }
@@ -2567,12 +2664,14 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
 #pragma unroll
     for (int k = 0; k < NV; k++)
         n += in(k) ? V : 0;
+    /* PK: its warp's, summed once. */
+    const float nw = PK ? kb_warp_sum((float)n) : 0.0f;
     /* The slice's exact (n, mean, M2) over the block, of d = x - x[row][0]
      * (of x when PK; thread 0's is the one used). */
     auto stats = [&](int i) {
         if constexpr (PK) {
-            const auto sl = [&](int k) { return p.slot(i, k); };
-            const float nw = kb_warp_sum((float)n);
+            const uint4 *sr = p.slot_row(i);
+            const auto sl = [&](int k) { return sr[k * THREADS]; };
             const float mw = nw > 0.0f ? kb_warp_sum(mma_sum<T, NV>(sl, in)) / nw : 0.0f;
             const float qw = kb_warp_sum(packed_centred_squares<T, NV>(sl, mw, in));
             if constexpr (WP)
@@ -2583,10 +2682,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
             return make_float4(w.n, w.mean, w.m2, 0.0f);
         } else {
             const float K = shift(i);
+            const uint4 *sr = p.slot_row(i);
             uint4 raw[NV];
 #pragma unroll
             for (int k = 0; k < NV; k++)
-                raw[k] = in(k) ? p.slot(i, k) : make_uint4(0, 0, 0, 0);
+                raw[k] = in(k) ? sr[k * THREADS] : make_uint4(0, 0, 0, 0);
             float v[NV][V];
             const float s = shifted_sum<T, true>(raw, v, K, in);
             const float mt = n > 0 ? s / (float)n : 0.0f;
@@ -2612,11 +2712,12 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         const int64_t row = p.row_of(j);
         const float md = st.x, rstd = st.y, K = PK ? 0.0f : shift(j), nmr = -md * rstd;
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
+        const uint4 *sr = p.slot_row(j);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (in(k)) {
                 float f[V], g[V], bb[V];
-                kb_unpack<T>(p.slot(j, k), f);
+                kb_unpack<T>(sr[k * THREADS], f);
                 if constexpr (PK) {
                     kb_unpack<T>(gq[k], g);
 #pragma unroll
@@ -2840,6 +2941,57 @@ template <typename T, bool TANH> static cudaError_t launch_trow(const kb_args *a
     return launch_trow_n<T, 40, TANH>(a, s, "layernorm_fused_trow_n40");
 }
 
+/* The peeled row kernel (layernorm_fused_row, PEEL) on rung (THREADS, NV,
+ * PF, MINB, G) of the ladder: as many blocks as the GPU holds at once, in
+ * whole rounds of the row classes, and a block of each class that holds
+ * rows. */
+template <typename T, bool TANH, int THREADS, int NV, int PF, int MINB, int G>
+static cudaError_t launch_peel_rung(const kb_args *a, cudaStream_t s)
+{
+    const ln_ptrs<T> p = ln_ptrs_of<T>(a);
+    const auto k = layernorm_fused_row<T, THREADS, NV, PF, MINB, G, false, TANH, true>;
+    const size_t smem =
+        ln_peel_stage_bytes<T>(p.cols) + (PF == 2 ? (size_t)G * THREADS * NV * 16 : 0);
+    if (p.rows > INT32_MAX / 2) /* row + stride stays below 2^31 */
+        return cudaErrorNotSupported;
+    unsigned blocks = 0;
+    const cudaError_t e = ln_row_grid((const void *)k, THREADS * G, G, smem, p.rows, &blocks);
+    if (e != cudaSuccess)
+        return e;
+    const unsigned pc = (unsigned)ln_peel_classes(p.cols, kb_vec_width<T>());
+    const unsigned least = p.rows < (int64_t)pc ? (unsigned)p.rows : pc;
+    blocks = blocks >= pc ? blocks / pc * pc : least;
+    const kb_dim3 grid = {blocks, 1, 1}, block = {(unsigned)(THREADS * G), 1, 1};
+    return kb_launch(a, s, k, "layernorm_fused_row_peel", grid, block, smem, p.x, p.g, p.b1,
+                     p.b2, p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols);
+}
+
+/* The peeled row kernel on the first rung of the ladder whose groups hold
+ * the row's cols / V vectors: fp32 at most 16384 columns (its stage, 8
+ * bytes a column, in one block's shared memory), 16-bit 32768 (the 16-bit
+ * ladder); cudaErrorNotSupported past them. */
+#define LN_PEEL_ROW(TH, NV, PF, MB, G) {TH, NV, nullptr, launch_peel_rung<T, TANH, TH, NV, PF, MB, G>},
+#define LN_PEEL_LADDER_F32(X) X(128, 4, 0, 2, 4) X(128, 8, 0, 2, 4) X(256, 8, 0, 2, 2) X(512, 8, 0, 2, 1)
+template <typename T, bool TANH> static cudaError_t launch_peel(const kb_args *a, cudaStream_t s)
+{
+    const int64_t nvec = a->shape[LN_COLS] / kb_vec_width<T>();
+    const ln_row_cfg *ladder;
+    int n;
+    if constexpr (sizeof(T) == 4) {
+        static const ln_row_cfg l[] = {LN_PEEL_LADDER_F32(LN_PEEL_ROW)};
+        ladder = l;
+        n = (int)(sizeof l / sizeof l[0]);
+    } else {
+        static const ln_row_cfg l[] = {LN_ROW_LADDER_16(LN_PEEL_ROW)};
+        ladder = l;
+        n = (int)(sizeof l / sizeof l[0]);
+    }
+    for (int i = 0; i < n; i++)
+        if (nvec <= (int64_t)ladder[i].threads * ladder[i].nv)
+            return ladder[i].any(a, s);
+    return cudaErrorNotSupported;
+}
+
 template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)
 {
     constexpr int V = kb_vec_width<T>();
@@ -2877,6 +3029,15 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         if (cols <= 8 * 16)
             return launch_tile_g<T, 16, TANH>(a, s, n5 && cols <= 5 * 16);
         return launch_tile_g<T, 32, TANH>(a, s, n5 && cols <= 5 * 32);
+    }
+    /* Rows of 257-16384 (fp32) or 257-32768 (16-bit) columns off 16-byte
+     * boundaries: the peeled row kernel with KBENCH_LAYERNORM_PEEL=1 (above
+     * the kernel; the streaming path by default until it is measured). */
+    static const int use_peel = kb_env_int("KBENCH_LAYERNORM_PEEL", 0, 0, 1);
+    if (use_peel && aligned && cols % V != 0 && cols > TILE_COLS) {
+        const cudaError_t e = launch_peel<T, TANH>(a, s);
+        if (e != cudaErrorNotSupported)
+            return e;
     }
     /* Aligned rows past the one-block ladder (fp32 8192 vectors, 16-bit
      * 4096: 32768 elements) in a cluster's registers, unless

@@ -374,6 +374,93 @@ KB_DEV void ln_stage_affine(const T *__restrict__ gamma, const T *__restrict__ b
     }
 }
 
+/* The classes of rows of cols elements, V a vector, by where they start
+ * against a 16-byte boundary (buffers aligned): row r starts (r cols) % V
+ * elements past one, which repeats every V / gcd(cols, V) rows. */
+static inline __host__ __device__ int ln_peel_classes(int cols, int V)
+{
+    int g = 1;
+    while (g < V && cols % (2 * g) == 0)
+        g *= 2;
+    return V / g;
+}
+
+/* The rows a persistent row kernel's block walks: group g's first row is
+ * first + step g, each group's next rows `stride` further on, until first
+ * (advanced by stride each round) passes the last row. */
+struct ln_peel_walk {
+    int first, step, stride;
+};
+
+/* The walk of a peeled row kernel's block of G groups: the rows of class c =
+ * blockIdx.x mod p (ln_peel_classes) only, c + p m, whose m the class's bc
+ * blocks share out as the plain kernel's blocks share out all rows (first m
+ * (blockIdx.x / p) G, m + G bc a round). The grid has a block of each class
+ * that holds rows (at least min(p, rows) blocks). */
+template <int V> KB_DEV ln_peel_walk ln_peel_walk_of(int cols, int G)
+{
+    const int p = ln_peel_classes(cols, V), b = (int)blockIdx.x, nb = (int)gridDim.x;
+    const int c = b % p;
+    const int bc = (nb - c + p - 1) / p; /* the blocks of class c */
+    return ln_peel_walk{c + p * (b / p * G), p, p * bc * G};
+}
+
+/* The stage of the peeled row kernel (rows off 16-byte boundaries; fused.cu),
+ * fp32 too: beta + b (fp32) and gamma (raw) for the body's nvec vectors, at
+ * most cols / V of them (8 bytes a column for fp32, 6 for 16-bit). */
+template <typename T> static size_t ln_peel_stage_bytes(int cols)
+{
+    constexpr int V = kb_vec_width<T>();
+    return (size_t)(cols / V) * (4 * V + 16);
+}
+
+/* Fills the stage st for the body of rows whose first 16-byte boundary is
+ * head columns in: vector j holds columns head + j V .. head + j V + V - 1
+ * (j < nvec), in ln_stage_affine's layout (V / 4 planes of beta + b as
+ * float4s, then gamma as raw vectors), each thread taking aligned vectors of
+ * the parameters (16-byte loads; element loads for one that ends past cols)
+ * and scattering their elements; then a barrier. Every thread of the block
+ * must call it. */
+template <typename T>
+KB_DEV void ln_stage_affine_peel(const T *__restrict__ gamma, const T *__restrict__ beta,
+                                 const T *__restrict__ bias, uint4 *st, int nvec, int head,
+                                 int cols)
+{
+    constexpr int V = kb_vec_width<T>(), Q = V / 4;
+    float *sbb = reinterpret_cast<float *>(st);   /* [Q][nvec][4] */
+    T *sg = reinterpret_cast<T *>(st + Q * nvec); /* [nvec][V] */
+    const int na = (head + nvec * V + V - 1) / V; /* the aligned vectors the body touches */
+    for (int a = threadIdx.x; a < na; a += blockDim.x) {
+        uint4 gr;
+        float bb[V], b2[V];
+        if ((a + 1) * V <= cols) {
+            gr = kb_ld128(gamma + a * V);
+            kb_unpack<T>(kb_ld128(beta + a * V), bb);
+            kb_unpack<T>(kb_ld128(bias + a * V), b2);
+        } else {
+            float g[V];
+#pragma unroll
+            for (int e = 0; e < V; e++) {
+                const bool in = a * V + e < cols;
+                g[e] = in ? kb_load(gamma, a * V + e) : 0.0f;
+                bb[e] = in ? kb_load(beta, a * V + e) : 0.0f;
+                b2[e] = in ? kb_load(bias, a * V + e) : 0.0f;
+            }
+            gr = kb_pack<T>(g);
+        }
+        const T *gt = reinterpret_cast<const T *>(&gr);
+#pragma unroll
+        for (int e = 0; e < V; e++) {
+            const int i = a * V + e - head; /* the element's place in the body */
+            if (i >= 0 && i < nvec * V) {
+                sbb[((i % V / 4) * nvec + i / V) * 4 + i % 4] = bb[e] + b2[e];
+                sg[i] = gt[e];
+            }
+        }
+    }
+    __syncthreads();
+}
+
 /* p, as a value the compiler cannot see through: an address computed from it
  * inside the row loop is not hoisted out of the loop (where, live across the
  * whole loop, the addresses of all a thread's vectors would cost registers). */
@@ -409,22 +496,25 @@ KB_DEV void ln_affine_global(int off, const T *__restrict__ gt, const T *__restr
 }
 
 /* gamma and beta + b of this thread's vector tid + off as floats: from the
- * stage (16-bit) or three 16-byte loads through L1 (fp32). The pointers are
- * advanced to the thread's first vector (stt = stage + tid, gt = gamma + tid V,
- * ...), so that off, a compile-time multiple of the block size in the unrolled
- * loops, becomes an immediate offset. */
-template <typename T>
+ * stage (STAGED: 16-bit, and the peeled rows' fp32; ln_stage_affine's layout)
+ * or three 16-byte loads through L1 (fp32). The pointers are advanced to the
+ * thread's first vector (stt = stage + tid, gt = gamma + tid V, ...), so that
+ * off, a compile-time multiple of the block size in the unrolled loops,
+ * becomes an immediate offset. */
+template <typename T, bool STAGED = sizeof(T) == 2>
 KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *stt, const T *__restrict__ gt,
                           const T *__restrict__ b1t, const T *__restrict__ b2t, float *g,
                           float *bb)
 {
-    constexpr int V = kb_vec_width<T>();
-    if constexpr (sizeof(T) == 2) {
+    constexpr int Q = kb_vec_width<T>() / 4; /* float4 planes of beta + b */
+    if constexpr (STAGED) {
         const float4 *sbb = reinterpret_cast<const float4 *>(stt);
-        kb_unpack<T>(stt[2 * nvec + off], g);
-        const float4 lo = sbb[off], hi = sbb[nvec + off];
-        bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
-        bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
+        kb_unpack<T>(stt[Q * nvec + off], g);
+#pragma unroll
+        for (int q = 0; q < Q; q++) {
+            const float4 b = sbb[q * nvec + off];
+            bb[4 * q] = b.x, bb[4 * q + 1] = b.y, bb[4 * q + 2] = b.z, bb[4 * q + 3] = b.w;
+        }
     } else {
         ln_affine_global<T>(off, gt, b1t, b2t, g, bb);
     }
@@ -437,9 +527,9 @@ KB_DEV void ln_affine_vec(int off, int nvec, const uint4 *stt, const T *__restri
  * vector k normalised. FENCE: a
  * compiler barrier after each vector, so that the next vector's gamma/beta/b
  * loads are not hoisted above this store (where, at 64 registers, they would
- * spill). */
-template <typename T, int THREADS, int NV, bool EXACT, bool TANH, bool FENCE, typename M,
-          typename Z>
+ * spill). STAGED: the parameters from the stage stt (ln_affine_vec). */
+template <typename T, int THREADS, int NV, bool EXACT, bool TANH, bool FENCE,
+          bool STAGED = sizeof(T) == 2, typename M, typename Z>
 KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta,
                          const T *__restrict__ bias, T *__restrict__ y,
                          float *__restrict__ mean_out, float *__restrict__ rstd_out, int row,
@@ -454,7 +544,7 @@ KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta
     for (int k = 0; k < NV; k++) {
         if (ok && (EXACT || tid + k * THREADS < nvec)) {
             float g[V], bb[V], o[V];
-            ln_affine_vec<T>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
+            ln_affine_vec<T, STAGED>(k * THREADS, nvec, stt, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int i = 0; i < V; i++)
                 o[i] = ln_gelu_out<T, TANH>(fmaf(z(k, i), g[i], bb[i]));
