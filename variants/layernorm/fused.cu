@@ -2975,21 +2975,15 @@ static cudaError_t launch_peel_rung(const kb_args *a, cudaStream_t s)
 template <typename T, bool TANH> static cudaError_t launch_peel(const kb_args *a, cudaStream_t s)
 {
     const int64_t nvec = a->shape[LN_COLS] / kb_vec_width<T>();
-    const ln_row_cfg *ladder;
-    int n;
+    const ln_row_cfg *r;
     if constexpr (sizeof(T) == 4) {
         static const ln_row_cfg l[] = {LN_PEEL_LADDER_F32(LN_PEEL_ROW)};
-        ladder = l;
-        n = (int)(sizeof l / sizeof l[0]);
+        r = ln_rung_for(l, nvec);
     } else {
         static const ln_row_cfg l[] = {LN_ROW_LADDER_16(LN_PEEL_ROW)};
-        ladder = l;
-        n = (int)(sizeof l / sizeof l[0]);
+        r = ln_rung_for(l, nvec);
     }
-    for (int i = 0; i < n; i++)
-        if (nvec <= (int64_t)ladder[i].threads * ladder[i].nv)
-            return ladder[i].any(a, s);
-    return cudaErrorNotSupported;
+    return r != nullptr ? r->any(a, s) : cudaErrorNotSupported;
 }
 
 template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a, cudaStream_t s)

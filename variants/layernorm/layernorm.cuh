@@ -598,6 +598,15 @@ struct ln_row_cfg {
     ln_launch_fn exact, any;
 };
 
+/* The first rung of ladder l whose groups hold nvec vectors, or null. */
+template <size_t N> static const ln_row_cfg *ln_rung_for(const ln_row_cfg (&l)[N], int64_t nvec)
+{
+    for (size_t i = 0; i < N; i++)
+        if (nvec <= (int64_t)l[i].threads * l[i].nv)
+            return &l[i];
+    return nullptr;
+}
+
 /* Threads a row of the streaming path: about 8 elements a thread, 32-1024. */
 static inline int ln_stream_threads(int64_t cols)
 {
@@ -790,21 +799,16 @@ static cudaError_t ln_dispatch(const kb_args *a, cudaStream_t s)
         return ln_launchers<K>::template warp<T, TANH, WARP_NV>(a, s, 128);
     }
     if (aligned) {
-        const ln_row_cfg *ladder;
-        int n;
+        const ln_row_cfg *r;
         if constexpr (WIDE) {
             static const ln_row_cfg l[] = {LN_ROW_LADDER_F32(LN_DISPATCH_ROW)};
-            ladder = l;
-            n = (int)(sizeof l / sizeof l[0]);
+            r = ln_rung_for(l, nvec);
         } else {
             static const ln_row_cfg l[] = {LN_ROW_LADDER_16(LN_DISPATCH_ROW)};
-            ladder = l;
-            n = (int)(sizeof l / sizeof l[0]);
+            r = ln_rung_for(l, nvec);
         }
-        for (int i = 0; i < n; i++)
-            if (nvec <= (int64_t)ladder[i].threads * ladder[i].nv)
-                return nvec == (int64_t)ladder[i].threads * ladder[i].nv ? ladder[i].exact(a, s)
-                                                                         : ladder[i].any(a, s);
+        if (r != nullptr)
+            return nvec == (int64_t)r->threads * r->nv ? r->exact(a, s) : r->any(a, s);
     }
     return ln_launchers<K>::template stream<T, TANH>(a, s, ln_stream_threads(cols));
 }
