@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
-        # grids), gp-wide, gp-bar, gp-smem, peel,
+        # grids), gp-wide, gp-bar, gp-smem, gp-ps, peel,
         # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -178,6 +178,13 @@ for step in "$@"; do
         # columns and more by default)
         SAN_DTYPE=bf16 path layernorm gp-wide KBENCH_LAYERNORM_GRID_PIPE=2 \
             layernorm_fused_gpipe_wide rows=70,cols=40008 "$all" $gp_shapes
+        # 16-bit rows in slices of 8192 columns with the parameters packed in
+        # shared memory, 512 threads of 16 elements and 256 of 32
+        # (KBENCH_LAYERNORM_GPIPE_PS=1|2; the 16-bit kernels only)
+        SAN_DTYPE=bf16 path layernorm gp-ps KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_PS=1 \
+            layernorm_fused_gpipe_ps rows=70,cols=40008 "$all" $gp_shapes
+        SAN_DTYPE=bf16 path layernorm gp-ps KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_PS=2 \
+            layernorm_fused_gpipe_ps_t256 rows=70,cols=40008 memcheck $gp_shapes
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -302,6 +309,10 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
+        # layernorm's 16-bit long rows with the parameters packed in shared
+        # memory ("old": opt-in until measured) against the wide slices
+        ab KBENCH_LAYERNORM_GPIPE_PS=1 layernorm fused rows=1024,cols=262144 rows=256,cols=1048576
+        ab KBENCH_LAYERNORM_GPIPE_PS=2 layernorm fused rows=1024,cols=262144 rows=256,cols=1048576
         # layernorm's rows off 16-byte boundaries: the peeled row kernel
         # ("old": opt-in until measured) against the streaming path
         ab KBENCH_LAYERNORM_PEEL=1 layernorm fused rows=4099,cols=3001 rows=20000,cols=1001 \

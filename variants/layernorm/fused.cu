@@ -2571,7 +2571,22 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 37.6%, not_selected 15.6%, wait 10.3%, membar 9.0%. What is left for 16-bit:
  * 16 streaming warps an SM (96 registers) with dependent chains (wait) and
  * long_scoreboard stalls not yet placed in the source (kbench's stall
- * samples carry no PC); more warps need the parameters out of the registers. */
+ * samples carry no PC); more warps need the parameters out of the registers.
+ * The SASS of the wide slices (96 registers, 48 of them the parameters)
+ * computes a vector's eight GELUs one after the other, each a chain of nine
+ * dependent instructions, where the same code with the parameters elsewhere
+ * interleaves the eight (its eight MUFU.EX2 within ~40 instructions, against
+ * one every ~11): the wait stalls. PS (KBENCH_LAYERNORM_GPIPE_PS=1|2, 16-bit
+ * only, the folded form and warp partials): slices of 8192 columns, gamma raw
+ * and beta + b as floats in shared memory after the ring (each thread's own
+ * slots, 48 KB), a ring of 10 slices of 16 KB (L = 6, P = 4: 64 KB in flight
+ * an SM), 512 streaming threads of 16 elements (=1, 59-64 registers) or 256
+ * of 32 (=2, 72-76 registers: a slice's fixed cost, ~200 instructions a
+ * thread, over twice the elements). Prediction (before any measurement):
+ * bf16 1024 x 262144 and 256 x 1048576 from 63-64% to 70-80% with either,
+ * the 256-thread form ahead if the fixed cost is what is left; the rows of
+ * 1048576 then take 128 blocks a row in one group instead of 64 in two.
+ * Not yet measured: the wide slices stay the default until it is. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -2579,17 +2594,29 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * SM's 227 KB of shared memory but the static kilobyte. */
 #define GP_RING_BYTES_PREG (224 * 1024)
 #define GP_PREG_L 4 /* rows of slack in that ring (3 of 7 ahead, fp32) */
+/* PS: the ring and the packed parameters, with room for a static part of up
+ * to 7 KB (the exchange's rings of warp partials); GP_PS_AHEAD slices (64 KB
+ * in flight) copied ahead, the rest of the ring slack. */
+#define GP_RING_BYTES_PS (220 * 1024)
+#define GP_PS_AHEAD 4
 
 /* PREG: gamma and beta + b in the streaming threads' registers, the shared
- * memory all ring, GP_PREG_L rows of slack; else half the ring's. */
-template <typename T, bool PREG = false, int E = GP_ELEMS> struct gp_cfg {
+ * memory all ring, GP_PREG_L rows of slack; else half the ring's. PS (16-bit,
+ * with PREG's folded form): gamma raw and beta + b as floats in shared
+ * memory after the ring instead, each thread's own slots. TH streaming
+ * threads. */
+template <typename T, bool PREG = false, int E = GP_ELEMS, int TH = GP_THREADS, bool PS = false>
+struct gp_cfg {
     static constexpr int V = kb_vec_width<T>(), NV = E / V, F4 = V / 4;
-    static constexpr int SLOT = NV * GP_THREADS; /* uint4s a row slice takes */
-    static constexpr int D = (PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) / (SLOT * 16);
-    static constexpr int L = PREG ? GP_PREG_L : D / 2, P = D - L;
+    static constexpr int SLOT = NV * TH; /* uint4s a row slice takes */
+    static constexpr size_t PAR = PS ? (size_t)NV * (1 + F4) * TH * 16 : 0;
+    static constexpr int D =
+        (int)((PS ? GP_RING_BYTES_PS - PAR : PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) /
+              (SLOT * 16));
+    static constexpr int L = PS ? D - GP_PS_AHEAD : PREG ? GP_PREG_L : D / 2, P = D - L;
     static_assert(P >= 1 && L >= 1, "a row of slack and one ahead at least");
     static constexpr size_t SMEM =
-        (size_t)D * SLOT * 16 + (PREG ? 0 : (size_t)2 * NV * F4 * GP_THREADS * 16);
+        (size_t)D * SLOT * 16 + PAR + (PREG ? 0 : (size_t)2 * NV * F4 * TH * 16);
 };
 
 /* ln_warp_wf as a function object, for kb_gpipe_reduce. */
@@ -2597,11 +2624,12 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false>
-__global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
+template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
+          int TH = GP_THREADS, bool PS = false>
+__global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
-    using C = gp_cfg<T, PREG, E>;
+    using C = gp_cfg<T, PREG, E, TH, PS>;
     /* 16-bit rows with the parameters in registers (PK): gamma held packed
      * (unpacked a vector at a time in out), no shift (the statistics of x
      * itself, each warp's slice about its own mean: the first pass by the
@@ -2609,19 +2637,42 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
      * the slice as floats), and the normalisation folded into two fmas, as
      * layernorm_fused_srow2's. */
     constexpr bool PK = PREG && sizeof(T) < 4;
-    constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
+    static_assert(!PS || PK, "parameters packed in shared memory: 16-bit, the folded form");
+    constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = TH;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
     const kb_gpipe<NV, THREADS, C::D> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S);
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
     float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
+    /* PS: gamma raw [NV][THREADS] and beta + b [NV F4][THREADS] after the ring */
+    uint4 *pg = gp_sm + C::D * C::SLOT;
+    float4 *pb = reinterpret_cast<float4 *>(pg + NV * THREADS);
     auto in = [&](int k) { return p.in(k); };
     /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
-    float gr[PREG && !PK ? NV : 1][V], br[PREG ? NV : 1][V];
-    uint4 gq[PK ? NV : 1];
+    float gr[PREG && !PK ? NV : 1][V], br[PREG && !PS ? NV : 1][V];
+    uint4 gq[PK && !PS ? NV : 1];
     if (threadIdx.x < THREADS) { /* the streaming threads' own parameters */
-        if constexpr (PK) {
+        if constexpr (PS) { /* into this thread's own slots: no barrier */
+            const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
+#pragma unroll
+            for (int k = 0; k < NV; k++) {
+                uint4 g = make_uint4(0, 0, 0, 0);
+                float b[V];
+#pragma unroll
+                for (int e = 0; e < V; e++)
+                    b[e] = 0.0f;
+                if (in(k)) {
+                    g = kb_ld128(gt + k * p.stride * V);
+                    ln_bias_global<T>(k * p.stride, b1t, b2t, b);
+                }
+                pg[k * THREADS + p.tid] = g;
+#pragma unroll
+                for (int q = 0; q < F4; q++)
+                    pb[(k * F4 + q) * THREADS + p.tid] =
+                        make_float4(b[4 * q], b[4 * q + 1], b[4 * q + 2], b[4 * q + 3]);
+            }
+        } else if constexpr (PK) {
             const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
 #pragma unroll
             for (int k = 0; k < NV; k++) {
@@ -2718,7 +2769,15 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
             if (in(k)) {
                 float f[V], g[V], bb[V];
                 kb_unpack<T>(sr[k * THREADS], f);
-                if constexpr (PK) {
+                if constexpr (PS) {
+                    kb_unpack<T>(pg[k * THREADS + p.tid], g);
+#pragma unroll
+                    for (int q = 0; q < F4; q++) {
+                        const float4 b = pb[(k * F4 + q) * THREADS + p.tid];
+                        bb[4 * q] = b.x, bb[4 * q + 1] = b.y, bb[4 * q + 2] = b.z;
+                        bb[4 * q + 3] = b.w;
+                    }
+                } else if constexpr (PK) {
                     kb_unpack<T>(gq[k], g);
 #pragma unroll
                     for (int e = 0; e < V; e++)
@@ -2764,25 +2823,27 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
  * `filled` also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
+template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false,
+          int TH = GP_THREADS, bool PS = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
-    using C = gp_cfg<T, PREG, E>;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP>;
+    using C = gp_cfg<T, PREG, E, TH, PS>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
+    const int S = kb_grid_blocks(p.cols / C::V, (int64_t)TH * C::NV);
     static int64_t cap = -1;
-    const int64_t blocks =
-        kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
+    const int64_t blocks = kb_gpipe_blocks((const void *)k, TH, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(TH), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
-                                          : "layernorm_fused_gpipe_wide_bar")
-                       : PREG       ? (WP ? "layernorm_fused_gpipe_preg"
-                                          : "layernorm_fused_gpipe_preg_bar")
-                                    : "layernorm_fused_gpipe";
+    const char *name = PS              ? (TH == GP_THREADS ? "layernorm_fused_gpipe_ps"
+                                                           : "layernorm_fused_gpipe_ps_t256")
+                       : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
+                                            : "layernorm_fused_gpipe_wide_bar")
+                       : PREG         ? (WP ? "layernorm_fused_gpipe_preg"
+                                            : "layernorm_fused_gpipe_preg_bar")
+                                      : "layernorm_fused_gpipe";
     return kb_launch(a, s, k, name,
                      grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows,
                      p.cols, p.inv_cols, S);
@@ -2798,8 +2859,18 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
+    static const int ps = kb_env_int("KBENCH_LAYERNORM_GPIPE_PS", 0, 0, 2);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
+    if constexpr (sizeof(T) < 4) {
+        /* slices of 8192 columns, the parameters packed in shared memory */
+        if (ps == 1)
+            return launch_gpipe_ring<T, TANH, true, GP_ELEMS, true, GP_THREADS, true>(a, s,
+                                                                                   filled);
+        if (ps == 2)
+            return launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true, GP_THREADS / 2, true>(
+                a, s, filled);
+    }
     if constexpr (sizeof(T) < 4)
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled)
