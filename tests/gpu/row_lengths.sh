@@ -181,10 +181,11 @@ for step in "$@"; do
         # 16-bit rows in slices of 8192 columns with the parameters packed in
         # shared memory, 512 threads of 16 elements and 256 of 32
         # (KBENCH_LAYERNORM_GPIPE_PS=1|2; the 16-bit kernels only)
-        SAN_DTYPE=bf16 path layernorm gp-ps KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_PS=1 \
-            layernorm_fused_gpipe_ps rows=70,cols=40008 "$all" $gp_shapes
-        SAN_DTYPE=bf16 path layernorm gp-ps KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_PS=2 \
-            layernorm_fused_gpipe_ps_t256 rows=70,cols=40008 memcheck $gp_shapes
+        ps=KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_PS
+        SAN_DTYPE=bf16 path layernorm gp-ps $ps=1 layernorm_fused_gpipe_ps rows=70,cols=40008 \
+            "$all" $gp_shapes
+        SAN_DTYPE=bf16 path layernorm gp-ps $ps=2 layernorm_fused_gpipe_ps_t256 \
+            rows=70,cols=40008 memcheck $gp_shapes
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \

@@ -92,8 +92,9 @@
  * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
  * 32769-65536 columns; KBENCH_LAYERNORM_PEEL=1 takes the rows of 257-16384
  * (fp32) or 257-32768 (16-bit) columns off 16-byte boundaries through the
- * peeled row kernel instead of the streaming path; KBENCH_CLUSTER_PUSH=0 has the cluster register kernel
- * pull its blocks' states through a cluster barrier instead of pushing them;
+ * peeled row kernel instead of the streaming path; KBENCH_CLUSTER_PUSH=0 has
+ * the cluster register kernel pull its blocks' states through a cluster
+ * barrier instead of pushing them;
  * KBENCH_LAYERNORM_CLUSTER_PF=0 sends the fp32 rows of 32769-262144 columns
  * that take persistent clusters with the parameters staged back to the
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
@@ -105,9 +106,11 @@
  * KBENCH_LAYERNORM_GPIPE_RING=0 gives the pipelined grid its parameters in
  * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
- * instead of 16384; KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over
- * the block behind a barrier instead of handing the warps' partials to the
- * exchange warp (its kernels' names end in _bar);
+ * instead of 16384, KBENCH_LAYERNORM_GPIPE_PS=1|2 16-bit slices of 8192 with
+ * the parameters packed in shared memory (512 or 256 streaming threads);
+ * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
+ * barrier instead of handing the warps' partials to the exchange warp (its
+ * kernels' names end in _bar);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -493,7 +496,7 @@ __global__ void __launch_bounds__(SUB_THREADS)
  * (the vectors above) and tail elements (thread t < tail holds tail element
  * t). Row r starts (r cols) % V elements past a boundary, so the rows fall in
  * p = V / gcd(cols, V) classes r = c (mod p) whose rows share head, body and
- * tail; block b takes the rows of class c = b mod p only (ln_peel_walk), so
+ * tail; block b takes the rows of class c = b mod p only (ln_row_walk_peel), so
  * one stage of gamma and beta + b shifted to the class's head
  * (ln_stage_affine_peel; fp32 too, 8 bytes a column) serves all its rows and
  * the body's parameters are 16-byte reads from it, as the aligned rows'. The
@@ -533,8 +536,8 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
      * so the shuffles are provably converged; a group whose row is past the
      * end (only in the block's last round) computes on zeros and writes
      * nothing. */
-    const ln_peel_walk w = PEEL ? ln_peel_walk_of<V>(cols, G)
-                                : ln_peel_walk{(int)blockIdx.x * G, 1, (int)gridDim.x * G};
+    const ln_row_walk w = PEEL ? ln_row_walk_peel<V>(cols, G)
+                               : ln_row_walk{(int)blockIdx.x * G, 1, (int)gridDim.x * G};
     const int stride = w.stride;
     /* PEEL: the class's head, body (nvec vectors) and tail; x and y advanced by
      * head, so that the body of row r starts at x + r cols, a 16-byte boundary. */
@@ -3041,8 +3044,10 @@ static cudaError_t launch_peel_rung(const kb_args *a, cudaStream_t s)
  * the row's cols / V vectors: fp32 at most 16384 columns (its stage, 8
  * bytes a column, in one block's shared memory), 16-bit 32768 (the 16-bit
  * ladder); cudaErrorNotSupported past them. */
-#define LN_PEEL_ROW(TH, NV, PF, MB, G) {TH, NV, nullptr, launch_peel_rung<T, TANH, TH, NV, PF, MB, G>},
-#define LN_PEEL_LADDER_F32(X) X(128, 4, 0, 2, 4) X(128, 8, 0, 2, 4) X(256, 8, 0, 2, 2) X(512, 8, 0, 2, 1)
+#define LN_PEEL_ROW(TH, NV, PF, MB, G)                                                    \
+    {TH, NV, nullptr, launch_peel_rung<T, TANH, TH, NV, PF, MB, G>},
+#define LN_PEEL_LADDER_F32(X)                                                             \
+    X(128, 4, 0, 2, 4) X(128, 8, 0, 2, 4) X(256, 8, 0, 2, 2) X(512, 8, 0, 2, 1)
 template <typename T, bool TANH> static cudaError_t launch_peel(const kb_args *a, cudaStream_t s)
 {
     const int64_t nvec = a->shape[LN_COLS] / kb_vec_width<T>();

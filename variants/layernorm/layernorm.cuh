@@ -388,7 +388,7 @@ static inline __host__ __device__ int ln_peel_classes(int cols, int V)
 /* The rows a persistent row kernel's block walks: group g's first row is
  * first + step g, each group's next rows `stride` further on, until first
  * (advanced by stride each round) passes the last row. */
-struct ln_peel_walk {
+struct ln_row_walk {
     int first, step, stride;
 };
 
@@ -397,12 +397,12 @@ struct ln_peel_walk {
  * blocks share out as the plain kernel's blocks share out all rows (first m
  * (blockIdx.x / p) G, m + G bc a round). The grid has a block of each class
  * that holds rows (at least min(p, rows) blocks). */
-template <int V> KB_DEV ln_peel_walk ln_peel_walk_of(int cols, int G)
+template <int V> KB_DEV ln_row_walk ln_row_walk_peel(int cols, int G)
 {
     const int p = ln_peel_classes(cols, V), b = (int)blockIdx.x, nb = (int)gridDim.x;
     const int c = b % p;
     const int bc = (nb - c + p - 1) / p; /* the blocks of class c */
-    return ln_peel_walk{c + p * (b / p * G), p, p * bc * G};
+    return ln_row_walk{c + p * (b / p * G), p, p * bc * G};
 }
 
 /* The stage of the peeled row kernel (rows off 16-byte boundaries; fused.cu),
@@ -571,7 +571,8 @@ KB_DEV void ln_row_store(const T *__restrict__ gamma, const T *__restrict__ beta
  *   up to 8192 vectors   a group of threads per row, persistent (layernorm_*_row):
  *   (32768 fp32, 65536   the first rung of the ladder below that holds nvec
  *   16-bit columns)      vectors; 16-bit stops at 4096 vectors (its 1024 x 4);
- *   otherwise, or cols % V != 0, or a pointer off 16 bytes: the streaming path.
+ *   otherwise, or cols % V != 0, or a pointer off 16 bytes: the streaming path
+ *   (fused's rows off 16-byte boundaries: its peeled row kernel, opt-in).
  * A rung X(THREADS, NV, PF, MINB, G): groups of THREADS threads holding NV
  * vectors a thread, G groups a block, MINB the launch bounds' blocks per SM (the
  * register cap is 64K / (G THREADS MINB)), PF the fetch of the next row
