@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
-        # grids), gp-wide, gp-bar, gp-smem, gp-ps, peel,
+        # grids), gp-wide, gp-bar, gp-smem, gp-ps, gp-fill, peel,
         # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -186,6 +186,16 @@ for step in "$@"; do
             "$all" $gp_shapes
         SAN_DTYPE=bf16 path layernorm gp-ps $ps=2 layernorm_fused_gpipe_ps_t256 \
             rows=70,cols=40008 memcheck $gp_shapes
+        # every form with a contiguous part of a row a block, as many blocks a
+        # row as fill the GPU (KBENCH_GPIPE_FILL=1): fp32 and 16-bit wide
+        # slices, 16-bit PS; rows that leave the last blocks empty (9 x 40000:
+        # 5 blocks' worth over up to 9)
+        fill=KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_GPIPE_FILL=1
+        path layernorm gp-fill $fill layernorm_fused_gpipe_preg_fill rows=70,cols=40008 \
+            memcheck $gp_shapes
+        path layernorm gp-fill $fill+KBENCH_LAYERNORM_GPIPE_PS=1 layernorm_fused_gpipe_ps_fill \
+            rows=70,cols=40008 memcheck rows=9,cols=40000 rows=67,cols=100008 \
+            rows=133,cols=1048576 rows=50,cols=131072,mean=10000
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -310,6 +320,10 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
+        # layernorm's pipelined grid filling the GPU ("old": opt-in until
+        # measured) against groups of the fewest blocks a row
+        ab KBENCH_GPIPE_FILL=1 layernorm fused rows=128,cols=1048576 rows=512,cols=262144 \
+            rows=256,cols=1048576 rows=1024,cols=262144
         # layernorm's 16-bit long rows with the parameters packed in shared
         # memory ("old": opt-in until measured) against the wide slices
         ab KBENCH_LAYERNORM_GPIPE_PS=1 layernorm fused rows=1024,cols=262144 rows=256,cols=1048576

@@ -110,7 +110,8 @@
  * the parameters packed in shared memory (512 or 256 streaming threads);
  * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
  * barrier instead of handing the warps' partials to the exchange warp (its
- * kernels' names end in _bar);
+ * kernels' names end in _bar); KBENCH_GPIPE_FILL=1 has it fill the GPU with
+ * blocks of a contiguous part of a row each (names ending in _fill);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -234,7 +235,11 @@
  * M2) (no faster: 83.5 vs 84.0%, more shuffles); 256 threads x 16 elements
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "kernels/cluster.cuh"
-#define KB_GRID_MAXB 128 /* the pipelined grid kernel: 8192 columns a block */
+/* The pipelined grid kernel: the slots of a row's blocks, up to the GPU's
+ * SMs with KBENCH_GPIPE_FILL=1; a row needs at most GP_MAX_S of them
+ * (1048576 fp32 columns in slices of 8192). */
+#define KB_GRID_MAXB 192
+#define GP_MAX_S 128
 #include "kernels/grid_pipe.cuh"
 #include "layernorm.cuh"
 
@@ -2589,7 +2594,21 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * bf16 1024 x 262144 and 256 x 1048576 from 63-64% to 70-80% with either,
  * the 256-thread form ahead if the fixed cost is what is left; the rows of
  * 1048576 then take 128 blocks a row in one group instead of 64 in two.
- * Not yet measured: the wide slices stay the default until it is. */
+ * Not yet measured: the wide slices stay the default until it is.
+ * The grid's groups of S blocks leave SMs idle where S does not divide the
+ * GPU's 132: fp32 rows of 1048576 columns and 16-bit ones of 2097152 take
+ * one group of 128, 16-bit 1048576 two of 64, 262144 four of 32 (fp32) or
+ * eight of 16 (16-bit): 128 of 132 SMs, 3% of the bandwidth left unused in
+ * every cell this grid takes. KBENCH_GPIPE_FILL=1 (the kernels' PART form,
+ * names ending in _fill) gives each block a contiguous part of the row
+ * instead of chunks S THREADS apart, so that S need not divide it, and takes
+ * the S from the fewest blocks that hold a row up to twice that whose groups
+ * fill the most of the GPU (kb_gpipe_fill): 132 for fp32 1048576, 33 for
+ * 262144, 66 for 16-bit 1048576. Prediction (before any measurement):
+ * 1.03x at those cells (fp32 1048576 79.3 -> ~82%, 262144 85.6 -> ~88%),
+ * unless the exchange of 132 partials a row instead of 128 costs it back.
+ * The 16-bit wide slices' PART form spills 16-28 bytes (its ranges take two
+ * registers more at 96); fp32's does not. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -2628,9 +2647,9 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          int TH = GP_THREADS, bool PS = false>
+          int TH = GP_THREADS, bool PS = false, bool PART = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
-    layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
+    layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S, int per)
 {
     using C = gp_cfg<T, PREG, E, TH, PS>;
     /* 16-bit rows with the parameters in registers (PK): gamma held packed
@@ -2645,7 +2664,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
-    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S);
+    const kb_gpipe<NV, THREADS, C::D, PART> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S,
+                                              per);
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
     float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
     /* PS: gamma raw [NV][THREADS] and beta + b [NV F4][THREADS] after the ring */
@@ -2831,25 +2851,51 @@ template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false,
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
     using C = gp_cfg<T, PREG, E, TH, PS>;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int S = kb_grid_blocks(p.cols / C::V, (int64_t)TH * C::NV);
-    static int64_t cap = -1;
-    const int64_t blocks = kb_gpipe_blocks((const void *)k, TH, C::SMEM, S, p.rows, &cap, filled);
+    const int nvec = p.cols / C::V;
+    int S = kb_grid_blocks(nvec, (int64_t)TH * C::NV), per = 0;
+    if (S > GP_MAX_S)
+        return cudaErrorNotSupported;
+    /* KBENCH_GPIPE_FILL=1: as many blocks a row as fill the GPU, each a
+     * contiguous part of it (kb_gpipe_fill, the kernels' PART form) */
+    static const int fill = kb_env_int("KBENCH_GPIPE_FILL", 0, 0, 1);
+    static int64_t cap = -1, cap_part = -1;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS>;
+    const auto kp = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS, true>;
+    if (fill && S > 0) {
+        const int f = kb_gpipe_fill(
+            S, kb_grid_capacity_once((const void *)kp, KB_GPIPE_BLOCK(TH), C::SMEM, &cap_part),
+            p.rows, KB_GRID_MAXB);
+        if (f != S) {
+            S = f;
+            per = (nvec + S - 1) / S;
+        }
+    }
+    const void *kf = per ? (const void *)kp : (const void *)k;
+    const int64_t blocks =
+        kb_gpipe_blocks(kf, TH, C::SMEM, S, p.rows, per ? &cap_part : &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(TH), 1, 1};
-    /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = PS              ? (TH == GP_THREADS ? "layernorm_fused_gpipe_ps"
-                                                           : "layernorm_fused_gpipe_ps_t256")
-                       : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
-                                            : "layernorm_fused_gpipe_wide_bar")
-                       : PREG         ? (WP ? "layernorm_fused_gpipe_preg"
-                                            : "layernorm_fused_gpipe_preg_bar")
-                                      : "layernorm_fused_gpipe";
-    return kb_launch(a, s, k, name,
-                     grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, (int)p.rows,
-                     p.cols, p.inv_cols, S);
+    /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named
+     * apart, and those of a part a block (KBENCH_GPIPE_FILL=1) */
+    static const char *const names[][2] = {
+        {"layernorm_fused_gpipe_ps", "layernorm_fused_gpipe_ps_fill"},
+        {"layernorm_fused_gpipe_ps_t256", "layernorm_fused_gpipe_ps_t256_fill"},
+        {"layernorm_fused_gpipe_wide", "layernorm_fused_gpipe_wide_fill"},
+        {"layernorm_fused_gpipe_wide_bar", "layernorm_fused_gpipe_wide_bar_fill"},
+        {"layernorm_fused_gpipe_preg", "layernorm_fused_gpipe_preg_fill"},
+        {"layernorm_fused_gpipe_preg_bar", "layernorm_fused_gpipe_preg_bar_fill"},
+        {"layernorm_fused_gpipe", "layernorm_fused_gpipe_fill"}};
+    const int form = PS             ? (TH == GP_THREADS ? 0 : 1)
+                     : E > GP_ELEMS ? (WP ? 2 : 3)
+                     : PREG         ? (WP ? 4 : 5)
+                                    : 6;
+    if (per)
+        return kb_launch(a, s, kp, names[form][1], grid, block, C::SMEM, p.x, p.g, p.b1, p.b2,
+                         p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per);
+    return kb_launch(a, s, k, names[form][0], grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y,
+                     p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per);
 }
 
 /* launch_gpipe_ring with the parameters in registers and L = 4 of the 7
