@@ -2857,12 +2857,13 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
     /* KBENCH_GPIPE_FILL=1: as many blocks a row as fill the GPU, each a
-     * contiguous part of it (kb_gpipe_fill, the kernels' PART form) */
+     * contiguous part of it (kb_gpipe_fill, the kernels' PART form; the
+     * forms with warp partials only) */
     static const int fill = kb_env_int("KBENCH_GPIPE_FILL", 0, 0, 1);
     static int64_t cap = -1, cap_part = -1;
     const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS>;
-    const auto kp = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS, true>;
-    if (fill && S > 0) {
+    const auto kp = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS, WP>;
+    if (WP && fill && S > 0) {
         const int f = kb_gpipe_fill(
             S, kb_grid_capacity_once((const void *)kp, KB_GPIPE_BLOCK(TH), C::SMEM, &cap_part),
             p.rows, KB_GRID_MAXB);
@@ -2883,10 +2884,10 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
         {"layernorm_fused_gpipe_ps", "layernorm_fused_gpipe_ps_fill"},
         {"layernorm_fused_gpipe_ps_t256", "layernorm_fused_gpipe_ps_t256_fill"},
         {"layernorm_fused_gpipe_wide", "layernorm_fused_gpipe_wide_fill"},
-        {"layernorm_fused_gpipe_wide_bar", "layernorm_fused_gpipe_wide_bar_fill"},
+        {"layernorm_fused_gpipe_wide_bar", nullptr},
         {"layernorm_fused_gpipe_preg", "layernorm_fused_gpipe_preg_fill"},
-        {"layernorm_fused_gpipe_preg_bar", "layernorm_fused_gpipe_preg_bar_fill"},
-        {"layernorm_fused_gpipe", "layernorm_fused_gpipe_fill"}};
+        {"layernorm_fused_gpipe_preg_bar", nullptr},
+        {"layernorm_fused_gpipe", nullptr}};
     const int form = PS             ? (TH == GP_THREADS ? 0 : 1)
                      : E > GP_ELEMS ? (WP ? 2 : 3)
                      : PREG         ? (WP ? 4 : 5)
