@@ -108,13 +108,8 @@ template <int NV, int THREADS, int D, bool PART = false> struct kb_gpipe {
     {
         return (int64_t)first + (int64_t)i * G;
     }
-    /* This thread's vector k of the block's i-th row, in the ring. */
-    __device__ __forceinline__ uint4 &slot(int i, int k) const
-    {
-        return ring[((i % D) * NV + k) * THREADS + tid];
-    }
-    /* This thread's vector 0 of the block's i-th row; vector k is THREADS k
-     * further (one ring offset a row rather than one a vector). */
+    /* This thread's vector 0 of the block's i-th row in the ring; its vector
+     * k is THREADS k further (one ring offset a row, not one a vector). */
     __device__ __forceinline__ const uint4 *slot_row(int i) const
     {
         return ring + (i % D) * NV * THREADS + tid;
@@ -308,7 +303,7 @@ static inline int kb_gpipe_fill(int smin, int64_t cap, int64_t rows, int smax)
 {
     int best = smin;
     int64_t most = 0;
-    for (int s = smin; s > 0 && s < 2 * smin && s <= smax && s <= cap; s++) {
+    for (int s = smin; s < 2 * smin && s <= smax && s <= cap; s++) {
         const int64_t g = cap / s < rows ? cap / s : rows;
         if (g * s > most) {
             most = g * s;

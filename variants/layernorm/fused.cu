@@ -578,13 +578,13 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
     if constexpr (PEEL) {
         if (PF != 0)
             peel_fetch(row, ok, eh, et);
+        const auto par = [&](int c) {
+            return make_float2(kb_load(gamma, c), kb_load(beta, c) + kb_load(bias, c));
+        };
         if (tid < head && gid == 0)
-            peel_p[0][tid] = make_float2(kb_load(gamma, tid),
-                                         kb_load(beta, tid) + kb_load(bias, tid));
-        const int tc = head + nvec * V + tid; /* tail element tid's column */
+            peel_p[0][tid] = par(tid);
         if (tid < tail && gid == 0)
-            peel_p[1][tid] = make_float2(kb_load(gamma, tc),
-                                         kb_load(beta, tc) + kb_load(bias, tc));
+            peel_p[1][tid] = par(head + nvec * V + tid); /* tail element tid's column */
         ln_stage_affine_peel<T>(gamma, beta, bias, ln_dyn, nvec, head, cols);
     } else {
         ln_stage_affine<T>(gamma, beta, bias, ln_dyn, nvec);
@@ -1713,9 +1713,10 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
 /* ---- parameters staged as floats in shared memory (the persistent kernels) --------- */
 
 /* This thread's gamma and beta + b for its NV vectors tv + k stride (those
- * in(k)), read once from global memory into its own float4 slots of gs and
- * bs ([NV V / 4][THREADS] each). */
-template <typename T, int NV, int THREADS, typename IN>
+ * in(k)), read once from global memory into its own slots of gs and bs
+ * ([NV V / 4][THREADS] float4s each; with RAW gamma stays packed, gs then
+ * [NV][THREADS] 16-byte vectors of T). */
+template <typename T, int NV, int THREADS, bool RAW = false, typename IN>
 static __device__ __forceinline__ void ln_stage_params(const T *__restrict__ gamma,
                                                        const T *__restrict__ beta,
                                                        const T *__restrict__ bias, int tv,
@@ -1728,11 +1729,17 @@ static __device__ __forceinline__ void ln_stage_params(const T *__restrict__ gam
     for (int k = 0; k < NV; k++) {
         if (in(k)) {
             float g[V], bb[V];
-            ln_affine_global<T>(k * stride, gt, b1t, b2t, g, bb);
+            if constexpr (RAW) {
+                reinterpret_cast<uint4 *>(gs)[k * THREADS + tid] = kb_ld128(gt + k * stride * V);
+                ln_bias_global<T>(k * stride, b1t, b2t, bb);
+            } else {
+                ln_affine_global<T>(k * stride, gt, b1t, b2t, g, bb);
+            }
 #pragma unroll
             for (int h = 0; h < F4; h++) {
-                gs[(k * F4 + h) * THREADS + tid] =
-                    make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
+                if constexpr (!RAW)
+                    gs[(k * F4 + h) * THREADS + tid] =
+                        make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
                 bs[(k * F4 + h) * THREADS + tid] =
                     make_float4(bb[4 * h], bb[4 * h + 1], bb[4 * h + 2], bb[4 * h + 3]);
             }
@@ -1740,18 +1747,23 @@ static __device__ __forceinline__ void ln_stage_params(const T *__restrict__ gam
     }
 }
 
-/* Vector k's gamma and beta + b back from this thread's slots. */
-template <typename T, int THREADS>
+/* Vector k's gamma and beta + b back from this thread's slots (RAW: gamma
+ * packed, as ln_stage_params wrote it). */
+template <typename T, int THREADS, bool RAW = false>
 static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const float4 *bs, int k,
                                                         float *g, float *bb)
 {
     constexpr int F4 = kb_vec_width<T>() / 4;
     const int tid = threadIdx.x;
+    if constexpr (RAW)
+        kb_unpack<T>(reinterpret_cast<const uint4 *>(gs)[k * THREADS + tid], g);
 #pragma unroll
     for (int h = 0; h < F4; h++) {
-        const float4 gh = gs[(k * F4 + h) * THREADS + tid];
+        if constexpr (!RAW) {
+            const float4 gh = gs[(k * F4 + h) * THREADS + tid];
+            g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
+        }
         const float4 bh = bs[(k * F4 + h) * THREADS + tid];
-        g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
         bb[4 * h] = bh.x, bb[4 * h + 1] = bh.y, bb[4 * h + 2] = bh.z, bb[4 * h + 3] = bh.w;
     }
 }
@@ -2666,36 +2678,16 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
     extern __shared__ __align__(16) uint4 gp_sm[];
     const kb_gpipe<NV, THREADS, C::D, PART> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S,
                                               per);
-    float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT); /* [NV F4][THREADS] */
-    float4 *bs = gs + NV * F4 * THREADS;                              /* [NV F4][THREADS] */
-    /* PS: gamma raw [NV][THREADS] and beta + b [NV F4][THREADS] after the ring */
-    uint4 *pg = gp_sm + C::D * C::SLOT;
-    float4 *pb = reinterpret_cast<float4 *>(pg + NV * THREADS);
+    /* The staged parameters after the ring (not PREG, or PS: gamma packed,
+     * [NV][THREADS]): gs [NV F4][THREADS], bs [NV F4][THREADS] */
+    float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT);
+    float4 *bs = gs + NV * (PS ? 1 : F4) * THREADS;
     auto in = [&](int k) { return p.in(k); };
     /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
     float gr[PREG && !PK ? NV : 1][V], br[PREG && !PS ? NV : 1][V];
     uint4 gq[PK && !PS ? NV : 1];
     if (threadIdx.x < THREADS) { /* the streaming threads' own parameters */
-        if constexpr (PS) { /* into this thread's own slots: no barrier */
-            const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
-#pragma unroll
-            for (int k = 0; k < NV; k++) {
-                uint4 g = make_uint4(0, 0, 0, 0);
-                float b[V];
-#pragma unroll
-                for (int e = 0; e < V; e++)
-                    b[e] = 0.0f;
-                if (in(k)) {
-                    g = kb_ld128(gt + k * p.stride * V);
-                    ln_bias_global<T>(k * p.stride, b1t, b2t, b);
-                }
-                pg[k * THREADS + p.tid] = g;
-#pragma unroll
-                for (int q = 0; q < F4; q++)
-                    pb[(k * F4 + q) * THREADS + p.tid] =
-                        make_float4(b[4 * q], b[4 * q + 1], b[4 * q + 2], b[4 * q + 3]);
-            }
-        } else if constexpr (PK) {
+        if constexpr (PK && !PS) {
             const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
 #pragma unroll
             for (int k = 0; k < NV; k++) {
@@ -2709,7 +2701,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
                         br[k][e] = 0.0f;
                 }
             }
-        } else if constexpr (PREG) {
+        } else if constexpr (PREG && !PS) {
             const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
 #pragma unroll
             for (int k = 0; k < NV; k++) {
@@ -2722,7 +2714,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
                 }
             }
         } else {
-            ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
+            /* this thread's own slots: no barrier */
+            ln_stage_params<T, NV, THREADS, PS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
         }
     }
 
@@ -2792,25 +2785,17 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
             if (in(k)) {
                 float f[V], g[V], bb[V];
                 kb_unpack<T>(sr[k * THREADS], f);
-                if constexpr (PS) {
-                    kb_unpack<T>(pg[k * THREADS + p.tid], g);
-#pragma unroll
-                    for (int q = 0; q < F4; q++) {
-                        const float4 b = pb[(k * F4 + q) * THREADS + p.tid];
-                        bb[4 * q] = b.x, bb[4 * q + 1] = b.y, bb[4 * q + 2] = b.z;
-                        bb[4 * q + 3] = b.w;
-                    }
-                } else if constexpr (PK) {
+                if constexpr (PK && !PS) {
                     kb_unpack<T>(gq[k], g);
 #pragma unroll
                     for (int e = 0; e < V; e++)
                         bb[e] = br[k][e];
-                } else if constexpr (PREG) {
+                } else if constexpr (PREG && !PS) {
 #pragma unroll
                     for (int e = 0; e < V; e++)
                         g[e] = gr[k][e], bb[e] = br[k][e];
                 } else {
-                    ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
+                    ln_staged_params<T, THREADS, PS>(gs, bs, k, g, bb);
                 }
 #pragma unroll
                 for (int e = 0; e < V; e++) {
@@ -2920,11 +2905,10 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
         if (ps == 2)
             return launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true, GP_THREADS / 2, true>(
                 a, s, filled);
-    }
-    if constexpr (sizeof(T) < 4)
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
+    }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }

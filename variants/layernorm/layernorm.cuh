@@ -617,26 +617,31 @@ static inline int ln_stream_threads(int64_t cols)
 }
 
 /* The persistent grid of row kernel k (threads a block, smem bytes of dynamic
- * shared memory, which it first allows when over 40 KB, static included): as many
- * blocks as can be resident at once, so every SM holds the same number, and no
- * more than need, blocks with g groups for rows rows. Group j of block b then
- * takes rows b g + j, b g + j + grid g, ... Returns the CUDA error. */
+ * shared memory, allowed first, static included): as many blocks as can be
+ * resident at once, so every SM holds the same number, and no more than
+ * need, blocks with g groups for rows rows. Group j of block b then takes
+ * rows b g + j, b g + j + grid g, ... The runtime is asked once per kernel
+ * and size (launchers call this inside the timed region). Returns the CUDA
+ * error. */
 static inline cudaError_t ln_row_grid(const void *k, int threads, int g, size_t smem,
                                       int64_t rows, unsigned *blocks)
 {
-    cudaError_t e = cudaSuccess;
-    if (smem > 40 * 1024)
-        e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    int dev = 0, sms = 0, per_sm = 0;
-    if (e == cudaSuccess)
-        e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
-    if (e != cudaSuccess)
-        return e;
-    const int64_t most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
+    static const void *asked_k;
+    static int asked_threads;
+    static size_t asked_smem;
+    static int64_t most;
+    if (k != asked_k || threads != asked_threads || smem != asked_smem) {
+        int sms = 0, per_sm = 0;
+        cudaError_t e = kb_allow_smem_once(k, smem);
+        if (e == cudaSuccess)
+            e = kb_current_sms(&sms);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem);
+        if (e != cudaSuccess)
+            return e;
+        asked_k = k, asked_threads = threads, asked_smem = smem;
+        most = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
+    }
     const int64_t need = (rows + g - 1) / g;
     *blocks = (unsigned)(need < most ? need : most);
     return cudaSuccess;

@@ -1462,10 +1462,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
      * unpacked once, then the two passes over them in registers. */
     auto stats = [&](int i) {
         float f[NV][V], m = kb_neg_inf(), d = 0.0f;
+        const uint4 *sr = p.slot_row(i);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (p.in(k)) {
-                kb_unpack<T>(p.slot(i, k), f[k]);
+                kb_unpack<T>(sr[k * THREADS], f[k]);
 #pragma unroll
                 for (int e = 0; e < V; e++)
                     m = fmaxf(m, f[k][e]);
@@ -1490,11 +1491,12 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
     };
     auto out = [&](int j, float4 st) {
         uint4 *yv = reinterpret_cast<uint4 *>(y + p.row_of(j) * cols) + p.tv;
+        const uint4 *sr = p.slot_row(j);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (p.in(k)) {
                 float f[V];
-                kb_unpack<T>(p.slot(j, k), f);
+                kb_unpack<T>(sr[k * THREADS], f);
 #pragma unroll
                 for (int e = 0; e < V; e++)
                     f[e] = kb_exp2((f[e] - st.x) * KB_LOG2E) * st.y;
