@@ -242,26 +242,36 @@ template <int NPL> KB_DEV bool kb_trow_in(int i, int n)
 }
 
 /* Span sp of x into tile: every thread's loads are issued before the first is
- * stored, so MAXV of them fly at once. */
-template <typename T, int THREADS, int MAXV>
+ * stored, so MAXV of them fly at once. I is the type of the offsets within
+ * the span: int64_t (the default kernels', as measured), or int (a span is at
+ * most MAXV THREADS W elements): then a thread's vectors are addressed from
+ * its first, THREADS W elements apart (an immediate offset each), and
+ * checked in 32 bits (the 16-bit thread-row word kernel's). */
+template <typename T, int THREADS, int MAXV, typename I = int64_t>
 KB_DEV void kb_span_in(T *tile, const T *__restrict__ x, const kb_span &sp)
 {
     constexpr int W = kb_vec_width<T>();
+    constexpr bool NARROW = sizeof(I) == 4;
     const T *xs = x + (sp.e0 - sp.mis);
     const int nvec = sp.nvec, mis = sp.mis;
-    const int64_t n = sp.n;
+    const I n = (I)sp.n;
+    const T *xt = xs + (NARROW ? (int64_t)threadIdx.x * W : 0);
+    /* vector k of the thread: its index, its first element from e0, its address */
+    const auto vec = [&](int k) { return (int)threadIdx.x + k * THREADS; };
+    const auto first = [&](int k) { return (I)vec(k) * W - mis; };
+    const auto at = [&](int k) {
+        return NARROW ? xt + k * THREADS * W : xs + (int64_t)vec(k) * W;
+    };
     uint4 r[MAXV];
 #pragma unroll
     for (int k = 0; k < MAXV; k++) {
-        const int v = (int)threadIdx.x + k * THREADS;
-        const int64_t a = (int64_t)v * W - mis; /* its first element, from e0 */
-        r[k] = v < nvec && a >= 0 && a + W <= n ? kb_ld128(xs + (int64_t)v * W)
-                                                : make_uint4(0, 0, 0, 0);
+        const I a = first(k);
+        r[k] = vec(k) < nvec && a >= 0 && a + W <= n ? kb_ld128(at(k)) : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
     for (int k = 0; k < MAXV; k++) {
-        const int v = (int)threadIdx.x + k * THREADS;
-        const int64_t a = (int64_t)v * W - mis;
+        const int v = vec(k);
+        const I a = first(k);
         if (v >= nvec)
             continue;
         if (a >= 0 && a + W <= n) {
@@ -269,21 +279,21 @@ KB_DEV void kb_span_in(T *tile, const T *__restrict__ x, const kb_span &sp)
         } else {
             for (int i = 0; i < W; i++)
                 if (a + i >= 0 && a + i < n)
-                    tile[v * W + i] = xs[(int64_t)v * W + i];
+                    tile[v * W + i] = at(k)[i];
         }
     }
 }
 
-/* Span sp back from tile to y, as kb_span_in brought it. */
-template <typename T, int THREADS>
+/* Span sp back from tile to y, as kb_span_in brought it (I as there). */
+template <typename T, int THREADS, typename I = int64_t>
 KB_DEV void kb_span_out(T *__restrict__ y, const T *tile, const kb_span &sp)
 {
     constexpr int W = kb_vec_width<T>();
     T *ys = y + (sp.e0 - sp.mis);
     const int nvec = sp.nvec, mis = sp.mis;
-    const int64_t n = sp.n;
+    const I n = (I)sp.n;
     for (int v = (int)threadIdx.x; v < nvec; v += THREADS) {
-        const int64_t a = (int64_t)v * W - mis;
+        const I a = (I)v * W - mis;
         if (a >= 0 && a + W <= n) {
             kb_st128(ys + (int64_t)v * W, *reinterpret_cast<const uint4 *>(&tile[v * W]));
         } else {

@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
-        # grids), gp-wide, gp-bar, gp-smem, gp-ps, gp-fill, peel,
+        # grids), gp-wide, gp-bar, gp-smem, gp-ps, gp-fill, peel, trow-w,
         # half, grid-8 and grid-12, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -217,6 +217,19 @@ for step in "$@"; do
             "$all" rows=4099,cols=3001 rows=3,cols=1001,gelu=1 rows=1000,cols=12345,stats=1 \
             rows=70,cols=32767,mean=10000 rows=257,cols=258 rows=5,cols=4097 \
             rows=2000,cols=1030,gelu=1,stats=1 rows=9,cols=16387 rows=20000,cols=1001
+        # layernorm's 16-bit rows of up to 40 columns off 16-byte boundaries
+        # in the word kernel (KBENCH_LAYERNORM_TROW=2; =3 with its spans by
+        # the copy engine; fp32 keeps the thread-row kernel): each of its
+        # lengths, odd and even columns (rows of both parities), a last block
+        # partly filled, x ending inside a vector (1 x 3: no whole vector),
+        # statistics, mean 10^4, tanh
+        trow_shapes="rows=1001,cols=33 rows=100003,cols=33 rows=257,cols=39 rows=999,cols=34
+            rows=511,cols=36 rows=3,cols=7 rows=1,cols=3 rows=70001,cols=17 rows=5,cols=9
+            rows=300,cols=23,stats=1 rows=2000,cols=37,mean=10000 rows=1000,cols=31,gelu=1"
+        SAN_DTYPE=bf16 path layernorm trow-w KBENCH_LAYERNORM_TROW=2 'layernorm_fused_trow_w[0-9]' \
+            rows=1001,cols=33 "$all" $trow_shapes
+        SAN_DTYPE=bf16 path layernorm trow-w KBENCH_LAYERNORM_TROW=3 layernorm_fused_trow_wb \
+            rows=1001,cols=33 "$all" $trow_shapes
         # softmax's cluster register kernels in blocks of 512 threads, two an
         # SM (the default): rows fewer than, near and past the SMs, partial
         # last blocks; then memcheck
@@ -332,6 +345,13 @@ for step in "$@"; do
         # ("old": opt-in until measured) against the streaming path
         ab KBENCH_LAYERNORM_PEEL=1 layernorm fused rows=4099,cols=3001 rows=20000,cols=1001 \
             rows=2000,cols=12345 rows=4000,cols=30001
+        # layernorm's 16-bit short rows off 16-byte boundaries: the word
+        # kernel, and with the copy engine's spans ("old": opt-in until
+        # measured), against the thread-row kernel
+        ab KBENCH_LAYERNORM_TROW=2 layernorm fused rows=8134407,cols=33 rows=3000000,cols=39 \
+            rows=8000000,cols=7 rows=4000000,cols=17
+        ab KBENCH_LAYERNORM_TROW=3 layernorm fused rows=8134407,cols=33 rows=3000000,cols=39 \
+            rows=8000000,cols=7 rows=4000000,cols=17
         # the clusters' exchange pulled ("old") against pushed (the default)
         ab KBENCH_CLUSTER_PUSH=0 softmax fused rows=2048,cols=65536 rows=512,cols=262144 \
             rows=128,cols=1048576 rows=1024,cols=262144 rows=256,cols=1048576 rows=3,cols=262144

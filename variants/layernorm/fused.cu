@@ -89,8 +89,9 @@
  * too); KBENCH_LAYERNORM_CLUSTER_REGS=0 sends the long aligned rows back to
  * the streaming path (=2 takes 16-bit rows of up to 16 blocks' registers into
  * the clusters too), KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
- * columns back to the tile kernel, KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of
- * 32769-65536 columns; KBENCH_LAYERNORM_PEEL=1 takes the rows of 257-16384
+ * columns back to the tile kernel, =2 the 16-bit ones to the word kernel
+ * (=3 with the copy engine's spans), KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit
+ * rows of 32769-65536 columns; KBENCH_LAYERNORM_PEEL=1 takes the rows of 257-16384
  * (fp32) or 257-32768 (16-bit) columns off 16-byte boundaries through the
  * peeled row kernel instead of the streaming path; KBENCH_CLUSTER_PUSH=0 has
  * the cluster register kernel pull its blocks' states through a cluster
@@ -1058,6 +1059,212 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
     __syncthreads();
 
     kb_span_out<T, KB_TROW_THREADS>(y, tile, sp);
+}
+
+/* ---- the thread-row kernel on words (16-bit rows of up to 40 columns, a switch) -- *
+ *
+ * What the 16-bit thread-row kernel above still spends, from its SASS (bf16,
+ * NPL 40, erf form, a thread's path through it counted at 33 columns: about
+ * 1000 instructions a row, 30 an element; the counters put it at 76% of the
+ * issue slots at 67.7% of the copy bandwidth): an element's 16-bit shared-
+ * memory load and widening (2), the shift by K and the two passes (4), the
+ * scale, the parameters' load and the affine step (3), GELU (8), and the
+ * narrowing, a move of the half into place and a 16-bit store (3): 20; the
+ * 7 idle slots of 40 about 1.5; the span's copy in about 5.5 (64-bit
+ * offsets, and checks and an address for each of a thread's 6 vector slots,
+ * which hold 4.1 vectors on average) and out about 2; the rest the row's own.
+ * Here, for 16-bit elements:
+ *   - a thread reads its row as 32-bit words and writes it back as words of
+ *     two elements packed by one conversion (F2FP), 16-bit stores only for a
+ *     half word at either end of the row: 1.5 instructions an element in, 1
+ *     out. A row starts at an odd element in every other row when cols is
+ *     odd, so the parity P of a row's start is a template argument of the
+ *     row's code and a warp takes rows of one parity (warp w of a group of
+ *     two takes the group's rows 2 lane + w % 2, whose starts are cols words
+ *     apart: 32 banks for odd cols); for even cols every row of a block has
+ *     the block's parity and a warp takes 32 consecutive rows (cols / 2
+ *     words apart: odd for cols = 2 mod 4, as in the kernel above). Every
+ *     thread reads its words before any writes its row (one more barrier),
+ *     since the words at a row's ends hold a neighbour's elements;
+ *   - no shift by K (16-bit inputs, as the other 16-bit row kernels);
+ *   - gamma and beta + b as float2s, two columns a 16-byte load;
+ *   - the span's offsets in 32 bits (kb_span_in's I), a thread's vectors at
+ *     immediate offsets from its first;
+ *   - or (BULK, KBENCH_LAYERNORM_TROW=3) the span copied in by the copy
+ *     engine, one cp.async.bulk of its whole vectors on an mbarrier, and out
+ *     by one bulk store of the vectors wholly in the span, the elements of
+ *     the two it shares with the neighbouring blocks by threads.
+ * SASS (sm_90, bf16, 33 columns, the same count): about 830 instructions a
+ * row with the threads' copies (25 an element: the row's code ~17, the span
+ * ~6), about 690 with the copy engine's (21). Prediction (before any run),
+ * while issue-bound at the same share of the issue slots: 8134407 x 33 bf16
+ * (69.7% in the committed report) to 76-82% (TROW=2) and 82-90% (TROW=3),
+ * fp16 likewise, 39 columns too; rows of up to 24 columns by less.
+ * Registers: 32-64 (36-64 above), no spills. KBENCH_LAYERNORM_TROW=2 and 3
+ * take the 16-bit rows here (off by default until measured). */
+
+/* Row code of the word kernel for a row starting at an element of parity P:
+ * w the words from the one holding the row's first element (element i is
+ * half (i + P) % 2 of w[(i + P) / 2]), tw the same words in the tile (written
+ * back there), row the row's first element in the tile. */
+template <typename T, int NPL, bool TANH, int P>
+static __device__ __forceinline__ void trow_words_row(const unsigned (&w)[NPL / 2 + 1],
+                                                      unsigned *tw, T *row, const float2 *gb,
+                                                      int cols, float inv_cols, float *mean,
+                                                      float *rstd_out)
+{
+    const auto in = [&](int i) { return kb_trow_in<NPL>(i, cols); };
+    const auto elem = [&](int i) {
+        const float2 f = kb_unpack2<T>(w[(i + P) / 2]);
+        return (i + P) % 2 == 0 ? f.x : f.y;
+    };
+    float v[NPL];
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < NPL; i++) {
+        v[i] = in(i) ? elem(i) : 0.0f;
+        sum += v[i];
+    }
+    const float md = sum * inv_cols;
+    float q = 0.0f;
+#pragma unroll
+    for (int i = 0; i < NPL; i++) {
+        v[i] -= md;
+        q = in(i) ? fmaf(v[i], v[i], q) : q;
+    }
+    const float rstd = rsqrtf(fmaf(q, inv_cols, LN_EPS));
+#pragma unroll
+    for (int i = 0; i < NPL; i++)
+        if (in(i))
+            v[i] = ln_gelu_out<T, TANH>(fmaf(v[i] * rstd, gb[i].x, gb[i].y));
+    /* word k holds elements 2k - P and 2k + 1 - P */
+    if constexpr (P == 1)
+        row[0] = kb_from_float<T>(v[0]);
+#pragma unroll
+    for (int k = P; k <= NPL / 2; k++) {
+        const int e = 2 * k - P;
+        if (e + 1 < NPL && in(e + 1))
+            tw[k] = kb_pack2<T>(v[e], v[e + 1]);
+        else if (e < NPL && in(e))
+            row[e] = kb_from_float<T>(v[e]);
+    }
+    if (mean != nullptr) {
+        *mean = md;
+        *rstd_out = rstd;
+    }
+}
+
+/* A block's span (kb_span) by the copy engine, in two calls around the
+ * caller's barrier. The first: thread 0 readies barrier bar and has the span's
+ * vectors that lie wholly in x (total elements; all of them but the final
+ * block's last, when x ends inside it) copied into tile; the THREADS threads
+ * copy the rest of that vector element by element. After a __syncthreads,
+ * the second waits for the copy. */
+template <typename T, int THREADS>
+KB_DEV void ln_span_bulk_in(T *tile, const T *__restrict__ x, const kb_span &sp, int64_t total,
+                            uint64_t *bar)
+{
+    constexpr int W = kb_vec_width<T>();
+    const T *xs = x + (sp.e0 - sp.mis);
+    const int64_t whole = (total - (sp.e0 - sp.mis)) / W;
+    const int nin = whole < sp.nvec ? (int)whole : sp.nvec;
+    const uint32_t b = kb_smem_u32(bar);
+    if (threadIdx.x == 0) {
+        kb_mbar_init(b, 1);
+        kb_mbar_fence_init();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        kb_mbar_expect_tx(b, 16u * (unsigned)nin);
+        if (nin > 0)
+            kb_bulk_load(kb_smem_u32(tile), xs, 16u * (unsigned)nin, b);
+    }
+    for (int i = nin * W + (int)threadIdx.x; i < sp.mis + (int)sp.n; i += THREADS)
+        tile[i] = xs[i];
+}
+KB_DEV void ln_span_bulk_wait(uint64_t *bar)
+{
+    kb_mbar_wait(kb_smem_u32(bar), 0);
+}
+
+/* Span sp back from tile to y, as ln_span_bulk_in brought it: the vectors
+ * wholly in the span by the copy engine (thread 0), the elements of the
+ * vectors it shares with the neighbouring blocks' spans by threads 0..W-2
+ * (head) and 32..32+W-2 (tail). Every thread calls it after writing its
+ * part of tile (a barrier inside). */
+template <typename T> KB_DEV void ln_span_bulk_out(T *__restrict__ y, const T *tile, const kb_span &sp)
+{
+    constexpr int W = kb_vec_width<T>();
+    T *ys = y + (sp.e0 - sp.mis);
+    const int end = sp.mis + (int)sp.n;
+    const int lo = (sp.mis + W - 1) / W, hi = end / W; /* the whole vectors [lo, hi) */
+    const int h1 = lo * W < end ? lo * W : end, t0 = hi * W > h1 ? hi * W : h1;
+    const int t = (int)threadIdx.x;
+    kb_fence_proxy_async(); /* this thread's writes to tile, before the copy engine's reads */
+    __syncthreads();
+    if (t == 0 && hi > lo) {
+        kb_bulk_store(ys + lo * W, kb_smem_u32(tile + lo * W), 16u * (unsigned)(hi - lo));
+        kb_bulk_commit();
+    }
+    if (t < W && sp.mis + t < h1)
+        ys[sp.mis + t] = tile[sp.mis + t];
+    if (t >= 32 && t < 32 + W && t0 + t - 32 < end)
+        ys[t0 + t - 32] = tile[t0 + t - 32];
+    if (t == 0 && hi > lo)
+        kb_bulk_wait_read<0>(); /* tile is read before the block's shared memory goes */
+}
+
+/* The word kernel; with BULK its span in and out by the copy engine
+ * (ln_span_bulk_in / _out) instead of the threads' vector copies. */
+template <typename T, int NPL, bool TANH, bool BULK>
+__global__ void __launch_bounds__(KB_TROW_THREADS, 4)
+    layernorm_fused_trow_w(const T *__restrict__ x, const T *__restrict__ gamma,
+                           const T *__restrict__ beta, const T *__restrict__ bias,
+                           T *__restrict__ y, float *__restrict__ mean_out,
+                           float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
+{
+    static_assert(sizeof(T) == 2 && NPL % 2 == 0, "16-bit elements, whole words");
+    constexpr int W = kb_vec_width<T>(), E = KB_TROW_THREADS * NPL, NW = NPL / 2 + 1;
+    /* + the misalignment, + the last row's word past its end */
+    __shared__ __align__(16) T tile[E + W + 2];
+    __shared__ __align__(16) float2 gb[NPL]; /* gamma and beta + b of each column */
+    __shared__ __align__(8) uint64_t bar;
+    const int tid = threadIdx.x;
+    const kb_span sp = kb_span_of<T>(rows, cols, KB_TROW_THREADS);
+    if constexpr (BULK)
+        ln_span_bulk_in<T, KB_TROW_THREADS>(tile, x, sp, rows * cols, &bar);
+    for (int c = tid; c < cols; c += KB_TROW_THREADS)
+        gb[c] = make_float2(kb_load(gamma, c), kb_load(beta, c) + kb_load(bias, c));
+    if constexpr (!BULK)
+        kb_span_in<T, KB_TROW_THREADS, kb_span_maxv<T>(KB_TROW_THREADS, E), int>(tile, x, sp);
+    /* the thread's row: a warp's rows of one parity (above the kernel) */
+    const int r = cols % 2 != 0 ? (tid >> 6 << 6) + 2 * (tid & 31) + (tid >> 5) % 2 : tid;
+    const int s = sp.mis + r * cols, p = s % 2; /* the row's first element, its parity */
+    unsigned *tw = reinterpret_cast<unsigned *>(tile) + s / 2;
+    unsigned wd[NW];
+    __syncthreads();
+    if constexpr (BULK)
+        ln_span_bulk_wait(&bar);
+    if (r < sp.nrows) {
+#pragma unroll
+        for (int k = 0; k < NW; k++)
+            wd[k] = tw[k];
+    }
+    __syncthreads(); /* every row's words read before any is written */
+    if (r < sp.nrows) {
+        float *mo = mean_out != nullptr ? mean_out + sp.r0 + r : nullptr;
+        float *ro = mean_out != nullptr ? rstd_out + sp.r0 + r : nullptr;
+        if (p == 0)
+            trow_words_row<T, NPL, TANH, 0>(wd, tw, tile + s, gb, cols, inv_cols, mo, ro);
+        else
+            trow_words_row<T, NPL, TANH, 1>(wd, tw, tile + s, gb, cols, inv_cols, mo, ro);
+    }
+    if constexpr (BULK) {
+        ln_span_bulk_out<T>(y, tile, sp);
+    } else {
+        __syncthreads();
+        kb_span_out<T, KB_TROW_THREADS, int>(y, tile, sp);
+    }
 }
 
 /* ---- the streaming kernels (rows too long for registers, or unaligned) ------------ */
@@ -3020,30 +3227,47 @@ static cudaError_t launch_tile_g(const kb_args *a, cudaStream_t s, bool n5)
     return n5 ? launch_tile<T, G, 5, TANH>(a, s) : launch_tile<T, G, KB_TILE_PER_LANE, TANH>(a, s);
 }
 
-/* The thread-row kernel for rows of cols <= NPL elements, NPL - KB_TROW_STEP < cols. */
-template <typename T, int NPL, bool TANH>
+/* The thread-row kernel for rows of cols <= NPL elements, NPL - KB_TROW_STEP < cols;
+ * WORDS as launch_trow's. */
+template <typename T, int NPL, bool TANH, int WORDS>
 static cudaError_t launch_trow_n(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const kb_dim3 grid = {(unsigned)((p.rows + KB_TROW_THREADS - 1) / KB_TROW_THREADS), 1, 1};
     const kb_dim3 block = {KB_TROW_THREADS, 1, 1};
-    return kb_launch(a, s, layernorm_fused_trow<T, NPL, TANH>, name, grid, block, 0, p.x, p.g,
-                     p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+    if constexpr (WORDS != 0)
+        return kb_launch(a, s, layernorm_fused_trow_w<T, NPL, TANH, WORDS == 2>, name, grid,
+                         block, 0, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
+                         p.inv_cols);
+    else
+        return kb_launch(a, s, layernorm_fused_trow<T, NPL, TANH>, name, grid, block, 0, p.x,
+                         p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
 }
 
 #define TROW_COLS 40 /* the longest row the thread-row kernel takes */
-template <typename T, bool TANH> static cudaError_t launch_trow(const kb_args *a, cudaStream_t s)
+/* The thread-row kernels by row length: WORDS 0 the kernel above, 1 the word
+ * kernel (16-bit), 2 the word kernel with the copy engine's spans. */
+template <typename T, bool TANH, int WORDS = 0>
+static cudaError_t launch_trow(const kb_args *a, cudaStream_t s)
 {
+    static const char *const names[3][5] = {
+        {"layernorm_fused_trow_n8", "layernorm_fused_trow_n16", "layernorm_fused_trow_n24",
+         "layernorm_fused_trow_n32", "layernorm_fused_trow_n40"},
+        {"layernorm_fused_trow_w8", "layernorm_fused_trow_w16", "layernorm_fused_trow_w24",
+         "layernorm_fused_trow_w32", "layernorm_fused_trow_w40"},
+        {"layernorm_fused_trow_wb8", "layernorm_fused_trow_wb16", "layernorm_fused_trow_wb24",
+         "layernorm_fused_trow_wb32", "layernorm_fused_trow_wb40"}};
+    const char *const *n = names[WORDS];
     const int64_t cols = a->shape[LN_COLS];
     if (cols <= 8)
-        return launch_trow_n<T, 8, TANH>(a, s, "layernorm_fused_trow_n8");
+        return launch_trow_n<T, 8, TANH, WORDS>(a, s, n[0]);
     if (cols <= 16)
-        return launch_trow_n<T, 16, TANH>(a, s, "layernorm_fused_trow_n16");
+        return launch_trow_n<T, 16, TANH, WORDS>(a, s, n[1]);
     if (cols <= 24)
-        return launch_trow_n<T, 24, TANH>(a, s, "layernorm_fused_trow_n24");
+        return launch_trow_n<T, 24, TANH, WORDS>(a, s, n[2]);
     if (cols <= 32)
-        return launch_trow_n<T, 32, TANH>(a, s, "layernorm_fused_trow_n32");
-    return launch_trow_n<T, 40, TANH>(a, s, "layernorm_fused_trow_n40");
+        return launch_trow_n<T, 32, TANH, WORDS>(a, s, n[3]);
+    return launch_trow_n<T, 40, TANH, WORDS>(a, s, n[4]);
 }
 
 /* The peeled row kernel (layernorm_fused_row, PEEL) on rung (THREADS, NV,
@@ -3114,10 +3338,17 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         return launch_sub<T, TANH>(a, s, cols / V);
     /* Rows of at most TROW_COLS off 16-byte boundaries: a thread a row,
      * unless KBENCH_LAYERNORM_TROW=0 (above the kernel). */
-    static const int use_trow = kb_env_int("KBENCH_LAYERNORM_TROW", 1, 0, 1);
+    static const int use_trow = kb_env_int("KBENCH_LAYERNORM_TROW", 1, 0, 3);
     if (aligned && use_trow && use_tile == 1 && cols % V != 0 && cols <= TROW_COLS &&
-        (sizeof(T) == 2 || cols > 24) && rows <= INT32_MAX) /* fp32 <= 24: measured above */
+        (sizeof(T) == 2 || cols > 24) && rows <= INT32_MAX) { /* fp32 <= 24: measured above */
+        if constexpr (sizeof(T) == 2) { /* the word kernel (above it) */
+            if (use_trow == 2)
+                return launch_trow<T, TANH, 1>(a, s);
+            if (use_trow == 3)
+                return launch_trow<T, TANH, 2>(a, s);
+        }
         return launch_trow<T, TANH>(a, s);
+    }
     if (aligned && short_row && use_tile &&
         (use_tile == 2 || cols % V != 0 || cols / V <= 16)) {
         /* 5 elements a lane where they hold the row, else 8: a lane's idle
