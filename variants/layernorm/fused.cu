@@ -1008,6 +1008,28 @@ __global__ void __launch_bounds__(KB_TILE_THREADS)
  * free, at 33 columns. 64 registers (16-bit, 4 blocks an SM), 80 (fp32, 3);
  * no spills. */
 
+/* The two-pass statistics of a thread's row in NPL slots (in(i): slot i is in
+ * the row, x(i) its element): v[i] = x(i) less the mean on return, 0 past the
+ * row; returns (mean, rstd) of the x(i). */
+template <int NPL, typename IN, typename X>
+static __device__ __forceinline__ float2 trow_stats(float (&v)[NPL], IN in, X x, float inv_cols)
+{
+    float sum = 0.0f;
+#pragma unroll
+    for (int i = 0; i < NPL; i++) {
+        v[i] = in(i) ? x(i) : 0.0f;
+        sum += v[i];
+    }
+    const float md = sum * inv_cols;
+    float q = 0.0f;
+#pragma unroll
+    for (int i = 0; i < NPL; i++) {
+        v[i] -= md;
+        q = in(i) ? fmaf(v[i], v[i], q) : q;
+    }
+    return make_float2(md, rsqrtf(fmaf(q, inv_cols, LN_EPS)));
+}
+
 template <typename T, int NPL, bool TANH>
 __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
     layernorm_fused_trow(const T *__restrict__ x, const T *__restrict__ gamma,
@@ -1030,20 +1052,9 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
         T *row = &tile[sp.mis + tid * cols];
         const float K = kb_to_float(row[0]);
         float v[NPL];
-        float sum = 0.0f;
-#pragma unroll
-        for (int i = 0; i < NPL; i++) {
-            v[i] = in(i) ? kb_to_float(row[i]) - K : 0.0f;
-            sum += v[i];
-        }
-        const float md = sum * inv_cols;
-        float q = 0.0f;
-#pragma unroll
-        for (int i = 0; i < NPL; i++) {
-            v[i] -= md;
-            q = in(i) ? fmaf(v[i], v[i], q) : q;
-        }
-        const float rstd = rsqrtf(fmaf(q, inv_cols, LN_EPS));
+        const float2 st =
+            trow_stats(v, in, [&](int i) { return kb_to_float(row[i]) - K; }, inv_cols);
+        const float md = st.x, rstd = st.y;
 #pragma unroll
         for (int i = 0; i < NPL; i++) {
             if (in(i)) {
@@ -1119,20 +1130,8 @@ static __device__ __forceinline__ void trow_words_row(const unsigned (&w)[NPL / 
         return (i + P) % 2 == 0 ? f.x : f.y;
     };
     float v[NPL];
-    float sum = 0.0f;
-#pragma unroll
-    for (int i = 0; i < NPL; i++) {
-        v[i] = in(i) ? elem(i) : 0.0f;
-        sum += v[i];
-    }
-    const float md = sum * inv_cols;
-    float q = 0.0f;
-#pragma unroll
-    for (int i = 0; i < NPL; i++) {
-        v[i] -= md;
-        q = in(i) ? fmaf(v[i], v[i], q) : q;
-    }
-    const float rstd = rsqrtf(fmaf(q, inv_cols, LN_EPS));
+    const float2 st = trow_stats(v, in, elem, inv_cols);
+    const float md = st.x, rstd = st.y;
 #pragma unroll
     for (int i = 0; i < NPL; i++)
         if (in(i))
