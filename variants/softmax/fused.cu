@@ -69,7 +69,8 @@
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
- * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
+ * KBENCH_SOFTMAX_GRID_KEEP=1 keeps fp32's exps of those 12 for the write
+ * (below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
  * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
  * fp32 rows of 262145-524288 and 16-bit rows of 524289-1048576 columns back
  * from one cluster of 16 blocks of 512 threads with 8 vectors a thread in
@@ -423,6 +424,19 @@
  * other's loads. Checked (row_lengths.sh groups xcl-1 and xcl-2, fp32 at 1 x
  * 1048576 up to 3 x 4194304 and 1030 x 524296; memcheck, racecheck and
  * synccheck clean), not kept (code in commit 4b2c104).
+ * The grid's fp32 exps kept (KBENCH_SOFTMAX_GRID_KEEP=1, off by default until
+ * measured; softmax_fused_grid_r8_s12_keep). A thread's 8 register vectors
+ * keep their exps for the write (y = e scale); its 12 shared-memory vectors
+ * took exp(x - m) for the sum and again, exp(x - M) / s, for the write: 48
+ * MUFU.EX2 and about 100 more instructions a thread in the stores' phase
+ * (3.0 us of a block's 21.7 in the trace above), 24576 EX2 a block, about
+ * 0.8 us of the SM's EX2 pipe (16 a clock). Here the sum's pass writes its
+ * exps back into the thread's own slots (12 STS.128; fp32, whose exps fit
+ * the slot) and the write multiplies them by the same scale as the register
+ * vectors'. SASS: the two loops' bodies 8 MUFU fewer an unrolled pair, 2 STS
+ * more; 64 registers, no spills (both). Prediction (before any run): fp32 128
+ * x 1048576 82.4 -> 83-85% if the stores' phase waits on the EX2 pipe, level
+ * if it waits on the stores; 16-bit unchanged (the slot holds 16-bit x).
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -642,7 +656,7 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
  * as a cluster's block would be, the item (row, rank) from the ticket and
  * the pairs met in the L2 (kernels/grid_rows.cuh); NS > 0 in any dtype. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0, bool PUSH = false, bool GRID = false>
+          int NS = 0, bool PUSH = false, bool GRID = false, bool KEEP = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -658,6 +672,8 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "shared-memory chunks: rows over a cluster or a grid");
     static_assert(!GRID || (CL == 1 && TPR == THREADS && !PEEL && CW == W && !PUSH),
                   "a grid's row is whole blocks of aligned 16-byte chunks, no cluster");
+    static_assert(!KEEP || (NS > 0 && sizeof(T) == 4),
+                  "the exps kept in the shared-memory chunks' own slots: fp32");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -800,8 +816,12 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                 float f[CW];
                 kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
 #pragma unroll
-                for (int j = 0; j < CW; j++)
-                    sm[j % 4] += kb_exp2((f[j] - ms) * KB_LOG2E);
+                for (int j = 0; j < CW; j++) {
+                    f[j] = kb_exp2((f[j] - ms) * KB_LOG2E);
+                    sm[j % 4] += f[j];
+                }
+                if constexpr (KEEP) /* the exps, in the thread's own slot, for the write */
+                    sm_xs[k * THREADS + threadIdx.x] = kb_pack<T>(f);
             }
         }
     }
@@ -899,7 +919,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                 kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
 #pragma unroll
                 for (int j = 0; j < CW; j++)
-                    f[j] = kb_exp2((f[j] - s.x) * KB_LOG2E) * inv;
+                    f[j] = KEEP ? f[j] * scale : kb_exp2((f[j] - s.x) * KB_LOG2E) * inv;
                 kb_st128(yr + c, kb_pack<T>(f));
             }
         }
@@ -1365,12 +1385,13 @@ template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
+template <typename T, int NS, bool KEEP = false>
+static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 {
     constexpr int THREADS = 512, NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
-                                      false, true>;
+                                      false, true, KEEP>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
     static int64_t cap = -1;
@@ -1378,16 +1399,24 @@ template <typename T, int NS> static cudaError_t launch_grid_rows_ns(const kb_ar
         rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    return kb_launch(a, s, k, NS == 8 ? "softmax_fused_grid_r8_s8" : "softmax_fused_grid_r8_s12",
-                     grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows, cols);
+    const char *name = KEEP      ? "softmax_fused_grid_r8_s12_keep"
+                       : NS == 8 ? "softmax_fused_grid_r8_s8"
+                                 : "softmax_fused_grid_r8_s12";
+    return kb_launch(a, s, k, name, grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows,
+                     cols);
 }
 
 /* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
  * the row a block, 192 KB of shared memory an SM), or 8 with
- * KBENCH_SOFTMAX_GRID_NS=8 (header comment). */
+ * KBENCH_SOFTMAX_GRID_NS=8 (header comment); fp32's shared-memory exps kept
+ * for the write with KBENCH_SOFTMAX_GRID_KEEP=1 (header comment). */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
+    static const int keep = kb_env_int("KBENCH_SOFTMAX_GRID_KEEP", 0, 0, 1);
+    if constexpr (sizeof(T) == 4)
+        if (keep && ns == 12)
+            return launch_grid_rows_ns<T, 12, true>(a, s);
     return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
