@@ -1121,8 +1121,8 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
 template <typename T, int NPL, bool TANH, int P>
 static __device__ __forceinline__ void trow_words_row(const unsigned (&w)[NPL / 2 + 1],
                                                       unsigned *tw, T *row, const float2 *gb,
-                                                      int cols, float inv_cols, float *mean,
-                                                      float *rstd_out)
+                                                      int cols, float inv_cols,
+                                                      float *mean_out, float *rstd_out)
 {
     const auto in = [&](int i) { return kb_trow_in<NPL>(i, cols); };
     const auto elem = [&](int i) {
@@ -1147,18 +1147,18 @@ static __device__ __forceinline__ void trow_words_row(const unsigned (&w)[NPL / 
         else if (e < NPL && in(e))
             row[e] = kb_from_float<T>(v[e]);
     }
-    if (mean != nullptr) {
-        *mean = md;
+    if (mean_out != nullptr) {
+        *mean_out = md;
         *rstd_out = rstd;
     }
 }
 
-/* A block's span (kb_span) by the copy engine, in two calls around the
- * caller's barrier. The first: thread 0 readies barrier bar and has the span's
+/* A block's span (kb_span) into tile by the copy engine: thread 0 readies
+ * barrier bar and has the span's
  * vectors that lie wholly in x (total elements; all of them but the final
  * block's last, when x ends inside it) copied into tile; the THREADS threads
- * copy the rest of that vector element by element. After a __syncthreads,
- * the second waits for the copy. */
+ * copy the rest of that vector element by element. After the caller's
+ * __syncthreads, every thread waits for the copy on bar (phase 0). */
 template <typename T, int THREADS>
 KB_DEV void ln_span_bulk_in(T *tile, const T *__restrict__ x, const kb_span &sp, int64_t total,
                             uint64_t *bar)
@@ -1180,10 +1180,6 @@ KB_DEV void ln_span_bulk_in(T *tile, const T *__restrict__ x, const kb_span &sp,
     }
     for (int i = nin * W + (int)threadIdx.x; i < sp.mis + (int)sp.n; i += THREADS)
         tile[i] = xs[i];
-}
-KB_DEV void ln_span_bulk_wait(uint64_t *bar)
-{
-    kb_mbar_wait(kb_smem_u32(bar), 0);
 }
 
 /* Span sp back from tile to y, as ln_span_bulk_in brought it: the vectors
@@ -1243,7 +1239,7 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, 4)
     unsigned wd[NW];
     __syncthreads();
     if constexpr (BULK)
-        ln_span_bulk_wait(&bar);
+        kb_mbar_wait(kb_smem_u32(&bar), 0); /* the copy engine's part of the span */
     if (r < sp.nrows) {
 #pragma unroll
         for (int k = 0; k < NW; k++)
@@ -3234,13 +3230,11 @@ static cudaError_t launch_trow_n(const kb_args *a, cudaStream_t s, const char *n
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const kb_dim3 grid = {(unsigned)((p.rows + KB_TROW_THREADS - 1) / KB_TROW_THREADS), 1, 1};
     const kb_dim3 block = {KB_TROW_THREADS, 1, 1};
+    auto k = layernorm_fused_trow<T, NPL, TANH>;
     if constexpr (WORDS != 0)
-        return kb_launch(a, s, layernorm_fused_trow_w<T, NPL, TANH, WORDS == 2>, name, grid,
-                         block, 0, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols,
-                         p.inv_cols);
-    else
-        return kb_launch(a, s, layernorm_fused_trow<T, NPL, TANH>, name, grid, block, 0, p.x,
-                         p.g, p.b1, p.b2, p.y, p.mo, p.ro, p.rows, p.cols, p.inv_cols);
+        k = layernorm_fused_trow_w<T, NPL, TANH, WORDS == 2>;
+    return kb_launch(a, s, k, name, grid, block, 0, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
+                     p.rows, p.cols, p.inv_cols);
 }
 
 #define TROW_COLS 40 /* the longest row the thread-row kernel takes */
