@@ -209,7 +209,7 @@ for step in "$@"; do
             'layernorm_fused_gpipe"' rows=70,cols=40008 memcheck rows=9,cols=40000 \
             rows=67,cols=100008 rows=133,cols=1048576 rows=2500,cols=40000
         # layernorm's rows off 16-byte boundaries in the peeled row kernel
-        # (KBENCH_LAYERNORM_PEEL=1; the streaming path by default): rows fewer
+        # (the default; KBENCH_LAYERNORM_PEEL=0 streams them): rows fewer
         # than the classes of row offsets, the shortest and the longest rows
         # it takes (fp32 16387: the last rung exactly), statistics, mean 10^4,
         # tanh; fp32 rows past its ladder (32767) fall back to streaming
@@ -219,7 +219,8 @@ for step in "$@"; do
             rows=2000,cols=1030,gelu=1,stats=1 rows=9,cols=16387 rows=20000,cols=1001
         # layernorm's 16-bit rows of up to 40 columns off 16-byte boundaries
         # in the word kernel (KBENCH_LAYERNORM_TROW=2; =3 with its spans by
-        # the copy engine; fp32 keeps the thread-row kernel): each of its
+        # the copy engine, the default past 8 columns; fp32 keeps the
+        # thread-row kernel): each of its
         # lengths, odd and even columns (rows of both parities), a last block
         # partly filled, x ending inside a vector (1 x 3: no whole vector),
         # statistics, mean 10^4, tanh
@@ -338,25 +339,26 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
-        # layernorm's pipelined grid filling the GPU ("old": opt-in until
-        # measured) against groups of the fewest blocks a row
+        # layernorm's pipelined grid filling the GPU ("old": not kept, 0.73-1.02x)
+        # against groups of the fewest blocks a row
         ab KBENCH_GPIPE_FILL=1 layernorm fused rows=128,cols=1048576 rows=512,cols=262144 \
             rows=256,cols=1048576 rows=1024,cols=262144
         # layernorm's 16-bit long rows with the parameters packed in shared
-        # memory ("old": opt-in until measured) against the wide slices
+        # memory ("old": not kept, 0.86-0.95x) against the wide slices
         ab KBENCH_LAYERNORM_GPIPE_PS=1 layernorm fused rows=1024,cols=262144 rows=256,cols=1048576
         ab KBENCH_LAYERNORM_GPIPE_PS=2 layernorm fused rows=1024,cols=262144 rows=256,cols=1048576
-        # layernorm's rows off 16-byte boundaries: the peeled row kernel
-        # ("old": opt-in until measured) against the streaming path
-        ab KBENCH_LAYERNORM_PEEL=1 layernorm fused rows=4099,cols=3001 rows=20000,cols=1001 \
+        # layernorm's rows off 16-byte boundaries: the streaming path ("old")
+        # against the peeled row kernel (the default)
+        ab KBENCH_LAYERNORM_PEEL=0 layernorm fused rows=4099,cols=3001 rows=20000,cols=1001 \
             rows=2000,cols=12345 rows=4000,cols=30001
-        # layernorm's 16-bit short rows off 16-byte boundaries: the word
-        # kernel, and with the copy engine's spans ("old": opt-in until
-        # measured), against the thread-row kernel
+        # layernorm's 16-bit short rows off 16-byte boundaries: the
+        # thread-row kernel and the word kernel with the threads' copies
+        # ("old") against the default (the word kernel with the copy
+        # engine's spans past 8 columns)
+        ab KBENCH_LAYERNORM_TROW=1 layernorm fused rows=8134407,cols=33 rows=3000000,cols=39 \
+            rows=8000000,cols=7 rows=4000000,cols=17
         ab KBENCH_LAYERNORM_TROW=2 layernorm fused rows=8134407,cols=33 rows=3000000,cols=39 \
-            rows=8000000,cols=7 rows=4000000,cols=17
-        ab KBENCH_LAYERNORM_TROW=3 layernorm fused rows=8134407,cols=33 rows=3000000,cols=39 \
-            rows=8000000,cols=7 rows=4000000,cols=17
+            rows=4000000,cols=17
         # the clusters' exchange pulled ("old") against pushed (the default)
         ab KBENCH_CLUSTER_PUSH=0 softmax fused rows=2048,cols=65536 rows=512,cols=262144 \
             rows=128,cols=1048576 rows=1024,cols=262144 rows=256,cols=1048576 rows=3,cols=262144
@@ -412,7 +414,7 @@ for step in "$@"; do
         ab KBENCH_SOFTMAX_GRID=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=3,cols=1048576
         ab KBENCH_SOFTMAX_GRID_NS=8 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
-        # fp32's shared-memory exps kept for the write ("old": opt-in until measured)
+        # fp32's shared-memory exps kept for the write ("old": not kept, level)
         ab KBENCH_SOFTMAX_GRID_KEEP=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=200,cols=600000
         # softmax's longest rows in the pipelined grid ("old" = the switch; off

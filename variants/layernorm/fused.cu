@@ -38,10 +38,9 @@
  *   cols <= 256, off 16-byte the tile kernel: several rows a warp (4-32 lanes
  *   boundaries               a row), a block's rows copied through shared
  *                            memory with 16-byte moves;
- *   257-16384 fp32 / 32768   with KBENCH_LAYERNORM_PEEL=1, the row kernel
- *   16-bit, off 16-byte      below peeled to 16-byte alignment, a block's
- *   boundaries               rows all starting at the same offset from one
- *                            (below; the streaming path by default);
+ *   257-16384 fp32 / 32768   the row kernel below peeled to 16-byte
+ *   16-bit, off 16-byte      alignment, a block's rows all starting at the
+ *   boundaries               same offset from one (below);
  *   cols <= 1024, aligned    a warp per row, NV = pow2 >= cols / (32 V) vectors a
  *                            lane, 4 rows per 128-thread block, shuffles only;
  *   up to 32768 fp32 /       the persistent row kernel, the first rung of
@@ -90,10 +89,12 @@
  * the streaming path (=2 takes 16-bit rows of up to 16 blocks' registers into
  * the clusters too), KBENCH_LAYERNORM_TROW=0 sends the rows of up to 40
  * columns back to the tile kernel, =2 the 16-bit ones to the word kernel
- * (=3 with the copy engine's spans), KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit
- * rows of 32769-65536 columns; KBENCH_LAYERNORM_PEEL=1 takes the rows of 257-16384
- * (fp32) or 257-32768 (16-bit) columns off 16-byte boundaries through the
- * peeled row kernel instead of the streaming path; KBENCH_CLUSTER_PUSH=0 has
+ * (=3 with the copy engine's spans, the default for 16-bit rows of 9-40
+ * columns; =1 the thread-row kernel, the others' default),
+ * KBENCH_LAYERNORM_SMEM_ROW=0 the 16-bit rows of 32769-65536 columns;
+ * KBENCH_LAYERNORM_PEEL=0 sends the rows of 257-16384 (fp32) or 257-32768
+ * (16-bit) columns off 16-byte boundaries from the peeled row kernel back
+ * to the streaming path; KBENCH_CLUSTER_PUSH=0 has
  * the cluster register kernel pull its blocks' states through a cluster
  * barrier instead of pushing them;
  * KBENCH_LAYERNORM_CLUSTER_PF=0 sends the fp32 rows of 32769-262144 columns
@@ -516,8 +517,15 @@ __global__ void __launch_bounds__(SUB_THREADS)
  * group a block), so that a stage (8 bytes a column) serves four rows at
  * once. Prediction (before any measurement): 4099 x 3001 75-85% fp32,
  * 65-75% bf16, as softmax's; rows past the ladder (fp32 16384 columns,
- * 16-bit 32768) stay streamed. Not yet measured: KBENCH_LAYERNORM_PEEL=1
- * takes it (the streaming path by default until it is). */
+ * 16-bit 32768) stay streamed. Measured (H200, 2026-12-05 01:41 UTC, two
+ * interleaved rounds, no check, % of the copy bandwidth, streaming ->
+ * peeled): fp32 4099 x 3001 45.8, 45.9 -> 75.1, 75.0 (1.64x); 20000 x 1001
+ * 45.8, 45.7 -> 64.6, 64.5; 2000 x 12345 38.3, 38.4 -> 73.6, 73.5; bf16
+ * 4099 x 3001 20.6, 20.6 -> 45.2, 44.9 (2.19x); 20000 x 1001 23.0 -> 64.4;
+ * 2000 x 12345 20.5 -> 49.9. fp32 as predicted; bf16 at 4099 x 3001 short
+ * of the predicted 65-75% (softmax's 73.2%). Checked (the peel group of
+ * row_lengths.sh, its sanitizers clean; the GPU test suite's layernorm
+ * sizes). The default since; KBENCH_LAYERNORM_PEEL=0 streams them. */
 template <typename T, int THREADS, int NV, int PF, int MINB, int G, bool EXACT, bool TANH,
           bool PEEL = false>
 __global__ void __launch_bounds__(THREADS *G, MINB)
@@ -1111,8 +1119,21 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
  * while issue-bound at the same share of the issue slots: 8134407 x 33 bf16
  * (69.7% in the committed report) to 76-82% (TROW=2) and 82-90% (TROW=3),
  * fp16 likewise, 39 columns too; rows of up to 24 columns by less.
- * Registers: 32-64 (36-64 above), no spills. KBENCH_LAYERNORM_TROW=2 and 3
- * take the 16-bit rows here (off by default until measured). */
+ * Registers: 32-64 (36-64 above), no spills.
+ * Measured (H200, 2026-12-05 01:40-01:47 UTC, two interleaved rounds, no
+ * check, % of the copy bandwidth, thread-row -> TROW=2 -> TROW=3; this
+ * GPU's thread-row figures below the report's): bf16 8134407 x 33 58.9,
+ * 57.6 -> 62.1, 62.7 -> 72.6, 74.6 (1.26x); 3000000 x 39 59.3, 58.1 ->
+ * 67.3, 67.4 -> 76.8, 76.8 (1.31x); 8000000 x 7 51.7, 51.8 -> 50.8, 50.5 ->
+ * 49.3, 49.5 (0.955x); thread-row -> TROW=3: bf16 2500000 x 31 1.21x,
+ * 3000000 x 23 1.22x, 4000000 x 17 1.15x, 6000000 x 12 1.04x, 8000000 x 9
+ * 1.00x; fp16 8134407 x 33 1.24x, 8000000 x 7 0.98x. The copy engine's
+ * spans are most of the gain (the threads' form 1.07-1.15x): the prediction
+ * held for TROW=3, not for the threads' copies. Checked (the trow-w group:
+ * both forms, fp32/fp16/bf16, all three sanitizers clean; the GPU test
+ * suite's layernorm sizes with TROW=3). The default since for 16-bit rows
+ * of 9-40 columns (=3); rows of up to 8 keep the thread-row kernel;
+ * KBENCH_LAYERNORM_TROW=1 keeps it for all, =2 the threads' copies. */
 
 /* Row code of the word kernel for a row starting at an element of parity P:
  * w the words from the one holding the row's first element (element i is
@@ -2808,7 +2829,12 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * bf16 1024 x 262144 and 256 x 1048576 from 63-64% to 70-80% with either,
  * the 256-thread form ahead if the fixed cost is what is left; the rows of
  * 1048576 then take 128 blocks a row in one group instead of 64 in two.
- * Not yet measured: the wide slices stay the default until it is.
+ * Measured (H200, 2026-12-05 01:44 UTC, two interleaved rounds, no check, %
+ * of the copy bandwidth, wide slices / PS=1 / PS=2): bf16 1024 x 262144
+ * 63.3, 63.7 / 59.5, 59.5 / 54.1, 53.9; 256 x 1048576 62.4, 62.5 / 59.3,
+ * 59.3 / 53.9, 54.1 (0.94x and 0.86x): the interleaved GELUs did not pay
+ * for the shared-memory reads of the parameters and the narrower slices.
+ * Not kept (KBENCH_LAYERNORM_GPIPE_PS=1|2 still takes them).
  * The grid's groups of S blocks leave SMs idle where S does not divide the
  * GPU's 132: fp32 rows of 1048576 columns and 16-bit ones of 2097152 take
  * one group of 128, 16-bit 1048576 two of 64, 262144 four of 32 (fp32) or
@@ -2822,7 +2848,14 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 1.03x at those cells (fp32 1048576 79.3 -> ~82%, 262144 85.6 -> ~88%),
  * unless the exchange of 132 partials a row instead of 128 costs it back.
  * The 16-bit wide slices' PART form spills 16-28 bytes (its ranges take two
- * registers more at 96); fp32's does not. */
+ * registers more at 96); fp32's does not. Measured (same calls, two rounds,
+ * % of the copy bandwidth, groups of the fewest blocks / filled): fp32 128 x
+ * 1048576 80.8, 80.6 / 75.5, 75.8 (0.94x); 512 x 262144 73.4, 72.5 / 74.8,
+ * 74.6 (1.02x); bf16 1024 x 262144 0.73x, 256 x 1048576 0.81x; with
+ * KBENCH_LAYERNORM_GRID_PIPE=2 at 65536 columns fp32 0.98x and bf16 0.95x
+ * against the default paths. The 4 idle SMs cost less than a part a block
+ * and 132 partials a row. Not kept; KBENCH_LAYERNORM_GPIPE_WP=0 lost again
+ * too (0.91x at both fp32 cells). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3331,7 +3364,11 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         return launch_sub<T, TANH>(a, s, cols / V);
     /* Rows of at most TROW_COLS off 16-byte boundaries: a thread a row,
      * unless KBENCH_LAYERNORM_TROW=0 (above the kernel). */
-    static const int use_trow = kb_env_int("KBENCH_LAYERNORM_TROW", 1, 0, 3);
+    static const int trow_env = kb_env_int("KBENCH_LAYERNORM_TROW", -1, 0, 3);
+    /* by default 16-bit rows of 9-40 columns the word kernel with the copy
+     * engine's spans, the others the thread-row kernel (measured above the
+     * word kernel) */
+    const int use_trow = trow_env >= 0 ? trow_env : sizeof(T) == 2 && cols > 8 ? 3 : 1;
     if (aligned && use_trow && use_tile == 1 && cols % V != 0 && cols <= TROW_COLS &&
         (sizeof(T) == 2 || cols > 24) && rows <= INT32_MAX) { /* fp32 <= 24: measured above */
         if constexpr (sizeof(T) == 2) { /* the word kernel (above it) */
@@ -3356,9 +3393,9 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
         return launch_tile_g<T, 32, TANH>(a, s, n5 && cols <= 5 * 32);
     }
     /* Rows of 257-16384 (fp32) or 257-32768 (16-bit) columns off 16-byte
-     * boundaries: the peeled row kernel with KBENCH_LAYERNORM_PEEL=1 (above
-     * the kernel; the streaming path by default until it is measured). */
-    static const int use_peel = kb_env_int("KBENCH_LAYERNORM_PEEL", 0, 0, 1);
+     * boundaries: the peeled row kernel, unless KBENCH_LAYERNORM_PEEL=0 (the
+     * streaming path; measured above the kernel). */
+    static const int use_peel = kb_env_int("KBENCH_LAYERNORM_PEEL", 1, 0, 1);
     if (use_peel && aligned && cols % V != 0 && cols > TILE_COLS) {
         const cudaError_t e = launch_peel<T, TANH>(a, s);
         if (e != cudaErrorNotSupported)

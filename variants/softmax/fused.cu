@@ -70,7 +70,7 @@
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
  * KBENCH_SOFTMAX_GRID_KEEP=1 keeps fp32's exps of those 12 for the write
- * (below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
+ * (level: below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
  * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
  * fp32 rows of 262145-524288 and 16-bit rows of 524289-1048576 columns back
  * from one cluster of 16 blocks of 512 threads with 8 vectors a thread in
@@ -424,8 +424,8 @@
  * other's loads. Checked (row_lengths.sh groups xcl-1 and xcl-2, fp32 at 1 x
  * 1048576 up to 3 x 4194304 and 1030 x 524296; memcheck, racecheck and
  * synccheck clean), not kept (code in commit 4b2c104).
- * The grid's fp32 exps kept (KBENCH_SOFTMAX_GRID_KEEP=1, off by default until
- * measured; softmax_fused_grid_r8_s12_keep). A thread's 8 register vectors
+ * The grid's fp32 exps kept (KBENCH_SOFTMAX_GRID_KEEP=1;
+ * softmax_fused_grid_r8_s12_keep). A thread's 8 register vectors
  * keep their exps for the write (y = e scale); its 12 shared-memory vectors
  * took exp(x - m) for the sum and again, exp(x - M) / s, for the write: 48
  * MUFU.EX2 and about 100 more instructions a thread in the stores' phase
@@ -437,6 +437,11 @@
  * more; 64 registers, no spills (both). Prediction (before any run): fp32 128
  * x 1048576 82.4 -> 83-85% if the stores' phase waits on the EX2 pipe, level
  * if it waits on the stores; 16-bit unchanged (the slot holds 16-bit x).
+ * Measured (H200, 2026-12-05 01:42 UTC, two interleaved rounds, no check, %
+ * of the copy bandwidth, grid -> keep): fp32 128 x 1048576 82.4, 82.4 ->
+ * 82.0, 81.7 (0.994x); 200 x 600000 82.8, 83.0 -> 84.1, 83.9 (1.013x); 64 x
+ * 2097152 78.2, 77.5 -> 76.7, 76.2 (0.982x): level, so the stores' phase
+ * waits on the stores, not on the EX2 pipe. Not kept.
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
