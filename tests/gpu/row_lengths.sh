@@ -208,16 +208,6 @@ for step in "$@"; do
         path layernorm gp-smem KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_RING=0 \
             'layernorm_fused_gpipe"' rows=70,cols=40008 memcheck rows=9,cols=40000 \
             rows=67,cols=100008 rows=133,cols=1048576 rows=2500,cols=40000
-        # out's rows copied again from the L2 into slots of their own
-        # (KBENCH_GPIPE_L2=2|3, KBENCH_GPIPE_LAG rows after their statistics):
-        # fp32 and 16-bit wide slices, the lag past Q and at it
-        l2=KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_GPIPE_L2
-        path layernorm gp-l2 $l2=2+KBENCH_GPIPE_LAG=6 layernorm_fused_gpipe_preg_l2 \
-            rows=70,cols=40008 "$all" $gp_shapes
-        SAN_DTYPE=bf16 path layernorm gp-l2 $l2=3+KBENCH_GPIPE_LAG=7 layernorm_fused_gpipe_wide_l2 \
-            rows=70,cols=40008 "$all" $gp_shapes
-        path layernorm gp-l2 $l2=3+KBENCH_GPIPE_LAG=3 layernorm_fused_gpipe_preg_l2 \
-            rows=70,cols=40008 memcheck $gp_shapes
         # layernorm's rows off 16-byte boundaries in the peeled row kernel
         # (the default; KBENCH_LAYERNORM_PEEL=0 streams them): rows fewer
         # than the classes of row offsets, the shortest and the longest rows
@@ -282,14 +272,6 @@ for step in "$@"; do
         path softmax gp KBENCH_SOFTMAX_GRID_PIPE=1+KBENCH_SOFTMAX_CREG_NS=0 softmax_fused_gpipe \
             rows=7,cols=600000 "$all" \
             rows=1,cols=1048576 rows=3,cols=600000 rows=133,cols=1000000 rows=1500,cols=524296
-        # the same with out's rows copied again from the L2 (KBENCH_GPIPE_L2;
-        # warp partials): the lag past Q and at it
-        sgp=KBENCH_SOFTMAX_GRID_PIPE=1+KBENCH_SOFTMAX_CREG_NS=0+KBENCH_GPIPE_L2
-        path softmax gp-l2 $sgp=2+KBENCH_GPIPE_LAG=6 softmax_fused_gpipe_l2 rows=7,cols=600000 \
-            "$all" rows=1,cols=1048576 rows=3,cols=600000 rows=133,cols=1000000 \
-            rows=1500,cols=524296
-        path softmax gp-l2 $sgp=3+KBENCH_GPIPE_LAG=3 softmax_fused_gpipe_l2 rows=7,cols=600000 \
-            memcheck rows=1,cols=1048576 rows=133,cols=1000000 rows=1500,cols=524296
         # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
         if want wide; then
             KBENCH_SOFTMAX_WIDE=2 $kb run softmax --variants fused --dtype fp16,bf16 \

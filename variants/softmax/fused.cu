@@ -552,11 +552,6 @@
 #include <cooperative_groups.h>
 
 #include "kernels/cluster.cuh"
-/* A row's blocks at most in the grid's exchange: 128 for the pipelined
- * grid's slices of 8192 fp32 columns (the grid path keeps its own limit of
- * 64, SM_GRID_MAXB). */
-#define KB_GRID_MAXB 128
-#define SM_GRID_MAXB 64
 #include "kernels/grid_pipe.cuh"
 #include "softmax.cuh"
 
@@ -1405,8 +1400,7 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
     static int64_t cap = -1;
-    if (nb == 0 || nb > SM_GRID_MAXB ||
-        kb_grid_capacity_once((const void *)k, THREADS, SMEM, &cap) < 2 * (int64_t)nb ||
+    if (nb == 0 || kb_grid_capacity_once((const void *)k, THREADS, SMEM, &cap) < 2 * (int64_t)nb ||
         rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
@@ -1480,40 +1474,33 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
  * from the L2 instead (the lag apart from the ring: grid_pipe.cuh, "the
  * L2's lag"; 2026-12-05 02:41-02:47 UTC, two rounds, lags 5-7): fp32 128 x
  * 1048576 0.68x the grid, 64 x 2097152 0.76x; the second read came from
- * DRAM. Not kept. */
+ * DRAM. Not kept (code in commit cfdd9f7). */
 #define SGP_THREADS 512
 #define SGP_ELEMS 32 /* elements of a row a thread: a slice is 16384 columns */
 #define SGP_RING_BYTES (192 * 1024)
-/* The L2's lag (Q > 0): slices of 16 elements a thread (8192 fp32 columns)
- * in a ring of 224 KB, Q of its slots for out, lags up to SGP_L2_LMAX. */
-#define SGP_L2_ELEMS 16
-#define SGP_RING_BYTES_L2 (224 * 1024)
-#define SGP_L2_LMAX 7
 
-template <typename T, int Q = 0> struct sgp_cfg {
-    static constexpr int V = kb_vec_width<T>(), NV = (Q ? SGP_L2_ELEMS : SGP_ELEMS) / V;
+template <typename T> struct sgp_cfg {
+    static constexpr int V = kb_vec_width<T>(), NV = SGP_ELEMS / V;
     static constexpr int SLOT = NV * SGP_THREADS; /* uint4s a row slice takes */
-    static constexpr int D = (Q ? SGP_RING_BYTES_L2 : SGP_RING_BYTES) / (SLOT * 16),
-                         L = Q ? SGP_L2_LMAX : D / 2, P = Q ? D - Q : D - L;
+    static constexpr int D = SGP_RING_BYTES / (SLOT * 16), L = D / 2, P = D - L;
     static constexpr size_t SMEM = (size_t)D * SLOT * 16;
 };
 
-template <typename T, int Q = 0>
+template <typename T>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
-    softmax_fused_gpipe(const T *__restrict__ x, T *__restrict__ y, int rows, int cols, int S,
-                        int lag)
+    softmax_fused_gpipe(const T *__restrict__ x, T *__restrict__ y, int rows, int cols, int S)
 {
-    using C = sgp_cfg<T, Q>;
-    constexpr int V = C::V, NV = C::NV, THREADS = SGP_THREADS, NW = THREADS / 32;
-    __shared__ float2 red[Q ? 1 : 2][THREADS / 32];
+    using C = sgp_cfg<T>;
+    constexpr int V = C::V, NV = C::NV, THREADS = SGP_THREADS;
+    __shared__ float2 red[2][THREADS / 32];
     extern __shared__ __align__(16) uint4 sgp_sm[];
-    const kb_gpipe<NV, THREADS, C::D, false, Q> p(sgp_sm, nullptr, rows, cols / V, S, 0, lag);
+    const kb_gpipe<NV, THREADS, C::D> p(sgp_sm, nullptr, rows, cols / V, S);
 
     /* The slice's (max, sum of exp(x - max)), over the block: its elements
      * unpacked once, then the two passes over them in registers. */
     auto stats = [&](int i) {
         float f[NV][V], m = kb_neg_inf(), d = 0.0f;
-        const uint4 *sr = p.stats_row(i);
+        const uint4 *sr = p.slot_row(i);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (p.in(k)) {
@@ -1531,11 +1518,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
                     d += kb_exp2((f[k][e] - m) * KB_LOG2E);
             }
         }
-        /* Q: the warp's partial, for the exchange warp's combine */
-        const float2 w =
-            Q ? kb_warp_online(make_float2(m, d))
-              : kb_gpipe_reduce<THREADS>(make_float2(m, d), red, i, kb_online_empty(),
-                                         kb_warp_online_op());
+        const float2 w = kb_gpipe_reduce<THREADS>(make_float2(m, d), red, i, kb_online_empty(),
+                                                  kb_warp_online_op());
         return make_float4(w.x, w.y, 0.0f, 0.0f);
     };
     /* The row's S pairs in one fixed order: its max and 1 / sum. */
@@ -1545,7 +1529,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
     };
     auto out = [&](int j, float4 st) {
         uint4 *yv = reinterpret_cast<uint4 *>(y + p.row_of(j) * cols) + p.tv;
-        const uint4 *sr = p.out_row(j);
+        const uint4 *sr = p.slot_row(j);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (p.in(k)) {
@@ -1558,29 +1542,17 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
             }
         }
     };
-    if constexpr (Q > 0) {
-        /* the exchange warp's merge of the block's warp partials */
-        auto combine = [](int lane, const float4 *pw) {
-            const float2 c = lane < NW ? make_float2(pw[lane].x, pw[lane].y) : kb_online_empty();
-            const float2 w = kb_warp_online(c);
-            return make_float4(w.x, w.y, 0.0f, 0.0f);
-        };
-        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
-                                          merge, out, combine);
-    } else {
-        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
-                                          merge, out);
-    }
+    kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge,
+                                      out);
 }
 
 /* Launches softmax_fused_gpipe over as many groups of S blocks as the GPU
  * holds at once (at most one a row). cudaErrorNotSupported when a row needs
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S. */
-template <typename T, int Q = 0>
-static cudaError_t launch_gpipe_q(const kb_args *a, cudaStream_t s, int lag)
+template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
 {
-    using C = sgp_cfg<T, Q>;
-    const auto k = softmax_fused_gpipe<T, Q>;
+    using C = sgp_cfg<T>;
+    const auto k = softmax_fused_gpipe<T>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int S = kb_grid_blocks(cols / C::V, (int64_t)SGP_THREADS * C::NV);
     static int64_t cap = -1;
@@ -1589,23 +1561,8 @@ static cudaError_t launch_gpipe_q(const kb_args *a, cudaStream_t s, int lag)
     if (blocks == 0 || rows > INT32_MAX || cols > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(SGP_THREADS), 1, 1};
-    return kb_launch(a, s, k, Q ? "softmax_fused_gpipe_l2" : "softmax_fused_gpipe", grid, block,
-                     C::SMEM, (const T *)a->in[0], (T *)a->out[0], (int)rows, (int)cols, S, lag);
-}
-
-/* launch_gpipe_q, with KBENCH_GPIPE_L2=2|3 out's rows copied again from the
- * L2 into Q = 2|3 slots of their own, KBENCH_GPIPE_LAG rows after their
- * statistics (grid_pipe.cuh). */
-template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
-{
-    static const int q = kb_env_int("KBENCH_GPIPE_L2", 0, 0, 3);
-    static const int lag = kb_env_int("KBENCH_GPIPE_LAG", 6, 1, SGP_L2_LMAX);
-    static const int hint = kb_env_int("KBENCH_GPIPE_L2_HINT", 0, 0, 1) << 8;
-    if (q == 2)
-        return launch_gpipe_q<T, 2>(a, s, (lag < 2 ? 2 : lag) | hint);
-    if (q == 3)
-        return launch_gpipe_q<T, 3>(a, s, (lag < 3 ? 3 : lag) | hint);
-    return launch_gpipe_q<T>(a, s, 0);
+    return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
+                     (T *)a->out[0], (int)rows, (int)cols, S);
 }
 
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
