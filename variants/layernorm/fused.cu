@@ -2858,7 +2858,7 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * too (0.91x at both fp32 cells).
  * The lag apart from the ring (out's rows read a second time from the L2,
  * so that the lag takes no slots; src/kernels/grid_pipe.cuh, "the L2's
- * lag"): 0.71-0.79x at fp32 128 x 1048576 and 512 x 262144, 0.73-0.75x in
+ * lag"): 0.71-0.82x at fp32 128 x 1048576 and 512 x 262144, 0.73-0.75x in
  * bf16, DRAM bytes 1.45-1.50 times the model's at every lag from 2 to 6:
  * the second read found nothing in the L2. Not kept (code in commit
  * cfdd9f7). */
