@@ -57,8 +57,8 @@
  * rows ~46% at every length, issue-bound (the figures in layernorm's
  * fused.cu); softmax bf16 0.78-0.83x of its grid path; softmax fp32 trapped
  * (its ring of partials too small for four warps: see kb_gpipe_run).
- * The L2's lag (Q > 0: kb_gpipe's Q, KBENCH_GPIPE_L2 and KBENCH_GPIPE_LAG
- * in the launchers). The ring's D slots are shared between the rows copied
+ * The L2's lag (tried 2026-12-05: KBENCH_GPIPE_L2 and KBENCH_GPIPE_LAG in
+ * commit cfdd9f7). The ring's D slots are shared between the rows copied
  * ahead (P) and the rows of slack (L): layernorm's fp32 rows of 1048576
  * columns ran at 83% with L = 4, P = 3 and lost at L = 5, P = 2 (74%; its
  * fused.cu), softmax's at 78% with L = 5. Here the two are apart: DS slots
@@ -77,9 +77,8 @@
  * / 55.9, 56.0 (0.68x), 64 x 2097152 0.76x. The counters said why
  * (02:57-03:02 UTC, kbench run, fp32 128 x 1048576 and 512 x 262144): DRAM
  * bytes 1.45-1.49 times the model's at lags of 2, 3, 4 and 6 (the default
- * 1.00), and no faster at the shorter lags: the copy engine's
- * second copy of a row missed the L2 even two rows (8 MB of x) after the
- * first, and an evict_last policy on the first copies (createpolicy, the
+ * 1.00), and no faster at the shorter lags: the copy engine's second
+ * copy of a row missed the L2 even two rows (8 MB of x) after the first, and an evict_last policy on the first copies (createpolicy, the
  * bulk copy's L2::cache_hint) changed nothing (1.48). At lag 2 the rows
  * the grid reads between a row's two copies are fewer than the L2 holds,
  * so it is not the capacity. Nor the second copy: with out reading its row
@@ -88,14 +87,16 @@
  * fp32; checked at both shapes), 03:57 UTC, two rounds, default / lag 4 /
  * lag 6: fp32 128 x 1048576 77.9, 77.8 / 59.1, 59.2 / 59.9, 60.0; 512 x
  * 262144 86.3, 85.3 / 60.9, 61.4 / 61.6, 61.5; DRAM bytes 1.49-1.50 times
- * the model's. Softmax's waves (its fused.cu), whose first read was plain
- * loads too, found their rows in the L2 at a lag of 16 MB (DRAM reads
- * 1.04-1.05 of the model's), so the likelier cause is that the rows the
- * copy engine brings in are not kept in the L2 for a later read (not
- * established here). Not kept (the code leaves in the commit after this one): a lag past
- * the ring's needs x's first read by loads that leave the row in the L2,
- * which the ring's copies were chosen to avoid (the copies by cp.async
- * threads, above, ran at 53%).
+ * the model's. Nor the copy engine: with each thread copying its own
+ * vectors of a row into the slots by cp.async (LDGSTS, through the L2 as
+ * any load; commit 862dfaf), 04:25 UTC, one round: 0.65-0.66x at 128 x
+ * 1048576, 0.73-0.80x at 512 x 262144, DRAM bytes 1.49 times the model's
+ * at lags 4 and 6. So in this pipeline the L2 kept none of the rows for a
+ * second read two to six rows later, whoever read them first, where
+ * softmax's waves (its fused.cu: 64 KB chunks from a ticket, both reads
+ * plain loads) found theirs there at 16 MB (DRAM reads 1.04-1.05 of the
+ * model's); why is not established here. Not kept (code in commits
+ * cfdd9f7 and 862dfaf).
  * Progress needs the G S blocks resident at once: the launcher asks the
  * occupancy calculator (kb_grid_capacity) and launches no more. */
 #ifndef KB_GRID_PIPE_CUH
@@ -109,28 +110,20 @@
  * of a row: chunks of THREADS vectors S THREADS apart (rank THREADS + k S
  * THREADS, the header's); with PART, the per vectors from rank per on
  * instead (kb_gpipe_fill: S need not divide the row then), chunk k THREADS
- * vectors in. Thread tid owns vector tid of each chunk.
- * Q = 0: slot i % D holds the block's i-th row from its copy for stats(i)
- * to its out(i). Q > 0 (the L2's lag, kb_gpipe_run): the first DS = D - Q
- * slots hold rows for stats only (row i in slot i % DS), the last Q rows
- * for out only (row j in slot DS + j % Q, copied again, from the L2), and
- * the lag is `lag` rows (Q to kb_gpipe_run's L), not L. */
-template <int NV, int THREADS, int D, bool PART = false, int Q = 0> struct kb_gpipe {
-    /* Q = 1: out reads its rows from global memory itself, no slots */
-    static constexpr int DS = Q == 1 ? D : D - Q, NQ = Q;
-    static_assert(Q >= 0 && DS >= 1, "a slot for the statistics at least");
+ * vectors in. Thread tid owns vector tid of each chunk. */
+template <int NV, int THREADS, int D, bool PART = false> struct kb_gpipe {
     uint4 *ring;  /* [D][NV][THREADS] */
     uint4 *heads; /* [D] or null */
-    int tid, rank, G, first, base, stride, tv, hi, nvec, nr, S, lag;
+    int tid, rank, G, first, base, stride, tv, hi, nvec, nr, S;
 
     __device__ __forceinline__ kb_gpipe(uint4 *ring_, uint4 *heads_, int rows, int nvec_, int S_,
-                                        int per = 0, int lag_ = 0)
+                                        int per = 0)
         : ring(ring_), heads(heads_), tid((int)threadIdx.x), rank((int)blockIdx.x % S_),
           G((int)gridDim.x / S_), first((int)blockIdx.x / S_),
           base(PART ? rank * per : 0), stride(PART ? THREADS : S_ * THREADS),
           tv((PART ? base : rank * THREADS) + tid),
           hi(PART && base + per < nvec_ ? base + per : nvec_), nvec(nvec_),
-          nr(first < rows ? (rows - first + G - 1) / G : 0), S(S_), lag(lag_)
+          nr(first < rows ? (rows - first + G - 1) / G : 0), S(S_)
     {
     }
     /* Whether this thread's vector k is in the row (and the block's part). */
@@ -155,24 +148,14 @@ template <int NV, int THREADS, int D, bool PART = false, int Q = 0> struct kb_gp
     {
         return (int64_t)first + (int64_t)i * G;
     }
-    /* The slots of the block's i-th row for stats(i) and for out(i). */
-    __device__ __forceinline__ int stats_slot(int i) const { return Q ? i % DS : i % D; }
-    __device__ __forceinline__ int out_slot(int i) const { return Q ? DS + i % Q : i % D; }
-    /* This thread's vector 0 of the block's i-th row in the ring, for
-     * stats(i) and for out(i); its vector k is THREADS k further (one ring
-     * offset a row, not one a vector). */
-    __device__ __forceinline__ const uint4 *stats_row(int i) const
+    /* This thread's vector 0 of the block's i-th row in the ring; its vector
+     * k is THREADS k further (one ring offset a row, not one a vector). */
+    __device__ __forceinline__ const uint4 *slot_row(int i) const
     {
-        return ring + stats_slot(i) * NV * THREADS + tid;
+        return ring + (i % D) * NV * THREADS + tid;
     }
-    __device__ __forceinline__ const uint4 *out_row(int i) const
-    {
-        return ring + out_slot(i) * NV * THREADS + tid;
-    }
-    /* The first 16 bytes of the block's i-th row (after the wait for it),
-     * for stats(i) and for out(i). */
-    __device__ __forceinline__ uint4 stats_head(int i) const { return heads[stats_slot(i)]; }
-    __device__ __forceinline__ uint4 out_head(int i) const { return heads[out_slot(i)]; }
+    /* The first 16 bytes of the block's i-th row (after the wait for it). */
+    __device__ __forceinline__ uint4 head(int i) const { return heads[i % D]; }
     /* The vectors of the block's chunk k of a row that lie in its part of it
      * (0..THREADS). */
     __device__ __forceinline__ int chunk(int k) const
@@ -181,12 +164,10 @@ template <int NV, int THREADS, int D, bool PART = false, int Q = 0> struct kb_gp
         return n < 0 ? 0 : n < THREADS ? n : THREADS;
     }
     /* Copies the block's i-th row (i < nr; rows of nvec vectors from xv)
-     * into ring slot `slot` with the copy engine, a chunk of THREADS vectors
-     * (or the part of it in the row) a copy, and the row's head: one thread,
-     * after the slot's readers are done; the bytes complete barrier bar's
-     * phase. */
-    __device__ __forceinline__ void prefetch(const uint4 *xv, int i, int slot, uint32_t bar,
-                                             bool hinted = false, uint64_t pol = 0) const
+     * into its slot with the copy engine, a chunk of THREADS vectors (or the
+     * part of it in the row) a copy, and the row's head: one thread, after
+     * the slot's readers are done; the bytes complete barrier bar's phase. */
+    __device__ __forceinline__ void prefetch(const uint4 *xv, int i, uint32_t bar) const
     {
         const uint4 *row = xv + row_of(i) * nvec;
         unsigned bytes = heads != nullptr ? 16u : 0u;
@@ -196,17 +177,11 @@ template <int NV, int THREADS, int D, bool PART = false, int Q = 0> struct kb_gp
         kb_mbar_expect_tx(bar, bytes);
 #pragma unroll
         for (int k = 0; k < NV; k++)
-            if (chunk(k) > 0) {
-                if (hinted)
-                    kb_bulk_load_hint(kb_smem_u32(&ring[(slot * NV + k) * THREADS]),
-                                      row + start() + k * stride, 16u * (unsigned)chunk(k), bar,
-                                      pol);
-                else
-                    kb_bulk_load(kb_smem_u32(&ring[(slot * NV + k) * THREADS]),
-                                 row + start() + k * stride, 16u * (unsigned)chunk(k), bar);
-            }
+            if (chunk(k) > 0)
+                kb_bulk_load(kb_smem_u32(&ring[((i % D) * NV + k) * THREADS]),
+                             row + start() + k * stride, 16u * (unsigned)chunk(k), bar);
         if (heads != nullptr)
-            kb_bulk_load(kb_smem_u32(&heads[slot]), row, 16u, bar);
+            kb_bulk_load(kb_smem_u32(&heads[i % D]), row, 16u, bar);
     }
 };
 
@@ -284,21 +259,12 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
                                                     STATS stats, MERGE merge, OUT out,
                                                     COMBINE combine = {})
 {
-    /* Q > 0 (PIPE's): the L2's lag (see kb_gpipe_l2 above): L the longest
-     * lag the exchange's rings take, p.lag the lag, PIPE's DS slots for
-     * stats and its Q for out; else the lag L and D = L + P slots. */
-    constexpr int Q = PIPE::NQ, DS = PIPE::DS;
-    constexpr int R = KB_GPIPE_R(L), D = Q == 1 ? DS : Q ? DS + Q : L + P, NW = THREADS / 32;
+    constexpr int R = KB_GPIPE_R(L), D = L + P, NW = THREADS / 32;
     /* Warp partials: stats(i) returns the warp's partial (no barrier), each
      * warp's lane 0 writes it and arrives, and the exchange warp combines the
      * NW of them, combine(lane, partials) (every lane; lane 0's kept). */
     constexpr bool WP = !std::is_same<COMBINE, kb_gpipe_block_partial>::value;
     static_assert(R >= L + 1 && R >= KB_GPIPE_XWARPS, "the exchange's rings (see above)");
-    static_assert(Q > 0 || DS == D, "the ring's slots are L + P");
-    const int lag = Q ? p.lag & 255 : L; /* Q <= lag <= L (the launcher's) */
-    /* p.lag >> 8: the stats' copies evict_last, out's evict_first */
-    const bool hinted = Q && (p.lag >> 8) != 0;
-    const uint64_t keep = hinted ? kb_l2_policy(true) : 0, drop = hinted ? kb_l2_policy(false) : 0;
     __shared__ float4 part[WP ? R * NW : R], merged[R];
     /* ready[R] (a partial), done[R] (merged), full[D] (a row's bytes), empty[D] */
     __shared__ __align__(8) uint64_t bars[2 * R + 2 * D];
@@ -337,57 +303,30 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
         }
     } else {
         if (p.tid == 0)
-            for (int i = 0; i < (Q ? DS : P) && i < p.nr; i++)
-                p.prefetch(xv, i, p.stats_slot(i), full + 8 * p.stats_slot(i), hinted, keep);
-        for (int i = 0; i < p.nr + lag; i++) {
+            for (int i = 0; i < P && i < p.nr; i++)
+                p.prefetch(xv, i, full + 8 * i);
+        for (int i = 0; i < p.nr + L; i++) {
             if (i < p.nr) {
-                const int s = p.stats_slot(i);
-                kb_mbar_wait(full + 8 * s, (unsigned)(i / DS) & 1u); /* row i's bytes */
+                kb_mbar_wait(full + 8 * (i % D), (unsigned)(i / D) & 1u); /* row i's bytes */
                 const float4 w = stats(i);
                 if (WP ? (p.tid & 31) == 0 : p.tid == 0) {
                     part[WP ? (i % R) * NW + p.tid / 32 : i % R] = w;
                     kb_mbar_arrive(ready + 8 * (i % R));
                 }
-                if constexpr (Q > 0) { /* the warp is done with row i's stats slot */
-                    __syncwarp();
-                    if ((p.tid & 31) == 0)
-                        kb_mbar_arrive(empty + 8 * s);
-                }
             }
-            if (i >= lag) {
-                const int j = i - lag;
+            if (i >= L) {
+                const int j = i - L;
                 kb_mbar_wait(done + 8 * (j % R), (unsigned)(j / R) & 1u);
-                if constexpr (Q > 1) /* row j's bytes again, from the L2 */
-                    kb_mbar_wait(full + 8 * p.out_slot(j), (unsigned)(j / Q) & 1u);
                 out(j, merged[j % R]);
-                if constexpr (Q != 1) {
-                    __syncwarp(); /* the warp's reads of row j's slot are done */
-                    if ((p.tid & 31) == 0)
-                        kb_mbar_arrive(empty + 8 * p.out_slot(j));
-                }
+                __syncwarp(); /* the warp's reads of row j's slot are done */
+                if ((p.tid & 31) == 0)
+                    kb_mbar_arrive(empty + 8 * (j % D));
             }
-            if (p.tid != 0)
-                continue;
-            if constexpr (Q > 0) {
-                /* row i + DS into row i's stats slot; row i - lag + Q (read
-                 * once already: Q <= lag) into row i - lag's out slot */
-                const int n = i + DS, m = i - lag + Q;
-                if (i < p.nr && n < p.nr) {
-                    kb_mbar_wait(empty + 8 * p.stats_slot(n), (unsigned)(n / DS - 1) & 1u);
-                    p.prefetch(xv, n, p.stats_slot(n), full + 8 * p.stats_slot(n), hinted, keep);
-                }
-                if (Q > 1 && m >= 0 && m < p.nr) {
-                    if (m >= Q)
-                        kb_mbar_wait(empty + 8 * p.out_slot(m), (unsigned)(m / Q - 1) & 1u);
-                    p.prefetch(xv, m, p.out_slot(m), full + 8 * p.out_slot(m), hinted, drop);
-                }
-            } else {
-                const int n = i + P; /* into the slot of row i - L (n - D) */
-                if (n < p.nr) {
-                    if (n >= D)
-                        kb_mbar_wait(empty + 8 * (n % D), (unsigned)(n / D - 1) & 1u);
-                    p.prefetch(xv, n, n % D, full + 8 * (n % D));
-                }
+            const int n = i + P; /* into the slot of row i - L (n - D) */
+            if (p.tid == 0 && n < p.nr) {
+                if (n >= D)
+                    kb_mbar_wait(empty + 8 * (n % D), (unsigned)(n / D - 1) & 1u);
+                p.prefetch(xv, n, full + 8 * (n % D));
             }
         }
     }

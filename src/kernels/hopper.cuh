@@ -306,27 +306,6 @@ KB_HDEV void kb_bulk_load(uint32_t dst, const void *src, uint32_t bytes, uint32_
                  : "memory");
 }
 
-/* kb_bulk_load with an L2 cache policy (kb_l2_policy). */
-KB_HDEV void kb_bulk_load_hint(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar,
-                               uint64_t policy)
-{
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
-                 " [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar), "l"(policy)
-                 : "memory");
-}
-
-/* An L2 cache policy for a whole access: evict_last (keep) or evict_first. */
-KB_HDEV uint64_t kb_l2_policy(bool keep)
-{
-    uint64_t p;
-    if (keep)
-        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
-    else
-        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
-    return p;
-}
-
 /* Copies `bytes` (a multiple of 16) from this block's shared memory at src
  * (16-byte aligned) to global dst (16-byte aligned) with the copy engine, in
  * this thread's current bulk group (kb_bulk_commit closes it; kb_bulk_wait_read

@@ -2858,9 +2858,11 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * too (0.91x at both fp32 cells).
  * The lag apart from the ring (out's rows read a second time from the L2,
  * so that the lag takes no slots; src/kernels/grid_pipe.cuh, "the L2's
- * lag"): 0.71-0.79x at fp32 128 x 1048576 and 512 x 262144, 0.73-0.75x in
- * bf16, DRAM bytes 1.45-1.50 times the model's at every lag from 2 to 6:
- * the second read found nothing in the L2. Not kept. */
+ * lag"): 0.71-0.82x at fp32 128 x 1048576 and 512 x 262144, 0.73-0.75x in
+ * bf16, DRAM bytes 1.45-1.50 times the model's at every lag from 2 to 6,
+ * the first read by the copy engine or by the threads' cp.async: the
+ * second read found nothing in the L2. Not kept (code in commits cfdd9f7
+ * and 862dfaf). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -2873,15 +2875,13 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * in flight) copied ahead, the rest of the ring slack. */
 #define GP_RING_BYTES_PS (220 * 1024)
 #define GP_PS_AHEAD 4
-#define GP_L2_LMAX 7 /* the longest lag with the L2's (the exchange's rings) */
 
 /* PREG: gamma and beta + b in the streaming threads' registers, the shared
  * memory all ring, GP_PREG_L rows of slack; else half the ring's. PS (16-bit,
  * with PREG's folded form): gamma raw and beta + b as floats in shared
  * memory after the ring instead, each thread's own slots. TH streaming
  * threads. */
-template <typename T, bool PREG = false, int E = GP_ELEMS, int TH = GP_THREADS, bool PS = false,
-          int Q = 0>
+template <typename T, bool PREG = false, int E = GP_ELEMS, int TH = GP_THREADS, bool PS = false>
 struct gp_cfg {
     static constexpr int V = kb_vec_width<T>(), NV = E / V, F4 = V / 4;
     static constexpr int SLOT = NV * TH; /* uint4s a row slice takes */
@@ -2889,13 +2889,8 @@ struct gp_cfg {
     static constexpr int D =
         (int)((PS ? GP_RING_BYTES_PS - PAR : PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) /
               (SLOT * 16));
-    /* Q (the L2's lag): the longest lag L, D - Q slots ahead */
-    static constexpr int L = Q       ? GP_L2_LMAX
-                             : PS   ? D - GP_PS_AHEAD
-                             : PREG ? GP_PREG_L
-                                    : D / 2,
-                         P = Q ? D - Q : D - L;
-    static_assert(P >= 1 && L >= 1 && Q <= L, "a row of slack and one ahead at least");
+    static constexpr int L = PS ? D - GP_PS_AHEAD : PREG ? GP_PREG_L : D / 2, P = D - L;
+    static_assert(P >= 1 && L >= 1, "a row of slack and one ahead at least");
     static constexpr size_t SMEM =
         (size_t)D * SLOT * 16 + PAR + (PREG ? 0 : (size_t)2 * NV * F4 * TH * 16);
 };
@@ -2906,12 +2901,11 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          int TH = GP_THREADS, bool PS = false, bool PART = false, int Q = 0>
+          int TH = GP_THREADS, bool PS = false, bool PART = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
-    layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S, int per,
-                          int lag)
+    layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S, int per)
 {
-    using C = gp_cfg<T, PREG, E, TH, PS, Q>;
+    using C = gp_cfg<T, PREG, E, TH, PS>;
     /* 16-bit rows with the parameters in registers (PK): gamma held packed
      * (unpacked a vector at a time in out), no shift (the statistics of x
      * itself, each warp's slice about its own mean: the first pass by the
@@ -2924,8 +2918,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
-    const kb_gpipe<NV, THREADS, C::D, PART, Q> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S,
-                                                 per, lag);
+    const kb_gpipe<NV, THREADS, C::D, PART> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S,
+                                              per);
     /* The staged parameters after the ring (not PREG, or PS: gamma packed,
      * [NV][THREADS]): gs [NV F4][THREADS], bs [NV F4][THREADS] */
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT);
@@ -2967,11 +2961,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
         }
     }
 
-    /* A row's shift x[row][0], from the head copied with it (p.stats_head
-     * or p.out_head: in the ring until the row's slot is refilled). */
-    auto shift = [&](uint4 hd) {
+    /* The block's i-th row's shift x[row][0], from the head copied with it
+     * (in the ring until the row's slot is refilled, after its out). */
+    auto shift = [&](int i) {
         float h[V];
-        kb_unpack<T>(hd, h);
+        kb_unpack<T>(p.head(i), h);
         return h[0];
     };
     /* This thread's elements of every row (the same slice of each). */
@@ -2985,7 +2979,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
      * (of x when PK; thread 0's is the one used). */
     auto stats = [&](int i) {
         if constexpr (PK) {
-            const uint4 *sr = p.stats_row(i);
+            const uint4 *sr = p.slot_row(i);
             const auto sl = [&](int k) { return sr[k * THREADS]; };
             const float mw = nw > 0.0f ? kb_warp_sum(mma_sum<T, NV>(sl, in)) / nw : 0.0f;
             const float qw = kb_warp_sum(packed_centred_squares<T, NV>(sl, mw, in));
@@ -2996,8 +2990,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
                                                            ln_warp_wf_op());
             return make_float4(w.n, w.mean, w.m2, 0.0f);
         } else {
-            const float K = shift(p.stats_head(i));
-            const uint4 *sr = p.stats_row(i);
+            const float K = shift(i);
+            const uint4 *sr = p.slot_row(i);
             uint4 raw[NV];
 #pragma unroll
             for (int k = 0; k < NV; k++)
@@ -3025,23 +3019,14 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
     };
     auto out = [&](int j, float4 st) {
         const int64_t row = p.row_of(j);
-        /* Q = 1: the row from global memory (the L2), loads first */
-        const uint4 *xr = reinterpret_cast<const uint4 *>(x + row * cols);
-        uint4 raw[Q == 1 ? NV : 1];
-        if constexpr (Q == 1) {
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                raw[k] = in(k) ? xr[p.tv + k * p.stride] : make_uint4(0, 0, 0, 0);
-        }
-        const float md = st.x, rstd = st.y,
-                    K = PK ? 0.0f : shift(Q == 1 ? xr[0] : p.out_head(j)), nmr = -md * rstd;
+        const float md = st.x, rstd = st.y, K = PK ? 0.0f : shift(j), nmr = -md * rstd;
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
-        const uint4 *sr = p.out_row(j);
+        const uint4 *sr = p.slot_row(j);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (in(k)) {
                 float f[V], g[V], bb[V];
-                kb_unpack<T>(Q == 1 ? raw[k] : sr[k * THREADS], f);
+                kb_unpack<T>(sr[k * THREADS], f);
                 if constexpr (PK && !PS) {
                     kb_unpack<T>(gq[k], g);
 #pragma unroll
@@ -3089,10 +3074,10 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
  * `filled` also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false,
-          int TH = GP_THREADS, bool PS = false, int Q = 0>
-static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled, int lag = 0)
+          int TH = GP_THREADS, bool PS = false>
+static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
-    using C = gp_cfg<T, PREG, E, TH, PS, Q>;
+    using C = gp_cfg<T, PREG, E, TH, PS>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     const int nvec = p.cols / C::V;
     int S = kb_grid_blocks(nvec, (int64_t)TH * C::NV), per = 0;
@@ -3103,8 +3088,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
      * forms with warp partials only) */
     static const int fill = kb_env_int("KBENCH_GPIPE_FILL", 0, 0, 1);
     static int64_t cap = -1, cap_part = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS, false, Q>;
-    const auto kp = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS, WP, Q>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS>;
+    const auto kp = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS, WP>;
     if (WP && fill && S > 0) {
         const int f = kb_gpipe_fill(
             S, kb_grid_capacity_once((const void *)kp, KB_GPIPE_BLOCK(TH), C::SMEM, &cap_part),
@@ -3129,22 +3114,16 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
         {"layernorm_fused_gpipe_wide_bar", nullptr},
         {"layernorm_fused_gpipe_preg", "layernorm_fused_gpipe_preg_fill"},
         {"layernorm_fused_gpipe_preg_bar", nullptr},
-        {"layernorm_fused_gpipe", nullptr},
-        {"layernorm_fused_gpipe_wide_l2", "layernorm_fused_gpipe_wide_l2_fill"},
-        {"layernorm_fused_gpipe_preg_l2", "layernorm_fused_gpipe_preg_l2_fill"},
-        {"layernorm_fused_gpipe_wide_ld", "layernorm_fused_gpipe_wide_ld_fill"},
-        {"layernorm_fused_gpipe_preg_ld", "layernorm_fused_gpipe_preg_ld_fill"}};
-    const int form = Q == 1         ? (E > GP_ELEMS ? 9 : 10)
-                     : Q            ? (E > GP_ELEMS ? 7 : 8)
-                     : PS           ? (TH == GP_THREADS ? 0 : 1)
+        {"layernorm_fused_gpipe", nullptr}};
+    const int form = PS             ? (TH == GP_THREADS ? 0 : 1)
                      : E > GP_ELEMS ? (WP ? 2 : 3)
                      : PREG         ? (WP ? 4 : 5)
                                     : 6;
     if (per)
         return kb_launch(a, s, kp, names[form][1], grid, block, C::SMEM, p.x, p.g, p.b1, p.b2,
-                         p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per, lag);
+                         p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per);
     return kb_launch(a, s, k, names[form][0], grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y,
-                     p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per, lag);
+                     p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per);
 }
 
 /* launch_gpipe_ring with the parameters in registers and L = 4 of the 7
@@ -3158,21 +3137,6 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
     static const int ps = kb_env_int("KBENCH_LAYERNORM_GPIPE_PS", 0, 0, 2);
-    /* KBENCH_GPIPE_L2=2|3: out's rows copied again from the L2 into Q = 2|3
-     * slots of their own, KBENCH_GPIPE_LAG rows after their statistics */
-    static const int q = kb_env_int("KBENCH_GPIPE_L2", 0, 0, 3);
-    static const int lag = kb_env_int("KBENCH_GPIPE_LAG", 6, 1, GP_L2_LMAX);
-    static const int hint = kb_env_int("KBENCH_GPIPE_L2_HINT", 0, 0, 1) << 8;
-    if (ring && wp && q >= 1 && ps == 0 && (wide || sizeof(T) == 4)) {
-        constexpr int E = sizeof(T) < 4 ? 2 * GP_ELEMS : GP_ELEMS;
-        if (q == 1)
-            return launch_gpipe_ring<T, TANH, true, E, true, GP_THREADS, false, 1>(a, s, filled,
-                                                                                  lag | hint);
-        return q == 2 ? launch_gpipe_ring<T, TANH, true, E, true, GP_THREADS, false, 2>(
-                            a, s, filled, (lag < 2 ? 2 : lag) | hint)
-                      : launch_gpipe_ring<T, TANH, true, E, true, GP_THREADS, false, 3>(
-                            a, s, filled, (lag < 3 ? 3 : lag) | hint);
-    }
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
