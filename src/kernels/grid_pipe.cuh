@@ -77,11 +77,12 @@
  * / 55.9, 56.0 (0.68x), 64 x 2097152 0.76x. The counters said why
  * (02:57-03:02 UTC, kbench run, fp32 128 x 1048576 and 512 x 262144): DRAM
  * bytes 1.45-1.49 times the model's at lags of 2, 3, 4 and 6 (the default
- * 1.00), and no faster at the shorter lags: the copy engine's second
- * copy of a row missed the L2 even two rows (8 MB of x) after the first, and an evict_last policy on the first copies (createpolicy, the
- * bulk copy's L2::cache_hint) changed nothing (1.48). At lag 2 the rows
- * the grid reads between a row's two copies are fewer than the L2 holds,
- * so it is not the capacity. Nor the second copy: with out reading its row
+ * 1.00), and no faster at the shorter lags: the copy engine's second copy
+ * of a row missed the L2 even two rows (8 MB of x) after the first, and an
+ * evict_last policy on the first copies (createpolicy, the bulk copy's
+ * L2::cache_hint) changed nothing (1.48). At lag 2 the rows the grid reads
+ * between a row's two copies are fewer than the L2 holds, so it is not the
+ * capacity. Nor the second copy being the copy engine's: with out reading its row
  * from global memory itself (Q = 1: plain loads, all issued before any use,
  * the whole ring of 7 slots for the statistics; 92 registers, no spills in
  * fp32; checked at both shapes), 03:57 UTC, two rounds, default / lag 4 /

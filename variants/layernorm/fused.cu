@@ -1038,6 +1038,24 @@ static __device__ __forceinline__ float2 trow_stats(float (&v)[NPL], IN in, X x,
     return make_float2(md, rsqrtf(fmaf(q, inv_cols, LN_EPS)));
 }
 
+/* gamma and beta + b of each of the row's cols columns into gb, by a block of
+ * the thread-row kernels; p = gb[c]: y = GELU(v rstd p.x + p.y) (trow_y). */
+template <typename T>
+static __device__ __forceinline__ void trow_params(float2 *gb, const T *__restrict__ gamma,
+                                                   const T *__restrict__ beta,
+                                                   const T *__restrict__ bias, int cols)
+{
+    for (int c = (int)threadIdx.x; c < cols; c += KB_TROW_THREADS)
+        gb[c] = make_float2(kb_load(gamma, c), kb_load(beta, c) + kb_load(bias, c));
+}
+
+/* Output element of v (x less the mean) of a column whose parameters are p. */
+template <typename T, bool TANH>
+static __device__ __forceinline__ float trow_y(float v, float rstd, const float2 &p)
+{
+    return ln_gelu_out<T, TANH>(fmaf(v * rstd, p.x, p.y));
+}
+
 template <typename T, int NPL, bool TANH>
 __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
     layernorm_fused_trow(const T *__restrict__ x, const T *__restrict__ gamma,
@@ -1050,8 +1068,7 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
     __shared__ float2 gb[NPL];              /* gamma and beta + b of each column */
     const int tid = threadIdx.x;
     const kb_span sp = kb_span_of<T>(rows, cols, KB_TROW_THREADS);
-    for (int c = tid; c < cols; c += KB_TROW_THREADS)
-        gb[c] = make_float2(kb_load(gamma, c), kb_load(beta, c) + kb_load(bias, c));
+    trow_params(gb, gamma, beta, bias, cols);
     kb_span_in<T, KB_TROW_THREADS, kb_span_maxv<T>(KB_TROW_THREADS, E)>(tile, x, sp);
     __syncthreads();
 
@@ -1067,7 +1084,7 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, sizeof(T) == 4 ? 3 : 4)
         for (int i = 0; i < NPL; i++) {
             if (in(i)) {
                 const float2 p = gb[i];
-                row[i] = kb_from_float<T>(ln_gelu_out<T, TANH>(fmaf(v[i] * rstd, p.x, p.y)));
+                row[i] = kb_from_float<T>(trow_y<T, TANH>(v[i], rstd, p));
             }
         }
         if (mean_out != nullptr) {
@@ -1156,7 +1173,7 @@ static __device__ __forceinline__ void trow_words_row(const unsigned (&w)[NPL / 
 #pragma unroll
     for (int i = 0; i < NPL; i++)
         if (in(i))
-            v[i] = ln_gelu_out<T, TANH>(fmaf(v[i] * rstd, gb[i].x, gb[i].y));
+            v[i] = trow_y<T, TANH>(v[i], rstd, gb[i]);
     /* word k holds elements 2k - P and 2k + 1 - P */
     if constexpr (P == 1)
         row[0] = kb_from_float<T>(v[0]);
@@ -1208,7 +1225,8 @@ KB_DEV void ln_span_bulk_in(T *tile, const T *__restrict__ x, const kb_span &sp,
  * vectors it shares with the neighbouring blocks' spans by threads 0..W-2
  * (head) and 32..32+W-2 (tail). Every thread calls it after writing its
  * part of tile (a barrier inside). */
-template <typename T> KB_DEV void ln_span_bulk_out(T *__restrict__ y, const T *tile, const kb_span &sp)
+template <typename T>
+KB_DEV void ln_span_bulk_out(T *__restrict__ y, const T *tile, const kb_span &sp)
 {
     constexpr int W = kb_vec_width<T>();
     T *ys = y + (sp.e0 - sp.mis);
@@ -1249,8 +1267,7 @@ __global__ void __launch_bounds__(KB_TROW_THREADS, 4)
     const kb_span sp = kb_span_of<T>(rows, cols, KB_TROW_THREADS);
     if constexpr (BULK)
         ln_span_bulk_in<T, KB_TROW_THREADS>(tile, x, sp, rows * cols, &bar);
-    for (int c = tid; c < cols; c += KB_TROW_THREADS)
-        gb[c] = make_float2(kb_load(gamma, c), kb_load(beta, c) + kb_load(bias, c));
+    trow_params(gb, gamma, beta, bias, cols);
     if constexpr (!BULK)
         kb_span_in<T, KB_TROW_THREADS, kb_span_maxv<T>(KB_TROW_THREADS, E), int>(tile, x, sp);
     /* the thread's row: a warp's rows of one parity (above the kernel) */
