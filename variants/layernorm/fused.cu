@@ -2461,12 +2461,12 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * 65536, 0.913x at 1024 x 262144, 0.920x at 256 x 1048576 (522 against 480
  * us, its clock the higher). The next row's x in flight early is worth more
  * than the parameters' latency hidden. */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR>
-__global__ void __launch_bounds__(LN_SROW_THREADS, 1)
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH>
+__global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
 {
-    constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = LN_SROW_THREADS;
+    constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = TH;
     constexpr int NW = THREADS / 32, PF = LN_SROW_PF, STRIDE = CL * THREADS;
     constexpr uint32_t GROUP = PF * THREADS * 16; /* bytes of a slot group */
     static_assert(V == 8, "16-bit rows (the folded normalisation is exact enough only there)");
@@ -2596,12 +2596,12 @@ __global__ void __launch_bounds__(LN_SROW_THREADS, 1)
 /* Launches layernorm_fused_srow2 in clusters of CL blocks (one block an SM;
  * CL = 1: plain blocks), as many as the GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR>
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    constexpr size_t smem = (size_t)LN_SROW_THREADS * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR>;
+    constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF) * 16;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     if constexpr (PAR) {
         const int nv = p.cols / kb_vec_width<T>();
@@ -2615,10 +2615,11 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
     cudaError_t e = cudaSuccess;
     if constexpr (CL == 1) {
         e = kb_current_sms(&groups);
+        groups *= LN_SROW_THREADS / TH;
         if (e == cudaSuccess)
             e = kb_allow_smem(k, smem);
     } else {
-        static const int active = kb_cluster_capacity((const void *)k, LN_SROW_THREADS, CL, smem);
+        static const int active = kb_cluster_capacity((const void *)k, TH, CL, smem);
         groups = active;
     }
     if (e != cudaSuccess)
@@ -2627,7 +2628,7 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
         return cudaErrorNotSupported;
     if (p.rows < groups)
         groups = (int)p.rows;
-    const kb_dim3 grid = {(unsigned)(groups * CL), 1, 1}, block = {LN_SROW_THREADS, 1, 1};
+    const kb_dim3 grid = {(unsigned)(groups * CL), 1, 1}, block = {TH, 1, 1};
     if constexpr (CL == 1)
         return kb_launch(a, s, k, name, grid, block, smem, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
                          (int)p.rows, p.cols, p.inv_cols, groups, (const float *)par);
@@ -2637,50 +2638,67 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
                                  (const float *)par);
 }
 
-template <typename T, int CL, bool TANH>
+template <typename T, int CL, bool TANH, int TH>
 static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char *name,
                                    const char *exact_name)
 {
     /* the first pass's sum by the tensor cores unless KBENCH_LAYERNORM_SROW2_MMA=0 */
     static const int mma = kb_env_int("KBENCH_LAYERNORM_SROW2_MMA", 1, 0, 1);
-    const bool exact = a->shape[LN_COLS] == CL * srow_cols<T>();
+    const bool exact = a->shape[LN_COLS] == CL * srow_cols<T>() / (LN_SROW_THREADS / TH);
     /* beta + b as floats from scratch (layernorm_params32) unless
      * KBENCH_LAYERNORM_SROW2_PAR=0 or the scratch is missing */
     static const int par_on = kb_env_int("KBENCH_LAYERNORM_SROW2_PAR", 1, 0, 1);
     const bool par = par_on && a->scratch != nullptr &&
                      a->scratch_bytes >= (size_t)a->shape[LN_COLS] * sizeof(float);
     if (!mma) /* the FADD form as it was measured: the parameters raw */
-        return exact ? launch_srow2_k<T, CL, true, TANH, false, false>(a, s, exact_name)
-                     : launch_srow2_k<T, CL, false, TANH, false, false>(a, s, name);
+        return exact ? launch_srow2_k<T, CL, true, TANH, false, false, TH>(a, s, exact_name)
+                     : launch_srow2_k<T, CL, false, TANH, false, false, TH>(a, s, name);
     if (par)
-        return exact ? launch_srow2_k<T, CL, true, TANH, true, true>(a, s, exact_name)
-                     : launch_srow2_k<T, CL, false, TANH, true, true>(a, s, name);
-    return exact ? launch_srow2_k<T, CL, true, TANH, true, false>(a, s, exact_name)
-                 : launch_srow2_k<T, CL, false, TANH, true, false>(a, s, name);
+        return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH>(a, s, exact_name)
+                     : launch_srow2_k<T, CL, false, TANH, true, true, TH>(a, s, name);
+    return exact ? launch_srow2_k<T, CL, true, TANH, true, false, TH>(a, s, exact_name)
+                 : launch_srow2_k<T, CL, false, TANH, true, false, TH>(a, s, name);
 }
 
 /* layernorm_fused_srow2 for an aligned row of at most 16 blocks' slots: the
  * fewest blocks that hold it (a power of two). cudaErrorNotSupported where
  * the row does not fit or the GPU places no such cluster. */
+template <typename T, bool TANH, int TH>
+static cudaError_t launch_srow2_t(const kb_args *a, cudaStream_t s)
+{
+    constexpr bool W = TH == LN_SROW_THREADS; /* the names of the 1024-thread form */
+    const int64_t cols = a->shape[LN_COLS], per = srow_cols<T>() / (LN_SROW_THREADS / TH);
+    if (cols <= per)
+        return launch_srow2_cl<T, 1, TANH, TH>(
+            a, s, W ? "layernorm_fused_srow2" : "layernorm_fused_srow2_t512",
+            W ? "layernorm_fused_srow2_exact" : "layernorm_fused_srow2_t512_exact");
+    if (cols <= 2 * per)
+        return launch_srow2_cl<T, 2, TANH, TH>(
+            a, s, W ? "layernorm_fused_srow2_c2" : "layernorm_fused_srow2_c2_t512",
+            W ? "layernorm_fused_srow2_c2_exact" : "layernorm_fused_srow2_c2_t512_exact");
+    if (cols <= 4 * per)
+        return launch_srow2_cl<T, 4, TANH, TH>(
+            a, s, W ? "layernorm_fused_srow2_c4" : "layernorm_fused_srow2_c4_t512",
+            W ? "layernorm_fused_srow2_c4_exact" : "layernorm_fused_srow2_c4_t512_exact");
+    if (cols <= 8 * per)
+        return launch_srow2_cl<T, 8, TANH, TH>(
+            a, s, W ? "layernorm_fused_srow2_c8" : "layernorm_fused_srow2_c8_t512",
+            W ? "layernorm_fused_srow2_c8_exact" : "layernorm_fused_srow2_c8_t512_exact");
+    if (cols <= KB_CLUSTER_MAX * per)
+        return launch_srow2_cl<T, KB_CLUSTER_MAX, TANH, TH>(
+            a, s, W ? "layernorm_fused_srow2_c16" : "layernorm_fused_srow2_c16_t512",
+            W ? "layernorm_fused_srow2_c16_exact" : "layernorm_fused_srow2_c16_t512_exact");
+    return cudaErrorNotSupported;
+}
+
+/* layernorm_fused_srow2 in blocks of 1024 threads, one an SM, or with
+ * KBENCH_LAYERNORM_SROW2_T=512 of 512, two an SM (clusters twice as large). */
 template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *a, cudaStream_t s)
 {
-    const int64_t cols = a->shape[LN_COLS], per = srow_cols<T>();
-    if (cols <= per)
-        return launch_srow2_cl<T, 1, TANH>(a, s, "layernorm_fused_srow2",
-                                           "layernorm_fused_srow2_exact");
-    if (cols <= 2 * per)
-        return launch_srow2_cl<T, 2, TANH>(a, s, "layernorm_fused_srow2_c2",
-                                           "layernorm_fused_srow2_c2_exact");
-    if (cols <= 4 * per)
-        return launch_srow2_cl<T, 4, TANH>(a, s, "layernorm_fused_srow2_c4",
-                                           "layernorm_fused_srow2_c4_exact");
-    if (cols <= 8 * per)
-        return launch_srow2_cl<T, 8, TANH>(a, s, "layernorm_fused_srow2_c8",
-                                           "layernorm_fused_srow2_c8_exact");
-    if (cols <= KB_CLUSTER_MAX * per)
-        return launch_srow2_cl<T, KB_CLUSTER_MAX, TANH>(a, s, "layernorm_fused_srow2_c16",
-                                                       "layernorm_fused_srow2_c16_exact");
-    return cudaErrorNotSupported;
+    static const int th = kb_env_int("KBENCH_LAYERNORM_SROW2_T", LN_SROW_THREADS, 512,
+                                     LN_SROW_THREADS);
+    return th == 512 ? launch_srow2_t<T, TANH, 512>(a, s)
+                     : launch_srow2_t<T, TANH, LN_SROW_THREADS>(a, s);
 }
 
 /* ---- the pipelined grid kernel (rows of 32769-1048576 elements; a switch) ---------- *
