@@ -42,7 +42,7 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
+        # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
         # grids), gp-wide, gp-bar, gp-smem, gp-ps, gp-fill, peel, trow-w,
         # half, grid-8 and grid-12, grid-keep, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
@@ -152,6 +152,13 @@ for step in "$@"; do
             "$all" rows=9,cols=40000 rows=300,cols=65536 rows=67,cols=100008 \
             rows=133,cols=262144 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
             rows=31,cols=65536,gelu=1 rows=17,cols=1000000 rows=12,cols=1048576,gelu=1
+        # the same kernel in blocks of 512 threads, two an SM, in clusters
+        # twice as large (KBENCH_LAYERNORM_SROW2_T=512; rows of up to 524288)
+        SAN_DTYPE=bf16 path layernorm srow2-t512 \
+            KBENCH_LAYERNORM_SROW2_T=512+KBENCH_LAYERNORM_GRID_PIPE=0 _t512 rows=70,cols=40008 \
+            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=67,cols=100008 \
+            rows=133,cols=262144 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
+            rows=31,cols=65536,gelu=1 rows=17,cols=400000 rows=12,cols=524288,gelu=1
         # the same with beta + b raw (by default as floats from the scratch)
         path layernorm srow2-raw KBENCH_LAYERNORM_SROW2_PAR=0 layernorm_fused_srow2 \
             rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \
