@@ -2460,7 +2460,20 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * predicted 1.03-1.08x at the long rows, waiting on loads): 0.957x at 4096 x
  * 65536, 0.913x at 1024 x 262144, 0.920x at 256 x 1048576 (522 against 480
  * us, its clock the higher). The next row's x in flight early is worth more
- * than the parameters' latency hidden. */
+ * than the parameters' latency hidden.
+ * Blocks of 512 threads, two an SM (TH = 512, KBENCH_LAYERNORM_SROW2_T=512;
+ * the same code, each block half the columns, 96 KB of shared memory, 64
+ * registers, no spills; clusters twice as large: a row of 65536 16-bit
+ * columns over 2 blocks, 262144 over 8, at most 524288). Every row of the
+ * 1024-thread form is one block's lockstep of two reductions, each behind a
+ * barrier, the cluster's exchange and the output pass, with half of the
+ * next row in flight: the counters above put long_scoreboard, barrier and
+ * the exchange's wait first at the long rows. Two blocks an SM, of
+ * different clusters and rows, each run those phases while the other
+ * streams. Prediction (before any run, % of the copy bandwidth): bf16 4096
+ * x 65536 ~80 -> ~85, 1024 x 262144 (clusters of 8 against the pipelined
+ * grid's 64-66 and the clusters of 4's 63-66) ~75-80; level or worse if
+ * the row's pace is its instructions (the same SASS a byte either way). */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
