@@ -80,9 +80,8 @@
  * 1.00), and no faster at the shorter lags: the copy engine's second copy
  * of a row missed the L2 even two rows (8 MB of x) after the first, and an
  * evict_last policy on the first copies (createpolicy, the bulk copy's
- * L2::cache_hint) changed nothing (1.48). At lag 2 the rows the grid reads
- * between a row's two copies are fewer than the L2 holds, so it is not the
- * capacity. Nor the second copy being the copy engine's: with out reading its row
+ * L2::cache_hint) changed nothing (1.48). Nor the second copy being the
+ * copy engine's: with out reading its row
  * from global memory itself (Q = 1: plain loads, all issued before any use,
  * the whole ring of 7 slots for the statistics; 92 registers, no spills in
  * fp32; checked at both shapes), 03:57 UTC, two rounds, default / lag 4 /
@@ -96,8 +95,20 @@
  * second read two to six rows later, whoever read them first, where
  * softmax's waves (its fused.cu: 64 KB chunks from a ticket, both reads
  * plain loads) found theirs there at 16 MB (DRAM reads 1.04-1.05 of the
- * model's); why is not established here. Not kept (code in commits
- * cfdd9f7 and 862dfaf).
+ * model's). Not kept (code in commits cfdd9f7 and 862dfaf).
+ * The likeliest account, from the arithmetic (2026-12-05, not measured
+ * apart): a row's first copy is made DS = D - Q rows before its
+ * statistics (Q = 1: D), its second lag - Q rows after them, so DS + lag -
+ * Q steps of the grid pass between the two (5 at lag 2 with Q = 2, 11 at
+ * lag 4 with Q = 1), and a step is the whole GPU's: 4 MB of x read and 4 MB
+ * of y written at either shape (one row of 1048576, or four of 262144).
+ * That is 40-88 MB through the L2 between a row's two reads, against its
+ * 50 MB; softmax's waves hit with 32 MB between theirs (16 MB of x, as much
+ * of y) and lost time at 56 MB. The lag read from the L2 then has room for
+ * about four steps of the grid, the copies ahead included: no more than the
+ * ring's own L + P = 7 slices give it without the second read. Stores of y
+ * that the L2 evicts first (an evict_first policy on them) would be the
+ * next thing to try, if any.
  * Progress needs the G S blocks resident at once: the launcher asks the
  * occupancy calculator (kb_grid_capacity) and launches no more. */
 #ifndef KB_GRID_PIPE_CUH

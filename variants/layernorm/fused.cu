@@ -2909,8 +2909,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * lag"): 0.71-0.82x at fp32 128 x 1048576 and 512 x 262144, 0.73-0.75x in
  * bf16, DRAM bytes 1.45-1.50 times the model's at every lag from 2 to 6,
  * the first read by the copy engine or by the threads' cp.async: the
- * second read found nothing in the L2. Not kept (code in commits cfdd9f7
- * and 862dfaf). */
+ * second read found nothing in the L2, at least 40 MB of the grid's reads
+ * and writes after the first (its header's arithmetic). Not kept (code in
+ * commits cfdd9f7 and 862dfaf). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
