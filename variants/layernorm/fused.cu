@@ -2606,8 +2606,9 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
         kb_cluster_wait(); /* every peer past its reads of this block's slots */
 }
 
-/* Launches layernorm_fused_srow2 in clusters of CL blocks (one block an SM;
- * CL = 1: plain blocks), as many as the GPU holds at once or rows.
+/* Launches layernorm_fused_srow2 in clusters of CL blocks of TH threads
+ * (1024: one block an SM, 512: two; CL = 1: plain blocks), as many as the
+ * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
