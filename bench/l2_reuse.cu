@@ -1,0 +1,183 @@
+/* l2_reuse.cu - how many bytes of streaming traffic may pass between two
+ * reads of the same bytes for the second to find them in the L2: the
+ * question behind the pipelined grid's second read from the L2
+ * (src/kernels/grid_pipe.cuh, "The L2's lag") and softmax's waves.
+ *
+ * Every block of a grid of two 512-thread blocks an SM owns a part of each
+ * "row" (VPT 16-byte vectors a thread; a row is the whole grid's parts:
+ * 2.2 MB at VPT = 1 on 132 SMs, 4.3 MB at 2). At step i a block reads its
+ * part of row i of x, reads its part of row j = i - lag again and writes it
+ * to y's row j: between a row's two reads pass lag steps of the whole grid,
+ * each a row of x read and a row of y written. lag < 0 is the plain copy
+ * (row i read once, written at once), the same bytes the model counts, and
+ * each lag's time is given over it: 1.0 when the second reads all hit the
+ * L2, about 1.5 when they all come from DRAM. The blocks do not wait for
+ * one another; each drifts at its own pace, as the pipelined grid's
+ * slices do within their slack.
+ * Loads are ld.global.cg (the L2 only, as the copy engine's and cp.async's
+ * fills), the first read optionally with an evict_last policy; stores plain,
+ * .cs (streaming) or with an evict_first policy (createpolicy, the store's
+ * L2::cache_hint), the tool's question being whether the writes' share of
+ * the L2 is what evicts the rows.
+ *
+ *   build/bench/l2_reuse [x_MB]     (default 512 MB of x and of y)
+ *
+ * Output, one line a configuration after a header: the store and first-load
+ * policies, VPT, the lag, the MB of x read and of y written between a row's
+ * two reads, the median time (events, 20 launches after 5 warm-ups) and its
+ * ratio to the copy's.
+ * `make tests` builds it as build/bench/l2_reuse; run it on the GPU machine. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.cuh"
+#include "median_time.cuh"
+
+#define THREADS 512
+#define CHECK(call) kb_tool_check("l2_reuse", (call), #call)
+
+enum { ST_PLAIN, ST_CS, ST_EVICT_FIRST, ST_N };
+enum { LD_PLAIN, LD_EVICT_LAST, LD_N };
+static const char *const st_name[ST_N] = {"plain", "cs", "evict_first"};
+static const char *const ld_name[LD_N] = {"plain", "evict_last"};
+
+template <int LD> static __device__ __forceinline__ uint4 load(const uint4 *p, uint64_t pol)
+{
+    uint4 v;
+    if constexpr (LD == LD_EVICT_LAST)
+        asm volatile("ld.global.cg.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p), "l"(pol));
+    else
+        asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                     : "l"(p));
+    return v;
+}
+
+template <int ST> static __device__ __forceinline__ void store(uint4 *p, uint4 v, uint64_t pol)
+{
+    if constexpr (ST == ST_EVICT_FIRST)
+        asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(p),
+                     "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "l"(pol)
+                     : "memory");
+    else if constexpr (ST == ST_CS)
+        asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
+                     "r"(v.z), "r"(v.w)
+                     : "memory");
+    else
+        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y),
+                     "r"(v.z), "r"(v.w)
+                     : "memory");
+}
+
+/* The block's part of row r: VPT chunks of THREADS vectors. */
+template <int VPT> static __device__ __forceinline__ int64_t part(int r)
+{
+    return ((int64_t)r * gridDim.x + blockIdx.x) * (THREADS * VPT) + threadIdx.x;
+}
+
+template <int ST, int LD, int VPT>
+__global__ void __launch_bounds__(THREADS, 2)
+    reuse(const uint4 *__restrict__ x, uint4 *__restrict__ y, int rows, int lag, unsigned *sink)
+{
+    uint64_t pl = 0, pf = 0;
+    if constexpr (LD == LD_EVICT_LAST)
+        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pl));
+    if constexpr (ST == ST_EVICT_FIRST)
+        asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pf));
+    unsigned acc = 0;
+    const int steps = lag < 0 ? rows : rows + lag;
+    for (int i = 0; i < steps; i++) {
+        uint4 a[VPT], c[VPT];
+        const int j = i - lag;
+        if (i < rows)
+#pragma unroll
+            for (int k = 0; k < VPT; k++)
+                a[k] = load<LD>(x + part<VPT>(i) + k * THREADS, pl);
+        if (lag >= 0 && j >= 0)
+#pragma unroll
+            for (int k = 0; k < VPT; k++)
+                c[k] = load<LD_PLAIN>(x + part<VPT>(j) + k * THREADS, 0);
+        if (lag < 0) { /* the copy */
+#pragma unroll
+            for (int k = 0; k < VPT; k++)
+                store<ST>(y + part<VPT>(i) + k * THREADS, a[k], pf);
+            continue;
+        }
+        if (i < rows)
+#pragma unroll
+            for (int k = 0; k < VPT; k++)
+                acc ^= a[k].x ^ a[k].y ^ a[k].z ^ a[k].w;
+        if (j >= 0)
+#pragma unroll
+            for (int k = 0; k < VPT; k++)
+                store<ST>(y + part<VPT>(j) + k * THREADS, c[k], pf);
+    }
+    if (acc == 0x9E3779B9u) /* never, for the inputs below: keeps the first reads */
+        *sink = acc;
+}
+
+typedef void (*reuse_fn)(const uint4 *, uint4 *, int, int, unsigned *);
+
+template <int VPT> static reuse_fn pick(int st, int ld)
+{
+    static const reuse_fn t[ST_N][LD_N] = {
+        {reuse<ST_PLAIN, LD_PLAIN, VPT>, reuse<ST_PLAIN, LD_EVICT_LAST, VPT>},
+        {reuse<ST_CS, LD_PLAIN, VPT>, reuse<ST_CS, LD_EVICT_LAST, VPT>},
+        {reuse<ST_EVICT_FIRST, LD_PLAIN, VPT>, reuse<ST_EVICT_FIRST, LD_EVICT_LAST, VPT>}};
+    return t[st][ld];
+}
+
+int main(int argc, char **argv)
+{
+    long x_mb = 512;
+    if (argc > 2 || (argc == 2 && ((x_mb = strtol(argv[1], NULL, 10)) < 64 || x_mb > 8192))) {
+        fprintf(stderr, "usage: l2_reuse [x_MB, 64-8192]\n");
+        return 2;
+    }
+    int dev = 0, sms = 0;
+    CHECK(cudaGetDevice(&dev));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, dev));
+    const int blocks = 2 * sms;
+    const size_t bytes = (size_t)x_mb << 20;
+    uint4 *x = NULL, *y = NULL;
+    unsigned *sink = NULL;
+    CHECK(cudaMalloc((void **)&x, bytes));
+    CHECK(cudaMalloc((void **)&y, bytes));
+    CHECK(cudaMalloc((void **)&sink, sizeof(unsigned)));
+    CHECK(cudaMemset(x, 0x5A, bytes)); /* every word 0x5A5A5A5A: acc stays 0 */
+    printf("# %s, %d SMs, L2 %.1f MB, %d blocks of %d threads, x and y %ld MB each\n",
+           prop.name, sms, prop.l2CacheSize / 1048576.0, blocks, THREADS, x_mb);
+    printf("store first_load vpt lag between_MB us over_copy\n");
+    static const int lags[] = {0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24};
+    for (int vpt = 1; vpt <= 2; vpt *= 2) {
+        const double row_mb = (double)blocks * THREADS * vpt * 16 / 1048576.0;
+        const int rows = (int)(bytes / ((size_t)blocks * THREADS * vpt * 16));
+        for (int st = 0; st < ST_N; st++)
+            for (int ld = 0; ld < LD_N; ld++) {
+                const reuse_fn f = vpt == 1 ? pick<1>(st, ld) : pick<2>(st, ld);
+                const auto run = [&](int lag) {
+                    return kb_median_launch_us("l2_reuse", [&]() {
+                        f<<<blocks, THREADS>>>(x, y, rows, lag, sink);
+                        return cudaGetLastError();
+                    });
+                };
+                const float copy = run(-1);
+                printf("%s %s %d copy 0 %.1f 1.000\n", st_name[st], ld_name[ld], vpt, copy);
+                for (size_t l = 0; l < sizeof lags / sizeof lags[0]; l++) {
+                    const float t = run(lags[l]);
+                    printf("%s %s %d %d %.0f %.1f %.3f\n", st_name[st], ld_name[ld], vpt, lags[l],
+                           2.0 * lags[l] * row_mb, t, t / copy);
+                }
+                fflush(stdout);
+            }
+    }
+    CHECK(cudaFree(x));
+    CHECK(cudaFree(y));
+    CHECK(cudaFree(sink));
+    return 0;
+}
