@@ -155,8 +155,9 @@ int main(int argc, char **argv)
     printf("store first_load vpt lag between_MB us over_copy\n");
     static const int lags[] = {0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24};
     for (int vpt = 1; vpt <= 2; vpt *= 2) {
-        const double row_mb = (double)blocks * THREADS * vpt * 16 / 1048576.0;
-        const int rows = (int)(bytes / ((size_t)blocks * THREADS * vpt * 16));
+        const size_t row_bytes = (size_t)blocks * THREADS * vpt * 16;
+        const double row_mb = (double)row_bytes / 1048576.0;
+        const int rows = (int)(bytes / row_bytes);
         for (int st = 0; st < ST_N; st++)
             for (int ld = 0; ld < LD_N; ld++) {
                 const reuse_fn f = vpt == 1 ? pick<1>(st, ld) : pick<2>(st, ld);

@@ -770,10 +770,11 @@ __global__ void __launch_bounds__(THREADS *G, MINB)
 #define LN_SROW_THREADS 1024 /* one block an SM */
 #define LN_SROW_PF 4 /* slots a thread of the next row's vectors, flying during this row's */
 
-/* The longest row the shared-memory row kernel holds (65536 16-bit elements). */
-template <typename T> static constexpr int64_t srow_cols(void)
+/* The longest row the shared-memory row kernel holds in a block of TH threads
+ * (65536 16-bit elements at 1024). */
+template <typename T, int TH = LN_SROW_THREADS> static constexpr int64_t srow_cols(void)
 {
-    return (int64_t)LN_SROW_THREADS * LN_SROW_NV * kb_vec_width<T>();
+    return (int64_t)TH * LN_SROW_NV * kb_vec_width<T>();
 }
 
 template <typename T, bool EXACT, bool TANH, int PF>
@@ -2658,7 +2659,7 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
 {
     /* the first pass's sum by the tensor cores unless KBENCH_LAYERNORM_SROW2_MMA=0 */
     static const int mma = kb_env_int("KBENCH_LAYERNORM_SROW2_MMA", 1, 0, 1);
-    const bool exact = a->shape[LN_COLS] == CL * srow_cols<T>() / (LN_SROW_THREADS / TH);
+    const bool exact = a->shape[LN_COLS] == CL * srow_cols<T, TH>();
     /* beta + b as floats from scratch (layernorm_params32) unless
      * KBENCH_LAYERNORM_SROW2_PAR=0 or the scratch is missing */
     static const int par_on = kb_env_int("KBENCH_LAYERNORM_SROW2_PAR", 1, 0, 1);
@@ -2681,7 +2682,7 @@ template <typename T, bool TANH, int TH>
 static cudaError_t launch_srow2_t(const kb_args *a, cudaStream_t s)
 {
     constexpr bool W = TH == LN_SROW_THREADS; /* the names of the 1024-thread form */
-    const int64_t cols = a->shape[LN_COLS], per = srow_cols<T>() / (LN_SROW_THREADS / TH);
+    const int64_t cols = a->shape[LN_COLS], per = srow_cols<T, TH>();
     if (cols <= per)
         return launch_srow2_cl<T, 1, TANH, TH>(
             a, s, W ? "layernorm_fused_srow2" : "layernorm_fused_srow2_t512",
