@@ -28,8 +28,10 @@
  * within a launch (generation g = r / KB_GRID_RING waits for (g + 1) nb
  * arrivals, and publishes only after the g nb readers of the generation
  * before have finished with the slot), and the last block to leave puts every
- * counter back to 0 for the next launch. A wait that outlasts ~2^26 polls
- * traps (the launch fails with an error) rather than hanging the process.
+ * counter back to 0 for the next launch (in the trimmed exit below, the last
+ * release of each slot puts that slot's back). A wait that outlasts ~2^26
+ * polls traps (the launch fails with an error) rather than hanging the
+ * process.
  * The state is one per translation unit: two launches of the same operator
  * must not run at once. */
 #ifndef KB_GRID_ROWS_CUH
@@ -92,12 +94,18 @@ static __device__ __forceinline__ void kb_grid_until(const unsigned *p, unsigned
     }
 }
 
-/* This block's work item (every thread gets it; one block barrier). */
-static __device__ __forceinline__ unsigned kb_grid_take(void)
+/* This block's work item (every thread gets it; one block barrier). RESET
+ * (the trimmed exit, below): the block that draws the last ticket puts the
+ * ticket back to 0, every other block having drawn its own. */
+template <bool RESET = false> static __device__ __forceinline__ unsigned kb_grid_take(void)
 {
     __shared__ unsigned item;
-    if (threadIdx.x == 0)
-        item = atomicAdd(&kb_grid.ticket, 1u);
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(&kb_grid.ticket, 1u);
+        if (RESET && t == gridDim.x - 1)
+            kb_grid.ticket = 0;
+        item = t;
+    }
     __syncthreads();
     return item;
 }
@@ -128,11 +136,13 @@ static __device__ __forceinline__ void kb_grid_wait(int64_t row, int nb)
 
 /* Publishes this block's partial `mine` (thread 0's) as block `rank` of row
  * `row` split over nb blocks, then waits for the row's nb partials; every
- * thread may then kb_grid_get them. Block barrier inside. */
+ * thread may then kb_grid_get them. Block barrier inside. RED as in
+ * kb_grid_publish (the poll then starts without the add's round trip). */
+template <bool RED = false>
 static __device__ __forceinline__ void kb_grid_put(int64_t row, int rank, int nb, float4 mine)
 {
     if (threadIdx.x == 0) {
-        kb_grid_publish(row, rank, nb, mine);
+        kb_grid_publish<RED>(row, rank, nb, mine);
         kb_grid_wait(row, nb);
     }
     __syncthreads();
@@ -182,6 +192,53 @@ static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
             kb_grid.ticket = 0;
             kb_grid.left = 0;
         }
+    }
+}
+
+/* ---- the trimmed exit (softmax's grid path, a switch) ----
+ * kb_grid_leave holds every block at its end for a round trip to the L2
+ * (the `left` count, behind a block barrier), and kb_grid_done holds warp 0
+ * for another before its stores; under the grid's DRAM traffic such a trip
+ * takes microseconds. Here nothing waits on them: the ticket goes back to 0
+ * in kb_grid_take<true>, and each slot's counters are put back by the block
+ * whose release of the slot is the slot's last of the launch (nb releases
+ * for each of the launch's rows that take the slot), which thread 0 learns
+ * from its add's old value, read only at the block's end. */
+
+/* The add of v to *p with release semantics, the old value returned (the
+ * thread waits for it only where it uses it). */
+static __device__ __forceinline__ unsigned kb_add_release(unsigned *p, unsigned v)
+{
+    unsigned old;
+    asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(p), "r"(v)
+                 : "memory");
+    return old;
+}
+
+/* The block is done with row `row`'s slot (every thread past its gets; one
+ * block barrier); thread 0 gets the slot's release count before its own,
+ * for kb_grid_finish (the other threads 0). */
+static __device__ __forceinline__ unsigned kb_grid_done_count(int64_t row)
+{
+    __syncthreads();
+    return threadIdx.x == 0 ? kb_add_release(&kb_grid.done[row % KB_GRID_RING], 1u) : 0u;
+}
+
+/* Thread 0 at the block's end, in a launch of `rows` rows of nb blocks:
+ * where its release of row `row`'s slot (old: kb_grid_done_count's) was the
+ * slot's last, every other block's use of the slot happened before it
+ * (their releases, acquired here), and the slot's counters go back to 0. */
+static __device__ __forceinline__ void kb_grid_finish(int64_t row, int64_t rows, int nb,
+                                                      unsigned old)
+{
+    const int64_t slot = row % KB_GRID_RING;
+    const unsigned uses = (unsigned)((rows - 1 - slot) / KB_GRID_RING + 1);
+    if (old == uses * (unsigned)nb - 1u) {
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        kb_grid.arrive[slot] = 0;
+        kb_grid.done[slot] = 0;
     }
 }
 

@@ -44,7 +44,7 @@ for step in "$@"; do
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
         # grids), gp-wide, gp-bar, gp-smem, gp-ps, gp-fill, peel, trow-w,
-        # half, grid-8 and grid-12, grid-keep, creg-ns, wide: a path each)
+        # half, grid-8 and grid-12, grid-keep, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -258,6 +258,13 @@ for step in "$@"; do
         path softmax grid-keep KBENCH_SOFTMAX_GRID_KEEP=1+KBENCH_SOFTMAX_CREG_NS=0 \
             softmax_fused_grid_r8_s12_keep rows=3,cols=600000 "$all" rows=1,cols=1048576 \
             rows=3,cols=600000 rows=133,cols=1000000 rows=2,cols=2097152
+        # softmax's grid with the trimmed exit (KBENCH_SOFTMAX_GRID_TRIM=1; off
+        # by default): the same shapes and more rows than the exchange's ring
+        # (slots taken twice, each reset by its last release); every launch
+        # after the first finds the counters put back or traps
+        path softmax grid-trim KBENCH_SOFTMAX_GRID_TRIM=1+KBENCH_SOFTMAX_CREG_NS=0 \
+            softmax_fused_grid_r8_s12_trim rows=3,cols=600000 "$all" rows=1,cols=1048576 \
+            rows=3,cols=600000 rows=133,cols=1000000 rows=2,cols=2097152 rows=1030,cols=524292
         # softmax's 16-bit rows past 524288 in one cluster of 16 blocks of 512
         # threads with 8 vectors a thread in shared memory (the default;
         # KBENCH_SOFTMAX_CREG_NS=0 sends them to the grid, which the groups
@@ -423,6 +430,9 @@ for step in "$@"; do
         ab KBENCH_SOFTMAX_GRID_NS=8 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
         # fp32's shared-memory exps kept for the write ("old": not kept, level)
         ab KBENCH_SOFTMAX_GRID_KEEP=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
+            rows=200,cols=600000
+        # the grid's trimmed exit ("old" = the switch; off by default)
+        ab KBENCH_SOFTMAX_GRID_TRIM=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=200,cols=600000
         # softmax's longest rows in the pipelined grid ("old" = the switch; off
         # by default)

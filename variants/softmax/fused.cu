@@ -70,7 +70,8 @@
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
  * KBENCH_SOFTMAX_GRID_KEEP=1 keeps fp32's exps of those 12 for the write
- * (level: below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
+ * (level: below), KBENCH_SOFTMAX_GRID_TRIM=1 takes grid_rows.cuh's trimmed
+ * exit (not yet measured: below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
  * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
  * fp32 rows of 262145-524288 and 16-bit rows of 524289-1048576 columns back
  * from one cluster of 16 blocks of 512 threads with 8 vectors a thread in
@@ -442,6 +443,27 @@
  * 82.0, 81.7 (0.994x); 200 x 600000 82.8, 83.0 -> 84.1, 83.9 (1.013x); 64 x
  * 2097152 78.2, 77.5 -> 76.7, 76.2 (0.982x): level, so the stores' phase
  * waits on the stores, not on the EX2 pipe. Not kept.
+ * The grid's round trips to the L2 that nothing needs to wait for
+ * (KBENCH_SOFTMAX_GRID_TRIM=1, softmax_fused_grid_r8_s12_trim; grid_rows.cuh,
+ * "the trimmed exit"). Every block ends in kb_grid_leave, a block barrier
+ * behind thread 0's add to one global count (the last block out resets the
+ * exchange's counters), and warp 0 waits out the add that releases the
+ * row's slot before its stores; the publish is an add whose return thread
+ * 0 awaits before its first poll. Under the grid's traffic one such trip
+ * is a microsecond or more (the persistent form's ticket, above, outlasted
+ * 3 us of stores), and the trace's 2.5 us from a block's end to the next
+ * item on its SM holds two of them (the leave and the next block's ticket).
+ * Here the block drawing the last ticket resets the ticket, the last
+ * release of each slot (by its count) resets the slot, read from the add's
+ * old value at the block's end, and the publish is a reduction: no block
+ * waits for the leave, warp 0 stores at once, the poll starts a trip
+ * earlier. SASS: the same 64 registers, no spills; the default kernels'
+ * SASS unchanged. Prediction (before any run): a block's lifetime 24 ->
+ * 22.5-23.5 us, fp32 128 x 1048576 82.4 -> 84-86%, 64 x 2097152 77.8 ->
+ * 79-81%, 200 x 600000 83-84 -> 85-87%; level if the trips overlap other
+ * blocks' work already (the pairs-in-one-trip A/B above moved time between
+ * phases without shortening a lifetime). Checked and measured by the next
+ * GPU run (tests/gpu/row_lengths.sh: the grid-trim group and its A/B).
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -659,9 +681,11 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
  * the write), so a 16-block cluster holds 16 x 256 KB rows.
  * GRID: the row is held by nb ordinary blocks (TPR = THREADS), block `rank`
  * as a cluster's block would be, the item (row, rank) from the ticket and
- * the pairs met in the L2 (kernels/grid_rows.cuh); NS > 0 in any dtype. */
+ * the pairs met in the L2 (kernels/grid_rows.cuh); NS > 0 in any dtype.
+ * TRIM (GRID): grid_rows.cuh's trimmed exit, the partial published by a
+ * reduction that is not waited for. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0, bool PUSH = false, bool GRID = false, bool KEEP = false>
+          int NS = 0, bool PUSH = false, bool GRID = false, bool KEEP = false, bool TRIM = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -679,6 +703,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "a grid's row is whole blocks of aligned 16-byte chunks, no cluster");
     static_assert(!KEEP || (NS > 0 && sizeof(T) == 4),
                   "the exps kept in the shared-memory chunks' own slots: fp32");
+    static_assert(!TRIM || GRID, "the trimmed exit is the grid's");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -689,10 +714,10 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     /* GRID: nb blocks a row, the block's item (row, rank) from the ticket
      * (grid_rows.cuh); a cluster: CL blocks a row, the rank the cluster's. */
     int nb = CL;
-    unsigned item = 0;
+    unsigned item = 0, done = 0; /* TRIM: thread 0's count of the slot's releases */
     if constexpr (GRID) {
         nb = (int)kb_grid_row_blocks(cols / CW, (int64_t)THREADS * (NVEC + NS));
-        item = kb_grid_take();
+        item = kb_grid_take<TRIM>();
     }
     const int64_t row = GRID     ? (int64_t)(item / (unsigned)nb)
                         : CL > 1 ? (int64_t)(blockIdx.x / CL)
@@ -877,10 +902,13 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
          * blocks r, r + 32, ..., then the warp, in one fixed order. */
         const int lane = threadIdx.x % 32;
         GRID_STAMP(2);
-        kb_grid_put(row, rank, nb, make_float4(s.x, s.y, 0.0f, 0.0f));
+        kb_grid_put<TRIM>(row, rank, nb, make_float4(s.x, s.y, 0.0f, 0.0f));
         GRID_STAMP(3);
         s = grid_pairs(row, nb, lane);
-        kb_grid_done(row);
+        if constexpr (TRIM)
+            done = kb_grid_done_count(row);
+        else
+            kb_grid_done(row);
         GRID_STAMP(4);
     }
     const float inv = kb_rcp(s.y);
@@ -932,8 +960,12 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     if constexpr (CL > 1)
         kb_cluster_wait();
     GRID_STAMP(5);
-    if constexpr (GRID)
+    if constexpr (TRIM) {
+        if (threadIdx.x == 0)
+            kb_grid_finish(row, rows, nb, done);
+    } else if constexpr (GRID) {
         kb_grid_leave(rows);
+    }
 }
 
 /* ---- the tile path: short rows of any length ------------------------------------
@@ -1390,13 +1422,13 @@ template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS, bool KEEP = false>
+template <typename T, int NS, bool KEEP = false, bool TRIM = false>
 static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 {
     constexpr int THREADS = 512, NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
-                                      false, true, KEEP>;
+                                      false, true, KEEP, TRIM>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
     static int64_t cap = -1;
@@ -1405,6 +1437,7 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
     const char *name = KEEP      ? "softmax_fused_grid_r8_s12_keep"
+                       : TRIM    ? "softmax_fused_grid_r8_s12_trim"
                        : NS == 8 ? "softmax_fused_grid_r8_s8"
                                  : "softmax_fused_grid_r8_s12";
     return kb_launch(a, s, k, name, grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows,
@@ -1414,14 +1447,18 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 /* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
  * the row a block, 192 KB of shared memory an SM), or 8 with
  * KBENCH_SOFTMAX_GRID_NS=8 (header comment); fp32's shared-memory exps kept
- * for the write with KBENCH_SOFTMAX_GRID_KEEP=1 (header comment). */
+ * for the write with KBENCH_SOFTMAX_GRID_KEEP=1, grid_rows.cuh's trimmed
+ * exit with KBENCH_SOFTMAX_GRID_TRIM=1 (header comment). */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
     static const int keep = kb_env_int("KBENCH_SOFTMAX_GRID_KEEP", 0, 0, 1);
+    static const int trim = kb_env_int("KBENCH_SOFTMAX_GRID_TRIM", 0, 0, 1);
     if constexpr (sizeof(T) == 4)
         if (keep && ns == 12)
             return launch_grid_rows_ns<T, 12, true>(a, s);
+    if (trim && ns == 12)
+        return launch_grid_rows_ns<T, 12, false, true>(a, s);
     return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
