@@ -65,13 +65,23 @@ static __device__ __forceinline__ unsigned kb_ld_acquire(const unsigned *p)
     return v;
 }
 
+/* Adds v to *p, the old value returned: acq_rel (the thread's later loads
+ * wait for the add), or with REL release only (the thread waits for the
+ * value only where it uses it). */
+template <bool REL = false>
 static __device__ __forceinline__ unsigned kb_add_acq_rel(unsigned *p, unsigned v)
 {
     unsigned old;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
-                 : "=r"(old)
-                 : "l"(p), "r"(v)
-                 : "memory");
+    if (REL)
+        asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(p), "r"(v)
+                     : "memory");
+    else
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(p), "r"(v)
+                     : "memory");
     return old;
 }
 
@@ -205,25 +215,13 @@ static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
  * for each of the launch's rows that take the slot), which thread 0 learns
  * from its add's old value, read only at the block's end. */
 
-/* The add of v to *p with release semantics, the old value returned (the
- * thread waits for it only where it uses it). */
-static __device__ __forceinline__ unsigned kb_add_release(unsigned *p, unsigned v)
-{
-    unsigned old;
-    asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;"
-                 : "=r"(old)
-                 : "l"(p), "r"(v)
-                 : "memory");
-    return old;
-}
-
 /* The block is done with row `row`'s slot (every thread past its gets; one
  * block barrier); thread 0 gets the slot's release count before its own,
  * for kb_grid_finish (the other threads 0). */
 static __device__ __forceinline__ unsigned kb_grid_done_count(int64_t row)
 {
     __syncthreads();
-    return threadIdx.x == 0 ? kb_add_release(&kb_grid.done[row % KB_GRID_RING], 1u) : 0u;
+    return threadIdx.x == 0 ? kb_add_acq_rel<true>(&kb_grid.done[row % KB_GRID_RING], 1u) : 0u;
 }
 
 /* Thread 0 at the block's end, in a launch of `rows` rows of nb blocks:
