@@ -120,41 +120,25 @@
 /* A block's place in the pipelined grid, its ring of row slices and (heads,
  * when not null) the ring of each row's first 16 bytes. The block's vectors
  * of a row: chunks of THREADS vectors S THREADS apart (rank THREADS + k S
- * THREADS, the header's); with PART, the per vectors from rank per on
- * instead (kb_gpipe_fill: S need not divide the row then), chunk k THREADS
- * vectors in. Thread tid owns vector tid of each chunk. */
-template <int NV, int THREADS, int D, bool PART = false> struct kb_gpipe {
+ * THREADS, the header's). Thread tid owns vector tid of each chunk. (A form
+ * with a contiguous part of the row a block, so that S need not divide the
+ * GPU, lost: layernorm's fused.cu; code in commit f20845a.) */
+template <int NV, int THREADS, int D> struct kb_gpipe {
     uint4 *ring;  /* [D][NV][THREADS] */
     uint4 *heads; /* [D] or null */
-    int tid, rank, G, first, base, stride, tv, hi, nvec, nr, S;
+    int tid, rank, G, first, stride, tv, nvec, nr, S;
 
-    __device__ __forceinline__ kb_gpipe(uint4 *ring_, uint4 *heads_, int rows, int nvec_, int S_,
-                                        int per = 0)
+    __device__ __forceinline__ kb_gpipe(uint4 *ring_, uint4 *heads_, int rows, int nvec_, int S_)
         : ring(ring_), heads(heads_), tid((int)threadIdx.x), rank((int)blockIdx.x % S_),
-          G((int)gridDim.x / S_), first((int)blockIdx.x / S_),
-          base(PART ? rank * per : 0), stride(PART ? THREADS : S_ * THREADS),
-          tv((PART ? base : rank * THREADS) + tid),
-          hi(PART && base + per < nvec_ ? base + per : nvec_), nvec(nvec_),
+          G((int)gridDim.x / S_), first((int)blockIdx.x / S_), stride(S_ * THREADS),
+          tv(rank * THREADS + tid), nvec(nvec_),
           nr(first < rows ? (rows - first + G - 1) / G : 0), S(S_)
     {
     }
-    /* Whether this thread's vector k is in the row (and the block's part). */
-    __device__ __forceinline__ bool in(int k) const { return tv + k * stride < end(); }
-    /* The end of the block's vectors of a row, and its first chunk's start. */
-    __device__ __forceinline__ int end() const
-    {
-        if constexpr (PART)
-            return hi;
-        else
-            return nvec;
-    }
-    __device__ __forceinline__ int start() const
-    {
-        if constexpr (PART)
-            return base;
-        else
-            return rank * THREADS;
-    }
+    /* Whether this thread's vector k is in the row. */
+    __device__ __forceinline__ bool in(int k) const { return tv + k * stride < nvec; }
+    /* The block's first chunk's start in a row. */
+    __device__ __forceinline__ int start() const { return rank * THREADS; }
     /* The block's i-th row. */
     __device__ __forceinline__ int64_t row_of(int i) const
     {
@@ -168,11 +152,11 @@ template <int NV, int THREADS, int D, bool PART = false> struct kb_gpipe {
     }
     /* The first 16 bytes of the block's i-th row (after the wait for it). */
     __device__ __forceinline__ uint4 head(int i) const { return heads[i % D]; }
-    /* The vectors of the block's chunk k of a row that lie in its part of it
+    /* The vectors of the block's chunk k of a row that lie in the row
      * (0..THREADS). */
     __device__ __forceinline__ int chunk(int k) const
     {
-        const int n = end() - (start() + k * stride);
+        const int n = nvec - (start() + k * stride);
         return n < 0 ? 0 : n < THREADS ? n : THREADS;
     }
     /* Copies the block's i-th row (i < nr; rows of nvec vectors from xv)
@@ -343,26 +327,6 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
         }
     }
     kb_grid_leave(rows);
-}
-
-/* The blocks a row for kb_gpipe's split of the row's part-per-block form
- * (per > 0): from smin (the fewest that hold a row) up to 2 smin - 1 and
- * smax, the S whose groups (at most rows of them) take the most of the cap
- * blocks the GPU holds at once, the fewest such; e.g. fp32 rows of 1048576
- * columns in slices of 8192: smin = 128, one group on 128 of 132 SMs, and S
- * = 132 fills them all. */
-static inline int kb_gpipe_fill(int smin, int64_t cap, int64_t rows, int smax)
-{
-    int best = smin;
-    int64_t most = 0;
-    for (int s = smin; s < 2 * smin && s <= smax && s <= cap; s++) {
-        const int64_t g = cap / s < rows ? cap / s : rows;
-        if (g * s > most) {
-            most = g * s;
-            best = s;
-        }
-    }
-    return best;
 }
 
 /* The blocks to launch kernel k (KB_GPIPE_BLOCK(threads) threads, smem

@@ -43,8 +43,8 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
-        # grids), gp-wide, gp-bar, gp-smem, gp-ps, gp-fill, peel, trow-w,
-        # half, grid-8 and grid-12, grid-keep, grid-trim, creg-ns, wide: a path each)
+        # grids), gp-wide, gp-bar, gp-smem, peel, trow-w, half, grid-8 and
+        # grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -185,24 +185,6 @@ for step in "$@"; do
         # columns and more by default)
         SAN_DTYPE=bf16 path layernorm gp-wide KBENCH_LAYERNORM_GRID_PIPE=2 \
             layernorm_fused_gpipe_wide rows=70,cols=40008 "$all" $gp_shapes
-        # 16-bit rows in slices of 8192 columns with the parameters packed in
-        # shared memory, 512 threads of 16 elements and 256 of 32
-        # (KBENCH_LAYERNORM_GPIPE_PS=1|2; the 16-bit kernels only)
-        ps=KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_PS
-        SAN_DTYPE=bf16 path layernorm gp-ps $ps=1 layernorm_fused_gpipe_ps rows=70,cols=40008 \
-            "$all" $gp_shapes
-        SAN_DTYPE=bf16 path layernorm gp-ps $ps=2 layernorm_fused_gpipe_ps_t256 \
-            rows=70,cols=40008 memcheck $gp_shapes
-        # every form with a contiguous part of a row a block, as many blocks a
-        # row as fill the GPU (KBENCH_GPIPE_FILL=1): fp32 and 16-bit wide
-        # slices, 16-bit PS; rows that leave the last blocks empty (9 x 40000:
-        # 5 blocks' worth over up to 9)
-        fill=KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_GPIPE_FILL=1
-        path layernorm gp-fill $fill layernorm_fused_gpipe_preg_fill rows=70,cols=40008 \
-            memcheck $gp_shapes
-        path layernorm gp-fill $fill+KBENCH_LAYERNORM_GPIPE_PS=1 layernorm_fused_gpipe_ps_fill \
-            rows=70,cols=40008 memcheck rows=9,cols=40000 rows=67,cols=100008 \
-            rows=133,cols=1048576 rows=50,cols=131072,mean=10000
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -253,13 +235,8 @@ for step in "$@"; do
                 rows=3,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
                 rows=133,cols=1000000 rows=2,cols=2097152
         done
-        # softmax's grid with fp32's shared-memory exps kept for the write
-        # (KBENCH_SOFTMAX_GRID_KEEP=1; 16-bit rows keep the grid's default)
-        path softmax grid-keep KBENCH_SOFTMAX_GRID_KEEP=1+KBENCH_SOFTMAX_CREG_NS=0 \
-            softmax_fused_grid_r8_s12_keep rows=3,cols=600000 "$all" rows=1,cols=1048576 \
-            rows=3,cols=600000 rows=133,cols=1000000 rows=2,cols=2097152
         # softmax's grid with the trimmed exit (KBENCH_SOFTMAX_GRID_TRIM=1; off
-        # by default): the same shapes and more rows than the exchange's ring
+        # by default): the grid's shapes above and more rows than the exchange's ring
         # (slots taken twice, each reset by its last release); every launch
         # after the first finds the counters put back or traps
         path softmax grid-trim KBENCH_SOFTMAX_GRID_TRIM=1+KBENCH_SOFTMAX_CREG_NS=0 \
@@ -353,14 +330,6 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_STREAM=0 layernorm fused rows=4096,cols=65536 rows=4099,cols=3001 \
             rows=300,cols=1000,mean=10000
         ab KBENCH_SOFTMAX_DEEP=0 softmax fused rows=2097152,cols=128 rows=1048576,cols=256
-        # layernorm's pipelined grid filling the GPU ("old": not kept, 0.73-1.02x)
-        # against groups of the fewest blocks a row
-        ab KBENCH_GPIPE_FILL=1 layernorm fused rows=128,cols=1048576 rows=512,cols=262144 \
-            rows=256,cols=1048576 rows=1024,cols=262144
-        # layernorm's 16-bit long rows with the parameters packed in shared
-        # memory ("old": not kept, 0.86-0.95x) against the wide slices
-        ab KBENCH_LAYERNORM_GPIPE_PS=1 layernorm fused rows=1024,cols=262144 rows=256,cols=1048576
-        ab KBENCH_LAYERNORM_GPIPE_PS=2 layernorm fused rows=1024,cols=262144 rows=256,cols=1048576
         # layernorm's rows off 16-byte boundaries: the streaming path ("old")
         # against the peeled row kernel (the default)
         ab KBENCH_LAYERNORM_PEEL=0 layernorm fused rows=4099,cols=3001 rows=20000,cols=1001 \
@@ -428,9 +397,6 @@ for step in "$@"; do
         ab KBENCH_SOFTMAX_GRID=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=3,cols=1048576
         ab KBENCH_SOFTMAX_GRID_NS=8 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
-        # fp32's shared-memory exps kept for the write ("old": not kept, level)
-        ab KBENCH_SOFTMAX_GRID_KEEP=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
-            rows=200,cols=600000
         # the grid's trimmed exit ("old" = the switch; off by default)
         ab KBENCH_SOFTMAX_GRID_TRIM=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=200,cols=600000

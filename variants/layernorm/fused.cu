@@ -108,12 +108,9 @@
  * KBENCH_LAYERNORM_GPIPE_RING=0 gives the pipelined grid its parameters in
  * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
- * instead of 16384, KBENCH_LAYERNORM_GPIPE_PS=1|2 16-bit slices of 8192 with
- * the parameters packed in shared memory (512 or 256 streaming threads);
- * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
- * barrier instead of handing the warps' partials to the exchange warp (its
- * kernels' names end in _bar); KBENCH_GPIPE_FILL=1 has it fill the GPU with
- * blocks of a contiguous part of a row each (names ending in _fill);
+ * instead of 16384; KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over
+ * the block behind a barrier instead of handing the warps' partials to the
+ * exchange warp (its kernels' names end in _bar);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -1955,9 +1952,8 @@ template <typename T, bool TANH> static cudaError_t launch_cluster(const kb_args
 
 /* This thread's gamma and beta + b for its NV vectors tv + k stride (those
  * in(k)), read once from global memory into its own slots of gs and bs
- * ([NV V / 4][THREADS] float4s each; with RAW gamma stays packed, gs then
- * [NV][THREADS] 16-byte vectors of T). */
-template <typename T, int NV, int THREADS, bool RAW = false, typename IN>
+ * ([NV V / 4][THREADS] float4s each). */
+template <typename T, int NV, int THREADS, typename IN>
 static __device__ __forceinline__ void ln_stage_params(const T *__restrict__ gamma,
                                                        const T *__restrict__ beta,
                                                        const T *__restrict__ bias, int tv,
@@ -1970,17 +1966,11 @@ static __device__ __forceinline__ void ln_stage_params(const T *__restrict__ gam
     for (int k = 0; k < NV; k++) {
         if (in(k)) {
             float g[V], bb[V];
-            if constexpr (RAW) {
-                reinterpret_cast<uint4 *>(gs)[k * THREADS + tid] = kb_ld128(gt + k * stride * V);
-                ln_bias_global<T>(k * stride, b1t, b2t, bb);
-            } else {
-                ln_affine_global<T>(k * stride, gt, b1t, b2t, g, bb);
-            }
+            ln_affine_global<T>(k * stride, gt, b1t, b2t, g, bb);
 #pragma unroll
             for (int h = 0; h < F4; h++) {
-                if constexpr (!RAW)
-                    gs[(k * F4 + h) * THREADS + tid] =
-                        make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
+                gs[(k * F4 + h) * THREADS + tid] =
+                    make_float4(g[4 * h], g[4 * h + 1], g[4 * h + 2], g[4 * h + 3]);
                 bs[(k * F4 + h) * THREADS + tid] =
                     make_float4(bb[4 * h], bb[4 * h + 1], bb[4 * h + 2], bb[4 * h + 3]);
             }
@@ -1988,22 +1978,18 @@ static __device__ __forceinline__ void ln_stage_params(const T *__restrict__ gam
     }
 }
 
-/* Vector k's gamma and beta + b back from this thread's slots (RAW: gamma
- * packed, as ln_stage_params wrote it). */
-template <typename T, int THREADS, bool RAW = false>
+/* Vector k's gamma and beta + b back from this thread's slots (as
+ * ln_stage_params wrote them). */
+template <typename T, int THREADS>
 static __device__ __forceinline__ void ln_staged_params(const float4 *gs, const float4 *bs, int k,
                                                         float *g, float *bb)
 {
     constexpr int F4 = kb_vec_width<T>() / 4;
     const int tid = threadIdx.x;
-    if constexpr (RAW)
-        kb_unpack<T>(reinterpret_cast<const uint4 *>(gs)[k * THREADS + tid], g);
 #pragma unroll
     for (int h = 0; h < F4; h++) {
-        if constexpr (!RAW) {
-            const float4 gh = gs[(k * F4 + h) * THREADS + tid];
-            g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
-        }
+        const float4 gh = gs[(k * F4 + h) * THREADS + tid];
+        g[4 * h] = gh.x, g[4 * h + 1] = gh.y, g[4 * h + 2] = gh.z, g[4 * h + 3] = gh.w;
         const float4 bh = bs[(k * F4 + h) * THREADS + tid];
         bb[4 * h] = bh.x, bb[4 * h + 1] = bh.y, bb[4 * h + 2] = bh.z, bb[4 * h + 3] = bh.w;
     }
@@ -2869,8 +2855,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * computes a vector's eight GELUs one after the other, each a chain of nine
  * dependent instructions, where the same code with the parameters elsewhere
  * interleaves the eight (its eight MUFU.EX2 within ~40 instructions, against
- * one every ~11): the wait stalls. PS (KBENCH_LAYERNORM_GPIPE_PS=1|2, 16-bit
- * only, the folded form and warp partials): slices of 8192 columns, gamma raw
+ * one every ~11): the wait stalls. PS (16-bit only, the folded form and
+ * warp partials; code in commit f20845a, KBENCH_LAYERNORM_GPIPE_PS=1|2 there): slices of 8192 columns, gamma raw
  * and beta + b as floats in shared memory after the ring (each thread's own
  * slots, 48 KB), a ring of 10 slices of 16 KB (L = 6, P = 4: 64 KB in flight
  * an SM), 512 streaming threads of 16 elements (=1, 59-64 registers) or 256
@@ -2884,16 +2870,16 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 63.3, 63.7 / 59.5, 59.5 / 54.1, 53.9; 256 x 1048576 62.4, 62.5 / 59.3,
  * 59.3 / 53.9, 54.1 (0.94x and 0.86x): the interleaved GELUs did not pay
  * for the shared-memory reads of the parameters and the narrower slices.
- * Not kept (KBENCH_LAYERNORM_GPIPE_PS=1|2 still takes them).
+ * Not kept.
  * The grid's groups of S blocks leave SMs idle where S does not divide the
  * GPU's 132: fp32 rows of 1048576 columns and 16-bit ones of 2097152 take
  * one group of 128, 16-bit 1048576 two of 64, 262144 four of 32 (fp32) or
  * eight of 16 (16-bit): 128 of 132 SMs, 3% of the bandwidth left unused in
- * every cell this grid takes. KBENCH_GPIPE_FILL=1 (the kernels' PART form,
- * names ending in _fill) gives each block a contiguous part of the row
- * instead of chunks S THREADS apart, so that S need not divide it, and takes
+ * every cell this grid takes. The kernels' PART form (code in commit
+ * f20845a, KBENCH_GPIPE_FILL=1 there) gave each block a contiguous part of the row
+ * instead of chunks S THREADS apart, so that S need not divide it, and took
  * the S from the fewest blocks that hold a row up to twice that whose groups
- * fill the most of the GPU (kb_gpipe_fill): 132 for fp32 1048576, 33 for
+ * fill the most of the GPU: 132 for fp32 1048576, 33 for
  * 262144, 66 for 16-bit 1048576. Prediction (before any measurement):
  * 1.03x at those cells (fp32 1048576 79.3 -> ~82%, 262144 85.6 -> ~88%),
  * unless the exchange of 132 partials a row instead of 128 costs it back.
@@ -2921,29 +2907,16 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * SM's 227 KB of shared memory but the static kilobyte. */
 #define GP_RING_BYTES_PREG (224 * 1024)
 #define GP_PREG_L 4 /* rows of slack in that ring (3 of 7 ahead, fp32) */
-/* PS: the ring and the packed parameters, with room for a static part of up
- * to 7 KB (the exchange's rings of warp partials); GP_PS_AHEAD slices (64 KB
- * in flight) copied ahead, the rest of the ring slack. */
-#define GP_RING_BYTES_PS (220 * 1024)
-#define GP_PS_AHEAD 4
-
 /* PREG: gamma and beta + b in the streaming threads' registers, the shared
- * memory all ring, GP_PREG_L rows of slack; else half the ring's. PS (16-bit,
- * with PREG's folded form): gamma raw and beta + b as floats in shared
- * memory after the ring instead, each thread's own slots. TH streaming
- * threads. */
-template <typename T, bool PREG = false, int E = GP_ELEMS, int TH = GP_THREADS, bool PS = false>
-struct gp_cfg {
+ * memory all ring, GP_PREG_L rows of slack; else half the ring's. */
+template <typename T, bool PREG = false, int E = GP_ELEMS> struct gp_cfg {
     static constexpr int V = kb_vec_width<T>(), NV = E / V, F4 = V / 4;
-    static constexpr int SLOT = NV * TH; /* uint4s a row slice takes */
-    static constexpr size_t PAR = PS ? (size_t)NV * (1 + F4) * TH * 16 : 0;
-    static constexpr int D =
-        (int)((PS ? GP_RING_BYTES_PS - PAR : PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) /
-              (SLOT * 16));
-    static constexpr int L = PS ? D - GP_PS_AHEAD : PREG ? GP_PREG_L : D / 2, P = D - L;
+    static constexpr int SLOT = NV * GP_THREADS; /* uint4s a row slice takes */
+    static constexpr int D = (PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) / (SLOT * 16);
+    static constexpr int L = PREG ? GP_PREG_L : D / 2, P = D - L;
     static_assert(P >= 1 && L >= 1, "a row of slack and one ahead at least");
     static constexpr size_t SMEM =
-        (size_t)D * SLOT * 16 + PAR + (PREG ? 0 : (size_t)2 * NV * F4 * TH * 16);
+        (size_t)D * SLOT * 16 + (PREG ? 0 : (size_t)2 * NV * F4 * GP_THREADS * 16);
 };
 
 /* ln_warp_wf as a function object, for kb_gpipe_reduce. */
@@ -2951,12 +2924,11 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          int TH = GP_THREADS, bool PS = false, bool PART = false>
-__global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
-    layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S, int per)
+template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false>
+__global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
+    layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
-    using C = gp_cfg<T, PREG, E, TH, PS>;
+    using C = gp_cfg<T, PREG, E>;
     /* 16-bit rows with the parameters in registers (PK): gamma held packed
      * (unpacked a vector at a time in out), no shift (the statistics of x
      * itself, each warp's slice about its own mean: the first pass by the
@@ -2964,23 +2936,21 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
      * the slice as floats), and the normalisation folded into two fmas, as
      * layernorm_fused_srow2's. */
     constexpr bool PK = PREG && sizeof(T) < 4;
-    static_assert(!PS || PK, "parameters packed in shared memory: 16-bit, the folded form");
-    constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = TH;
+    constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
     extern __shared__ __align__(16) uint4 gp_sm[];
-    const kb_gpipe<NV, THREADS, C::D, PART> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S,
-                                              per);
-    /* The staged parameters after the ring (not PREG, or PS: gamma packed,
-     * [NV][THREADS]): gs [NV F4][THREADS], bs [NV F4][THREADS] */
+    const kb_gpipe<NV, THREADS, C::D> p(gp_sm, PK ? nullptr : heads, rows, cols / V, S);
+    /* The staged parameters after the ring (not PREG): gs [NV F4][THREADS],
+     * bs [NV F4][THREADS] */
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT);
-    float4 *bs = gs + NV * (PS ? 1 : F4) * THREADS;
+    float4 *bs = gs + NV * F4 * THREADS;
     auto in = [&](int k) { return p.in(k); };
     /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
-    float gr[PREG && !PK ? NV : 1][V], br[PREG && !PS ? NV : 1][V];
-    uint4 gq[PK && !PS ? NV : 1];
+    float gr[PREG && !PK ? NV : 1][V], br[PREG ? NV : 1][V];
+    uint4 gq[PK ? NV : 1];
     if (threadIdx.x < THREADS) { /* the streaming threads' own parameters */
-        if constexpr (PK && !PS) {
+        if constexpr (PK) {
             const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
 #pragma unroll
             for (int k = 0; k < NV; k++) {
@@ -2994,7 +2964,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
                         br[k][e] = 0.0f;
                 }
             }
-        } else if constexpr (PREG && !PS) {
+        } else if constexpr (PREG) {
             const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
 #pragma unroll
             for (int k = 0; k < NV; k++) {
@@ -3008,7 +2978,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
             }
         } else {
             /* this thread's own slots: no barrier */
-            ln_stage_params<T, NV, THREADS, PS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
+            ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
         }
     }
 
@@ -3078,17 +3048,17 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
             if (in(k)) {
                 float f[V], g[V], bb[V];
                 kb_unpack<T>(sr[k * THREADS], f);
-                if constexpr (PK && !PS) {
+                if constexpr (PK) {
                     kb_unpack<T>(gq[k], g);
 #pragma unroll
                     for (int e = 0; e < V; e++)
                         bb[e] = br[k][e];
-                } else if constexpr (PREG && !PS) {
+                } else if constexpr (PREG) {
 #pragma unroll
                     for (int e = 0; e < V; e++)
                         g[e] = gr[k][e], bb[e] = br[k][e];
                 } else {
-                    ln_staged_params<T, THREADS, PS>(gs, bs, k, g, bb);
+                    ln_staged_params<T, THREADS>(gs, bs, k, g, bb);
                 }
 #pragma unroll
                 for (int e = 0; e < V; e++) {
@@ -3121,60 +3091,32 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(TH), 1)
 
 /* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU
  * holds at once (at most one a row). cudaErrorNotSupported when a row needs
- * more than KB_GRID_MAXB blocks or the GPU holds fewer than S, and with
- * `filled` also when the groups would leave more than 1/8 of its blocks idle
+ * more than GP_MAX_S blocks or the GPU holds fewer than S, and with `filled`
+ * also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false,
-          int TH = GP_THREADS, bool PS = false>
+template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
-    using C = gp_cfg<T, PREG, E, TH, PS>;
+    using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int nvec = p.cols / C::V;
-    int S = kb_grid_blocks(nvec, (int64_t)TH * C::NV), per = 0;
+    const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
-    /* KBENCH_GPIPE_FILL=1: as many blocks a row as fill the GPU, each a
-     * contiguous part of it (kb_gpipe_fill, the kernels' PART form; the
-     * forms with warp partials only) */
-    static const int fill = kb_env_int("KBENCH_GPIPE_FILL", 0, 0, 1);
-    static int64_t cap = -1, cap_part = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS>;
-    const auto kp = layernorm_fused_gpipe<T, TANH, PREG, E, WP, TH, PS, WP>;
-    if (WP && fill && S > 0) {
-        const int f = kb_gpipe_fill(
-            S, kb_grid_capacity_once((const void *)kp, KB_GPIPE_BLOCK(TH), C::SMEM, &cap_part),
-            p.rows, KB_GRID_MAXB);
-        if (f != S) {
-            S = f;
-            per = (nvec + S - 1) / S;
-        }
-    }
-    const void *kf = per ? (const void *)kp : (const void *)k;
+    static int64_t cap = -1;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP>;
     const int64_t blocks =
-        kb_gpipe_blocks(kf, TH, C::SMEM, S, p.rows, per ? &cap_part : &cap, filled);
+        kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(TH), 1, 1};
-    /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named
-     * apart, and those of a part a block (KBENCH_GPIPE_FILL=1) */
-    static const char *const names[][2] = {
-        {"layernorm_fused_gpipe_ps", "layernorm_fused_gpipe_ps_fill"},
-        {"layernorm_fused_gpipe_ps_t256", "layernorm_fused_gpipe_ps_t256_fill"},
-        {"layernorm_fused_gpipe_wide", "layernorm_fused_gpipe_wide_fill"},
-        {"layernorm_fused_gpipe_wide_bar", nullptr},
-        {"layernorm_fused_gpipe_preg", "layernorm_fused_gpipe_preg_fill"},
-        {"layernorm_fused_gpipe_preg_bar", nullptr},
-        {"layernorm_fused_gpipe", nullptr}};
-    const int form = PS             ? (TH == GP_THREADS ? 0 : 1)
-                     : E > GP_ELEMS ? (WP ? 2 : 3)
-                     : PREG         ? (WP ? 4 : 5)
-                                    : 6;
-    if (per)
-        return kb_launch(a, s, kp, names[form][1], grid, block, C::SMEM, p.x, p.g, p.b1, p.b2,
-                         p.y, p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per);
-    return kb_launch(a, s, k, names[form][0], grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y,
-                     p.mo, p.ro, (int)p.rows, p.cols, p.inv_cols, S, per);
+    const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
+    /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
+    const char *name = E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
+                                          : "layernorm_fused_gpipe_wide_bar")
+                       : PREG       ? (WP ? "layernorm_fused_gpipe_preg"
+                                          : "layernorm_fused_gpipe_preg_bar")
+                                    : "layernorm_fused_gpipe";
+    return kb_launch(a, s, k, name, grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
+                     (int)p.rows, p.cols, p.inv_cols, S);
 }
 
 /* launch_gpipe_ring with the parameters in registers and L = 4 of the 7
@@ -3187,17 +3129,9 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
-    static const int ps = kb_env_int("KBENCH_LAYERNORM_GPIPE_PS", 0, 0, 2);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
-        /* slices of 8192 columns, the parameters packed in shared memory */
-        if (ps == 1)
-            return launch_gpipe_ring<T, TANH, true, GP_ELEMS, true, GP_THREADS, true>(a, s,
-                                                                                   filled);
-        if (ps == 2)
-            return launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true, GP_THREADS / 2, true>(
-                a, s, filled);
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);

@@ -69,8 +69,7 @@
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
- * KBENCH_SOFTMAX_GRID_KEEP=1 keeps fp32's exps of those 12 for the write
- * (level: below), KBENCH_SOFTMAX_GRID_TRIM=1 takes grid_rows.cuh's trimmed
+ * KBENCH_SOFTMAX_GRID_TRIM=1 takes grid_rows.cuh's trimmed
  * exit (not yet measured: below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
  * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
  * fp32 rows of 262145-524288 and 16-bit rows of 524289-1048576 columns back
@@ -425,15 +424,15 @@
  * other's loads. Checked (row_lengths.sh groups xcl-1 and xcl-2, fp32 at 1 x
  * 1048576 up to 3 x 4194304 and 1030 x 524296; memcheck, racecheck and
  * synccheck clean), not kept (code in commit 4b2c104).
- * The grid's fp32 exps kept (KBENCH_SOFTMAX_GRID_KEEP=1;
- * softmax_fused_grid_r8_s12_keep). A thread's 8 register vectors
+ * The grid's fp32 exps kept (tried 2026-12-05; code in commit f20845a,
+ * KBENCH_SOFTMAX_GRID_KEEP=1 there). A thread's 8 register vectors
  * keep their exps for the write (y = e scale); its 12 shared-memory vectors
  * took exp(x - m) for the sum and again, exp(x - M) / s, for the write: 48
  * MUFU.EX2 and about 100 more instructions a thread in the stores' phase
  * (3.0 us of a block's 21.7 in the trace above), 24576 EX2 a block, about
- * 0.8 us of the SM's EX2 pipe (16 a clock). Here the sum's pass writes its
+ * 0.8 us of the SM's EX2 pipe (16 a clock). That form's sum pass wrote its
  * exps back into the thread's own slots (12 STS.128; fp32, whose exps fit
- * the slot) and the write multiplies them by the same scale as the register
+ * the slot) and the write multiplied them by the same scale as the register
  * vectors'. SASS: the two loops' bodies 8 MUFU fewer an unrolled pair, 2 STS
  * more; 64 registers, no spills (both). Prediction (before any run): fp32 128
  * x 1048576 82.4 -> 83-85% if the stores' phase waits on the EX2 pipe, level
@@ -685,7 +684,7 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
  * TRIM (GRID): grid_rows.cuh's trimmed exit, the partial published by a
  * reduction that is not waited for. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0, bool PUSH = false, bool GRID = false, bool KEEP = false, bool TRIM = false>
+          int NS = 0, bool PUSH = false, bool GRID = false, bool TRIM = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -701,8 +700,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                   "shared-memory chunks: rows over a cluster or a grid");
     static_assert(!GRID || (CL == 1 && TPR == THREADS && !PEEL && CW == W && !PUSH),
                   "a grid's row is whole blocks of aligned 16-byte chunks, no cluster");
-    static_assert(!KEEP || (NS > 0 && sizeof(T) == 4),
-                  "the exps kept in the shared-memory chunks' own slots: fp32");
     static_assert(!TRIM || GRID, "the trimmed exit is the grid's");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
@@ -850,8 +847,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                     f[j] = kb_exp2((f[j] - ms) * KB_LOG2E);
                     sm[j % 4] += f[j];
                 }
-                if constexpr (KEEP) /* the exps, in the thread's own slot, for the write */
-                    sm_xs[k * THREADS + threadIdx.x] = kb_pack<T>(f);
             }
         }
     }
@@ -952,7 +947,7 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                 kb_unpack<T>(sm_xs[k * THREADS + threadIdx.x], f);
 #pragma unroll
                 for (int j = 0; j < CW; j++)
-                    f[j] = KEEP ? f[j] * scale : kb_exp2((f[j] - s.x) * KB_LOG2E) * inv;
+                    f[j] = kb_exp2((f[j] - s.x) * KB_LOG2E) * inv;
                 kb_st128(yr + c, kb_pack<T>(f));
             }
         }
@@ -1422,13 +1417,13 @@ template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS, bool KEEP = false, bool TRIM = false>
+template <typename T, int NS, bool TRIM = false>
 static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 {
     constexpr int THREADS = 512, NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
-                                      false, true, KEEP, TRIM>;
+                                      false, true, TRIM>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
     static int64_t cap = -1;
@@ -1436,8 +1431,7 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
         rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
-    const char *name = KEEP      ? "softmax_fused_grid_r8_s12_keep"
-                       : TRIM    ? "softmax_fused_grid_r8_s12_trim"
+    const char *name = TRIM      ? "softmax_fused_grid_r8_s12_trim"
                        : NS == 8 ? "softmax_fused_grid_r8_s8"
                                  : "softmax_fused_grid_r8_s12";
     return kb_launch(a, s, k, name, grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows,
@@ -1446,19 +1440,14 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 
 /* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
  * the row a block, 192 KB of shared memory an SM), or 8 with
- * KBENCH_SOFTMAX_GRID_NS=8 (header comment); fp32's shared-memory exps kept
- * for the write with KBENCH_SOFTMAX_GRID_KEEP=1, grid_rows.cuh's trimmed
- * exit with KBENCH_SOFTMAX_GRID_TRIM=1 (header comment). */
+ * KBENCH_SOFTMAX_GRID_NS=8, grid_rows.cuh's trimmed exit with
+ * KBENCH_SOFTMAX_GRID_TRIM=1 (header comment). */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
-    static const int keep = kb_env_int("KBENCH_SOFTMAX_GRID_KEEP", 0, 0, 1);
     static const int trim = kb_env_int("KBENCH_SOFTMAX_GRID_TRIM", 0, 0, 1);
-    if constexpr (sizeof(T) == 4)
-        if (keep && ns == 12)
-            return launch_grid_rows_ns<T, 12, true>(a, s);
     if (trim && ns == 12)
-        return launch_grid_rows_ns<T, 12, false, true>(a, s);
+        return launch_grid_rows_ns<T, 12, true>(a, s);
     return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
 }
 
