@@ -234,9 +234,9 @@
  * M2) (no faster: 83.5 vs 84.0%, more shuffles); 256 threads x 16 elements
  * (more threads, more per-row overhead: 81-82%); fp32 prefetch. */
 #include "kernels/cluster.cuh"
-/* The pipelined grid kernel: the slots of a row's blocks, up to the GPU's
- * SMs with KBENCH_GPIPE_FILL=1; a row needs at most GP_MAX_S of them
- * (1048576 fp32 columns in slices of 8192). */
+/* The pipelined grid kernel: a row's blocks, at most GP_MAX_S (1048576 fp32
+ * columns in slices of 8192), each a slot of the exchange, which has room
+ * for KB_GRID_MAXB (the size the measured kernels were built with). */
 #define KB_GRID_MAXB 192
 #define GP_MAX_S 128
 #include "kernels/grid_pipe.cuh"
