@@ -66,13 +66,13 @@ static __device__ __forceinline__ unsigned kb_ld_acquire(const unsigned *p)
 }
 
 /* Adds v to *p, the old value returned: acq_rel (the thread's later loads
- * wait for the add), or with REL release only (the thread waits for the
+ * wait for the add), or without ACQ release only (the thread waits for the
  * value only where it uses it). */
-template <bool REL = false>
-static __device__ __forceinline__ unsigned kb_add_acq_rel(unsigned *p, unsigned v)
+template <bool ACQ = true>
+static __device__ __forceinline__ unsigned kb_add_ordered(unsigned *p, unsigned v)
 {
     unsigned old;
-    if (REL)
+    if (!ACQ)
         asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;"
                      : "=r"(old)
                      : "l"(p), "r"(v)
@@ -86,8 +86,8 @@ static __device__ __forceinline__ unsigned kb_add_acq_rel(unsigned *p, unsigned 
 }
 
 /* Adds v to *p with release semantics, nothing returned: the thread does
- * not wait for the add (the acq_rel atomic above makes its later loads wait
- * for it). */
+ * not wait for the add (kb_add_ordered's acq_rel form makes its later loads
+ * wait for it). */
 static __device__ __forceinline__ void kb_red_release(unsigned *p, unsigned v)
 {
     asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -134,7 +134,7 @@ static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, in
     if (RED)
         kb_red_release(&kb_grid.arrive[slot], 1u);
     else
-        kb_add_acq_rel(&kb_grid.arrive[slot], 1u);
+        kb_add_ordered(&kb_grid.arrive[slot], 1u);
 }
 
 /* Thread 0 waits until row `row`'s nb partials are in. */
@@ -172,7 +172,7 @@ template <bool RED = false> static __device__ __forceinline__ void kb_grid_relea
     if (RED)
         kb_red_release(&kb_grid.done[row % KB_GRID_RING], 1u);
     else
-        kb_add_acq_rel(&kb_grid.done[row % KB_GRID_RING], 1u);
+        kb_add_ordered(&kb_grid.done[row % KB_GRID_RING], 1u);
 }
 
 /* The block is done with row `row`'s slot (every thread past its gets; one
@@ -192,7 +192,7 @@ static __device__ __forceinline__ void kb_grid_done(int64_t row)
 static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
 {
     if (__syncthreads_or(threadIdx.x == 0 &&
-                         kb_add_acq_rel(&kb_grid.left, 1u) == gridDim.x - 1)) {
+                         kb_add_ordered(&kb_grid.left, 1u) == gridDim.x - 1)) {
         const int64_t n = rows < KB_GRID_RING ? rows : KB_GRID_RING;
         for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
             kb_grid.arrive[i] = 0;
@@ -221,7 +221,7 @@ static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
 static __device__ __forceinline__ unsigned kb_grid_done_count(int64_t row)
 {
     __syncthreads();
-    return threadIdx.x == 0 ? kb_add_acq_rel<true>(&kb_grid.done[row % KB_GRID_RING], 1u) : 0u;
+    return threadIdx.x == 0 ? kb_add_ordered<false>(&kb_grid.done[row % KB_GRID_RING], 1u) : 0u;
 }
 
 /* Thread 0 at the block's end, in a launch of `rows` rows of nb blocks:
