@@ -69,9 +69,9 @@
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
- * KBENCH_SOFTMAX_GRID_TRIM=1 takes grid_rows.cuh's trimmed
- * exit (not yet measured: below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the pipelined grid (slower
- * than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
+ * KBENCH_SOFTMAX_GRID_TRIM=1 gives it grid_rows.cuh's trimmed exit (not yet
+ * measured: below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the
+ * pipelined grid (slower than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
  * fp32 rows of 262145-524288 and 16-bit rows of 524289-1048576 columns back
  * from one cluster of 16 blocks of 512 threads with 8 vectors a thread in
  * shared memory (the default) to the grid (below);
