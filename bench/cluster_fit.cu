@@ -5,7 +5,8 @@
  *   1024 threads, one an SM (200 KB of shared memory: layernorm_fused_srow2,
  *   the persistent clusters), 512 threads two an SM (96 KB each: softmax's
  *   cluster kernels, srow2's 512-thread form) and 512 threads one an SM.
- * A cluster's blocks run on the SMs of one GPC, so a GPC of g free SMs holds
+ * (kernels/cluster.cuh's kb_cluster_capacity, as the cluster kernels'
+ * launchers ask it). A cluster's blocks run on the SMs of one GPC, so a GPC of g free SMs holds
  * floor(g / c) clusters of c one-SM blocks and the rest of its SMs idle
  * (the H200 held 30 clusters of 4 on 120 of its 132 SMs and 7 of 16 on
  * 112 in the counters runs of layernorm's fused.cu): which cluster sizes
@@ -21,9 +22,9 @@
 #include <stdio.h>
 
 #include "check.cuh"
+#include "kernels/cluster.cuh"
 
 #define CHECK(call) kb_tool_check("cluster_fit", (call), #call)
-#define MAX_CLUSTER 16
 
 /* A kernel that does nothing the calculator sees: its resources are the
  * block's threads and the dynamic shared memory asked for. */
@@ -52,7 +53,6 @@ int main(void)
     }
     const shape shapes[] = {
         {1024, 1, (size_t)200 << 10}, {512, 2, (size_t)96 << 10}, {512, 1, (size_t)200 << 10}};
-    CHECK(cudaFuncSetAttribute(fit_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     for (const shape &sh : shapes) {
         CHECK(cudaFuncSetAttribute(fit_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int)sh.smem));
@@ -61,25 +61,9 @@ int main(void)
                                                             sh.smem));
         printf("%4d threads, %3zu KB, %d a SM (%d wanted):", sh.threads, sh.smem >> 10, per_sm,
                sh.per_sm);
-        for (int c = 1; c <= MAX_CLUSTER; c++) {
-            cudaLaunchAttribute at;
-            at.id = cudaLaunchAttributeClusterDimension;
-            at.val.clusterDim.x = (unsigned)c;
-            at.val.clusterDim.y = 1;
-            at.val.clusterDim.z = 1;
-            cudaLaunchConfig_t cfg = {};
-            cfg.gridDim = dim3((unsigned)c, 1, 1);
-            cfg.blockDim = dim3((unsigned)sh.threads, 1, 1);
-            cfg.dynamicSmemBytes = sh.smem;
-            cfg.attrs = &at;
-            cfg.numAttrs = 1;
-            int n = 0;
-            const cudaError_t e = cudaOccupancyMaxActiveClusters(&n, fit_kernel, &cfg);
-            if (e != cudaSuccess) {
-                (void)cudaGetLastError(); /* a size the GPU refuses: said, not fatal */
-                printf(" %d: -", c);
-                continue;
-            }
+        for (int c = 1; c <= KB_CLUSTER_MAX; c++) {
+            /* 0 where the GPU places none (or refuses the size) */
+            const int n = kb_cluster_capacity((const void *)fit_kernel, sh.threads, c, sh.smem);
             printf(" %d: %d (%d)", c, n, per_sm > 0 ? c * n / per_sm : 0);
         }
         printf("\n");

@@ -42,9 +42,9 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp (both pipelined
-        # grids), gp-wide, gp-bar, gp-smem, peel, trow-w, half, grid-8 and
-        # grid-12, grid-trim, creg-ns, wide: a path each)
+        # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp
+        # (both pipelined grids), gp-wide, gp-bar, gp-smem, peel, trow-w, half,
+        # grid-8 and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -236,9 +236,9 @@ for step in "$@"; do
                 rows=133,cols=1000000 rows=2,cols=2097152
         done
         # softmax's grid with the trimmed exit (KBENCH_SOFTMAX_GRID_TRIM=1; off
-        # by default): the grid's shapes above and more rows than the exchange's ring
-        # (slots taken twice, each reset by its last release); every launch
-        # after the first finds the counters put back or traps
+        # by default): the grid's shapes above and more rows than the
+        # exchange's ring (slots taken twice, each reset by its last release);
+        # every launch after the first finds the counters put back or traps
         path softmax grid-trim KBENCH_SOFTMAX_GRID_TRIM=1+KBENCH_SOFTMAX_CREG_NS=0 \
             softmax_fused_grid_r8_s12_trim rows=3,cols=600000 "$all" rows=1,cols=1048576 \
             rows=3,cols=600000 rows=133,cols=1000000 rows=2,cols=2097152 rows=1030,cols=524292

@@ -2667,28 +2667,30 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
 template <typename T, bool TANH, int TH>
 static cudaError_t launch_srow2_t(const kb_args *a, cudaStream_t s)
 {
-    constexpr bool W = TH == LN_SROW_THREADS; /* the names of the 1024-thread form */
+    /* [1024 or 512 threads][clusters of 1, 2, 4, 8, 16][not exact, exact] */
+    static const char *const names[2][5][2] = {
+        {{"layernorm_fused_srow2", "layernorm_fused_srow2_exact"},
+         {"layernorm_fused_srow2_c2", "layernorm_fused_srow2_c2_exact"},
+         {"layernorm_fused_srow2_c4", "layernorm_fused_srow2_c4_exact"},
+         {"layernorm_fused_srow2_c8", "layernorm_fused_srow2_c8_exact"},
+         {"layernorm_fused_srow2_c16", "layernorm_fused_srow2_c16_exact"}},
+        {{"layernorm_fused_srow2_t512", "layernorm_fused_srow2_t512_exact"},
+         {"layernorm_fused_srow2_c2_t512", "layernorm_fused_srow2_c2_t512_exact"},
+         {"layernorm_fused_srow2_c4_t512", "layernorm_fused_srow2_c4_t512_exact"},
+         {"layernorm_fused_srow2_c8_t512", "layernorm_fused_srow2_c8_t512_exact"},
+         {"layernorm_fused_srow2_c16_t512", "layernorm_fused_srow2_c16_t512_exact"}}};
+    const char *const(&n)[5][2] = names[TH == LN_SROW_THREADS ? 0 : 1];
     const int64_t cols = a->shape[LN_COLS], per = srow_cols<T, TH>();
     if (cols <= per)
-        return launch_srow2_cl<T, 1, TANH, TH>(
-            a, s, W ? "layernorm_fused_srow2" : "layernorm_fused_srow2_t512",
-            W ? "layernorm_fused_srow2_exact" : "layernorm_fused_srow2_t512_exact");
+        return launch_srow2_cl<T, 1, TANH, TH>(a, s, n[0][0], n[0][1]);
     if (cols <= 2 * per)
-        return launch_srow2_cl<T, 2, TANH, TH>(
-            a, s, W ? "layernorm_fused_srow2_c2" : "layernorm_fused_srow2_c2_t512",
-            W ? "layernorm_fused_srow2_c2_exact" : "layernorm_fused_srow2_c2_t512_exact");
+        return launch_srow2_cl<T, 2, TANH, TH>(a, s, n[1][0], n[1][1]);
     if (cols <= 4 * per)
-        return launch_srow2_cl<T, 4, TANH, TH>(
-            a, s, W ? "layernorm_fused_srow2_c4" : "layernorm_fused_srow2_c4_t512",
-            W ? "layernorm_fused_srow2_c4_exact" : "layernorm_fused_srow2_c4_t512_exact");
+        return launch_srow2_cl<T, 4, TANH, TH>(a, s, n[2][0], n[2][1]);
     if (cols <= 8 * per)
-        return launch_srow2_cl<T, 8, TANH, TH>(
-            a, s, W ? "layernorm_fused_srow2_c8" : "layernorm_fused_srow2_c8_t512",
-            W ? "layernorm_fused_srow2_c8_exact" : "layernorm_fused_srow2_c8_t512_exact");
+        return launch_srow2_cl<T, 8, TANH, TH>(a, s, n[3][0], n[3][1]);
     if (cols <= KB_CLUSTER_MAX * per)
-        return launch_srow2_cl<T, KB_CLUSTER_MAX, TANH, TH>(
-            a, s, W ? "layernorm_fused_srow2_c16" : "layernorm_fused_srow2_c16_t512",
-            W ? "layernorm_fused_srow2_c16_exact" : "layernorm_fused_srow2_c16_t512_exact");
+        return launch_srow2_cl<T, KB_CLUSTER_MAX, TANH, TH>(a, s, n[4][0], n[4][1]);
     return cudaErrorNotSupported;
 }
 
@@ -2856,9 +2858,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * dependent instructions, where the same code with the parameters elsewhere
  * interleaves the eight (its eight MUFU.EX2 within ~40 instructions, against
  * one every ~11): the wait stalls. PS (16-bit only, the folded form and
- * warp partials; code in commit f20845a, KBENCH_LAYERNORM_GPIPE_PS=1|2 there): slices of 8192 columns, gamma raw
- * and beta + b as floats in shared memory after the ring (each thread's own
- * slots, 48 KB), a ring of 10 slices of 16 KB (L = 6, P = 4: 64 KB in flight
+ * warp partials; code in commit f20845a, KBENCH_LAYERNORM_GPIPE_PS=1|2
+ * there): slices of 8192 columns, gamma raw and beta + b as floats in
+ * shared memory after the ring (each thread's own slots, 48 KB), a ring of 10 slices of 16 KB (L = 6, P = 4: 64 KB in flight
  * an SM), 512 streaming threads of 16 elements (=1, 59-64 registers) or 256
  * of 32 (=2, 72-76 registers: a slice's fixed cost, ~200 instructions a
  * thread, over twice the elements). Prediction (before any measurement):
@@ -2876,10 +2878,10 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * one group of 128, 16-bit 1048576 two of 64, 262144 four of 32 (fp32) or
  * eight of 16 (16-bit): 128 of 132 SMs, 3% of the bandwidth left unused in
  * every cell this grid takes. The kernels' PART form (code in commit
- * f20845a, KBENCH_GPIPE_FILL=1 there) gave each block a contiguous part of the row
- * instead of chunks S THREADS apart, so that S need not divide it, and took
- * the S from the fewest blocks that hold a row up to twice that whose groups
- * fill the most of the GPU: 132 for fp32 1048576, 33 for
+ * f20845a, KBENCH_GPIPE_FILL=1 there) gave each block a contiguous part of
+ * the row instead of chunks S THREADS apart, so that S need not divide it,
+ * and took the S from the fewest blocks that hold a row up to twice that
+ * whose groups fill the most of the GPU: 132 for fp32 1048576, 33 for
  * 262144, 66 for 16-bit 1048576. Prediction (before any measurement):
  * 1.03x at those cells (fp32 1048576 79.3 -> ~82%, 262144 85.6 -> ~88%),
  * unless the exchange of 132 partials a row instead of 128 costs it back.
