@@ -126,7 +126,7 @@ shiplibs:
 # The bench tools, built with the tests and run on the GPU machine; their
 # headers come from the compiler (-MMD: $@.d, included below).
 BENCH_TOOLS := $(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit \
-               $(B)/bench/fw_trace $(B)/bench/grid_trace
+               $(B)/bench/fw_trace $(B)/bench/grid_trace $(B)/bench/pc_stalls
 BENCH_DEP    = -MMD -MP -MF $@.d
 
 tests: $(TEST_BIN) $(B)/kbench shiplibs $(BENCH_TOOLS)
@@ -152,6 +152,15 @@ $(B)/bench/fw_trace $(B)/bench/grid_trace:
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $(BENCH_DEP) -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
 	  -Xlinker -rpath,$(CUDA)/lib64 $(filter-out -lcudart_static,$(LDLIBS))
+
+# Where a variant's warps wait, PC by PC (bench/pc_stalls.c's header): host
+# code, built as kbench is, linked against libkb.a.
+$(B)/bench/pc_stalls: bench/pc_stalls.c $(B)/libkb.a $(B)/shim/string
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -MF $@.d $< $(B)/libkb.a -o $@ $(LDFLAGS) $(LDLIBS)
+
+# its command-line test runs it
+$(B)/tests/cli/test_pc_stalls: $(B)/bench/pc_stalls
 
 host-tests: $(HOST_TEST_BIN) $(B)/kbench shiplibs
 
@@ -207,14 +216,14 @@ run: deps-build
 
 check: deps-check
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --std=c11 --suppress=missingIncludeSystem --inline-suppr -Isrc src tests
+	  --std=c11 --suppress=missingIncludeSystem --inline-suppr -Isrc src tests bench
 	bash tests/banned.sh
 	bash tests/layers.sh
 	PYTHONPYCACHEPREFIX=$(B)/pycache python3 -m py_compile bench/*.py tests/fixtures/*.py
 
 # clang-tidy over the C sources with .clang-tidy's checks (slow: a minute or two).
 tidy: $(B)/shim/string
-	clang-tidy --quiet $(wildcard src/*/*.c) -- -std=c17 $(CPPFLAGS) 2>/dev/null
+	clang-tidy --quiet $(wildcard src/*/*.c bench/*.c) -- -std=c17 $(CPPFLAGS) 2>/dev/null
 
 clean:
 	rm -rf $(B) $(ASAN_B)

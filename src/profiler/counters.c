@@ -387,35 +387,6 @@ int kb_counters_foreign_profiler(char *why, size_t why_n)
     return 1;
 }
 
-typedef CUresult (*ctx_get_current_fn)(CUcontext *);
-
-/* Makes the current device's primary context current and returns it, through
- * the runtime's driver entry point (no link against libcuda). */
-static kb_status current_context(CUcontext *ctx, int *device, kb_err *e)
-{
-    kb_status st = KB_OK;
-    void *p = NULL;
-    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    ctx_get_current_fn get = NULL;
-    *ctx = NULL;
-    KB_CUDA(cudaGetDevice(device));
-    KB_CUDA(cudaFree(NULL));
-    KB_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000,
-                                               cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !p) {
-        st = kb_fail(e, KB_EENV,
-                     "the CUDA driver has no cuCtxGetCurrent (query result %d)", (int)q);
-        goto done;
-    }
-    memcpy(&get, &p, sizeof get);
-    CUresult r = get(ctx);
-    if (r != CUDA_SUCCESS || !*ctx)
-        st = kb_fail(e, KB_EENV,
-                     "cuCtxGetCurrent failed (CUresult %d) or gave no context", (int)r);
-done:
-    return st;
-}
-
 /* Why cuptiProfilerDeviceSupported said no, as "<cause>; <fix>". */
 static void unsupported_reason(const CUpti_Profiler_DeviceSupported_Params *ds, char *why,
                                size_t why_n)
@@ -612,7 +583,7 @@ kb_status kb_counters_open(kb_metric_set s, kb_counters **out, char *why, size_t
     c->set = s;
     c->n = kb_metric_set_metrics(s, &c->names);
 
-    if ((st = current_context(&c->ctx, &c->device, e)) != KB_OK)
+    if ((st = kb_current_context(&c->ctx, &c->device, e)) != KB_OK)
         goto done;
 
     int prepared = prep_take(c);

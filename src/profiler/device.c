@@ -67,3 +67,30 @@ kb_status kb_device_query(int ordinal, kb_device *d, kb_err *e)
 done:
     return st;
 }
+
+typedef CUresult (*ctx_get_current_fn)(CUcontext *);
+
+kb_status kb_current_context(CUcontext *ctx, int *device, kb_err *e)
+{
+    kb_status st = KB_OK;
+    void *p = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    ctx_get_current_fn get = NULL;
+    *ctx = NULL;
+    KB_CUDA(cudaGetDevice(device));
+    KB_CUDA(cudaFree(NULL));
+    KB_CUDA(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000,
+                                               cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !p) {
+        st = kb_fail(e, KB_EENV,
+                     "the CUDA driver has no cuCtxGetCurrent (query result %d)", (int)q);
+        goto done;
+    }
+    memcpy(&get, &p, sizeof get);
+    CUresult r = get(ctx);
+    if (r != CUDA_SUCCESS || !*ctx)
+        st = kb_fail(e, KB_EENV,
+                     "cuCtxGetCurrent failed (CUresult %d) or gave no context", (int)r);
+done:
+    return st;
+}

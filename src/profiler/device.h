@@ -3,6 +3,7 @@
 #ifndef KB_DEVICE_H
 #define KB_DEVICE_H
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "results/result.h"
@@ -24,6 +25,11 @@ extern "C" {
             goto done;                                                                  \
         }                                                                               \
     } while (0)
+
+/* Makes the current device's primary context current and returns it with the
+ * device's ordinal, through the runtime's driver entry point (no link against
+ * libcuda): for the CUPTI calls that take a context. */
+kb_status kb_current_context(CUcontext *ctx, int *device, kb_err *e);
 
 /* Number of visible GPUs; KB_EENV "no NVIDIA driver found (libcuda.so.1 is not
  * installed)" without the driver, "no CUDA GPU available (...)" when none. */
