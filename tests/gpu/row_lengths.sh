@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp
-        # (both pipelined grids), gp-wide, gp-bar, gp-smem, peel, trow-w, half,
+        # (both pipelined grids), gp-wide, gp-exact, gp-bar, gp-smem, peel, trow-w, half,
         # grid-8 and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -185,6 +185,16 @@ for step in "$@"; do
         # columns and more by default)
         SAN_DTYPE=bf16 path layernorm gp-wide KBENCH_LAYERNORM_GRID_PIPE=2 \
             layernorm_fused_gpipe_wide rows=70,cols=40008 "$all" $gp_shapes
+        # both without code for a row's edges where the row is whole slices
+        # (KBENCH_LAYERNORM_GPIPE_EXACT=1; off by default): 3-128 slices a
+        # row, fewer rows than and past the lag, more rows than the
+        # exchange's ring, statistics, mean 10^4, tanh; a row of 40960 is 5
+        # fp32 slices and 2.5 16-bit ones (the edged kernel for 16-bit)
+        path layernorm gp-exact KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1 \
+            'gpipe_[a-z]*_exact' rows=70,cols=49152 "$all" rows=9,cols=49152 rows=67,cols=65536 \
+            rows=300,cols=131072 rows=133,cols=1048576 rows=40,cols=262144,stats=1 \
+            rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1 rows=2500,cols=49152 \
+            rows=5,cols=40960
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -397,6 +407,10 @@ for step in "$@"; do
         ab KBENCH_SOFTMAX_GRID=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=3,cols=1048576
         ab KBENCH_SOFTMAX_GRID_NS=8 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
+        # layernorm's pipelined grid without edge code for rows of whole
+        # slices ("old" = the switch; off by default)
+        ab KBENCH_LAYERNORM_GPIPE_EXACT=1 layernorm fused rows=128,cols=1048576 \
+            rows=256,cols=1048576 rows=1024,cols=262144 rows=512,cols=262144
         # the grid's trimmed exit ("old" = the switch; off by default)
         ab KBENCH_SOFTMAX_GRID_TRIM=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=200,cols=600000

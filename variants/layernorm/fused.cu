@@ -108,9 +108,11 @@
  * KBENCH_LAYERNORM_GPIPE_RING=0 gives the pipelined grid its parameters in
  * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
- * instead of 16384; KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over
- * the block behind a barrier instead of handing the warps' partials to the
- * exchange warp (its kernels' names end in _bar);
+ * instead of 16384; KBENCH_LAYERNORM_GPIPE_EXACT=1 gives rows of whole
+ * slices its kernels without edge code (layernorm_fused_gpipe_*_exact);
+ * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
+ * barrier instead of handing the warps' partials to the exchange warp (its
+ * kernels' names end in _bar);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -2901,7 +2903,23 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * the first read by the copy engine or by the threads' cp.async: the
  * second read found nothing in the L2, at least 40 MB of the grid's reads
  * and writes after the first (its header's arithmetic). Not kept (code in
- * commits cfdd9f7 and 862dfaf). */
+ * commits cfdd9f7 and 862dfaf).
+ * Rows of whole slices without the code for a row's edges (EXACT,
+ * KBENCH_LAYERNORM_GPIPE_EXACT=1; off until measured): where cols is S
+ * slices exactly (every sweep row this grid takes), in(k) is true for every
+ * vector, so the per-vector guards, their branches (BSSY/BSYNC) and
+ * predicates go, and the compiler may interleave one vector's output with
+ * the next's. SASS (sm_90, the streaming threads' loop a row, erf): bf16
+ * wide slices 916 -> 816 instructions a slice (32 elements a thread; BSSY
+ * 12 -> 7, PLOP3 16 -> 12, BRA 26 -> 19), 96 registers both, the exact
+ * form spilling 8 bytes (a register pair around the first pass's MMAs: one
+ * STL and one LDL a slice, from L1); fp32 (slices of 8192) 776 -> 693, 84
+ * -> 96 registers, no spills (640 threads an SM either way). Prediction
+ * (before any run, % of the copy bandwidth): bf16 1024 x 262144 and 256 x
+ * 1048576 64-66 -> 68-72 if the streaming threads' instructions and their
+ * dependent chains are what is left (issue 61%, wait 23.6% of the stalls in
+ * the counters above); fp32 128 x 1048576 78-82 -> level or +1-2, its pace
+ * the exchange's. row_lengths.sh has its check group (gp-exact) and A/B. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -2926,7 +2944,8 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false>
+template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
+          bool EXACT = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -2947,7 +2966,9 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
      * bs [NV F4][THREADS] */
     float4 *gs = reinterpret_cast<float4 *>(gp_sm + C::D * C::SLOT);
     float4 *bs = gs + NV * F4 * THREADS;
-    auto in = [&](int k) { return p.in(k); };
+    /* EXACT: the row is S whole slices (cols = S THREADS E), every vector in
+     * it, and no code for the edges */
+    auto in = [&](int k) { return EXACT || p.in(k); };
     /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
     float gr[PREG && !PK ? NV : 1][V], br[PREG ? NV : 1][V];
     uint4 gq[PK ? NV : 1];
@@ -2997,7 +3018,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     for (int k = 0; k < NV; k++)
         n += in(k) ? V : 0;
     /* PK: its warp's, summed once. */
-    const float nw = PK ? kb_warp_sum((float)n) : 0.0f;
+    const float nw = !PK ? 0.0f : EXACT ? (float)(32 * NV * V) : kb_warp_sum((float)n);
     /* The slice's exact (n, mean, M2) over the block, of d = x - x[row][0]
      * (of x when PK; thread 0's is the one used). */
     auto stats = [&](int i) {
@@ -3096,7 +3117,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * more than GP_MAX_S blocks or the GPU holds fewer than S, and with `filled`
  * also when the groups would leave more than 1/8 of its blocks idle
  * (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
+template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false,
+          bool EXACT = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
 {
     using C = gp_cfg<T, PREG, E>;
@@ -3104,19 +3126,23 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
+    if (EXACT && (int64_t)S * GP_THREADS * E != p.cols)
+        return cudaErrorInvalidValue; /* the caller's to check */
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
-                                          : "layernorm_fused_gpipe_wide_bar")
-                       : PREG       ? (WP ? "layernorm_fused_gpipe_preg"
-                                          : "layernorm_fused_gpipe_preg_bar")
-                                    : "layernorm_fused_gpipe";
+    const char *name = EXACT           ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
+                                                        : "layernorm_fused_gpipe_preg_exact")
+                       : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
+                                            : "layernorm_fused_gpipe_wide_bar")
+                       : PREG         ? (WP ? "layernorm_fused_gpipe_preg"
+                                            : "layernorm_fused_gpipe_preg_bar")
+                                      : "layernorm_fused_gpipe";
     return kb_launch(a, s, k, name, grid, block, C::SMEM, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
                      (int)p.rows, p.cols, p.inv_cols, S);
 }
@@ -3131,13 +3157,22 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
+    static const int exact_on = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
+    /* rows of whole slices (exact_on, warp partials): the kernel without edges */
+    const int64_t cols = a->shape[LN_COLS];
     if constexpr (sizeof(T) < 4) {
-        if (wide)
+        if (wide) {
+            constexpr int64_t SLICE = (int64_t)GP_THREADS * 2 * GP_ELEMS;
+            if (exact_on && wp && cols % SLICE == 0)
+                return launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true, true>(a, s, filled);
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
+        }
     }
+    if (exact_on && wp && cols % ((int64_t)GP_THREADS * GP_ELEMS) == 0)
+        return launch_gpipe_ring<T, TANH, true, GP_ELEMS, true, true>(a, s, filled);
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
