@@ -19,11 +19,10 @@
  * -p   sampling period: one sample per SM every 2^PERIOD cycles (5-31;
  *      default 10: ~770 samples an SM for a 400 us kernel at 1.98 GHz);
  * -t   hottest instructions listed per kernel (default 20);
- * -o   every (kernel, PC, reason) with samples, as CSV ("-": stdout, after
- *      the summary) (kernel,pc,reason,samples; pc in hex), for
- *      bench/pc_stalls.py, which
- *      lays the samples beside the kernel's SASS (`cuobjdump -sass` of this
- *      binary: its kernels are the ones that ran).
+ * -o   every (kernel, PC, reason) with samples as CSV (kernel,pc,reason,
+ *      samples; pc in hex; "-": stdout, after the summary), for
+ *      bench/pc_stalls.py, which lays the samples beside the kernel's SASS
+ *      (`cuobjdump -sass` of this binary: its kernels are the ones that ran).
  *
  * stdout: per kernel (the most sampled first), its samples, the shares of
  * its samples by stall reason, and its hottest PCs with their own shares.
