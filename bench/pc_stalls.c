@@ -22,7 +22,9 @@
  * -o   every (kernel, PC, reason) with samples as CSV (kernel,pc,reason,
  *      samples; pc in hex; "-": stdout, after the summary), for
  *      bench/pc_stalls.py, which lays the samples beside the kernel's SASS
- *      (`cuobjdump -sass` of this binary: its kernels are the ones that ran).
+ *      (`cuobjdump -sass` of this binary, whose kernels are the ones that
+ *      ran, or `nvdisasm -gi` of the cubin holding the kernel, from
+ *      `cuobjdump -xelf all`, for the samples by source line too).
  *
  * stdout: per kernel (the most sampled first), its samples, the shares of
  * its samples by stall reason, and its hottest PCs with their own shares.

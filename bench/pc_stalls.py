@@ -4,22 +4,29 @@ header) beside the sampled kernels' SASS.
 
     python3 bench/pc_stalls.py SAMPLES.csv SASS.txt [--kernel REGEX] [--context N]
 
-SASS.txt is `cuobjdump -sass build/bench/pc_stalls` (or `-fun NAME` of it, or
-an nvdisasm listing of the same cubin): the binary whose kernels were sampled.
-For each sampled kernel found there (those whose name REGEX finds, with
---kernel) it prints the kernel's samples and their shares by stall reason and
-by opcode, then its SASS, each instruction with its share of the kernel's
-samples and the reasons that make up half or more of its own; with --context
-N only the instructions within N of one holding 0.5% or more, "..." between
-runs. Shares are of all samples (the reasons ending in "_not_issued" count
-again samples already counted, and are left out)."""
+SASS.txt is `cuobjdump -sass build/bench/pc_stalls` (or `-fun NAME` of it), or
+`nvdisasm -gi -c` of the cubin holding the kernel (`cuobjdump -xelf all` of the
+binary writes its cubins): the binary whose kernels were sampled. For each
+sampled kernel found there (those whose name REGEX finds, with --kernel) it
+prints the kernel's samples and their shares by stall reason and by opcode,
+with an nvdisasm listing's source lines (-g or -gi: kbench builds with
+-lineinfo) also the hottest source lines (the innermost inlined line, and the
+kernel's own line it was inlined at), then its SASS, each instruction with
+its share of the kernel's samples and the reasons that make up half or more
+of its own, under the source lines; with --context N only the instructions
+within N of one holding 0.5% or more, "..." between runs. Shares are of all
+samples (the reasons ending in "_not_issued" count again samples already
+counted, and are left out)."""
 import re
 import sys
 from collections import defaultdict
 
 FUNC = [re.compile(r"^\s*Function : (\S+)"), re.compile(r"^\.text\.(\S+):")]
 INSN = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+LINE = re.compile(r'^\s*//## File "([^"]*)", line (\d+)(.*)$')
+AT = re.compile(r'inlined at "([^"]*)", line (\d+)')
 HOT = 0.005
+TOP_LINES = 15
 
 
 def fail(msg):
@@ -60,19 +67,40 @@ def read_samples(path):
     return out
 
 
+def where(path, line):
+    return f"{path.rsplit('/', 1)[-1]}:{line}"
+
+
 def read_sass(path):
-    """{kernel: [(offset, instruction)]} from a cuobjdump or nvdisasm listing."""
-    funcs, cur = {}, None
+    """{kernel: [(offset, instruction, location)]} from a cuobjdump or nvdisasm
+    listing; location is "file:line" of the innermost source line, with
+    " (file:line)" of the outermost it was inlined at, or "" without line
+    information. nvdisasm -gi gives an inlined instruction's chain a level a
+    comment line, innermost first, then the kernel's own line; -g gives one
+    line."""
+    funcs, cur, loc, pending = {}, None, "", []
     for line in lines_of(path):
         for f in FUNC:
             m = f.match(line)
             if m:
-                cur = funcs.setdefault(m.group(1), [])
+                cur, loc, pending = funcs.setdefault(m.group(1), []), "", []
                 break
         else:
+            m = LINE.match(line)
+            if m:
+                pending.append(m)
+                continue
             m = INSN.match(line)
             if m and cur is not None:
-                cur.append((int(m.group(1), 16), m.group(2)))
+                if pending:
+                    inner, outer = pending[0], pending[-1]
+                    loc = where(inner.group(1), inner.group(2))
+                    chain = AT.findall(outer.group(3))
+                    top = where(*chain[-1]) if chain else where(outer.group(1), outer.group(2))
+                    if top != loc:
+                        loc += f" ({top})"
+                    pending = []
+                cur.append((int(m.group(1), 16), m.group(2), loc))
     if not funcs:
         fail(f"{path}: no SASS functions (a `cuobjdump -sass` listing?)")
     return funcs
@@ -96,28 +124,41 @@ def show(kernel, pcs, code, context):
     per_pc = {pc: sum(r.values()) for pc, r in pcs.items()}
     total = sum(per_pc.values())
     reasons, ops = defaultdict(int), defaultdict(int)
-    known = {off: insn for off, insn in code}
+    known = {off: insn for off, insn, _ in code}
+    at = {off: loc for off, _, loc in code}
+    lines, line_why = defaultdict(int), defaultdict(lambda: defaultdict(int))
     for pc, r in pcs.items():
         for k, v in r.items():
             reasons[k] += v
+            if at.get(pc):
+                line_why[at[pc]][k] += v
         ops[opcode(known[pc]) if pc in known else "(not listed)"] += per_pc[pc]
+        if at.get(pc):
+            lines[at[pc]] += per_pc[pc]
     print(f"kernel {kernel}: {total} samples at {len(pcs)} PCs")
     print(f"  stalls: {shares(reasons, total, HOT)}")
     print(f"  opcodes: {shares(ops, total, HOT)}")
+    if lines:
+        print("  source lines:")
+        for loc, n in sorted(lines.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_LINES]:
+            print(f"    {100.0 * n / total:6.2f}%  {loc:<40} {shares(line_why[loc], n, 0.1)}")
     missing = [pc for pc in pcs if pc not in known]
     if missing:
         print(f"  {len(missing)} sampled PCs are not in the listing (another build's SASS?)")
     keep = range(len(code))
     if context is not None:
-        hot = [i for i, (off, _) in enumerate(code) if per_pc.get(off, 0) >= HOT * total]
+        hot = [i for i, (off, _, _) in enumerate(code) if per_pc.get(off, 0) >= HOT * total]
         keep = sorted({j for i in hot for j in range(i - context, i + context + 1)
                        if 0 <= j < len(code)})
-    last = -1
+    last, shown_loc = -1, ""
     for i in keep:
         if context is not None and last >= 0 and i != last + 1:
             print("  ...")
         last = i
-        off, insn = code[i]
+        off, insn, loc = code[i]
+        if loc and loc != shown_loc:
+            print(f"  {'':6}   // {loc}")
+            shown_loc = loc
         n = per_pc.get(off, 0)
         if n:
             why = shares(pcs[off], n, 0.5) or shares(pcs[off], n, 0.0).split(",")[0]

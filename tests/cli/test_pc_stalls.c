@@ -4,7 +4,8 @@
  * share is known) gives each kernel's shares by reason and by opcode, each
  * instruction's share and leading reason, leaves out the "_not_issued"
  * counts, says which kernel the listing lacks, and with --context shows only
- * the hot instructions' neighbourhoods; bad files and command lines get one
+ * the hot instructions' neighbourhoods; from an nvdisasm listing with line
+ * information, the samples by source line; bad files and command lines get one
  * line and exit 2. build/bench/pc_stalls itself (beside $KBENCH_BIN) rejects
  * each bad command line with one line and exit 2 before it looks for a GPU.
  * The script's tests skip, saying so, without python3. */
@@ -44,6 +45,27 @@ static void script_figures(void **state)
     kbt_has(t, "/*00d0*/ LDG.E R2, desc[UR4][R2.64]\n  ...\n   50.00%");
     assert_null(strstr(t, "/*00e0*/"));
     assert_null(strstr(t, "kernel scale"));
+    free(t);
+}
+
+/* An nvdisasm -gi listing (tests/fixtures/pc_stalls_lines.sass: a kernel
+ * whose line 6 calls an inlined function of line 1): the samples by source
+ * line, an inlined line named with the kernel's line it was inlined at. */
+static void script_source_lines(void **state)
+{
+    (void)state;
+    kbt_need_python("bench/pc_stalls.py");
+    assert_int_equal(kbt_sh("python3 bench/pc_stalls.py tests/fixtures/pc_stalls_lines.csv "
+                            "tests/fixtures/pc_stalls_lines.sass --context 0 >%s/out 2>&1",
+                            kbt_dir),
+                     0);
+    char *t = kbt_read("out");
+    kbt_has(t, "kernel axpy2: 50 samples at 4 PCs");
+    /* line 6: 30 at the load, 5 at the multiply, 5 at the store */
+    kbt_has(t, "     80.00%  axpy2.cu:6                               long_scoreboard 75.0%, "
+               "lg_throttle 12.5%, wait 12.5%");
+    kbt_has(t, "     20.00%  axpy2.cu:1 (axpy2.cu:6)                  wait 100.0%");
+    kbt_has(t, "           // axpy2.cu:1 (axpy2.cu:6)\n   20.00%  wait 100.0%");
     free(t);
 }
 
@@ -100,6 +122,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(script_figures, kbt_dir_setup, kbt_dir_teardown),
+        cmocka_unit_test_setup_teardown(script_source_lines, kbt_dir_setup, kbt_dir_teardown),
         cmocka_unit_test_setup_teardown(script_bad_input, kbt_dir_setup, kbt_dir_teardown),
         cmocka_unit_test_setup_teardown(tool_bad_command_lines, kbt_dir_setup,
                                         kbt_dir_teardown),
