@@ -23,8 +23,8 @@
  *      samples; pc in hex; "-": stdout, after the summary), for
  *      bench/pc_stalls.py, which lays the samples beside the kernel's SASS
  *      (`cuobjdump -sass` of this binary, whose kernels are the ones that
- *      ran, or `nvdisasm -gi` of the cubin holding the kernel, from
- *      `cuobjdump -xelf all`, for the samples by source line too).
+ *      ran, or, for the samples by source line too, `nvdisasm -gi` of the
+ *      variant's cubin compiled with the build's flags: the same SASS).
  *
  * stdout: per kernel (the most sampled first), its samples, the shares of
  * its samples by stall reason, and its hottest PCs with their own shares.

@@ -5,18 +5,18 @@ header) beside the sampled kernels' SASS.
     python3 bench/pc_stalls.py SAMPLES.csv SASS.txt [--kernel REGEX] [--context N]
 
 SASS.txt is `cuobjdump -sass build/bench/pc_stalls` (or `-fun NAME` of it), or
-`nvdisasm -gi -c` of the cubin holding the kernel (`cuobjdump -xelf all` of the
-binary writes its cubins): the binary whose kernels were sampled. For each
-sampled kernel found there (those whose name REGEX finds, with --kernel) it
-prints the kernel's samples and their shares by stall reason and by opcode,
-with an nvdisasm listing's source lines (-g or -gi: kbench builds with
--lineinfo) also the hottest source lines (the innermost inlined line, and the
-kernel's own line it was inlined at), then its SASS, each instruction with
-its share of the kernel's samples and the reasons that make up half or more
-of its own, under the source lines; with --context N only the instructions
-within N of one holding 0.5% or more, "..." between runs. Shares are of all
-samples (the reasons ending in "_not_issued" count again samples already
-counted, and are left out)."""
+`nvdisasm -gi -c` of the variant's cubin compiled with the build's flags (nvcc
+-std=c++17 -O3 -lineinfo -Isrc -gencode arch=compute_90,code=sm_90 -cubin
+variants/OP/VARIANT.cu: the binary's SASS). For each sampled kernel found there
+(those whose name REGEX finds, with --kernel) it prints the kernel's samples
+and their shares by stall reason and by opcode, with an nvdisasm listing's
+source lines (-g or -gi: kbench builds with -lineinfo) also the hottest source
+lines (the innermost inlined line, and the kernel's own line it was inlined
+at), then its SASS, each instruction with its share of the kernel's samples
+and the reasons that make up half or more of its own, under the source lines;
+with --context N only the instructions within N of one holding 0.5% or more,
+"..." between runs. Shares are of all samples (the reasons ending in
+"_not_issued" count again samples already counted, and are left out)."""
 import re
 import sys
 from collections import defaultdict
