@@ -93,6 +93,11 @@ typedef struct samples {
     uint32_t *slot;
     uint64_t dropped, other; /* CUPTI's dropped and non-user kernels' samples */
     int buffer_full;
+    /* PC records read by cuptiPCSamplingGetData and left in the configured
+     * buffer, and the ranges (one a launch) read by the former */
+    size_t from_get, from_config;
+    uint64_t ranges[1000];
+    int nranges;
 } samples;
 
 static void usage(FILE *f)
@@ -335,12 +340,19 @@ static void add(samples *s, const reasons *r, const CUpti_PCSamplingData *d, cha
 
 /* The records CUPTI left in the configured buffer on its own (it fills that
  * one where the caller does not drain in time, and at the disable), each
- * taken once: the buffer is marked empty after. */
+ * taken once: the buffer is marked empty after, and a range already read
+ * through cuptiPCSamplingGetData is not added again. The summary says how
+ * many records came each way. */
 static void take(samples *s, const reasons *r, CUpti_PCSamplingData *config, char ***names,
                  size_t *nnames, size_t *cap)
 {
-    if (config->totalNumPcs > 0)
+    int seen = 0; /* a range already read through cuptiPCSamplingGetData */
+    for (int i = 0; i < s->nranges; i++)
+        seen |= s->ranges[i] == config->rangeId;
+    if (config->totalNumPcs > 0 && !seen) {
         add(s, r, config, names, nnames, cap);
+        s->from_config += config->totalNumPcs;
+    }
     config->totalNumPcs = 0;
     config->droppedSamples = 0;
     config->nonUsrKernelsTotalSamples = 0;
@@ -409,9 +421,10 @@ static void report(const opts *o, const samples *s, const reasons *r, const kb_d
     printf("# pc_stalls %s %s %s %s: %d launch%s, one sample an SM every 2^%d cycles\n",
            o->op->name, o->v->name, kb_dtype_name(o->dtype), shape, o->launches,
            o->launches == 1 ? "" : "es", o->period);
-    printf("# %s, %d SMs; %llu samples at %zu PCs (dropped %llu, other kernels %llu)%s\n",
+    printf("# %s, %d SMs; %llu samples at %zu PCs (dropped %llu, other kernels %llu; PC "
+           "records %zu read, %zu left in the configured buffer)%s\n",
            dev->name, dev->sms, (unsigned long long)all, s->n, (unsigned long long)s->dropped,
-           (unsigned long long)s->other,
+           (unsigned long long)s->other, s->from_get, s->from_config,
            s->buffer_full ? "; the hardware buffer filled: raise -p" : "");
     size_t *order = alloc(s->n, sizeof *order);
     sort_key = tot;
@@ -577,6 +590,9 @@ int main(int argc, char **argv)
         do {
             CUPTI_OK(cuptiPCSamplingGetData(&gp));
             add(&s, &r, buf, &names, &nnames, &names_cap);
+            s.from_get += buf->totalNumPcs;
+            if (buf->totalNumPcs > 0 && s.nranges < (int)KB_COUNT(s.ranges))
+                s.ranges[s.nranges++] = buf->rangeId;
         } while (buf->remainingNumPcs > 0);
         take(&s, &r, config_buf, &names, &nnames, &names_cap);
     }
