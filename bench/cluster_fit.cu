@@ -6,12 +6,12 @@
  *   the persistent clusters), 512 threads two an SM (96 KB each: softmax's
  *   cluster kernels, srow2's 512-thread form) and 512 threads one an SM.
  * (kernels/cluster.cuh's kb_cluster_capacity, as the cluster kernels'
- * launchers ask it). A cluster's blocks run on the SMs of one GPC, so a GPC of g free SMs holds
- * floor(g / c) clusters of c one-SM blocks and the rest of its SMs idle
- * (the H200 held 30 clusters of 4 on 120 of its 132 SMs and 7 of 16 on
- * 112 in the counters runs of layernorm's fused.cu): which cluster sizes
- * leave SMs idle, and whether blocks two an SM change that, is what a
- * cluster kernel's placement is planned from.
+ * launchers ask it). A cluster's blocks run on the SMs of one GPC, so a GPC
+ * of g free SMs holds floor(g / c) clusters of c one-SM blocks and the rest
+ * of its SMs idle (the H200 held 30 clusters of 4 on 120 of its 132 SMs and
+ * 7 of 16 on 112 in the counters runs of layernorm's fused.cu): which
+ * cluster sizes leave SMs idle, and whether blocks two an SM change that, is
+ * what a cluster kernel's placement is planned from.
  *
  *   build/bench/cluster_fit
  *

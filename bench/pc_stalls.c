@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.cuh"
 #include "kernels/op.h"
 #include "kernels/shape.h"
 #include "profiler/device.h"
@@ -179,15 +180,6 @@ static void parse(int argc, char **argv, opts *o)
         bad("%s", e.msg);
 }
 
-/* A failed CUDA call: one line, exit 1. */
-static void cuda_ok(cudaError_t ce, const char *call)
-{
-    if (ce != cudaSuccess) {
-        fprintf(stderr, TOOL ": %s: %s\n", call, cudaGetErrorString(ce));
-        exit(1);
-    }
-}
-
 static void cupti_ok(CUptiResult r, const char *call)
 {
     if (r != CUPTI_SUCCESS) {
@@ -209,7 +201,7 @@ static void *alloc(size_t n, size_t size)
     return p;
 }
 
-#define CUDA_OK(call) cuda_ok((call), #call)
+#define CUDA_OK(call) kb_tool_check(TOOL, (call), #call)
 #define CUPTI_OK(call) cupti_ok((call), #call)
 
 static reasons stall_reasons(CUcontext ctx)

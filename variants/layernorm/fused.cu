@@ -3112,22 +3112,16 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
                                           merge, out);
 }
 
-/* Launches layernorm_fused_gpipe over as many groups of S blocks as the GPU
- * holds at once (at most one a row). cudaErrorNotSupported when a row needs
- * more than GP_MAX_S blocks or the GPU holds fewer than S, and with `filled`
- * also when the groups would leave more than 1/8 of its blocks idle
- * (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false>
-static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled)
+/* Launches layernorm_fused_gpipe (EXACT: its form without edge code) with S
+ * blocks a row over as many groups of S as the GPU holds at once (at most
+ * one a row). cudaErrorNotSupported when the GPU holds fewer than S, and
+ * with `filled` also when the groups would leave more than 1/8 of its
+ * blocks idle (kb_gpipe_blocks). */
+template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT>
+static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    const int S = kb_grid_blocks(p.cols / C::V, (int64_t)GP_THREADS * C::NV);
-    if (S > GP_MAX_S)
-        return cudaErrorNotSupported;
-    if (EXACT && (int64_t)S * GP_THREADS * E != p.cols)
-        return cudaErrorInvalidValue; /* the caller's to check */
     static int64_t cap = -1;
     const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT>;
     const int64_t blocks =
@@ -3147,33 +3141,45 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
                      (int)p.rows, p.cols, p.inv_cols, S);
 }
 
+/* layernorm_fused_gpipe with the blocks a row its slices take;
+ * cudaErrorNotSupported when that is more than GP_MAX_S. With `exact` (the
+ * parameters in registers and warp partials), rows of whole slices take
+ * the form without edge code. */
+template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
+static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
+                                     bool exact = false)
+{
+    using C = gp_cfg<T, PREG, E>;
+    const int64_t cols = a->shape[LN_COLS];
+    const int S = kb_grid_blocks(cols / C::V, (int64_t)GP_THREADS * C::NV);
+    if (S > GP_MAX_S)
+        return cudaErrorNotSupported;
+    if constexpr (PREG && WP)
+        if (exact && (int64_t)S * GP_THREADS * E == cols)
+            return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
+    return launch_gpipe_k<T, TANH, PREG, E, WP, false>(a, s, filled, S);
+}
+
 /* launch_gpipe_ring with the parameters in registers and L = 4 of the 7
  * fp32 slices (14 16-bit) a ring of 224 KB holds, or, with
  * KBENCH_LAYERNORM_GPIPE_RING=0, the parameters staged in shared memory beside
- * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel). */
+ * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel); rows
+ * of whole slices without edge code with KBENCH_LAYERNORM_GPIPE_EXACT=1. */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
     static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
-    static const int exact_on = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
+    static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
-    /* rows of whole slices (exact_on, warp partials): the kernel without edges */
-    const int64_t cols = a->shape[LN_COLS];
     if constexpr (sizeof(T) < 4) {
-        if (wide) {
-            constexpr int64_t SLICE = (int64_t)GP_THREADS * 2 * GP_ELEMS;
-            if (exact_on && wp && cols % SLICE == 0)
-                return launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true, true>(a, s, filled);
-            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled)
+        if (wide)
+            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled, exact)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
-        }
     }
-    if (exact_on && wp && cols % ((int64_t)GP_THREADS * GP_ELEMS) == 0)
-        return launch_gpipe_ring<T, TANH, true, GP_ELEMS, true, true>(a, s, filled);
-    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled)
+    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 

@@ -71,10 +71,11 @@
  * threads 8 vectors in shared memory instead of 12 (below),
  * KBENCH_SOFTMAX_GRID_TRIM=1 gives it grid_rows.cuh's trimmed exit (not yet
  * measured: below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the
- * pipelined grid (slower than the grid so far: above that kernel); KBENCH_SOFTMAX_CREG_NS=0 sends
- * fp32 rows of 262145-524288 and 16-bit rows of 524289-1048576 columns back
- * from one cluster of 16 blocks of 512 threads with 8 vectors a thread in
- * shared memory (the default) to the grid (below);
+ * pipelined grid (slower than the grid so far: above that kernel);
+ * KBENCH_SOFTMAX_CREG_NS=0 sends fp32 rows of 262145-524288 and 16-bit rows
+ * of 524289-1048576 columns back from one cluster of 16 blocks of 512
+ * threads with 8 vectors a thread in shared memory (the default) to the
+ * grid (below);
  * KBENCH_SOFTMAX_WIDE=0 sends 16-bit rows of 121-128 vectors back from blocks
  * of 512 threads to blocks of 256, =2 takes rows of 97-128 vectors to 512
  * (below);
