@@ -2462,7 +2462,21 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * streams. Prediction (before any run, % of the copy bandwidth): bf16 4096
  * x 65536 ~80 -> ~85, 1024 x 262144 (clusters of 8 against the pipelined
  * grid's 64-66 and the clusters of 4's 63-66) ~75-80; level or worse if
- * the row's pace is its instructions (the same SASS a byte either way). */
+ * the row's pace is its instructions (the same SASS a byte either way).
+ * Measured on an H100 (80GB HBM3, not the H200 of the reports: no H200 was
+ * lent; 2026-12-05 09:14 UTC, 1980 MHz, two interleaved rounds, no check, %
+ * of that GPU's copy bandwidth, default / 512 threads / 1024 threads with
+ * the pipelined grid off): bf16 4096 x 65536 89.6, 90.0 / 80.8, 81.1 /
+ * 90.0, 89.7 (0.90x); 1024 x 262144 (the default the pipelined grid, the
+ * others srow2's clusters of 8 and 4) 84.4, 84.2 / 77.3, 76.5 / 77.4, 77.0
+ * (0.91x, level with 1024 threads); 2048 x 131072 79.7, 79.2 / 78.2, 77.2 /
+ * 79.4, 80.2 (0.97x against 1024 threads). Slower or level everywhere:
+ * the lockstep of a row is not what two blocks an SM buy back. And bench/cluster_fit
+ * (same GPU) says they buy no placement either: clusters of 16 blocks of
+ * 512 threads two an SM hold 112 SMs (14 clusters), as 7 of 1024 threads
+ * do; of 8, 120 (30, as 15 of 1024). The checks (row_lengths.sh group
+ * srow2-t512, the three sanitizers) clean. Not the default; the H200 A/B
+ * is still to run. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
@@ -2919,7 +2933,31 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 1048576 64-66 -> 68-72 if the streaming threads' instructions and their
  * dependent chains are what is left (issue 61%, wait 23.6% of the stalls in
  * the counters above); fp32 128 x 1048576 78-82 -> level or +1-2, its pace
- * the exchange's. row_lengths.sh has its check group (gp-exact) and A/B. */
+ * the exchange's. row_lengths.sh has its check group (gp-exact) and A/B.
+ * Measured on an H100 (80GB HBM3; no H200 was lent; 2026-12-05 09:18 UTC,
+ * two interleaved rounds, no check, % of that GPU's copy bandwidth, default
+ * / exact): bf16 1024 x 262144 84.4, 84.4 / 84.6, 84.5 (1.002x); 256 x
+ * 1048576 84.0, 84.3 / 83.1, 82.0 (0.981x); fp32 128 x 1048576 84.1, 83.9 /
+ * 82.9, 82.6 (0.985x); 512 x 262144 90.5, 90.8 / 89.8, 89.5 (0.990x). Level
+ * to slower: the instructions were not what held these rows (the checks,
+ * group gp-exact and the sanitizers, clean). Where they wait instead, from
+ * bench/pc_stalls on the same GPU (three launches each, every warp's
+ * samples, the four exchange warps' among them, source lines by
+ * bench/pc_stalls.py): fp32 128 x 1048576, 26.3% of the samples at the
+ * streaming warps' wait for a row's merged statistics (kb_gpipe_run's
+ * `done` mbarrier, long_scoreboard), 11.2% at the exchange warps' release
+ * adds (kb_red_release: the fence before the add, membar), 10.3% at the
+ * wait for a row's bytes (`full`), 3.8% at the exchange's acquire polls;
+ * bf16 256 x 1048576 13.2% at `done`, 7.2% membar, 4.8% polls, 4.2% `full`,
+ * and the GELU's chain (its MUFU.EX2's result, short_scoreboard, 9.5%; its
+ * clamp and polynomial, 13.5%, wait the most of it). So the exchange's
+ * round trips to the L2 (release add, poll, the S partials' reads, another
+ * release) outlast the L = 4 rows of slack at 1048576 columns, in fp32
+ * above all. With GRID_PIPE=2 the exact
+ * form also took fp32 2048 x 65536 from the persistent clusters of 4's
+ * 90.3, 89.6 to 92.2, 92.1 (1.024x), and bf16 4096 x 65536 from srow2's
+ * 90.0, 89.8 to 84.4, 84.2 (0.94x); the edged form's share of that is not
+ * yet measured apart. Not the default; the H200 A/B is still to run. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
