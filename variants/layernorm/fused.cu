@@ -2956,8 +2956,13 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * above all. With GRID_PIPE=2 the exact
  * form also took fp32 2048 x 65536 from the persistent clusters of 4's
  * 90.3, 89.6 to 92.2, 92.1 (1.024x), and bf16 4096 x 65536 from srow2's
- * 90.0, 89.8 to 84.4, 84.2 (0.94x); the edged form's share of that is not
- * yet measured apart. Not the default; the H200 A/B is still to run. */
+ * 90.0, 89.8 to 84.4, 84.2 (0.94x). Apart (09:36 UTC, another H100 of
+ * the same kind, two rounds, default / exact / GRID_PIPE=2 / both): fp32
+ * 2048 x 65536 89.9, 89.8 / 89.4, 89.4 / 92.7, 92.8 / 92.0, 92.6 (the grid
+ * 1.032x with edges, 1.027x without: the grid's gain, not the exact
+ * form's; on the H200 in 2026-12-04's A/B it was level, 1.007x); fp32 128 x
+ * 1048576 0.987x exact; bf16 256 x 1048576 0.986x, 1024 x 262144 1.004x.
+ * Not the default; the H200 A/B is still to run. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)

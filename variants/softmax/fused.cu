@@ -475,8 +475,10 @@
  * sanitizers) clean. bench/pc_stalls at fp32 128 x 1048576 (same GPU, the
  * default grid) put 20.6% of the samples at the barrier behind thread 0's
  * wait for the row's pairs and 10.4% at kb_grid_leave's barrier, which the
- * trimmed exit removes. Not yet the default: the H200 (whose reports hold
- * this cell at 82.4%) A/B and report first.
+ * trimmed exit removes. Again at 09:36 UTC (another H100 of the same kind):
+ * 128 x 1048576 92.7, 93.2 -> 93.6, 93.7 (1.007x), 200 x 600000 1.005x, 64 x
+ * 2097152 89.2, 89.4 -> 90.8, 90.9 (1.017x). Not yet the default: the H200
+ * (whose reports hold this cell at 82.4%) A/B and report first.
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
