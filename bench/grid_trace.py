@@ -11,7 +11,9 @@ issuing the stores) as mean, p10, p50 and p90 in microseconds; how far apart a
 row's blocks start and publish, and how long after the row's last publish its
 blocks go on; how many blocks are resident, loading, waiting and writing on
 average; and the gap between a block's end and the next block's start on the
-same SM (the block's exit, the next one's launch and its ticket)."""
+same SM (the block's exit, the next one's launch and its ticket); and the
+share of the block slots left idle over the span, in the ramp (until every
+slot is first taken) and in the tail (after the last item's start)."""
 import statistics
 import sys
 
@@ -86,6 +88,35 @@ def main(path):
             acc += cur * (t - last)
             cur, last = cur + d, t
         print(f"  blocks {name:9s} {acc / (end - t0):6.1f} on average")
+    # block slots idle: against the most blocks resident at once, over the
+    # whole span, and in the tail (from the last item's start, when no block
+    # takes a new item, to the last end) and the ramp (to the first moment
+    # every slot is taken)
+    ev = sorted([(r["g"][0], 1) for r in recs] + [(r["g"][5], -1) for r in recs])
+    cur, cap, full_at = 0, 0, None
+    for t, d in ev:
+        cur += d
+        cap = max(cap, cur)
+    cur = 0
+    for t, d in ev:
+        cur += d
+        if cur == cap:
+            full_at = t
+            break
+    tail = max(r["g"][0] for r in recs)
+    idle = {"span": 0, "ramp": 0, "tail": 0}
+    cur, last = 0, t0
+    for t, d in ev:
+        for name, a, b in (("span", t0, end), ("ramp", t0, full_at), ("tail", tail, end)):
+            lo, hi = max(a, last), min(b, t)
+            if hi > lo:
+                idle[name] += (cap - cur) * (hi - lo)
+        cur, last = cur + d, t
+    slot_time = cap * (end - t0)
+    print(f"block slots ({cap} at most) idle {100 * idle['span'] / slot_time:.1f}% of the "
+          f"span's slot time: ramp (until every slot is taken, {(full_at - t0) / 1e3:.1f} us) "
+          f"{100 * idle['ramp'] / slot_time:.1f}%, tail (after the last item's start, "
+          f"{(end - tail) / 1e3:.1f} us) {100 * idle['tail'] / slot_time:.1f}%")
     gaps = []
     per_sm = {}
     for r in recs:

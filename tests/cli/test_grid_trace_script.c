@@ -4,7 +4,8 @@
  * quantiles, how far apart a row's blocks start and publish and how long after
  * the row's last publish they see the pairs, the blocks resident, loading,
  * waiting and writing on average, and the gap from a block's end to the next
- * block's item on its SM; a missing file, a file that is not a trace, a record
+ * block's item on its SM, the block slots left idle (over the span, in the
+ * ramp and in the tail); a missing file, a file that is not a trace, a record
  * whose stamps go backwards, a file without records and a bad command line
  * each get one line and exit 2. Skips, saying so, without python3. */
 #include "kbtest.h"
@@ -32,6 +33,10 @@ static void grid_trace_figures(void **state)
     /* 19 us of block lifetimes over 11 us; 3.5 us of waits */
     kbt_has(t, "blocks resident     1.7 on average");
     kbt_has(t, "blocks waiting      0.3 on average");
+    /* two slots; one idle over 0-0.5, 5.0-6.0, 6.5-7.0 and 10.0-11.0 us: 3.0
+     * of 22 slot-us; the ramp's 0.5, the tail's (after the start at 7.0) 1.0 */
+    kbt_has(t, "block slots (2 at most) idle 13.6% of the span's slot time: ramp (until every "
+               "slot is taken, 0.5 us) 2.3%, tail (after the last item's start, 4.0 us) 4.5%");
     /* SM 0: 5.0 -> 6.0, SM 1: 6.5 -> 7.0 */
     kbt_has(t, "next block's item on the SM: mean 0.75  p50 1.00  p90 1.00 us");
     free(t);
