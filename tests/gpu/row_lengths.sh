@@ -44,8 +44,8 @@ for step in "$@"; do
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp
         # (both pipelined grids), gp-wide, gp-exact, gp-bar, gp-smem, peel,
-        # trow-w, half, grid-8 and grid-12, grid-trim, grid-tail,
-        # grid-tail-trim, creg-ns, wide: a path each)
+        # trow-w, half, grid-8 and grid-12, grid-trim, creg-ns, wide: a path
+        # each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -253,18 +253,6 @@ for step in "$@"; do
         path softmax grid-trim KBENCH_SOFTMAX_GRID_TRIM=1+KBENCH_SOFTMAX_CREG_NS=0 \
             softmax_fused_grid_r8_s12_trim rows=3,cols=600000 "$all" rows=1,cols=1048576 \
             rows=3,cols=600000 rows=133,cols=1000000 rows=2,cols=2097152 rows=1030,cols=524292
-        # softmax's grid with its last rows' items halved
-        # (KBENCH_SOFTMAX_GRID_TAIL=N; off by default), alone and with the
-        # trimmed exit: every row halved (3 of 4), one row, a mix (7 and 133
-        # rows), 16-bit rows of 2097152 (fp32's 52 blocks a row would need 104:
-        # no tail), more rows than the exchange's ring (no tail)
-        for t in "" TRIM; do
-            path softmax "grid-tail${t:+-trim}" \
-                "KBENCH_SOFTMAX_GRID_TAIL=4+KBENCH_SOFTMAX_CREG_NS=0${t:++KBENCH_SOFTMAX_GRID_TRIM=1}" \
-                "softmax_fused_grid_r8_s12${t:+_trim}_tail" rows=7,cols=600000 "$all" \
-                rows=3,cols=600000 rows=1,cols=1048576 rows=7,cols=600000 rows=133,cols=1000000 \
-                rows=2,cols=2097152 rows=1030,cols=524292
-        done
         # softmax's 16-bit rows past 524288 in one cluster of 16 blocks of 512
         # threads with 8 vectors a thread in shared memory (the default;
         # KBENCH_SOFTMAX_CREG_NS=0 sends them to the grid, which the groups

@@ -70,8 +70,7 @@
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
  * KBENCH_SOFTMAX_GRID_TRIM=1 gives it grid_rows.cuh's trimmed exit (below),
- * KBENCH_SOFTMAX_GRID_TAIL=N splits its last N rows over twice the blocks
- * (below), KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the
+ * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the
  * pipelined grid (slower than the grid so far: above that kernel);
  * KBENCH_SOFTMAX_CREG_NS=0 sends fp32 rows of 262145-524288 and 16-bit rows
  * of 524289-1048576 columns back from one cluster of 16 blocks of 512
@@ -480,7 +479,7 @@
  * 128 x 1048576 92.7, 93.2 -> 93.6, 93.7 (1.007x), 200 x 600000 1.005x, 64 x
  * 2097152 89.2, 89.4 -> 90.8, 90.9 (1.017x). Not yet the default: the H200
  * (whose reports hold this cell at 82.4%) A/B and report first.
- * The grid's end, halved (KBENCH_SOFTMAX_GRID_TAIL=N, off by default:
+ * The grid's end, halved (tried 2026-12-05: KBENCH_SOFTMAX_GRID_TAIL=N,
  * softmax_fused_grid_r8_s12_tail, and _trim_tail with the trimmed exit).
  * fp32 128 x 1048576 is 3328 items of 26 blocks a row over 264 block slots:
  * 12.6 lifetimes of ~22 us each, so once the ticket runs out the last
@@ -499,6 +498,23 @@
  * 200 x 600000 the same or less; 512 x 1048576 half of it (a launch four
  * times as long); level where the tail is small or halved items cost more
  * than they save (a block's exchange per byte doubles).
+ * Measured on an H100 (80GB HBM3; the H200s were not lent; 2026-12-05
+ * 10:10-10:17 UTC). bench/grid_trace at fp32 128 x 1048576: of the 264 block
+ * slots' time over the launch 13.5% idle, 0.1% in the ramp, 2.6% in the tail
+ * (17.2 us from the last item's start to the end), the rest the 3.5 us
+ * between a block's end and the next block's item on its SM; with the
+ * trimmed exit 7.5% idle (1.6 us between blocks), tail 2.2%; with N = 5
+ * the tail 1.6% (10.5 us), but the launch no shorter (396.8 against 394.9
+ * us). A/B (interleaved, no check, % of that GPU's copy bandwidth; the
+ * trimmed exit's arms one round): 128 x 1048576 92.9, 92.9 -> N = 5 92.3
+ * (0.994x), trimmed 93.6, trimmed + N = 5 93.4, + N = 10 92.8; 200 x
+ * 600000 0.999x; 512 x 1048576 0.996x (the trimmed exit 1.012x, with N = 5
+ * or 10 1.008x). The tail's idle slots shrank as predicted and bought
+ * nothing: the halved items' extra exchanges cost what the shorter end
+ * saved, and with the DRAM nearly busy (93%) the slots idle at the end do
+ * not hold back bytes. Checked (group grid-tail: fp32, fp16, bf16 at six
+ * shapes; memcheck, racecheck and synccheck at 7 x 600000 clean). Not kept
+ * (code in commit 53e4191).
  * Rows of 32 and 128 vectors, another shape of block (KBENCH_SOFTMAX_VEC=1..6 in the A/B:
  * 128 or 512 threads with 32 lanes a row, or 16 lanes a row with twice the
  * vectors a lane, beside the default's 256 threads and 32 lanes). PyTorch's
@@ -720,7 +736,7 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
  * TRIM (GRID): grid_rows.cuh's trimmed exit, the partial published by a
  * reduction that is not waited for. */
 template <typename T, int THREADS, int TPR, int NVEC, int CW, bool PEEL = false, int CL = 1,
-          int NS = 0, bool PUSH = false, bool GRID = false, bool TRIM = false, bool TAIL = false>
+          int NS = 0, bool PUSH = false, bool GRID = false, bool TRIM = false>
 __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     softmax_fused_regs(const T *__restrict__ x, T *__restrict__ y, int64_t rows, int64_t cols)
 {
@@ -737,7 +753,6 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
     static_assert(!GRID || (CL == 1 && TPR == THREADS && !PEEL && CW == W && !PUSH),
                   "a grid's row is whole blocks of aligned 16-byte chunks, no cluster");
     static_assert(!TRIM || GRID, "the trimmed exit is the grid's");
-    static_assert(!TAIL || GRID, "the halved tail is the grid's");
     /* Up to 32 elements per thread, the registers hold floats and the exps
      * overwrite them. 64 16-bit elements stay packed (32 registers instead of
      * 64) and the exp is computed again at the write. */
@@ -749,26 +764,14 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
      * (grid_rows.cuh); a cluster: CL blocks a row, the rank the cluster's. */
     int nb = CL;
     unsigned item = 0, done = 0; /* TRIM: thread 0's count of the slot's releases */
-    int64_t row = 0;
-    int rank = 0;
     if constexpr (GRID) {
         nb = (int)kb_grid_row_blocks(cols / CW, (int64_t)THREADS * (NVEC + NS));
         item = kb_grid_take<TRIM>();
-        row = (int64_t)(item / (unsigned)nb);
-        rank = (int)(item % (unsigned)nb);
-        if constexpr (TAIL) {
-            /* the last rows' items halved: gridDim.x = (rows - tr) nb + tr 2 nb */
-            const int64_t tr = (int64_t)gridDim.x / nb - rows, body = (rows - tr) * nb;
-            if ((int64_t)item >= body) {
-                nb *= 2;
-                row = rows - tr + ((int64_t)item - body) / nb;
-                rank = (int)(((int64_t)item - body) % nb);
-            }
-        }
-    } else {
-        row = CL > 1 ? (int64_t)(blockIdx.x / CL) : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
-        rank = CL > 1 ? (int)kb_cluster_rank() : 0;
     }
+    const int64_t row = GRID     ? (int64_t)(item / (unsigned)nb)
+                        : CL > 1 ? (int64_t)(blockIdx.x / CL)
+                                 : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
+    const int rank = GRID ? (int)(item % (unsigned)nb) : CL > 1 ? (int)kb_cluster_rank() : 0;
     GRID_STAMP(0);
     /* The thread's first chunk in the row and the chunks between its chunks. */
     const int tc = rank * TPR + t;
@@ -1466,23 +1469,21 @@ template <typename T> static cudaError_t launch_cluster_regs_ns(const kb_args *a
  * (softmax_fused_regs with GRID, grid_rows.cuh). cudaErrorNotSupported when a
  * row needs more than KB_GRID_MAXB blocks or the GPU holds fewer than twice
  * a row's blocks at once. */
-template <typename T, int NS, bool TRIM = false, bool TAIL = false>
-static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s, int64_t tail = 0)
+template <typename T, int NS, bool TRIM = false>
+static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 {
     constexpr int THREADS = 512, NV = 8;
     constexpr size_t SMEM = (size_t)NS * THREADS * 16;
     const auto k = softmax_fused_regs<T, THREADS, THREADS, NV, kb_vec_width<T>(), false, 1, NS,
-                                      false, true, TRIM, TAIL>;
+                                      false, true, TRIM>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int nb = kb_grid_blocks(cols / kb_vec_width<T>(), (int64_t)THREADS * (NV + NS));
     static int64_t cap = -1;
     if (nb == 0 || kb_grid_capacity_once((const void *)k, THREADS, SMEM, &cap) < 2 * (int64_t)nb ||
-        rows + tail > INT32_MAX / nb)
+        rows > INT32_MAX / nb)
         return cudaErrorNotSupported;
-    const kb_dim3 grid = {(unsigned)((rows + tail) * nb), 1, 1}, block = {THREADS, 1, 1};
-    const char *name = TAIL      ? (TRIM ? "softmax_fused_grid_r8_s12_trim_tail"
-                                         : "softmax_fused_grid_r8_s12_tail")
-                       : TRIM    ? "softmax_fused_grid_r8_s12_trim"
+    const kb_dim3 grid = {(unsigned)(rows * nb), 1, 1}, block = {THREADS, 1, 1};
+    const char *name = TRIM      ? "softmax_fused_grid_r8_s12_trim"
                        : NS == 8 ? "softmax_fused_grid_r8_s8"
                                  : "softmax_fused_grid_r8_s12";
     return kb_launch(a, s, k, name, grid, block, SMEM, (const T *)a->in[0], (T *)a->out[0], rows,
@@ -1492,23 +1493,11 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s, int64_t
 /* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
  * the row a block, 192 KB of shared memory an SM), or 8 with
  * KBENCH_SOFTMAX_GRID_NS=8, grid_rows.cuh's trimmed exit with
- * KBENCH_SOFTMAX_GRID_TRIM=1, the last KBENCH_SOFTMAX_GRID_TAIL=N rows in
- * items of half the size (header comment; where a row's blocks doubled stay
- * within KB_GRID_MAXB and no slot of the exchange is used twice). */
+ * KBENCH_SOFTMAX_GRID_TRIM=1 (header comment). */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
     static const int trim = kb_env_int("KBENCH_SOFTMAX_GRID_TRIM", 0, 0, 1);
-    static const int tail_env = kb_env_int("KBENCH_SOFTMAX_GRID_TAIL", 0, 0, 64);
-    const int64_t rows = a->shape[SM_ROWS];
-    const int nb = kb_grid_blocks(a->shape[SM_COLS] / kb_vec_width<T>(), 512LL * (8 + 12));
-    const int64_t tail = tail_env && ns == 12 && rows <= KB_GRID_RING && nb > 0 &&
-                                 2 * nb <= KB_GRID_MAXB
-                             ? (tail_env < rows ? tail_env : rows)
-                             : 0;
-    if (tail > 0)
-        return trim ? launch_grid_rows_ns<T, 12, true, true>(a, s, tail)
-                    : launch_grid_rows_ns<T, 12, false, true>(a, s, tail);
     if (trim && ns == 12)
         return launch_grid_rows_ns<T, 12, true>(a, s);
     return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
