@@ -112,7 +112,9 @@
  * slices its kernels without edge code (layernorm_fused_gpipe_*_exact);
  * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
  * barrier instead of handing the warps' partials to the exchange warp (its
- * kernels' names end in _bar);
+ * kernels' names end in _bar); KBENCH_LAYERNORM_GPIPE_LL=1 gives launches of
+ * up to 1024 rows the exchange in one trip (grid_pipe.cuh; kernels
+ * layernorm_fused_gpipe_*_ll; below);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -241,6 +243,8 @@
  * for KB_GRID_MAXB (the size the measured kernels were built with). */
 #define KB_GRID_MAXB 192
 #define GP_MAX_S 128
+/* the exchange in one trip's words: a row's GP_MAX_S */
+#define KB_GPIPE_LL_MAXS GP_MAX_S
 #include "kernels/grid_pipe.cuh"
 #include "layernorm.cuh"
 
@@ -2962,7 +2966,26 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 1.032x with edges, 1.027x without: the grid's gain, not the exact
  * form's; on the H200 in 2026-12-04's A/B it was level, 1.007x); fp32 128 x
  * 1048576 0.987x exact; bf16 256 x 1048576 0.986x, 1024 x 262144 1.004x.
- * Not the default; the H200 A/B is still to run. */
+ * Not the default; the H200 A/B is still to run.
+ * The exchange in one trip (KBENCH_LAYERNORM_GPIPE_LL=1, off until
+ * measured; grid_pipe.cuh's kb_gpipe_ll_*): after the slack, what the
+ * streaming warps wait for is the exchange warp's chain for a row: a
+ * 16-byte store of the partial, a release add whose fence waits for that
+ * store to reach the L2 (the membar samples above), acquire polls of the
+ * arrival count, then the S partials' reads, a second round trip. Here lane
+ * 0 posts the block's (mean, M2) as one 64-bit word with a relaxed store, no
+ * fence, and the warp polls the row's S words themselves (relaxed loads, no
+ * L1 invalidation, a lane its ranks lane, lane + 32, ...), merging in the
+ * counters' order with each block's count worked out from its rank (the
+ * same bits; ln_gpipe_ll); the words go back to 0 in the next launch but
+ * one (two banks by launch parity, each launch zeroing the other). SASS:
+ * fp32 86 registers (84), no spills; the 16-bit wide kernel 96 with 8 bytes
+ * of stack (two local loads a row a streaming thread). Prediction (before
+ * any run): a row's exchange a fence and a round trip shorter, so the wait
+ * for `done` (26.3% of fp32 128 x 1048576's samples on the H100, 13.2% of
+ * bf16 256 x 1048576's) about halves: on the H100 fp32 128 x 1048576 84 ->
+ * 86-88%, 512 x 262144 +1%, the 16-bit long rows +1-3%; level if the
+ * partials' arrival, not the round trips after it, sets the wait. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -2987,8 +3010,33 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
+/* kb_gpipe_run's exchange in one trip (LL): a block posts its partial's
+ * (mean, M2); a reader counts block r's elements itself (V a vector of its
+ * slice in the row), so the row's merge, in the order of the counters'
+ * (lane r: blocks r, r + 32, ..., then the warp), gives the same bits. */
+template <typename PIPE, int V> struct ln_gpipe_ll {
+    const PIPE &p;
+    float inv_cols;
+    KB_DEV float2 pack(float4 m) const { return make_float2(m.y, m.z); }
+    KB_DEV float4 merge(int64_t, const unsigned long long (&w)[KB_GPIPE_LL_PER]) const
+    {
+        const int lane = (int)threadIdx.x & 31;
+        ln_wf c = {0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int j = 0; j < KB_GPIPE_LL_PER; j++) {
+            const int r = lane + 32 * j;
+            if (r < p.S) {
+                const float2 q = kb_ll_pair(w[j]);
+                c = ln_wf_merge(c, {(float)(V * p.vectors_of(r)), q.x, q.y});
+            }
+        }
+        c = ln_warp_wf(c);
+        return make_float4(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)), 0.0f, 0.0f);
+    }
+};
+
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false>
+          bool EXACT = false, bool LL = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -3147,7 +3195,11 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         c = ln_warp_wf(c);
         return make_float4(c.n, c.mean, c.m2, 0.0f);
     };
-    if constexpr (WP)
+    if constexpr (LL)
+        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
+                                          merge, out, combine,
+                                          ln_gpipe_ll<decltype(p), V>{p, inv_cols});
+    else if constexpr (WP)
         kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
                                           merge, out, combine);
     else
@@ -3160,20 +3212,22 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * one a row). cudaErrorNotSupported when the GPU holds fewer than S, and
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT>
+template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool LL = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, LL>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = EXACT           ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
+    const char *name = LL              ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_ll"
+                                                        : "layernorm_fused_gpipe_preg_ll")
+                       : EXACT         ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
                                                         : "layernorm_fused_gpipe_preg_exact")
                        : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
                                             : "layernorm_fused_gpipe_wide_bar")
@@ -3190,16 +3244,19 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * the form without edge code. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
-                                     bool exact = false)
+                                     bool exact = false, bool ll = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
     const int S = kb_grid_blocks(cols / C::V, (int64_t)GP_THREADS * C::NV);
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
-    if constexpr (PREG && WP)
+    if constexpr (PREG && WP) {
         if (exact && (int64_t)S * GP_THREADS * E == cols)
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
+        if (ll && a->shape[LN_ROWS] <= KB_GRID_RING)
+            return launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
+    }
     return launch_gpipe_k<T, TANH, PREG, E, WP, false>(a, s, filled, S);
 }
 
@@ -3215,14 +3272,16 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
+    static const int ll = kb_env_int("KBENCH_LAYERNORM_GPIPE_LL", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
-            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled, exact)
+            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled, exact,
+                                                                             ll)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
-    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact)
+    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact, ll)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 
