@@ -243,9 +243,9 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * written whole), and the exchange warp polls the row's S words themselves
  * (relaxed loads, each lane its ranks lane, lane + 32, ..., reloading only
  * those still empty): the partials come back in the round trip that finds
- * them all posted. A word is 0 until posted; a posted word never is (its
- * high half holds the second float's bits inverted, a NaN made the quiet
- * positive one: inverted, its sign bit or its low bits are set). The words
+ * them all posted. A word is 0 until posted; a posted word never is: its
+ * high half holds the second float's bits inverted, 0 only for the bits
+ * 0xffffffff, a NaN, and a NaN is posted as the positive quiet one. The words
  * of a launch go back to 0 during the next launch that uses the other
  * bank: bank = the launch's parity (`launches`, raised by the last block
  * out), each launch zeroing the other bank's words that its last user

@@ -200,7 +200,7 @@ for step in "$@"; do
         # by default): gp's shapes (2500 rows: past the 1024 it takes, the
         # counters instead) and 1024 rows; every case's launches alternate
         # the banks, each zeroing the other's words of a shape before
-        SAN_DTYPE=fp32,bf16 path layernorm gp-ll KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_LL=1 \
+        path layernorm gp-ll KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_LL=1 \
             'gpipe_[a-z]*_ll' rows=70,cols=40008 "$all" $gp_shapes rows=1024,cols=65536
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
@@ -417,6 +417,10 @@ for step in "$@"; do
         # layernorm's pipelined grid without edge code for rows of whole
         # slices ("old" = the switch; off by default)
         ab KBENCH_LAYERNORM_GPIPE_EXACT=1 layernorm fused rows=128,cols=1048576 \
+            rows=256,cols=1048576 rows=1024,cols=262144 rows=512,cols=262144
+        # ... and with the exchange in one trip ("old" = the switch; off by
+        # default)
+        ab KBENCH_LAYERNORM_GPIPE_LL=1 layernorm fused rows=128,cols=1048576 \
             rows=256,cols=1048576 rows=1024,cols=262144 rows=512,cols=262144
         # the grid's trimmed exit ("old" = the switch; off by default)
         ab KBENCH_SOFTMAX_GRID_TRIM=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
