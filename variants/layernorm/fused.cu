@@ -2988,9 +2988,10 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * partials' arrival, not the round trips after it, sets the wait. The same
  * H100's samples (bench/pc_stalls, 2026-12-05 10:10 UTC) at bf16 1024 x
  * 262144: 12.2% at `done`, 8.3% membar, 4.5% acquire polls, 5.8% at `full`,
- * 9.3% at the GELU's MUFU.EX2. Not yet run on a GPU (the session's device
- * time ran out first): tests/gpu/row_lengths.sh's gp-ll group checks it
- * and its `ab` step measures it. */
+ * 9.3% at the GELU's MUFU.EX2; fp32 128 x 1048576 again 25.6% at `done`,
+ * 10.8% membar, 10.7% at `full`, 4.0% polls. Not yet run on a GPU (the
+ * session's device time ran out first): tests/gpu/row_lengths.sh's gp-ll
+ * group checks it and its `ab` step measures it. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
