@@ -47,6 +47,7 @@
 #include "check.cuh"
 #include "kernels/op.h"
 #include "kernels/shape.h"
+#include "profiler/bench.h"
 #include "profiler/device.h"
 #include "profiler/policy.h"
 #include "util/file.h"
@@ -201,6 +202,17 @@ static void *alloc(size_t n, size_t size)
     return p;
 }
 
+/* p grown to `bytes` (realloc), or one line and exit 1. */
+static void *grow(void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes);
+    if (!q) {
+        fprintf(stderr, TOOL ": out of memory\n");
+        exit(1);
+    }
+    return q;
+}
+
 #define CUDA_OK(call) kb_tool_check(TOOL, (call), #call)
 #define CUPTI_OK(call) cupti_ok((call), #call)
 
@@ -278,12 +290,8 @@ static size_t record(samples *s, int k, uint64_t pc)
     }
     if (s->n == s->cap) {
         s->cap *= 2;
-        s->rec = realloc(s->rec, s->cap * sizeof *s->rec);
-        s->cnt = realloc(s->cnt, s->cap * s->nr * sizeof *s->cnt);
-        if (!s->rec || !s->cnt) {
-            fprintf(stderr, TOOL ": out of memory\n");
-            exit(1);
-        }
+        s->rec = grow(s->rec, s->cap * sizeof *s->rec);
+        s->cnt = grow(s->cnt, s->cap * s->nr * sizeof *s->cnt);
     }
     s->rec[s->n].kernel = k;
     s->rec[s->n].pc = pc;
@@ -318,11 +326,7 @@ static void add(samples *s, const reasons *r, const CUpti_PCSamplingData *d, cha
             if (k == *nnames) {
                 if (*nnames == *cap) {
                     *cap = *cap ? 2 * *cap : 64;
-                    *names = realloc(*names, *cap * sizeof **names);
-                    if (!*names) {
-                        fprintf(stderr, TOOL ": out of memory\n");
-                        exit(1);
-                    }
+                    *names = grow(*names, *cap * sizeof **names);
                 }
                 (*names)[(*nnames)++] = p->functionName;
             }
@@ -525,25 +529,12 @@ int main(int argc, char **argv)
     a.shape = o.shape;
     cudaStream_t st;
     CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    for (int i = 0; i < o.op->nin; i++) {
-        const size_t b = o.op->in_bytes(o.shape, o.dtype, i);
-        if (b)
-            CUDA_OK(cudaMalloc((void **)&a.in[i], b));
-    }
-    for (int i = 0; i < o.op->nout; i++) {
-        const size_t b = o.op->out_bytes(o.shape, o.dtype, i);
-        if (b)
-            CUDA_OK(cudaMalloc(&a.out[i], b));
-    }
-    a.scratch_bytes = o.v->scratch_bytes ? o.v->scratch_bytes(o.shape, o.dtype) : 0;
-    if (a.scratch_bytes)
-        CUDA_OK(cudaMalloc(&a.scratch, a.scratch_bytes));
     size_t flush_bytes = (size_t)KB_FLUSH_L2_FACTOR * (size_t)dev.l2_bytes;
     if (flush_bytes < 16)
         flush_bytes = 16;
     void *flush = NULL;
-    CUDA_OK(cudaMalloc(&flush, flush_bytes));
-    CUDA_OK(cudaMemsetAsync(flush, 0, flush_bytes, st));
+    const char *call = NULL;
+    kb_tool_check(TOOL, kb_case_alloc(o.op, o.v, &a, flush_bytes, &flush, st, &call), call);
     if (o.op->generate(&a, 1, st, &e) != KB_OK) {
         fprintf(stderr, TOOL ": %s\n", e.msg);
         return 1;
@@ -616,12 +607,7 @@ int main(int argc, char **argv)
         free(r.name[i]);
     free(r.name);
     free(r.index);
-    for (int i = 0; i < KB_MAX_BUFS; i++) {
-        cudaFree((void *)a.in[i]);
-        cudaFree(a.out[i]);
-    }
-    cudaFree(a.scratch);
-    cudaFree(flush);
+    kb_case_free(&a, flush);
     cudaStreamDestroy(st);
     return rc;
 }

@@ -150,10 +150,8 @@ template <int NV, int THREADS, int D> struct kb_gpipe {
     {
         int v = 0;
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
-            const int n = nvec - (r * THREADS + k * stride);
-            v += n < 0 ? 0 : n < THREADS ? n : THREADS;
-        }
+        for (int k = 0; k < NV; k++)
+            v += chunk_of(r, k);
         return v;
     }
     /* The block's first chunk's start in a row. */
@@ -171,13 +169,15 @@ template <int NV, int THREADS, int D> struct kb_gpipe {
     }
     /* The first 16 bytes of the block's i-th row (after the wait for it). */
     __device__ __forceinline__ uint4 head(int i) const { return heads[i % D]; }
-    /* The vectors of the block's chunk k of a row that lie in the row
+    /* The vectors of block r's chunk k of a row that lie in the row
      * (0..THREADS). */
-    __device__ __forceinline__ int chunk(int k) const
+    __device__ __forceinline__ int chunk_of(int r, int k) const
     {
-        const int n = nvec - (start() + k * stride);
+        const int n = nvec - (r * THREADS + k * stride);
         return n < 0 ? 0 : n < THREADS ? n : THREADS;
     }
+    /* The same for this block. */
+    __device__ __forceinline__ int chunk(int k) const { return chunk_of(rank, k); }
     /* Copies the block's i-th row (i < nr; rows of nvec vectors from xv)
      * into its slot with the copy engine, a chunk of THREADS vectors (or the
      * part of it in the row) a copy, and the row's head: one thread, after

@@ -179,24 +179,9 @@ static int setup(const kb_op *op, const kb_variant *v, const kb_device *dev, ben
     CASE_CUDA(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
     CASE_CUDA(cudaEventCreate(&c->t0));
     CASE_CUDA(cudaEventCreate(&c->t1));
-    for (int i = 0; i < op->nin; i++) {
-        size_t b = op->in_bytes(r->shape, c->a.dtype, i);
-        if (b)
-            CASE_CUDA(cudaMalloc((void **)&c->a.in[i], b));
-    }
-    for (int i = 0; i < op->nout; i++) {
-        size_t b = op->out_bytes(r->shape, c->a.dtype, i);
-        if (b)
-            CASE_CUDA(cudaMalloc(&c->a.out[i], b));
-    }
-    c->a.scratch_bytes = scratch_of(v, r->shape, c->a.dtype);
-    if (c->a.scratch_bytes)
-        CASE_CUDA(cudaMalloc(&c->a.scratch, c->a.scratch_bytes));
-    if (c->flush_bytes) {
-        CASE_CUDA(cudaMalloc(&c->flush, c->flush_bytes));
-        CASE_CUDA(cudaMemsetAsync(c->flush, 0, c->flush_bytes, c->s));
-    }
-    return STEP_OK;
+    const char *call = NULL;
+    const cudaError_t ce = kb_case_alloc(op, v, &c->a, c->flush_bytes, &c->flush, c->s, &call);
+    return ce == cudaSuccess ? STEP_OK : cuda_failed(r, call, ce);
 }
 
 static void teardown(bench_case *c)
@@ -205,14 +190,52 @@ static void teardown(bench_case *c)
         cudaEventDestroy(c->t0);
     if (c->t1)
         cudaEventDestroy(c->t1);
-    for (int i = 0; i < KB_MAX_BUFS; i++) {
-        cudaFree((void *)c->a.in[i]);
-        cudaFree(c->a.out[i]);
-    }
-    cudaFree(c->a.scratch);
-    cudaFree(c->flush);
+    kb_case_free(&c->a, c->flush);
     if (c->s)
         cudaStreamDestroy(c->s);
+}
+
+/* Records the failing call's text in *call and returns its error. */
+#define ALLOC_CUDA(text, expr)                                                           \
+    do {                                                                                 \
+        const cudaError_t ce_ = (expr);                                                  \
+        if (ce_ != cudaSuccess) {                                                        \
+            *call = (text);                                                              \
+            return ce_;                                                                  \
+        }                                                                                \
+    } while (0)
+
+cudaError_t kb_case_alloc(const kb_op *op, const kb_variant *v, kb_args *a, size_t flush_bytes,
+                          void **flush, cudaStream_t s, const char **call)
+{
+    for (int i = 0; i < op->nin; i++) {
+        const size_t b = op->in_bytes(a->shape, a->dtype, i);
+        if (b)
+            ALLOC_CUDA("cudaMalloc(input)", cudaMalloc((void **)&a->in[i], b));
+    }
+    for (int i = 0; i < op->nout; i++) {
+        const size_t b = op->out_bytes(a->shape, a->dtype, i);
+        if (b)
+            ALLOC_CUDA("cudaMalloc(output)", cudaMalloc(&a->out[i], b));
+    }
+    a->scratch_bytes = scratch_of(v, a->shape, a->dtype);
+    if (a->scratch_bytes)
+        ALLOC_CUDA("cudaMalloc(scratch)", cudaMalloc(&a->scratch, a->scratch_bytes));
+    if (flush_bytes) {
+        ALLOC_CUDA("cudaMalloc(flush)", cudaMalloc(flush, flush_bytes));
+        ALLOC_CUDA("cudaMemsetAsync(flush)", cudaMemsetAsync(*flush, 0, flush_bytes, s));
+    }
+    return cudaSuccess;
+}
+
+void kb_case_free(kb_args *a, void *flush)
+{
+    for (int i = 0; i < KB_MAX_BUFS; i++) {
+        cudaFree((void *)a->in[i]);
+        cudaFree(a->out[i]);
+    }
+    cudaFree(a->scratch);
+    cudaFree(flush);
 }
 
 /* Resident blocks per SM the runtime could not say: KERNEL_BLOCKS_CALC, a

@@ -46,4 +46,15 @@ void kb_bench_name_case(kb_result *r, const kb_op *op, const kb_variant *v, kb_d
 kb_status kb_bench_case(const kb_op *op, const kb_variant *v, const kb_device *dev,
                         const kb_bench_opts *o, kb_result *r, kb_err *e);
 
+/* A case's device buffers for a->shape and a->dtype (a's pointers null
+ * before): op's inputs and outputs, v's scratch (a->scratch_bytes set), and,
+ * when flush_bytes is not 0, the L2 flush buffer in *flush, zeroed on s. On
+ * a failure *call names the call that failed (what was allocated stays in a
+ * and *flush, for kb_case_free). */
+cudaError_t kb_case_alloc(const kb_op *op, const kb_variant *v, kb_args *a, size_t flush_bytes,
+                          void **flush, cudaStream_t s, const char **call);
+
+/* Frees what kb_case_alloc allocated (null pointers are skipped). */
+void kb_case_free(kb_args *a, void *flush);
+
 #endif
