@@ -145,15 +145,6 @@ template <int NV, int THREADS, int D> struct kb_gpipe {
     }
     /* Whether this thread's vector k is in the row. */
     __device__ __forceinline__ bool in(int k) const { return tv + k * stride < nvec; }
-    /* Block r's vectors of a row (r < S). */
-    __device__ __forceinline__ int vectors_of(int r) const
-    {
-        int v = 0;
-#pragma unroll
-        for (int k = 0; k < NV; k++)
-            v += chunk_of(r, k);
-        return v;
-    }
     /* The block's first chunk's start in a row. */
     __device__ __forceinline__ int start() const { return rank * THREADS; }
     /* The block's i-th row. */
@@ -169,15 +160,13 @@ template <int NV, int THREADS, int D> struct kb_gpipe {
     }
     /* The first 16 bytes of the block's i-th row (after the wait for it). */
     __device__ __forceinline__ uint4 head(int i) const { return heads[i % D]; }
-    /* The vectors of block r's chunk k of a row that lie in the row
+    /* The vectors of the block's chunk k of a row that lie in the row
      * (0..THREADS). */
-    __device__ __forceinline__ int chunk_of(int r, int k) const
+    __device__ __forceinline__ int chunk(int k) const
     {
-        const int n = nvec - (r * THREADS + k * stride);
+        const int n = nvec - (start() + k * stride);
         return n < 0 ? 0 : n < THREADS ? n : THREADS;
     }
-    /* The same for this block. */
-    __device__ __forceinline__ int chunk(int k) const { return chunk_of(rank, k); }
     /* Copies the block's i-th row (i < nr; rows of nvec vectors from xv)
      * into its slot with the copy engine, a chunk of THREADS vectors (or the
      * part of it in the row) a copy, and the row's head: one thread, after
@@ -232,122 +221,6 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
 /* The threads of a block of `threads` streaming threads and the exchange warps. */
 #define KB_GPIPE_BLOCK(threads) ((threads) + KB_GPIPE_XTHREADS)
 
-/* ---- the exchange in one trip (a switch: kb_gpipe_run's LLX) --------------------
- *
- * Above, exchange warp lane 0 publishes a row's partial (a 16-byte store and
- * a release add, whose fence waits for the store to reach the L2), polls the
- * row's arrival count (acquire loads) and only then reads the S partials: a
- * fence and two round trips through the L2 after the row's last block has
- * published. Here a block's partial is two floats in one 64-bit word,
- * words[bank][row][rank], posted by a relaxed store (no fence: the word is
- * written whole), and the exchange warp polls the row's S words themselves
- * (relaxed loads, each lane its ranks lane, lane + 32, ..., reloading only
- * those still empty): the partials come back in the round trip that finds
- * them all posted. A word is 0 until posted; a posted word never is: its
- * high half holds the second float's bits inverted, 0 only for the bits
- * 0xffffffff, a NaN, and a NaN is posted as the positive quiet one. The words
- * of a launch go back to 0 during the next launch that uses the other
- * bank: bank = the launch's parity (`launches`, raised by the last block
- * out), each launch zeroing the other bank's words that its last user
- * wrote (used[] rows x S, recorded by that launch) across all its threads
- * at the start. Rows up to KB_GRID_RING, each row's words its own (the
- * launcher's choice; longer launches take the counters). */
-#ifndef KB_GPIPE_LL_MAXS
-#define KB_GPIPE_LL_MAXS KB_GRID_MAXB
-#endif
-#define KB_GPIPE_LL_PER ((KB_GPIPE_LL_MAXS + 31) / 32)
-
-struct kb_gpipe_ll_state {
-    unsigned launches;
-    int used_rows[2], used_s[2];
-    unsigned long long words[2][KB_GRID_RING][KB_GPIPE_LL_MAXS];
-};
-
-static __device__ kb_gpipe_ll_state kb_gpipe_ll;
-
-static __device__ __forceinline__ unsigned long long kb_ld_relaxed_u64(const unsigned long long *p)
-{
-    unsigned long long v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-static __device__ __forceinline__ void kb_st_relaxed_u64(unsigned long long *p, unsigned long long v)
-{
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-/* The word of the pair (a, b): never 0. */
-static __device__ __forceinline__ unsigned long long kb_ll_word(float a, float b)
-{
-    const unsigned hb = b != b ? 0x7fc00000u : __float_as_uint(b);
-    return (unsigned long long)~hb << 32 | __float_as_uint(a);
-}
-
-/* The pair of a posted word. */
-static __device__ __forceinline__ float2 kb_ll_pair(unsigned long long w)
-{
-    return make_float2(__uint_as_float((unsigned)w), __uint_as_float(~(unsigned)(w >> 32)));
-}
-
-/* The launch's bank, for thread t of the nt threads a block that call it;
- * with `rows` rows (<= KB_GRID_RING) of S blocks, it records its extent and
- * zeroes, over those threads of the grid, the other bank's words of the
- * launch that used it last. */
-static __device__ __forceinline__ unsigned kb_gpipe_ll_begin(int64_t rows, int S, int t, int nt)
-{
-    const unsigned bank = *(volatile unsigned *)&kb_gpipe_ll.launches & 1u;
-    const int other = (int)bank ^ 1;
-    const int orows = *(volatile int *)&kb_gpipe_ll.used_rows[other];
-    const int os = *(volatile int *)&kb_gpipe_ll.used_s[other];
-    const int64_t n = (int64_t)orows * os, all = (int64_t)gridDim.x * nt;
-    for (int64_t w = (int64_t)blockIdx.x * nt + t; w < n; w += all)
-        kb_gpipe_ll.words[other][w / os][w % os] = 0ull;
-    if (blockIdx.x == 0 && t == 0) {
-        kb_gpipe_ll.used_rows[bank] = (int)rows;
-        kb_gpipe_ll.used_s[bank] = S;
-    }
-    return bank;
-}
-
-/* Lane 0 posts its block's pair (a, b) as block `rank` of row `row`. */
-static __device__ __forceinline__ void kb_gpipe_ll_post(unsigned bank, int64_t row, int rank,
-                                                        float a, float b)
-{
-    kb_st_relaxed_u64(&kb_gpipe_ll.words[bank][row][rank], kb_ll_word(a, b));
-}
-
-/* The row's S words, polled by the whole warp until all are posted: lane l
- * gets rank l + 32 j's in w[j] (0 past S). Traps after ~2^26 polls. */
-static __device__ __forceinline__ void kb_gpipe_ll_collect(unsigned bank, int64_t row, int S,
-                                                           unsigned long long (&w)[KB_GPIPE_LL_PER])
-{
-    const int lane = (int)threadIdx.x & 31;
-    const unsigned long long *src = kb_gpipe_ll.words[bank][row];
-#pragma unroll
-    for (int j = 0; j < KB_GPIPE_LL_PER; j++)
-        w[j] = 0ull;
-    for (unsigned i = 0;; i++) {
-        bool all = true;
-#pragma unroll
-        for (int j = 0; j < KB_GPIPE_LL_PER; j++) {
-            const int r = lane + 32 * j;
-            if (r < S && w[j] == 0ull)
-                w[j] = kb_ld_relaxed_u64(src + r);
-            all = all && (r >= S || w[j] != 0ull);
-        }
-        if (__all_sync(0xffffffffu, all))
-            break;
-        if (i > 64)
-            __nanosleep(64);
-        if (i == (1u << 26))
-            __trap();
-    }
-}
-
-/* kb_gpipe_run's LLX when the exchange takes the counters. */
-struct kb_gpipe_no_ll {};
-
 /* Slots of the partial and merged rings (see kb_gpipe_run): L + 2, and no
  * fewer than the exchange warps. */
 #define KB_GPIPE_R(L) ((L) + 2 > KB_GPIPE_XWARPS ? (L) + 2 : KB_GPIPE_XWARPS)
@@ -385,17 +258,12 @@ struct kb_gpipe_no_ll {};
 struct kb_gpipe_block_partial {};
 
 template <int L, int P, int THREADS, typename PIPE, typename STATS, typename MERGE, typename OUT,
-          typename COMBINE = kb_gpipe_block_partial, typename LLX = kb_gpipe_no_ll>
+          typename COMBINE = kb_gpipe_block_partial>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
                                                     STATS stats, MERGE merge, OUT out,
-                                                    COMBINE combine = {}, LLX llx = {})
+                                                    COMBINE combine = {})
 {
     constexpr int R = KB_GPIPE_R(L), D = L + P, NW = THREADS / 32;
-    /* The exchange in one trip (above): llx.pack(partial) gives the pair a
-     * block posts, llx.merge(row, w) the row's merged statistics from its
-     * words (kb_gpipe_ll_collect's, every lane; lane 0's kept), in place of
-     * merge(row). */
-    constexpr bool LLW = !std::is_same<LLX, kb_gpipe_no_ll>::value;
     /* Warp partials: stats(i) returns the warp's partial (no barrier), each
      * warp's lane 0 writes it and arrives, and the exchange warp combines the
      * NW of them, combine(lane, partials) (every lane; lane 0's kept). */
@@ -416,8 +284,6 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
     __syncthreads();
     if (threadIdx.x >= THREADS) { /* the exchange warps: row j is warp j % XWARPS's */
         const int lane = (int)threadIdx.x & 31, xw = ((int)threadIdx.x - THREADS) / 32;
-        const unsigned bank =
-            LLW ? kb_gpipe_ll_begin(rows, p.S, (int)threadIdx.x - THREADS, KB_GPIPE_XTHREADS) : 0u;
         for (int j = xw; j < p.nr; j += KB_GPIPE_XWARPS) {
             const int64_t row = p.row_of(j);
             kb_mbar_wait(ready + 8 * (j % R), (unsigned)(j / R) & 1u);
@@ -426,31 +292,17 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
                 mine = combine(lane, &part[(j % R) * NW]);
             else
                 mine = part[j % R];
-            if constexpr (LLW) {
-                if (lane == 0) {
-                    const float2 pr = llx.pack(mine);
-                    kb_gpipe_ll_post(bank, row, p.rank, pr.x, pr.y);
-                }
-                unsigned long long w[KB_GPIPE_LL_PER];
-                kb_gpipe_ll_collect(bank, row, p.S, w);
-                const float4 r = llx.merge(row, w);
-                if (lane == 0) {
-                    merged[j % R] = r;
-                    kb_mbar_arrive(done + 8 * (j % R));
-                }
-            } else {
-                if (lane == 0) {
-                    kb_grid_publish<true>(row, p.rank, p.S, mine);
-                    kb_grid_wait(row, p.S);
-                }
-                __syncwarp();
-                const float4 r = merge(row);
-                __syncwarp(); /* every lane is past its reads of the row's partials */
-                if (lane == 0) {
-                    merged[j % R] = r;
-                    kb_mbar_arrive(done + 8 * (j % R));
-                    kb_grid_release<true>(row);
-                }
+            if (lane == 0) {
+                kb_grid_publish<true>(row, p.rank, p.S, mine);
+                kb_grid_wait(row, p.S);
+            }
+            __syncwarp();
+            const float4 r = merge(row);
+            __syncwarp(); /* every lane is past its reads of the row's partials */
+            if (lane == 0) {
+                merged[j % R] = r;
+                kb_mbar_arrive(done + 8 * (j % R));
+                kb_grid_release<true>(row);
             }
         }
     } else {
@@ -482,8 +334,7 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             }
         }
     }
-    if (kb_grid_leave(rows) && LLW && threadIdx.x == 0)
-        kb_gpipe_ll.launches++; /* the next launch's bank */
+    kb_grid_leave(rows);
 }
 
 /* The blocks to launch kernel k (KB_GPIPE_BLOCK(threads) threads, smem

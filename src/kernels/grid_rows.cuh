@@ -185,16 +185,14 @@ static __device__ __forceinline__ void kb_grid_done(int64_t row)
 }
 
 /* The block leaves a launch of `rows` rows; the last to leave (every other
- * block has left, all tickets are taken) zeroes the counters, and learns it
- * (true in each of its threads). Every thread calls it; one block barrier,
- * whose vote says which block is last (no flag in shared memory: a kernel
- * whose warps take different roles may reach the call from two places,
- * which racecheck took for a race on such a flag). */
-static __device__ __forceinline__ bool kb_grid_leave(int64_t rows)
+ * block has left, all tickets are taken) zeroes the counters. Every thread
+ * calls it; one block barrier, whose vote says which block is last (no flag
+ * in shared memory: a kernel whose warps take different roles may reach the
+ * call from two places, which racecheck took for a race on such a flag). */
+static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
 {
-    const bool last = __syncthreads_or(threadIdx.x == 0 &&
-                                       kb_add_ordered(&kb_grid.left, 1u) == gridDim.x - 1);
-    if (last) {
+    if (__syncthreads_or(threadIdx.x == 0 &&
+                         kb_add_ordered(&kb_grid.left, 1u) == gridDim.x - 1)) {
         const int64_t n = rows < KB_GRID_RING ? rows : KB_GRID_RING;
         for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
             kb_grid.arrive[i] = 0;
@@ -205,7 +203,6 @@ static __device__ __forceinline__ bool kb_grid_leave(int64_t rows)
             kb_grid.left = 0;
         }
     }
-    return last;
 }
 
 /* ---- the trimmed exit (softmax's grid path, a switch) ----

@@ -43,9 +43,9 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp
-        # (both pipelined grids), gp-wide, gp-exact, gp-ll, gp-bar, gp-smem,
-        # peel, trow-w, half, grid-8 and grid-12, grid-trim, creg-ns, wide: a
-        # path each)
+        # (both pipelined grids), gp-wide, gp-exact, gp-bar, gp-smem, peel,
+        # trow-w, half, grid-8 and grid-12, grid-trim, creg-ns, wide: a path
+        # each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -196,12 +196,6 @@ for step in "$@"; do
             rows=300,cols=131072 rows=133,cols=1048576 rows=40,cols=262144,stats=1 \
             rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1 rows=2500,cols=49152 \
             rows=5,cols=40960
-        # both with the exchange in one trip (KBENCH_LAYERNORM_GPIPE_LL=1; off
-        # by default): gp's shapes (2500 rows: past the 1024 it takes, the
-        # counters instead) and 1024 rows; every case's launches alternate
-        # the banks, each zeroing the other's words of a shape before
-        path layernorm gp-ll KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_LL=1 \
-            'gpipe_[a-z]*_ll' rows=70,cols=40008 "$all" $gp_shapes rows=1024,cols=65536
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -417,10 +411,6 @@ for step in "$@"; do
         # layernorm's pipelined grid without edge code for rows of whole
         # slices ("old" = the switch; off by default)
         ab KBENCH_LAYERNORM_GPIPE_EXACT=1 layernorm fused rows=128,cols=1048576 \
-            rows=256,cols=1048576 rows=1024,cols=262144 rows=512,cols=262144
-        # ... and with the exchange in one trip ("old" = the switch; off by
-        # default)
-        ab KBENCH_LAYERNORM_GPIPE_LL=1 layernorm fused rows=128,cols=1048576 \
             rows=256,cols=1048576 rows=1024,cols=262144 rows=512,cols=262144
         # the grid's trimmed exit ("old" = the switch; off by default)
         ab KBENCH_SOFTMAX_GRID_TRIM=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \

@@ -112,9 +112,7 @@
  * slices its kernels without edge code (layernorm_fused_gpipe_*_exact);
  * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
  * barrier instead of handing the warps' partials to the exchange warp (its
- * kernels' names end in _bar); KBENCH_LAYERNORM_GPIPE_LL=1 gives launches of
- * up to 1024 rows the exchange in one trip (grid_pipe.cuh; kernels
- * layernorm_fused_gpipe_*_ll; below);
+ * kernels' names end in _bar);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -243,8 +241,6 @@
  * for KB_GRID_MAXB (the size the measured kernels were built with). */
 #define KB_GRID_MAXB 192
 #define GP_MAX_S 128
-/* the exchange in one trip's words: a row's GP_MAX_S */
-#define KB_GPIPE_LL_MAXS GP_MAX_S
 #include "kernels/grid_pipe.cuh"
 #include "layernorm.cuh"
 
@@ -2967,31 +2963,39 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * form's; on the H200 in 2026-12-04's A/B it was level, 1.007x); fp32 128 x
  * 1048576 0.987x exact; bf16 256 x 1048576 0.986x, 1024 x 262144 1.004x.
  * Not the default; the H200 A/B is still to run.
- * The exchange in one trip (KBENCH_LAYERNORM_GPIPE_LL=1, off until
- * measured; grid_pipe.cuh's kb_gpipe_ll_*): after the slack, what the
- * streaming warps wait for is the exchange warp's chain for a row: a
- * 16-byte store of the partial, a release add whose fence waits for that
- * store to reach the L2 (the membar samples above), acquire polls of the
- * arrival count, then the S partials' reads, a second round trip. Here lane
- * 0 posts the block's (mean, M2) as one 64-bit word with a relaxed store, no
- * fence, and the warp polls the row's S words themselves (relaxed loads, no
- * L1 invalidation, a lane its ranks lane, lane + 32, ...), merging in the
- * counters' order with each block's count worked out from its rank (the
- * same bits; ln_gpipe_ll); the words go back to 0 in the next launch but
- * one (two banks by launch parity, each launch zeroing the other). SASS:
- * fp32 86 registers (84), no spills; the 16-bit wide kernel 96 with 8 bytes
- * of stack (two local loads a row a streaming thread). Prediction (before
- * any run): a row's exchange a fence and a round trip shorter, so the wait
- * for `done` (26.3% of fp32 128 x 1048576's samples on the H100, 13.2% of
- * bf16 256 x 1048576's) about halves: on the H100 fp32 128 x 1048576 84 ->
- * 86-88%, 512 x 262144 +1%, the 16-bit long rows +1-3%; level if the
- * partials' arrival, not the round trips after it, sets the wait. The same
- * H100's samples (bench/pc_stalls, 2026-12-05 10:10 UTC) at bf16 1024 x
- * 262144: 12.2% at `done`, 8.3% membar, 4.5% acquire polls, 5.8% at `full`,
- * 9.3% at the GELU's MUFU.EX2; fp32 128 x 1048576 again 25.6% at `done`,
- * 10.8% membar, 10.7% at `full`, 4.0% polls. Not yet run on a GPU (the
- * session's device time ran out first): tests/gpu/row_lengths.sh's gp-ll
- * group checks it and its `ab` step measures it. */
+ * Tried and not kept: the exchange in one trip (KBENCH_LAYERNORM_GPIPE_LL,
+ * commit 947080f, taken out after its measurement). After the slack, what
+ * the streaming warps wait for looked like the exchange warp's chain for a
+ * row: a 16-byte store of the partial, a release add whose fence waits for
+ * that store to reach the L2 (the membar samples above), acquire polls of
+ * the arrival count, then the S partials' reads, a second round trip.
+ * There lane 0 posted the block's (mean, M2) as one 64-bit word by a
+ * relaxed store, no fence, and the warp polled the row's S words
+ * themselves (relaxed loads), merging them in the counters' order with
+ * each block's count worked out from its rank (the same bits); the words
+ * went back to 0 in the next launch but one (two banks by launch parity).
+ * SASS: fp32 86 registers, no spills; the 16-bit wide kernel 96 and 8 bytes
+ * of stack. Prediction: the wait for `done` about halves, fp32 128 x
+ * 1048576 84 -> 86-88% on the H100, the 16-bit long rows +1-3%; level if
+ * the partials' arrival, not the round trips after it, sets the wait.
+ * Checked on an H100 (80GB HBM3, 2026-12-05 12:11 UTC: gp's shapes and
+ * 1024 x 65536 in fp32, fp16 and bf16, and compute-sanitizer, all clean).
+ * Measured on the same H100 (12:13 UTC, three interleaved rounds, % of its
+ * copy bandwidth, default / one trip): fp32 128 x 1048576 83.3, 83.8, 83.8
+ * / 82.9, 83.3, 83.6 (0.996x); 256 x 1048576 83.4, 83.8, 83.6 / 82.9,
+ * 83.4, 83.6 (0.997x); bf16 1024 x 262144 84.2, 84.4, 84.4 / 76.9, 77.4,
+ * 76.7 (0.913x); 512 x 262144 82.9, 83.3, 82.9 / 75.1, 75.1, 75.0
+ * (0.904x). Why, from bench/pc_stalls on that GPU (12:17 UTC, three
+ * launches): the fence went (bf16 1024 x 262144's membar samples 8.0% ->
+ * none) but the wait for `done` hardly moved (bf16 10.9% -> 8.0%, fp32 128
+ * x 1048576 25.6% -> 22.4%) and the polls took the fence's place (bf16
+ * 7.0% at the word loads' test, 4.2% at the exchange's wait for its warps'
+ * partials; fp32 4.0%). So a row waits for its slowest block's partial
+ * (the blocks' skew over the grid), not for the round trips after it, as
+ * softmax's pairs in one trip found (its header; code in commit f29b13f). In
+ * 16-bit the 8 bytes of stack were two spill refills in the streaming
+ * threads' row loop, each waited on (LDL then its use, long_scoreboard:
+ * 5.5% and 4.8% of the samples): most of the 9% lost. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3016,33 +3020,8 @@ struct ln_warp_wf_op {
     KB_DEV ln_wf operator()(ln_wf w) const { return ln_warp_wf(w); }
 };
 
-/* kb_gpipe_run's exchange in one trip (LL): a block posts its partial's
- * (mean, M2); a reader counts block r's elements itself (V a vector of its
- * slice in the row), so the row's merge, in the order of the counters'
- * (lane r: blocks r, r + 32, ..., then the warp), gives the same bits. */
-template <typename PIPE, int V> struct ln_gpipe_ll {
-    const PIPE &p;
-    float inv_cols;
-    KB_DEV float2 pack(float4 m) const { return make_float2(m.y, m.z); }
-    KB_DEV float4 merge(int64_t, const unsigned long long (&w)[KB_GPIPE_LL_PER]) const
-    {
-        const int lane = (int)threadIdx.x & 31;
-        ln_wf c = {0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int j = 0; j < KB_GPIPE_LL_PER; j++) {
-            const int r = lane + 32 * j;
-            if (r < p.S) {
-                const float2 q = kb_ll_pair(w[j]);
-                c = ln_wf_merge(c, {(float)(V * p.vectors_of(r)), q.x, q.y});
-            }
-        }
-        c = ln_warp_wf(c);
-        return make_float4(c.mean, rsqrtf(fmaf(c.m2, inv_cols, LN_EPS)), 0.0f, 0.0f);
-    }
-};
-
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false, bool LL = false>
+          bool EXACT = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -3201,11 +3180,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         c = ln_warp_wf(c);
         return make_float4(c.n, c.mean, c.m2, 0.0f);
     };
-    if constexpr (LL)
-        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
-                                          merge, out, combine,
-                                          ln_gpipe_ll<decltype(p), V>{p, inv_cols});
-    else if constexpr (WP)
+    if constexpr (WP)
         kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
                                           merge, out, combine);
     else
@@ -3218,22 +3193,20 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * one a row). cudaErrorNotSupported when the GPU holds fewer than S, and
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool LL = false>
+template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, LL>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = LL              ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_ll"
-                                                        : "layernorm_fused_gpipe_preg_ll")
-                       : EXACT         ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
+    const char *name = EXACT           ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
                                                         : "layernorm_fused_gpipe_preg_exact")
                        : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
                                             : "layernorm_fused_gpipe_wide_bar")
@@ -3250,19 +3223,16 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * the form without edge code. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
-                                     bool exact = false, bool ll = false)
+                                     bool exact = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
     const int S = kb_grid_blocks(cols / C::V, (int64_t)GP_THREADS * C::NV);
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
-    if constexpr (PREG && WP) {
+    if constexpr (PREG && WP)
         if (exact && (int64_t)S * GP_THREADS * E == cols)
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
-        if (ll && a->shape[LN_ROWS] <= KB_GRID_RING)
-            return launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
-    }
     return launch_gpipe_k<T, TANH, PREG, E, WP, false>(a, s, filled, S);
 }
 
@@ -3278,16 +3248,14 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
-    static const int ll = kb_env_int("KBENCH_LAYERNORM_GPIPE_LL", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
-            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled, exact,
-                                                                             ll)
+            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled, exact)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
-    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact, ll)
+    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 
