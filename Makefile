@@ -126,7 +126,8 @@ shiplibs:
 # The bench tools, built with the tests and run on the GPU machine; their
 # headers come from the compiler (-MMD: $@.d, included below).
 BENCH_TOOLS := $(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit \
-               $(B)/bench/fw_trace $(B)/bench/grid_trace $(B)/bench/pc_stalls
+               $(B)/bench/fw_trace $(B)/bench/grid_trace $(B)/bench/gpipe_trace \
+               $(B)/bench/pc_stalls
 BENCH_DEP    = -MMD -MP -MF $@.d
 
 tests: $(TEST_BIN) $(B)/kbench shiplibs $(BENCH_TOOLS)
@@ -144,11 +145,13 @@ $(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit:
 # The trace tools, a variant's source built with its timeline stamps and
 # linked against libkb.a: flash-wgmma's work-tile edges (bench/fw_trace.cu's
 # header; private: a target's NVARCH must not reach the objects of libkb.a
-# it needs) and softmax's grid items (bench/grid_trace.cu's header).
+# it needs), softmax's grid items (bench/grid_trace.cu's header) and
+# layernorm's pipelined grid (bench/gpipe_trace.cu's header).
 $(B)/bench/fw_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
 $(B)/bench/fw_trace: bench/fw_trace.cu $(B)/libkb.a
 $(B)/bench/grid_trace: bench/grid_trace.cu $(B)/libkb.a
-$(B)/bench/fw_trace $(B)/bench/grid_trace:
+$(B)/bench/gpipe_trace: bench/gpipe_trace.cu $(B)/libkb.a
+$(B)/bench/fw_trace $(B)/bench/grid_trace $(B)/bench/gpipe_trace:
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $(BENCH_DEP) -Iinclude $< $(B)/libkb.a -o $@ -L$(CUDA)/lib64 \
 	  -Xlinker -rpath,$(CUDA)/lib64 $(filter-out -lcudart_static,$(LDLIBS))

@@ -253,6 +253,42 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * least XWARPS (softmax's fp32 ring, L = 1, had R = 3: warp 3 took slot 0's
  * fresh barrier for row 3's partial and published row 0's, and the launch
  * trapped in the exchange's wait, H200 2026-12-02 11:10 UTC). */
+/* bench/gpipe_trace.cu builds a variant with KB_GPIPE_TRACE: streaming
+ * thread 0 and lane 0 of a row's exchange warp stamp the global timer at the
+ * pipeline's edges for each row the block meets, where the trace buffer is
+ * set: kb_gpipe_trace[(row * KB_GRID_MAXB + rank) * 16 + k], [15] the SM.
+ *   k 0  streaming: at the wait for the row's bytes   5  exchange: merged statistics handed over
+ *     1  streaming: past it                           6  streaming: at the wait for them
+ *     2  exchange: the block's partials in            7  streaming: past it
+ *     3  exchange: published                          8  streaming: the row's stores issued
+ *     4  exchange: every block of the row published */
+#ifdef KB_GPIPE_TRACE
+static __device__ unsigned long long *kb_gpipe_trace;
+static __device__ __forceinline__ void kb_gpipe_stamp(int64_t row, int rank, int k)
+{
+    if (kb_gpipe_trace == nullptr)
+        return;
+    unsigned long long g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    unsigned long long *t = kb_gpipe_trace + ((size_t)row * KB_GRID_MAXB + rank) * 16;
+    t[k] = g;
+    if (k == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        t[15] = sm;
+    }
+}
+#define KB_GPIPE_STAMP(cond, row, k)                                                      \
+    do {                                                                                   \
+        if (cond)                                                                          \
+            kb_gpipe_stamp((row), p.rank, (k));                                            \
+    } while (0)
+#else
+#define KB_GPIPE_STAMP(cond, row, k)                                                      \
+    do {                                                                                   \
+    } while (0)
+#endif
+
 /* kb_gpipe_run's `combine` when stats(i) returns the block's partial (the
  * form with one barrier a row). */
 struct kb_gpipe_block_partial {};
@@ -287,6 +323,7 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
         for (int j = xw; j < p.nr; j += KB_GPIPE_XWARPS) {
             const int64_t row = p.row_of(j);
             kb_mbar_wait(ready + 8 * (j % R), (unsigned)(j / R) & 1u);
+            KB_GPIPE_STAMP(lane == 0, row, 2);
             float4 mine;
             if constexpr (WP)
                 mine = combine(lane, &part[(j % R) * NW]);
@@ -294,7 +331,9 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
                 mine = part[j % R];
             if (lane == 0) {
                 kb_grid_publish<true>(row, p.rank, p.S, mine);
+                KB_GPIPE_STAMP(true, row, 3);
                 kb_grid_wait(row, p.S);
+                KB_GPIPE_STAMP(true, row, 4);
             }
             __syncwarp();
             const float4 r = merge(row);
@@ -302,6 +341,7 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             if (lane == 0) {
                 merged[j % R] = r;
                 kb_mbar_arrive(done + 8 * (j % R));
+                KB_GPIPE_STAMP(true, row, 5);
                 kb_grid_release<true>(row);
             }
         }
@@ -311,7 +351,9 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
                 p.prefetch(xv, i, full + 8 * i);
         for (int i = 0; i < p.nr + L; i++) {
             if (i < p.nr) {
+                KB_GPIPE_STAMP(p.tid == 0, p.row_of(i), 0);
                 kb_mbar_wait(full + 8 * (i % D), (unsigned)(i / D) & 1u); /* row i's bytes */
+                KB_GPIPE_STAMP(p.tid == 0, p.row_of(i), 1);
                 const float4 w = stats(i);
                 if (WP ? (p.tid & 31) == 0 : p.tid == 0) {
                     part[WP ? (i % R) * NW + p.tid / 32 : i % R] = w;
@@ -320,9 +362,12 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             }
             if (i >= L) {
                 const int j = i - L;
+                KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 6);
                 kb_mbar_wait(done + 8 * (j % R), (unsigned)(j / R) & 1u);
+                KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 7);
                 out(j, merged[j % R]);
                 __syncwarp(); /* the warp's reads of row j's slot are done */
+                KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 8);
                 if ((p.tid & 31) == 0)
                     kb_mbar_arrive(empty + 8 * (j % D));
             }
