@@ -2995,7 +2995,10 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * softmax's pairs in one trip found (its header; code in commit f29b13f). In
  * 16-bit the 8 bytes of stack were two spill refills in the streaming
  * threads' row loop, each waited on (LDL then its use, long_scoreboard:
- * 5.5% and 4.8% of the samples): most of the 9% lost. */
+ * 5.5% and 4.8% of the samples): most of the 9% lost. bench/gpipe_trace
+ * (stamps at nine edges a block and row; not yet run on a GPU) tells the
+ * wait's part before a row's last publish from the part after it, and
+ * whether the same SMs are late row after row. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
