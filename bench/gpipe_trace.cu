@@ -25,9 +25,8 @@
 
 #define KB_GPIPE_TRACE /* grid_pipe.cuh's stamps (kb_gpipe_stamp) */
 #include "../variants/layernorm/fused.cu"
-#include "check.cuh"
 #include "kernels/fill.h"
-#include "median_time.cuh"
+#include "row_trace.cuh"
 
 #define CHECK(call) kb_tool_check("gpipe_trace", (call), #call)
 
@@ -35,25 +34,9 @@ int main(int argc, char **argv)
 {
     kb_dtype dt = KB_FP32;
     int64_t shape[KB_MAX_AXES] = {128, 1048576, 0, 0, 0};
-    if (argc != 1 && argc != 4) {
-        fprintf(stderr, "usage: gpipe_trace [fp32|bf16 rows cols]\n");
-        return 2;
-    }
-    if (argc == 4) {
-        if (strcmp(argv[1], "fp32") && strcmp(argv[1], "bf16")) {
-            fprintf(stderr, "gpipe_trace: bad dtype '%s': fp32 or bf16\n", argv[1]);
-            return 2;
-        }
-        dt = strcmp(argv[1], "fp32") ? KB_BF16 : KB_FP32;
-        for (int i = 0; i < 2; i++) {
-            char *end;
-            shape[i] = strtoll(argv[2 + i], &end, 10);
-            if (*end || shape[i] < 1 || shape[i] > (1 << 24)) {
-                fprintf(stderr, "gpipe_trace: bad %s '%s'\n", i ? "cols" : "rows", argv[2 + i]);
-                return 2;
-            }
-        }
-    }
+    const int bad = kb_row_trace_args("gpipe_trace", argc, argv, &dt, shape);
+    if (bad)
+        return bad;
     const int64_t rows = shape[LN_ROWS], cols = shape[LN_COLS];
     const size_t es = dt == KB_FP32 ? 4 : 2, bytes = (size_t)(rows * cols) * es;
     void *x = NULL, *y = NULL, *par[3] = {NULL, NULL, NULL}, *scratch = NULL;
@@ -77,24 +60,12 @@ int main(int argc, char **argv)
     a.scratch = scratch;
     a.scratch_bytes = (size_t)cols * sizeof(float);
     const size_t recs = (size_t)rows * KB_GRID_MAXB, words = recs * 16;
-    unsigned long long *buf = NULL;
-    CHECK(cudaMalloc(&buf, words * 8));
-    const auto launch = [&a] { return kb_layernorm_fused(&a, 0); };
-    const float plain = kb_median_launch_us("gpipe_trace", launch);
-    CHECK(cudaMemcpyToSymbol(kb_gpipe_trace, &buf, sizeof buf));
-    const float traced = kb_median_launch_us("gpipe_trace", launch);
-    CHECK(cudaMemset(buf, 0, words * 8));
-    CHECK(kb_layernorm_fused(&a, 0));
-    CHECK(cudaDeviceSynchronize());
-    unsigned long long *h = (unsigned long long *)malloc(words * 8);
-    if (!h) {
-        fprintf(stderr, "gpipe_trace: out of host memory for %zu trace words\n", words);
-        return 1;
-    }
-    CHECK(cudaMemcpy(h, buf, words * 8, cudaMemcpyDeviceToHost));
-    printf("# %s %lld x %lld: plain %.1f us (%.1f GB/s), traced %.1f us (%.1f GB/s)\n",
-           dt == KB_FP32 ? "fp32" : "bf16", (long long)rows, (long long)cols, plain,
-           2.0 * (double)bytes / plain / 1e3, traced, 2.0 * (double)bytes / traced / 1e3);
+    unsigned long long *h = kb_row_trace_run(
+        "gpipe_trace", [&a] { return kb_layernorm_fused(&a, 0); },
+        [](unsigned long long *buf) {
+            return cudaMemcpyToSymbol(kb_gpipe_trace, &buf, sizeof buf);
+        },
+        words, dt, rows, cols, bytes);
     size_t n = 0;
     for (size_t i = 0; i < recs; i++) {
         const unsigned long long *t = h + i * 16;
@@ -107,7 +78,6 @@ int main(int argc, char **argv)
         printf("\n");
     }
     free(h);
-    CHECK(cudaFree(buf));
     CHECK(cudaFree(scratch));
     for (int i = 0; i < 3; i++)
         CHECK(cudaFree(par[i]));

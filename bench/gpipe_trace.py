@@ -20,46 +20,26 @@ publish minus the row's median, between consecutive rows)."""
 import statistics
 import sys
 
+import trace_lines
+from trace_lines import pct
+
 PHASES = [(0, 1, "wait for the bytes"), (1, 2, "statistics"), (2, 3, "publish"),
           (3, 4, "until all published"), (4, 5, "merge, hand over"),
           (6, 7, "wait for merged"), (7, 8, "stores issued")]
 
 
-def fail(msg):
-    print("gpipe_trace.py: " + msg, file=sys.stderr)
-    sys.exit(2)
-
-
-def pct(v, p):
-    """The p-quantile of the sorted list v (nearest rank below)."""
-    return v[min(len(v) - 1, int(p * len(v)))]
+def chained(v):
+    """Whether v is a record: 12 numbers whose edges 0-1-2-3-4-5 and 6-7-8
+    do not go back."""
+    t = v[3:]
+    return len(v) == 12 and all(t[k + 1] >= t[k] for k in (0, 1, 2, 3, 4, 6, 7))
 
 
 def read(path):
     """The header line and the records: row rank sm t0..t8 (global timer,
-    ns), each of the chains 0-1-2-3-4-5 and 6-7-8 not decreasing."""
-    try:
-        lines = open(path).read().splitlines()
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    recs, head = [], ""
-    for i, line in enumerate(lines, 1):
-        if line.startswith("#"):
-            head = line.strip()
-            continue
-        if not line.strip():
-            continue
-        try:
-            v = [int(w) for w in line.split()]
-            t = v[3:]
-            if len(v) != 12 or any(t[k + 1] < t[k] for k in (0, 1, 2, 3, 4, 6, 7)):
-                raise ValueError
-        except ValueError:
-            fail(f"{path}:{i}: not a record of bench/gpipe_trace: {line[:60]!r}")
-        recs.append({"row": v[0], "rank": v[1], "sm": v[2], "t": t})
-    if not recs:
-        fail(f"{path}: no records")
-    return head, recs
+    ns)."""
+    head, recs = trace_lines.read(path, "gpipe_trace.py", "gpipe_trace", chained)
+    return head, [{"row": v[0], "rank": v[1], "sm": v[2], "t": v[3:]} for v in recs]
 
 
 def corr(a, b):

@@ -23,9 +23,8 @@
 
 #define SOFTMAX_GRID_TRACE /* the variant's stamps (its grid_stamp) */
 #include "../variants/softmax/fused.cu"
-#include "check.cuh"
 #include "kernels/fill.h"
-#include "median_time.cuh"
+#include "row_trace.cuh"
 
 #define CHECK(call) kb_tool_check("grid_trace", (call), #call)
 
@@ -33,25 +32,9 @@ int main(int argc, char **argv)
 {
     kb_dtype dt = KB_FP32;
     int64_t shape[KB_MAX_AXES] = {128, 1048576};
-    if (argc != 1 && argc != 4) {
-        fprintf(stderr, "usage: grid_trace [fp32|bf16 rows cols]\n");
-        return 2;
-    }
-    if (argc == 4) {
-        if (strcmp(argv[1], "fp32") && strcmp(argv[1], "bf16")) {
-            fprintf(stderr, "grid_trace: bad dtype '%s': fp32 or bf16\n", argv[1]);
-            return 2;
-        }
-        dt = strcmp(argv[1], "fp32") ? KB_BF16 : KB_FP32;
-        for (int i = 0; i < 2; i++) {
-            char *end;
-            shape[i] = strtoll(argv[2 + i], &end, 10);
-            if (*end || shape[i] < 1 || shape[i] > (1 << 24)) {
-                fprintf(stderr, "grid_trace: bad %s '%s'\n", i ? "cols" : "rows", argv[2 + i]);
-                return 2;
-            }
-        }
-    }
+    const int bad = kb_row_trace_args("grid_trace", argc, argv, &dt, shape);
+    if (bad)
+        return bad;
     /* 16-bit rows of up to 1048576 go to one cluster by default; this tool
      * follows the grid */
     if (setenv("KBENCH_SOFTMAX_CREG_NS", "0", 1)) {
@@ -71,24 +54,10 @@ int main(int argc, char **argv)
     a.in[0] = x;
     a.out[0] = y;
     const size_t items = (size_t)rows * KB_GRID_MAXB, words = items * 16;
-    unsigned long long *buf = NULL;
-    CHECK(cudaMalloc(&buf, words * 8));
-    const auto launch = [&a] { return kb_softmax_fused(&a, 0); };
-    const float plain = kb_median_launch_us("grid_trace", launch);
-    CHECK(cudaMemcpyToSymbol(grid_trace, &buf, sizeof buf));
-    const float traced = kb_median_launch_us("grid_trace", launch);
-    CHECK(cudaMemset(buf, 0, words * 8));
-    CHECK(kb_softmax_fused(&a, 0));
-    CHECK(cudaDeviceSynchronize());
-    unsigned long long *h = (unsigned long long *)malloc(words * 8);
-    if (!h) {
-        fprintf(stderr, "grid_trace: out of host memory for %zu trace words\n", words);
-        return 1;
-    }
-    CHECK(cudaMemcpy(h, buf, words * 8, cudaMemcpyDeviceToHost));
-    printf("# %s %lld x %lld: plain %.1f us (%.1f GB/s), traced %.1f us (%.1f GB/s)\n",
-           dt == KB_FP32 ? "fp32" : "bf16", (long long)rows, (long long)cols, plain,
-           2.0 * (double)bytes / plain / 1e3, traced, 2.0 * (double)bytes / traced / 1e3);
+    unsigned long long *h = kb_row_trace_run(
+        "grid_trace", [&a] { return kb_softmax_fused(&a, 0); },
+        [](unsigned long long *buf) { return cudaMemcpyToSymbol(grid_trace, &buf, sizeof buf); },
+        words, dt, rows, cols, bytes);
     for (size_t i = 0; i < items; i++) {
         const unsigned long long *t = h + i * 16;
         if (t[0] == 0)
@@ -101,7 +70,6 @@ int main(int argc, char **argv)
         printf("\n");
     }
     free(h);
-    CHECK(cudaFree(buf));
     CHECK(cudaFree(x));
     CHECK(cudaFree(y));
     return 0;

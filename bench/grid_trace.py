@@ -17,45 +17,21 @@ slot is first taken) and in the tail (after the last item's start)."""
 import statistics
 import sys
 
+import trace_lines
+from trace_lines import pct
+
 PHASES = [(0, 1, "taken -> loads landed"), (1, 2, "sum + block reduce"),
           (2, 3, "publish + wait"), (3, 4, "pairs read"), (4, 5, "stores issued"),
           (0, 5, "lifetime")]
 
 
-def fail(msg):
-    print("grid_trace.py: " + msg, file=sys.stderr)
-    sys.exit(2)
-
-
-def pct(v, p):
-    """The p-quantile of the sorted list v (nearest rank below)."""
-    return v[min(len(v) - 1, int(p * len(v)))]
-
-
 def read(path):
     """The header line and the records: item sm row g0..g5 c0..c5, the g's
     (global timer, ns) not decreasing."""
-    try:
-        lines = open(path).read().splitlines()
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    recs, head = [], ""
-    for i, line in enumerate(lines, 1):
-        if line.startswith("#"):
-            head = line.strip()
-            continue
-        if not line.strip():
-            continue
-        try:
-            v = [int(w) for w in line.split()]
-            if len(v) != 15 or any(b < a for a, b in zip(v[3:9], v[4:9])):
-                raise ValueError
-        except ValueError:
-            fail(f"{path}:{i}: not a record of bench/grid_trace: {line[:60]!r}")
-        recs.append({"sm": v[1], "row": v[2], "g": v[3:9]})
-    if not recs:
-        fail(f"{path}: no records")
-    return head, recs
+    head, recs = trace_lines.read(
+        path, "grid_trace.py", "grid_trace",
+        lambda v: len(v) == 15 and all(b >= a for a, b in zip(v[3:9], v[4:9])))
+    return head, [{"sm": v[1], "row": v[2], "g": v[3:9]} for v in recs]
 
 
 def main(path):

@@ -1,6 +1,7 @@
-/* median_time.cuh - the trace tools' plain timing (bench/fw_trace.cu,
- * bench/grid_trace.cu): the median of 20 launches' event times after 5
- * warm-ups, so that a traced build's own cost is known beside it. */
+/* median_time.cuh - the trace tools' plain timing (bench/fw_trace.cu, and
+ * grid_trace.cu and gpipe_trace.cu through row_trace.cuh): the median of 20
+ * launches' event times after 5 warm-ups, so that a traced build's own cost
+ * is known beside it. */
 #ifndef KB_BENCH_MEDIAN_TIME_CUH
 #define KB_BENCH_MEDIAN_TIME_CUH
 
