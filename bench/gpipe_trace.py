@@ -18,7 +18,6 @@ then the SMs most often last to publish a row, and whether a block that is
 late on one row is late on the next (the correlation of its lateness,
 publish minus the row's median, between consecutive rows)."""
 import statistics
-import sys
 
 import trace_lines
 from trace_lines import pct
@@ -111,7 +110,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
-        print("usage: gpipe_trace.py TRACE.txt", file=sys.stderr)
-        sys.exit(2)
-    main(sys.argv[1])
+    trace_lines.cli("gpipe_trace.py", main)

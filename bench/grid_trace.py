@@ -15,7 +15,6 @@ same SM (the block's exit, the next one's launch and its ticket); and the
 share of the block slots left idle over the span, in the ramp (until every
 slot is first taken) and in the tail (after the last item's start)."""
 import statistics
-import sys
 
 import trace_lines
 from trace_lines import pct
@@ -110,7 +109,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
-        print("usage: grid_trace.py TRACE.txt", file=sys.stderr)
-        sys.exit(2)
-    main(sys.argv[1])
+    trace_lines.cli("grid_trace.py", main)

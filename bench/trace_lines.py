@@ -1,6 +1,7 @@
 """What the trace readers share (bench/grid_trace.py, bench/gpipe_trace.py):
-their one-line failures, the quantile they print and the reading of a trace
-file, a comment line and then records of whole numbers."""
+their command line, their one-line failures, the quantile they print and
+the reading of a trace file, a comment line and then records of whole
+numbers."""
 import sys
 
 
@@ -40,3 +41,12 @@ def read(path, tool, source, ok):
     if not recs:
         fail(tool, f"{path}: no records")
     return head, recs
+
+
+def cli(tool, main):
+    """Runs main(path) on the command line's one argument, a trace file; any
+    other command line gets the usage line and exit 2."""
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        print(f"usage: {tool} TRACE.txt", file=sys.stderr)
+        sys.exit(2)
+    main(sys.argv[1])
