@@ -55,9 +55,13 @@ def main(path):
     print(f"a row's blocks: start within {statistics.mean(start):.2f} us, publish within "
           f"{statistics.mean(pub):.2f} us, see the pairs {statistics.mean(after):.2f} us "
           "after the last publish (means over rows)")
+    def edges(a, b):
+        """The items' starts (+1) at stamp a and ends (-1) at stamp b, in time order."""
+        return sorted([(r["g"][a], 1) for r in recs] + [(r["g"][b], -1) for r in recs])
+
     for name, (a, b) in [("resident", (0, 5)), ("loading", (0, 1)), ("waiting", (2, 3)),
                          ("writing", (4, 5))]:
-        ev = sorted([(r["g"][a], 1) for r in recs] + [(r["g"][b], -1) for r in recs])
+        ev = edges(a, b)
         cur, last, acc = 0, t0, 0
         for t, d in ev:
             acc += cur * (t - last)
@@ -67,7 +71,7 @@ def main(path):
     # whole span, and in the tail (from the last item's start, when no block
     # takes a new item, to the last end) and the ramp (to the first moment
     # every slot is taken)
-    ev = sorted([(r["g"][0], 1) for r in recs] + [(r["g"][5], -1) for r in recs])
+    ev = edges(0, 5)
     cur, cap, full_at = 0, 0, None
     for t, d in ev:
         cur += d

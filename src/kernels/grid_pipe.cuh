@@ -261,7 +261,9 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  *     1  streaming: past it                           6  streaming: at the wait for them
  *     2  exchange: the block's partials in            7  streaming: past it
  *     3  exchange: published                          8  streaming: the row's stores issued
- *     4  exchange: every block of the row published */
+ *     4  exchange: every block of the row published
+ * KB_GPIPE_STAMP is for kb_gpipe_run's body: it takes the block's rank from
+ * the pipe there, p. */
 #ifdef KB_GPIPE_TRACE
 static __device__ unsigned long long *kb_gpipe_trace;
 static __device__ __forceinline__ void kb_gpipe_stamp(int64_t row, int rank, int k)
