@@ -27,6 +27,9 @@ NVFLAGS  = -std=c++17 -O3 -lineinfo -Isrc $(NVARCH) \
 # Kernels that use Hopper-only instructions (wgmma, setmaxnreg) are built for the
 # arch-specific target sm_90a; they carry no PTX for other GPUs.
 HOPPER_CU := variants/attention/flash_wgmma.cu variants/matmul/wgmma.cu
+# Kernels with a form that moves registers between warpgroups (setmaxnreg) in
+# their sm_90a code and keeps compute_90 PTX, without it, for other GPUs.
+HOPPER_PTX_CU := variants/layernorm/fused.cu
 # The binary finds libraries shipped beside it (build/lib) first, then CUDA's.
 LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
@@ -66,6 +69,8 @@ $(CU_B)/%.o: %.cu
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
 $(HOPPER_CU:%.cu=$(CU_B)/%.o): NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
+$(HOPPER_PTX_CU:%.cu=$(CU_B)/%.o): NVARCH := -gencode arch=compute_90a,code=sm_90a \
+                                          -gencode arch=compute_90,code=compute_90
 
 # Files the binary carries (util/embed.h): the public variant header, which
 # nvcc needs for users' own variant files, and `kbench new`'s starting files.

@@ -225,12 +225,44 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * fewer than the exchange warps. */
 #define KB_GPIPE_R(L) ((L) + 2 > KB_GPIPE_XWARPS ? (L) + 2 : KB_GPIPE_XWARPS)
 
+/* Registers moved from the exchange warps to the streaming threads (RR in
+ * kb_gpipe_run; sm_90a's setmaxnreg): a block of THREADS + XTHREADS threads,
+ * one an SM, starts with the registers of the SM shared out evenly, in steps
+ * of 8 (96 for 640 threads); the exchange warps (one warpgroup) give theirs
+ * down to KB_GPIPE_XREG and the streaming threads take them up to
+ * kb_gpipe_sreg (112 for 512 of them), so that code with many values live
+ * (16-bit GELUs, a chain of nine dependent instructions each) may keep two
+ * or more in flight where 96 registers put them one after the other. Where
+ * the file is built without sm_90a (the compute_90 PTX) the calls are
+ * empty and the registers stay as they are. */
+#define KB_GPIPE_XREG 32
+template <int THREADS> __host__ __device__ constexpr int kb_gpipe_sreg(void)
+{
+    constexpr int entry = 65536 / KB_GPIPE_BLOCK(THREADS) / 8 * 8;
+    constexpr int spare = KB_GPIPE_BLOCK(THREADS) * entry - KB_GPIPE_XTHREADS * KB_GPIPE_XREG;
+    constexpr int s = spare / THREADS / 8 * 8;
+    return s > 256 ? 256 : s;
+}
+template <bool RR, bool EXCHANGE, int THREADS> static __device__ __forceinline__ void kb_gpipe_regs(void)
+{
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(THREADS % 128 == 0, "setmaxnreg moves a warpgroup's registers");
+    if constexpr (RR && EXCHANGE)
+        kb_setmaxnreg_dec<KB_GPIPE_XREG>();
+    else if constexpr (RR)
+        kb_setmaxnreg_inc<kb_gpipe_sreg<THREADS>()>();
+#endif
+}
+
 /* Runs the pipeline over p's rows of xv (see the header) in a block of
  * THREADS + KB_GPIPE_XTHREADS threads: stats(i) returns the block's partial
  * of its i-th row (every streaming thread calls it; kb_gpipe_reduce inside),
  * merge(row) the row's merged statistics (an exchange warp calls it, lane
  * 0's result is kept), out(j, merged) writes the block's j-th row (every
- * streaming thread). Ends with the kernel's kb_grid_leave(rows).
+ * streaming thread), and init() runs once in every streaming thread before
+ * its first row, after the first copies are issued (with RR, after the
+ * registers moved: what it loads is held in them, not spilled at entry).
+ * Ends with the kernel's kb_grid_leave(rows).
  * The ring: slot i % D holds row i; thread 0 copies row i + P into it once
  * every streaming warp has said (empty[s], one arrival a warp after its
  * out(i - L)) that it is done with row i - L, and the streaming threads wait
@@ -294,12 +326,17 @@ static __device__ __forceinline__ void kb_gpipe_stamp(int64_t row, int rank, int
 /* kb_gpipe_run's `combine` when stats(i) returns the block's partial (the
  * form with one barrier a row). */
 struct kb_gpipe_block_partial {};
+/* No work of the streaming threads' own before the rows (kb_gpipe_run's init). */
+struct kb_gpipe_no_init {
+    __device__ void operator()(void) const {}
+};
 
-template <int L, int P, int THREADS, typename PIPE, typename STATS, typename MERGE, typename OUT,
-          typename COMBINE = kb_gpipe_block_partial>
+template <int L, int P, int THREADS, bool RR = false, typename PIPE, typename STATS,
+          typename MERGE, typename OUT, typename COMBINE = kb_gpipe_block_partial,
+          typename INIT = kb_gpipe_no_init>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
                                                     STATS stats, MERGE merge, OUT out,
-                                                    COMBINE combine = {})
+                                                    COMBINE combine = {}, INIT init = {})
 {
     constexpr int R = KB_GPIPE_R(L), D = L + P, NW = THREADS / 32;
     /* Warp partials: stats(i) returns the warp's partial (no barrier), each
@@ -321,6 +358,7 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
     }
     __syncthreads();
     if (threadIdx.x >= THREADS) { /* the exchange warps: row j is warp j % XWARPS's */
+        kb_gpipe_regs<RR, true, THREADS>();
         const int lane = (int)threadIdx.x & 31, xw = ((int)threadIdx.x - THREADS) / 32;
         for (int j = xw; j < p.nr; j += KB_GPIPE_XWARPS) {
             const int64_t row = p.row_of(j);
@@ -348,9 +386,11 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             }
         }
     } else {
+        kb_gpipe_regs<RR, false, THREADS>();
         if (p.tid == 0)
             for (int i = 0; i < P && i < p.nr; i++)
                 p.prefetch(xv, i, full + 8 * i);
+        init();
         for (int i = 0; i < p.nr + L; i++) {
             if (i < p.nr) {
                 KB_GPIPE_STAMP(p.tid == 0, p.row_of(i), 0);

@@ -2998,7 +2998,26 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 5.5% and 4.8% of the samples): most of the 9% lost. bench/gpipe_trace
  * (stamps at nine edges a block and row; not yet run on a GPU) tells the
  * wait's part before a row's last publish from the part after it, and
- * whether the same SMs are late row after row. */
+ * whether the same SMs are late row after row.
+ * Registers moved to the streaming threads (RR, KBENCH_LAYERNORM_GPIPE_REGS=1;
+ * off until measured; 16-bit wide slices only). A block of 640 threads, one
+ * an SM, gets 96 registers a thread, and the wide slices' streaming threads
+ * hold 48 of them as parameters: ptxas then computes a vector's eight GELUs
+ * one after the other, a chain of nine dependent instructions each (the
+ * `wait` stalls, 23.6% in the counters above, and 9.5% + 13.5% of the H100's
+ * stall samples at the GELU). Here the exchange warpgroup gives its registers
+ * down to 32 (setmaxnreg, sm_90a; kb_gpipe_regs) and the streaming threads
+ * take them up to 112, and load their parameters after that (kb_gpipe_run's
+ * init), so none is spilled at entry. SASS (sm_90a, bf16, erf): the row loop
+ * 915 -> 886 instructions, the eight MUFU.EX2 of a vector within ~20
+ * instructions instead of one every ~11, no spills in the streaming threads;
+ * the exchange warps spill two values (8 bytes, outside their row loop's
+ * round trips). The default kernels' SASS is unchanged (the file is now built
+ * for sm_90a with compute_90 PTX beside it; every other function's SASS is
+ * the same as the sm_90 build's). Prediction (before any run): level on an
+ * H100, where these rows reach 84% of the copy bandwidth; on the H200, if the
+ * GELU's chains hold the 16-bit rows there, bf16 1024 x 262144 and 256 x
+ * 1048576 from 64-66% to 70-77%. row_lengths.sh's gp-rr group checks it. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3024,7 +3043,7 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false>
+          bool EXACT = false, bool RR = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -3051,7 +3070,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
     float gr[PREG && !PK ? NV : 1][V], br[PREG ? NV : 1][V];
     uint4 gq[PK ? NV : 1];
-    if (threadIdx.x < THREADS) { /* the streaming threads' own parameters */
+    /* RR: loaded after the registers move (kb_gpipe_run's init), not here */
+    auto params = [&]() {
         if constexpr (PK) {
             const T *gt = gamma + p.tv * V, *b1t = beta + p.tv * V, *b2t = bias + p.tv * V;
 #pragma unroll
@@ -3082,7 +3102,9 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
             /* this thread's own slots: no barrier */
             ln_stage_params<T, NV, THREADS>(gamma, beta, bias, p.tv, p.stride, in, gs, bs);
         }
-    }
+    };
+    if (!RR && threadIdx.x < THREADS) /* the streaming threads' own parameters */
+        params();
 
     /* The block's i-th row's shift x[row][0], from the head copied with it
      * (in the ring until the row's slot is refilled, after its out). */
@@ -3097,7 +3119,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     for (int k = 0; k < NV; k++)
         n += in(k) ? V : 0;
     /* PK: its warp's, summed once. */
-    const float nw = !PK ? 0.0f : EXACT ? (float)(32 * NV * V) : kb_warp_sum((float)n);
+    /* RR: set in kb_gpipe_run's init, so not held from entry */
+    float nw = !PK || RR ? 0.0f : EXACT ? (float)(32 * NV * V) : kb_warp_sum((float)n);
     /* The slice's exact (n, mean, M2) over the block, of d = x - x[row][0]
      * (of x when PK; thread 0's is the one used). */
     auto stats = [&](int i) {
@@ -3184,8 +3207,16 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         return make_float4(c.n, c.mean, c.m2, 0.0f);
     };
     if constexpr (WP)
-        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
-                                          merge, out, combine);
+        kb_gpipe_run<C::L, C::P, THREADS, RR>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
+                                              merge, out, combine,
+                                              [&]() {
+                                                  if constexpr (RR) {
+                                                      params();
+                                                      if constexpr (PK)
+                                                          nw = EXACT ? (float)(32 * NV * V)
+                                                                     : kb_warp_sum((float)n);
+                                                  }
+                                              });
     else
         kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
                                           merge, out);
@@ -3196,20 +3227,21 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * one a row). cudaErrorNotSupported when the GPU holds fewer than S, and
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT>
+template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = EXACT           ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
+    const char *name = RR              ? "layernorm_fused_gpipe_wide_rr"
+                       : EXACT         ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
                                                         : "layernorm_fused_gpipe_preg_exact")
                        : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
                                             : "layernorm_fused_gpipe_wide_bar")
@@ -3226,7 +3258,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * the form without edge code. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
-                                     bool exact = false)
+                                     bool exact = false, bool regs = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -3236,6 +3268,9 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if constexpr (PREG && WP)
         if (exact && (int64_t)S * GP_THREADS * E == cols)
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
+    if constexpr (PREG && WP && E > GP_ELEMS)
+        if (regs)
+            return launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
     return launch_gpipe_k<T, TANH, PREG, E, WP, false>(a, s, filled, S);
 }
 
@@ -3251,11 +3286,13 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
+    static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
-            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled, exact)
+            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled, exact,
+                                                                             regs)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact)
