@@ -151,8 +151,10 @@ $(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit:
 # linked against libkb.a: flash-wgmma's work-tile edges (bench/fw_trace.cu's
 # header; private: a target's NVARCH must not reach the objects of libkb.a
 # it needs), softmax's grid items (bench/grid_trace.cu's header) and
-# layernorm's pipelined grid (bench/gpipe_trace.cu's header).
+# layernorm's pipelined grid (bench/gpipe_trace.cu's header; sm_90a, as its
+# variant's registers moved by setmaxnreg).
 $(B)/bench/fw_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
+$(B)/bench/gpipe_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a
 $(B)/bench/fw_trace: bench/fw_trace.cu $(B)/libkb.a
 $(B)/bench/grid_trace: bench/grid_trace.cu $(B)/libkb.a
 $(B)/bench/gpipe_trace: bench/gpipe_trace.cu $(B)/libkb.a
