@@ -230,12 +230,12 @@ static __device__ __forceinline__ V kb_gpipe_reduce(V v, V (*red)[THREADS / 32],
  * one an SM, starts with the registers of the SM shared out evenly, in steps
  * of 8 (96 for 640 threads); the exchange warps (one warpgroup) give theirs
  * down to KB_GPIPE_XREG and the streaming threads take them up to
- * kb_gpipe_sreg (112 for 512 of them), so that code with many values live
+ * kb_gpipe_sreg (104 for 512 of them), so that code with many values live
  * (16-bit GELUs, a chain of nine dependent instructions each) may keep two
  * or more in flight where 96 registers put them one after the other. Where
  * the file is built without sm_90a (the compute_90 PTX) the calls are
  * empty and the registers stay as they are. */
-#define KB_GPIPE_XREG 32
+#define KB_GPIPE_XREG 40 /* 32 spilled two values in their row loop (layernorm's fused.cu) */
 template <int THREADS> __host__ __device__ constexpr int kb_gpipe_sreg(void)
 {
     constexpr int entry = 65536 / KB_GPIPE_BLOCK(THREADS) / 8 * 8;

@@ -3006,18 +3006,33 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * one after the other, a chain of nine dependent instructions each (the
  * `wait` stalls, 23.6% in the counters above, and 9.5% + 13.5% of the H100's
  * stall samples at the GELU). Here the exchange warpgroup gives its registers
- * down to 32 (setmaxnreg, sm_90a; kb_gpipe_regs) and the streaming threads
- * take them up to 112, and load their parameters after that (kb_gpipe_run's
- * init), so none is spilled at entry. SASS (sm_90a, bf16, erf): the row loop
- * 915 -> 886 instructions, the eight MUFU.EX2 of a vector within ~20
- * instructions instead of one every ~11, no spills in the streaming threads;
- * the exchange warps spill two values (8 bytes, outside their row loop's
- * round trips). The default kernels' SASS is unchanged (the file is now built
- * for sm_90a with compute_90 PTX beside it; every other function's SASS is
- * the same as the sm_90 build's). Prediction (before any run): level on an
- * H100, where these rows reach 84% of the copy bandwidth; on the H200, if the
- * GELU's chains hold the 16-bit rows there, bf16 1024 x 262144 and 256 x
- * 1048576 from 64-66% to 70-77%. row_lengths.sh's gp-rr group checks it. */
+ * down to KB_GPIPE_XREG (setmaxnreg, sm_90a; kb_gpipe_regs) and the streaming
+ * threads take the rest, and load their parameters after that (kb_gpipe_run's
+ * init), so none is spilled at entry. The default kernels' SASS is unchanged
+ * (the file is now built for sm_90a with compute_90 PTX beside it; every
+ * other function's SASS is the same as the sm_90 build's). Prediction
+ * (before any run): level on an H100, where these rows reach 84% of the copy
+ * bandwidth; on the H200, if the GELU's chains hold the 16-bit rows there,
+ * bf16 1024 x 262144 and 256 x 1048576 from 64-66% to 70-77%.
+ * First form, 32 registers for the exchange warps and 112 for the streaming
+ * threads (SASS, bf16 erf: the row loop 915 -> 886 instructions, a vector's
+ * eight MUFU.EX2 within ~20 instructions instead of one every ~11; the
+ * exchange warps spilling two values, reloaded every row). Measured on an
+ * H100 (80GB HBM3; no H200 was lent; 2026-12-05 14:50 UTC, three
+ * interleaved rounds, % of its copy bandwidth, default / RR): bf16 1024 x
+ * 262144 83.6, 84.5, 84.3 / 83.6, 84.0, 84.1 (0.997x); 256 x 1048576 83.9,
+ * 83.1, 83.4 / 80.8, 81.1, 81.2 (0.971x); row_lengths.sh's gp-rr group and
+ * the three sanitizers clean. bench/gpipe_trace (same call, bf16 1024 x
+ * 262144, default / RR, means): a row's output 1.73 -> 1.35 us, as meant,
+ * but its statistics until the exchange warp has every warp's partial 0.74
+ * -> 1.26 us, the publish 1.14 -> 1.59 us and the blocks' spread at publish
+ * 1.59 -> 4.42 us. bench/pc_stalls: the GELU's MUFU waits 9.4% -> 3.0% of
+ * the samples, the streaming threads' wait for the merged statistics 11.6%
+ * -> 19.3%. So the exchange warps got slower: their spills are local loads,
+ * and with 224 KB of the SM's 256 KB as shared memory the L1 keeps little,
+ * so a reload can go to the L2 (not measured apart). Second form: 40 and
+ * 104 registers (kb_gpipe_sreg), no spills in the kernel, the MUFU.EX2 still
+ * interleaved. row_lengths.sh's gp-rr group checks it. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
