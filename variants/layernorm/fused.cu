@@ -3032,7 +3032,19 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * and with 224 KB of the SM's 256 KB as shared memory the L1 keeps little,
  * so a reload can go to the L2 (not measured apart). Second form: 40 and
  * 104 registers (kb_gpipe_sreg), no spills in the kernel, the MUFU.EX2 still
- * interleaved. row_lengths.sh's gp-rr group checks it. */
+ * interleaved. Measured on an H100 (another of the same kind, 15:18-15:22
+ * UTC, three interleaved rounds, default / RR): bf16 1024 x 262144 84.3,
+ * 84.3, 84.5 / 84.5, 84.6, 85.1 (1.005x); 256 x 1048576 83.3, 83.8, 83.5 /
+ * 82.8, 83.5, 82.9 (0.994x): level, as predicted there; gp-rr and the three
+ * sanitizers clean. The same call's samples (bf16 1024 x 262144, default /
+ * RR): the GELU's MUFU waits 9.4% -> 6.0%, the wait for a row's bytes 5.5%
+ * -> 4.2%, the wait for its merged statistics 12.3% -> 13.5%: on the H100
+ * the time the GELUs free is spent waiting for the bandwidth. Its timeline
+ * (RR): a row's output 1.20 us and statistics 0.83 us (1.73 and 0.74 without
+ * RR on the first H100, 14:35 UTC), so a block's own work a row 2.47 -> 2.03
+ * us. On the H200 these rows take 2.98 us a row a block (the report of
+ * 2026-12-05 02:08 UTC: 382 us for 128 rows), so there the work was most of
+ * the row, and RR is what the H200's A/B is to settle; off until then. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
