@@ -241,9 +241,11 @@ template <int THREADS> __host__ __device__ constexpr int kb_gpipe_sreg(void)
     constexpr int entry = 65536 / KB_GPIPE_BLOCK(THREADS) / 8 * 8;
     constexpr int spare = KB_GPIPE_BLOCK(THREADS) * entry - KB_GPIPE_XTHREADS * KB_GPIPE_XREG;
     constexpr int s = spare / THREADS / 8 * 8;
+    static_assert(s >= 24, "setmaxnreg's least");
     return s > 256 ? 256 : s;
 }
-template <bool RR, bool EXCHANGE, int THREADS> static __device__ __forceinline__ void kb_gpipe_regs(void)
+template <bool RR, bool EXCHANGE, int THREADS>
+static __device__ __forceinline__ void kb_gpipe_regs(void)
 {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(THREADS % 128 == 0, "setmaxnreg moves a warpgroup's registers");

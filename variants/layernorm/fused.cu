@@ -3297,7 +3297,8 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
 /* layernorm_fused_gpipe with the blocks a row its slices take;
  * cudaErrorNotSupported when that is more than GP_MAX_S. With `exact` (the
  * parameters in registers and warp partials), rows of whole slices take
- * the form without edge code. */
+ * the form without edge code; else, with `regs` (the same and wide 16-bit
+ * slices), the form with the exchange warps' registers moved (RR). */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false)
@@ -3320,7 +3321,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * fp32 slices (14 16-bit) a ring of 224 KB holds, or, with
  * KBENCH_LAYERNORM_GPIPE_RING=0, the parameters staged in shared memory beside
  * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel); rows
- * of whole slices without edge code with KBENCH_LAYERNORM_GPIPE_EXACT=1. */
+ * of whole slices without edge code with KBENCH_LAYERNORM_GPIPE_EXACT=1, 16-bit
+ * wide slices with registers moved with KBENCH_LAYERNORM_GPIPE_REGS=1. */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
