@@ -43,7 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp
-        # (both pipelined grids), gp-wide, gp-exact, gp-rr, gp-bar, gp-smem, peel,
+        # (both pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-bar, gp-smem, peel,
         # trow-w, half, grid-8 and grid-12, grid-trim, creg-ns, wide: a path
         # each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
@@ -201,6 +201,14 @@ for step in "$@"; do
         # setmaxnreg; off by default): gp's shapes, fp32 on its own kernel
         SAN_DTYPE=bf16 path layernorm gp-rr KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1 \
             layernorm_fused_gpipe_wide_rr rows=70,cols=40008 "$all" $gp_shapes
+        # the same without code for a row's edges (with
+        # KBENCH_LAYERNORM_GPIPE_EXACT=1 too): gp-exact's shapes
+        SAN_DTYPE=bf16 path layernorm gp-rr-exact \
+            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=1 \
+            layernorm_fused_gpipe_wide_exact_rr rows=70,cols=49152 "$all" rows=9,cols=49152 \
+            rows=67,cols=65536 rows=300,cols=131072 rows=133,cols=1048576 \
+            rows=40,cols=262144,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1 \
+            rows=2500,cols=49152 rows=5,cols=40960
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \

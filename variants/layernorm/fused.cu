@@ -3059,7 +3059,12 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * RR on the first H100, 14:35 UTC), so a block's own work a row 2.47 -> 2.03
  * us. On the H200 these rows take 2.98 us a row a block (the report of
  * 2026-12-05 02:08 UTC: 382 us for 128 rows), so there the work was most of
- * the row, and RR is what the H200's A/B is to settle; off until then. */
+ * the row, and RR is what the H200's A/B is to settle; off until then.
+ * With KBENCH_LAYERNORM_GPIPE_EXACT=1 as well, rows of whole slices take RR
+ * without edge code (SASS, bf16 erf: the row loop 814 instructions against
+ * RR's 892 and the exact form's 815, and none of the exact form's two
+ * spilled registers; fp16's erf form spills 8 bytes); row_lengths.sh's
+ * gp-rr-exact group checks it. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3282,7 +3287,8 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = RR              ? "layernorm_fused_gpipe_wide_rr"
+    const char *name = RR              ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr"
+                                                : "layernorm_fused_gpipe_wide_rr")
                        : EXACT         ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
                                                         : "layernorm_fused_gpipe_preg_exact")
                        : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
@@ -3297,8 +3303,9 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
 /* layernorm_fused_gpipe with the blocks a row its slices take;
  * cudaErrorNotSupported when that is more than GP_MAX_S. With `exact` (the
  * parameters in registers and warp partials), rows of whole slices take
- * the form without edge code; else, with `regs` (the same and wide 16-bit
- * slices), the form with the exchange warps' registers moved (RR). */
+ * the form without edge code; with `regs` (the same and wide 16-bit
+ * slices), the form with the exchange warps' registers moved (RR), with or
+ * without edge code. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false)
@@ -3309,8 +3316,12 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
     if constexpr (PREG && WP)
-        if (exact && (int64_t)S * GP_THREADS * E == cols)
+        if (exact && (int64_t)S * GP_THREADS * E == cols) {
+            if constexpr (E > GP_ELEMS)
+                if (regs)
+                    return launch_gpipe_k<T, TANH, PREG, E, WP, true, true>(a, s, filled, S);
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
+        }
     if constexpr (PREG && WP && E > GP_ELEMS)
         if (regs)
             return launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
