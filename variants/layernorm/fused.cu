@@ -3064,7 +3064,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * without edge code (SASS, bf16 erf: the row loop 814 instructions against
  * RR's 892 and the exact form's 815, and none of the exact form's two
  * spilled registers; fp16's erf form spills 8 bytes); row_lengths.sh's
- * gp-rr-exact group checks it. */
+ * gp-rr-exact group checks it: on an H100 (2026-12-05 16:05 UTC) 27 cases
+ * ok, 16 of them on this kernel, and memcheck, racecheck and synccheck
+ * clean. Not yet timed: the device time ran out. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
