@@ -191,11 +191,11 @@ for step in "$@"; do
         # row, fewer rows than and past the lag, more rows than the
         # exchange's ring, statistics, mean 10^4, tanh; a row of 40960 is 5
         # fp32 slices and 2.5 16-bit ones (the edged kernel for 16-bit)
+        gpx_shapes="rows=9,cols=49152 rows=67,cols=65536 rows=300,cols=131072 rows=133,cols=1048576
+            rows=40,cols=262144,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
+            rows=2500,cols=49152 rows=5,cols=40960"
         path layernorm gp-exact KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1 \
-            'gpipe_[a-z]*_exact' rows=70,cols=49152 "$all" rows=9,cols=49152 rows=67,cols=65536 \
-            rows=300,cols=131072 rows=133,cols=1048576 rows=40,cols=262144,stats=1 \
-            rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1 rows=2500,cols=49152 \
-            rows=5,cols=40960
+            'gpipe_[a-z]*_exact' rows=70,cols=49152 "$all" $gpx_shapes
         # 16-bit wide slices with registers moved from the exchange warps to
         # the streaming threads (KBENCH_LAYERNORM_GPIPE_REGS=1, sm_90a's
         # setmaxnreg; off by default): gp's shapes, fp32 on its own kernel
@@ -205,10 +205,7 @@ for step in "$@"; do
         # KBENCH_LAYERNORM_GPIPE_EXACT=1 too): gp-exact's shapes
         SAN_DTYPE=bf16 path layernorm gp-rr-exact \
             KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=1 \
-            layernorm_fused_gpipe_wide_exact_rr rows=70,cols=49152 "$all" rows=9,cols=49152 \
-            rows=67,cols=65536 rows=300,cols=131072 rows=133,cols=1048576 \
-            rows=40,cols=262144,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1 \
-            rows=2500,cols=49152 rows=5,cols=40960
+            layernorm_fused_gpipe_wide_exact_rr rows=70,cols=49152 "$all" $gpx_shapes
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
