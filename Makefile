@@ -30,6 +30,7 @@ HOPPER_CU := variants/attention/flash_wgmma.cu variants/matmul/wgmma.cu
 # Kernels with a form that moves registers between warpgroups (setmaxnreg) in
 # their sm_90a code and keeps compute_90 PTX, without it, for other GPUs.
 HOPPER_PTX_CU := variants/layernorm/fused.cu
+SM90A    := -gencode arch=compute_90a,code=sm_90a
 # The binary finds libraries shipped beside it (build/lib) first, then CUDA's.
 LDFLAGS  := -L$(CUDA)/lib64 \
             -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../../lib' -Wl,-rpath,$(CUDA)/lib64
@@ -68,9 +69,8 @@ $(CU_B)/%.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -MMD -MP -c $< -o $@
 
-$(HOPPER_CU:%.cu=$(CU_B)/%.o): NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
-$(HOPPER_PTX_CU:%.cu=$(CU_B)/%.o): NVARCH := -gencode arch=compute_90a,code=sm_90a \
-                                          -gencode arch=compute_90,code=compute_90
+$(HOPPER_CU:%.cu=$(CU_B)/%.o): NVARCH := $(SM90A) -Xptxas -warn-spills
+$(HOPPER_PTX_CU:%.cu=$(CU_B)/%.o): NVARCH := $(SM90A) -gencode arch=compute_90,code=compute_90
 
 # Files the binary carries (util/embed.h): the public variant header, which
 # nvcc needs for users' own variant files, and `kbench new`'s starting files.
@@ -153,8 +153,8 @@ $(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit:
 # it needs), softmax's grid items (bench/grid_trace.cu's header) and
 # layernorm's pipelined grid (bench/gpipe_trace.cu's header; sm_90a, as its
 # variant's registers moved by setmaxnreg).
-$(B)/bench/fw_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a -Xptxas -warn-spills
-$(B)/bench/gpipe_trace: private NVARCH := -gencode arch=compute_90a,code=sm_90a
+$(B)/bench/fw_trace: private NVARCH := $(SM90A) -Xptxas -warn-spills
+$(B)/bench/gpipe_trace: private NVARCH := $(SM90A)
 $(B)/bench/fw_trace: bench/fw_trace.cu $(B)/libkb.a
 $(B)/bench/grid_trace: bench/grid_trace.cu $(B)/libkb.a
 $(B)/bench/gpipe_trace: bench/gpipe_trace.cu $(B)/libkb.a

@@ -73,6 +73,22 @@ static cudaError_t kb_launch(const kb_args *a, cudaStream_t s, void (*k)(P...), 
 #define KB_LOG2E 1.4426950408889634f
 #define KB_FULL_MASK 0xffffffffu
 
+/* The global timer (ns) and the SM this thread runs on, for the trace tools'
+ * stamps (softmax's grid_stamp, grid_pipe.cuh's kb_gpipe_stamp). */
+KB_DEV unsigned long long kb_globaltimer(void)
+{
+    unsigned long long g;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    return g;
+}
+
+KB_DEV unsigned kb_smid(void)
+{
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    return sm;
+}
+
 /* -infinity as a float, usable in device code without <math.h>'s INFINITY. */
 KB_DEV float kb_neg_inf(void)
 {

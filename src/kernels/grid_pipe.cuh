@@ -304,15 +304,10 @@ static __device__ __forceinline__ void kb_gpipe_stamp(int64_t row, int rank, int
 {
     if (kb_gpipe_trace == nullptr)
         return;
-    unsigned long long g;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
     unsigned long long *t = kb_gpipe_trace + ((size_t)row * KB_GRID_MAXB + rank) * 16;
-    t[k] = g;
-    if (k == 0) {
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        t[15] = sm;
-    }
+    t[k] = kb_globaltimer();
+    if (k == 0)
+        t[15] = kb_smid();
 }
 #define KB_GPIPE_STAMP(cond, row, k)                                                      \
     do {                                                                                   \

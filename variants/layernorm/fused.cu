@@ -3167,9 +3167,10 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
 #pragma unroll
     for (int k = 0; k < NV; k++)
         n += in(k) ? V : 0;
-    /* PK: its warp's, summed once. */
-    /* RR: set in kb_gpipe_run's init, so not held from entry */
-    float nw = !PK || RR ? 0.0f : EXACT ? (float)(32 * NV * V) : kb_warp_sum((float)n);
+    /* PK: its warp's, summed once (RR: in kb_gpipe_run's init, so not held
+     * from entry). */
+    auto warp_n = [&]() { return EXACT ? (float)(32 * NV * V) : kb_warp_sum((float)n); };
+    float nw = !PK || RR ? 0.0f : warp_n();
     /* The slice's exact (n, mean, M2) over the block, of d = x - x[row][0]
      * (of x when PK; thread 0's is the one used). */
     auto stats = [&](int i) {
@@ -3262,8 +3263,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
                                                   if constexpr (RR) {
                                                       params();
                                                       if constexpr (PK)
-                                                          nw = EXACT ? (float)(32 * NV * V)
-                                                                     : kb_warp_sum((float)n);
+                                                          nw = warp_n();
                                                   }
                                               });
     else
@@ -3317,16 +3317,14 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     const int S = kb_grid_blocks(cols / C::V, (int64_t)GP_THREADS * C::NV);
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
-    if constexpr (PREG && WP)
-        if (exact && (int64_t)S * GP_THREADS * E == cols) {
-            if constexpr (E > GP_ELEMS)
-                if (regs)
-                    return launch_gpipe_k<T, TANH, PREG, E, WP, true, true>(a, s, filled, S);
-            return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
-        }
+    const bool whole = exact && (int64_t)S * GP_THREADS * E == cols;
     if constexpr (PREG && WP && E > GP_ELEMS)
         if (regs)
-            return launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
+            return whole ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true>(a, s, filled, S)
+                         : launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
+    if constexpr (PREG && WP)
+        if (whole)
+            return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
     return launch_gpipe_k<T, TANH, PREG, E, WP, false>(a, s, filled, S);
 }
 

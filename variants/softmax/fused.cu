@@ -691,15 +691,13 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
 {
     if (threadIdx.x != 0 || grid_trace == nullptr)
         return;
-    unsigned long long g, c;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+    unsigned long long c;
+    const unsigned long long g = kb_globaltimer();
     asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
     grid_trace[(size_t)item * 16 + i] = g;
     grid_trace[(size_t)item * 16 + 8 + i] = c;
     if (i == 0) {
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        grid_trace[(size_t)item * 16 + 6] = sm;
+        grid_trace[(size_t)item * 16 + 6] = kb_smid();
         grid_trace[(size_t)item * 16 + 7] = (unsigned long long)row;
     }
 }
