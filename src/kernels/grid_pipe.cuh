@@ -117,6 +117,11 @@
  * reuse distance under streaming traffic is about a sixth of the L2, and
  * the lag's 40-88 MB were far past it: the account above holds (the H200,
  * whose L2 is the same size, still to run).
+ * Nor did a longer lag in registers help: the last row of the slack held
+ * in the streaming threads' registers, its slot refilled a row early (L = 5
+ * with 7 fp32 slots and 3 rows ahead; commit 940b0c5), lost 3% in
+ * layernorm and changed nothing in softmax's deep form (H100, 2026-12-05;
+ * the figures in both fused.cu files).
  * Progress needs the G S blocks resident at once: the launcher asks the
  * occupancy calculator (kb_grid_capacity) and launches no more. */
 #ifndef KB_GRID_PIPE_CUH
@@ -132,7 +137,6 @@
  * with a contiguous part of the row a block, so that S need not divide the
  * GPU, lost: layernorm's fused.cu; code in commit f20845a.) */
 template <int NV, int THREADS, int D> struct kb_gpipe {
-    static constexpr int slots = D;
     uint4 *ring;  /* [D][NV][THREADS] */
     uint4 *heads; /* [D] or null */
     int tid, rank, G, first, stride, tv, nvec, nr, S;
@@ -269,14 +273,7 @@ static __device__ __forceinline__ void kb_gpipe_regs(void)
  * The ring: slot i % D holds row i; thread 0 copies row i + P into it once
  * every streaming warp has said (empty[s], one arrival a warp after its
  * out(i - L)) that it is done with row i - L, and the streaming threads wait
- * for the copy's bytes on full[s]. D = L + P.
- * H = 1 (the held row): the last row of the slack waits in the streaming
- * threads' registers instead, so that a ring of D slots gives a slack of L =
- * D - P + 1 rows: right after out(i - L), hold(h) moves the thread's part of
- * row h = i - L + 1 out of its slot into registers of the kernel's (which
- * out then reads, one row later), and the slot is refilled with row i + P
- * (D = L - 1 + P). It costs a row's vectors in registers (16 in fp32's
- * slices of 16 elements a thread).
+ * for the copy's bytes on full[s].
  * The exchange: the partial and the merged statistics of row i live in slot
  * i % R of two small rings, each with an mbarrier (one arrival a phase).
  * Thread 0 (every warp's lane 0, with warp partials) writes partial i after
@@ -335,23 +332,15 @@ struct kb_gpipe_block_partial {};
 struct kb_gpipe_no_init {
     __device__ void operator()(void) const {}
 };
-/* No row held in registers (kb_gpipe_run's hold, H = 0). */
-struct kb_gpipe_no_hold {
-    __device__ void operator()(int) const {}
-};
 
-template <int L, int P, int THREADS, bool RR = false, int H = 0, typename PIPE, typename STATS,
+template <int L, int P, int THREADS, bool RR = false, typename PIPE, typename STATS,
           typename MERGE, typename OUT, typename COMBINE = kb_gpipe_block_partial,
-          typename INIT = kb_gpipe_no_init, typename HOLD = kb_gpipe_no_hold>
+          typename INIT = kb_gpipe_no_init>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
                                                     STATS stats, MERGE merge, OUT out,
-                                                    COMBINE combine = {}, INIT init = {},
-                                                    HOLD hold = {})
+                                                    COMBINE combine = {}, INIT init = {})
 {
-    /* H = 1: the last row of the slack in registers, not in the ring */
-    constexpr int R = KB_GPIPE_R(L), D = L - H + P, NW = THREADS / 32;
-    static_assert(H == 0 || H == 1, "one row held at most");
-    static_assert(D == PIPE::slots && L - H >= 1, "the ring's slots");
+    constexpr int R = KB_GPIPE_R(L), D = L + P, NW = THREADS / 32;
     /* Warp partials: stats(i) returns the warp's partial (no barrier), each
      * warp's lane 0 writes it and arrives, and the exchange warp combines the
      * NW of them, combine(lane, partials) (every lane; lane 0's kept). */
@@ -421,24 +410,12 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
                 kb_mbar_wait(done + 8 * (j % R), (unsigned)(j / R) & 1u);
                 KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 7);
                 out(j, merged[j % R]);
-                if constexpr (H == 0) {
-                    __syncwarp(); /* the warp's reads of row j's slot are done */
-                    KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 8);
-                    if ((p.tid & 31) == 0)
-                        kb_mbar_arrive(empty + 8 * (j % D));
-                } else {
-                    KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 8);
-                }
-            }
-            /* H: row h = i - L + 1 into registers, once out(i - L) is done
-             * with them, and its slot is free */
-            if (const int h = i - L + H; H > 0 && h >= 0 && h < p.nr) {
-                hold(h);
-                __syncwarp(); /* the warp's reads of row h's slot are done */
+                __syncwarp(); /* the warp's reads of row j's slot are done */
+                KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 8);
                 if ((p.tid & 31) == 0)
-                    kb_mbar_arrive(empty + 8 * (h % D));
+                    kb_mbar_arrive(empty + 8 * (j % D));
             }
-            const int n = i + P; /* into the slot of row n - D */
+            const int n = i + P; /* into the slot of row i - L (n - D) */
             if (p.tid == 0 && n < p.nr) {
                 if (n >= D)
                     kb_mbar_wait(empty + 8 * (n % D), (unsigned)(n / D - 1) & 1u);

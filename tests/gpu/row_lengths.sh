@@ -43,8 +43,7 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp
-        # (both pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-hold
-        # (both), gp-deep, gp-bar, gp-smem, peel,
+        # (both pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-bar, gp-smem, peel,
         # trow-w, half, grid-8 and grid-12, grid-trim, creg-ns, wide: a path
         # each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
@@ -207,11 +206,6 @@ for step in "$@"; do
         SAN_DTYPE=bf16 path layernorm gp-rr-exact \
             KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=1 \
             layernorm_fused_gpipe_wide_exact_rr rows=70,cols=49152 "$all" $gpx_shapes
-        # fp32 rows with a row of the slack held in registers
-        # (KBENCH_LAYERNORM_GPIPE_HOLD=1; off by default): gp's shapes
-        SAN_DTYPE=fp32 path layernorm gp-hold \
-            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_HOLD=1 \
-            layernorm_fused_gpipe_preg_hold rows=70,cols=40008 "$all" $gp_shapes
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -287,16 +281,9 @@ for step in "$@"; do
         # a block's rows fewer than, equal to and past the lag, a row's last
         # slice partly filled, more rows than the exchange's ring; each tool
         # at 7 x 600000
-        sgp_shapes="rows=1,cols=1048576 rows=3,cols=600000 rows=133,cols=1000000
-            rows=1500,cols=524296"
         path softmax gp KBENCH_SOFTMAX_GRID_PIPE=1+KBENCH_SOFTMAX_CREG_NS=0 softmax_fused_gpipe \
-            rows=7,cols=600000 "$all" $sgp_shapes
-        # its deep form, with a row of the slack held in registers
-        # (KBENCH_SOFTMAX_GRID_PIPE=2) and without (=3): the same shapes
-        path softmax gp-hold KBENCH_SOFTMAX_GRID_PIPE=2+KBENCH_SOFTMAX_CREG_NS=0 \
-            softmax_fused_gpipe_hold rows=7,cols=600000 "$all" $sgp_shapes
-        path softmax gp-deep KBENCH_SOFTMAX_GRID_PIPE=3+KBENCH_SOFTMAX_CREG_NS=0 \
-            softmax_fused_gpipe_deep rows=7,cols=600000 memcheck $sgp_shapes
+            rows=7,cols=600000 "$all" \
+            rows=1,cols=1048576 rows=3,cols=600000 rows=133,cols=1000000 rows=1500,cols=524296
         # softmax's 16-bit rows of 97-128 vectors in 512-thread blocks
         if want wide; then
             KBENCH_SOFTMAX_WIDE=2 $kb run softmax --variants fused --dtype fp16,bf16 \

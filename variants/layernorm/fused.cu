@@ -3067,28 +3067,24 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * gp-rr-exact group checks it: on an H100 (2026-12-05 16:05 UTC) 27 cases
  * ok, 16 of them on this kernel, and memcheck, racecheck and synccheck
  * clean. Not yet timed: the device time ran out.
- * A row of the slack held in registers (H = 1, KBENCH_LAYERNORM_GPIPE_HOLD=1,
- * fp32; grid_pipe.cuh's kb_gpipe_run). The ring's 7 fp32 slices are shared
- * between the slack and the rows copied ahead, and each trade lost (L = 3,
- * P = 4: 71%; L = 4, P = 3: 82-83%; L = 5, P = 2: 74%), while the timeline
- * says the streaming threads still wait 12% of their time for the merged
- * statistics, ~2.3 us after the row's last publish. Here the oldest row of
- * the slack leaves its slot for 16 registers a thread one row before its out
- * (with RR: 96 registers is the streaming threads' budget otherwise, and
- * the form needs ~100), so L = 5 with P = 3. Prediction (before the run): the
- * wait for the merged statistics mostly gone at fp32 128 x 1048576 (a row
- * takes ~2.4 us on the H100 and the H200 alike, more than that 2.3 us), 78-83%
- * -> 85-90% of the copy bandwidth; 512 x 262144 (S = 32, four groups), whose
- * wait is 10.7%, about as much; level or worse if the time the wait frees
- * goes to waiting for the bytes instead. Measured (H100 80GB HBM3, 2026-12-05
- * 17:20-17:21 UTC, two interleaved rounds, % of the copy bandwidth, default
- * / held): fp32 128 x 1048576 83.7, 84.0 / 81.1, 81.3 (0.968x); 512 x
- * 262144 90.8, 90.7 / 91.2, 90.7 (1.003x). Worse where the wait was
- * largest: a fifth row of slack buys nothing with three rows copied ahead,
- * so the slack was not what the wait for merged statistics lacked (softmax's
- * deep form agrees: its fused.cu). gp-hold's checks (27 cases) and
- * memcheck, racecheck and synccheck were clean. Not kept (code in commit
- * HOLDCOMMIT). */
+ * Tried and not kept: a row of the slack held in registers (fp32; commit
+ * 940b0c5). The ring's 7 fp32 slices are shared between the slack and the
+ * rows copied ahead, and each trade lost (L = 3, P = 4: 71%; L = 4, P = 3:
+ * 82-83%; L = 5, P = 2: 74%), while the timeline says the streaming threads
+ * still wait 12% of their time for the merged statistics, ~2.3 us after the
+ * row's last publish. There the oldest row of the slack left its slot for
+ * 16 registers a thread one row before its out (with RR: the form needs
+ * ~100 registers), so L = 5 with P = 3. Prediction (before the run): that
+ * wait mostly gone at fp32 128 x 1048576 (a row takes ~2.4 us, more than
+ * the 2.3 us), 78-83% -> 85-90%; 512 x 262144 about as much; level or worse
+ * if the time freed goes to waiting for the bytes. Measured (H100 80GB HBM3,
+ * 2026-12-05 17:20-17:21 UTC, two interleaved rounds, % of the copy
+ * bandwidth, default / held): fp32 128 x 1048576 83.7, 84.0 / 81.1, 81.3
+ * (0.968x); 512 x 262144 90.8, 90.7 / 91.2, 90.7 (1.003x). Worse where the
+ * wait was largest: a fifth row of slack buys nothing with three rows copied
+ * ahead, so the slack was not what the wait for merged statistics lacked
+ * (softmax's deep form agrees: its fused.cu). Its checks (27 cases) and
+ * memcheck, racecheck and synccheck were clean. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3098,13 +3094,12 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
 #define GP_PREG_L 4 /* rows of slack in that ring (3 of 7 ahead, fp32) */
 /* PREG: gamma and beta + b in the streaming threads' registers, the shared
  * memory all ring, GP_PREG_L rows of slack; else half the ring's. */
-template <typename T, bool PREG = false, int E = GP_ELEMS, int H = 0> struct gp_cfg {
+template <typename T, bool PREG = false, int E = GP_ELEMS> struct gp_cfg {
     static constexpr int V = kb_vec_width<T>(), NV = E / V, F4 = V / 4;
     static constexpr int SLOT = NV * GP_THREADS; /* uint4s a row slice takes */
     static constexpr int D = (PREG ? GP_RING_BYTES_PREG : GP_RING_BYTES) / (SLOT * 16);
-    /* rows of slack in the ring; H more held in registers (kb_gpipe_run) */
-    static constexpr int LS = PREG ? GP_PREG_L : D / 2, L = LS + H, P = D - LS;
-    static_assert(P >= 1 && LS >= 1, "a row of slack and one ahead at least");
+    static constexpr int L = PREG ? GP_PREG_L : D / 2, P = D - L;
+    static_assert(P >= 1 && L >= 1, "a row of slack and one ahead at least");
     static constexpr size_t SMEM =
         (size_t)D * SLOT * 16 + (PREG ? 0 : (size_t)2 * NV * F4 * GP_THREADS * 16);
 };
@@ -3115,11 +3110,11 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false, bool RR = false, int H = 0>
+          bool EXACT = false, bool RR = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
-    using C = gp_cfg<T, PREG, E, H>;
+    using C = gp_cfg<T, PREG, E>;
     /* 16-bit rows with the parameters in registers (PK): gamma held packed
      * (unpacked a vector at a time in out), no shift (the statistics of x
      * itself, each warp's slice about its own mean: the first pass by the
@@ -3127,7 +3122,6 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
      * the slice as floats), and the normalisation folded into two fmas, as
      * layernorm_fused_srow2's. */
     constexpr bool PK = PREG && sizeof(T) < 4;
-    static_assert(H == 0 || (WP && PREG && !PK), "the held row: fp32's form with warp partials");
     constexpr int V = C::V, NV = C::NV, F4 = C::F4, THREADS = GP_THREADS;
     __shared__ ln_wf red[2][THREADS / 32];    /* by row parity */
     __shared__ __align__(16) uint4 heads[C::D]; /* each row's first 16 bytes: its shift */
@@ -3143,9 +3137,6 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     /* PREG: this streaming thread's gamma and beta + b, held for the launch. */
     float gr[PREG && !PK ? NV : 1][V], br[PREG ? NV : 1][V];
     uint4 gq[PK ? NV : 1];
-    /* H: the thread's vectors of the held row and its shift (kb_gpipe_run) */
-    uint4 held[H ? NV : 1];
-    float heldK = 0.0f;
     /* RR: loaded after the registers move (kb_gpipe_run's init), not here */
     auto params = [&]() {
         if constexpr (PK) {
@@ -3242,14 +3233,14 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     };
     auto out = [&](int j, float4 st) {
         const int64_t row = p.row_of(j);
-        const float md = st.x, rstd = st.y, K = PK ? 0.0f : H ? heldK : shift(j), nmr = -md * rstd;
+        const float md = st.x, rstd = st.y, K = PK ? 0.0f : shift(j), nmr = -md * rstd;
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
         const uint4 *sr = p.slot_row(j);
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (in(k)) {
                 float f[V], g[V], bb[V];
-                kb_unpack<T>(H ? held[k] : sr[k * THREADS], f);
+                kb_unpack<T>(sr[k * THREADS], f);
                 if constexpr (PK) {
                     kb_unpack<T>(gq[k], g);
 #pragma unroll
@@ -3283,27 +3274,16 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         c = ln_warp_wf(c);
         return make_float4(c.n, c.mean, c.m2, 0.0f);
     };
-    /* H: row h's vectors and shift out of its slot, for out one row later */
-    auto hold = [&](int h) {
-        if constexpr (H > 0) {
-            const uint4 *sr = p.slot_row(h);
-#pragma unroll
-            for (int k = 0; k < NV; k++)
-                held[k] = in(k) ? sr[k * THREADS] : make_uint4(0, 0, 0, 0);
-            heldK = shift(h);
-        }
-    };
     if constexpr (WP)
-        kb_gpipe_run<C::L, C::P, THREADS, RR, H>(p, reinterpret_cast<const uint4 *>(x), rows,
-                                                 stats, merge, out, combine,
-                                                 [&]() {
-                                                     if constexpr (RR) {
-                                                         params();
-                                                         if constexpr (PK)
-                                                             nw = warp_n();
-                                                     }
-                                                 },
-                                                 hold);
+        kb_gpipe_run<C::L, C::P, THREADS, RR>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
+                                              merge, out, combine,
+                                              [&]() {
+                                                  if constexpr (RR) {
+                                                      params();
+                                                      if constexpr (PK)
+                                                          nw = warp_n();
+                                                  }
+                                              });
     else
         kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
                                           merge, out);
@@ -3314,22 +3294,20 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * one a row). cudaErrorNotSupported when the GPU holds fewer than S, and
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false,
-          int H = 0>
+template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
-    using C = gp_cfg<T, PREG, E, H>;
+    using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, H>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = H > 0           ? "layernorm_fused_gpipe_preg_hold"
-                       : RR            ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr"
+    const char *name = RR              ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr"
                                                 : "layernorm_fused_gpipe_wide_rr")
                        : EXACT         ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
                                                         : "layernorm_fused_gpipe_preg_exact")
@@ -3347,12 +3325,10 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * parameters in registers and warp partials), rows of whole slices take
  * the form without edge code; with `regs` (the same and wide 16-bit
  * slices), the form with the exchange warps' registers moved (RR), with or
- * without edge code; with `hold` (fp32, the parameters in registers and warp
- * partials), the form with a row of the slack held in registers, the
- * registers moved (H = 1). */
+ * without edge code. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
-                                     bool exact = false, bool regs = false, bool hold = false)
+                                     bool exact = false, bool regs = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -3364,9 +3340,6 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
         if (regs)
             return whole ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true>(a, s, filled, S)
                          : launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
-    if constexpr (PREG && WP && sizeof(T) == 4)
-        if (hold)
-            return launch_gpipe_k<T, TANH, PREG, E, WP, false, true, 1>(a, s, filled, S);
     if constexpr (PREG && WP)
         if (whole)
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
@@ -3378,8 +3351,7 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * KBENCH_LAYERNORM_GPIPE_RING=0, the parameters staged in shared memory beside
  * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel); rows
  * of whole slices without edge code with KBENCH_LAYERNORM_GPIPE_EXACT=1, 16-bit
- * wide slices with registers moved with KBENCH_LAYERNORM_GPIPE_REGS=1, fp32
- * rows with a row of slack held in registers with KBENCH_LAYERNORM_GPIPE_HOLD=1. */
+ * wide slices with registers moved with KBENCH_LAYERNORM_GPIPE_REGS=1. */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
@@ -3388,7 +3360,6 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 0, 0, 1);
-    static const int hold = kb_env_int("KBENCH_LAYERNORM_GPIPE_HOLD", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
@@ -3397,7 +3368,7 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
                                                                              regs)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
-    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact, false, hold)
+    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 

@@ -625,8 +625,6 @@
 #include <cooperative_groups.h>
 
 #include "kernels/cluster.cuh"
-/* The deep pipelined grid's fp32 rows of 1048576 columns: 128 slices of 8192 */
-#define KB_GRID_MAXB 128
 #include "kernels/grid_pipe.cuh"
 #include "softmax.cuh"
 
@@ -1552,51 +1550,41 @@ template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cuda
  * from the L2 instead (the lag apart from the ring: grid_pipe.cuh, "the
  * L2's lag"; 2026-12-05 02:41-02:47 UTC, two rounds, lags 5-7): fp32 128 x
  * 1048576 0.68x the grid, 64 x 2097152 0.76x; the second read came from
- * DRAM. Not kept (code in commit cfdd9f7). */
+ * DRAM. Not kept (code in commit cfdd9f7).
+ * Nor a deep form (commit 940b0c5): slices of four vectors a thread (8192
+ * fp32 columns, S = 128) in a ring of 224 KB, 7 of them, L = 4 slack, warp
+ * partials, and a fifth row of slack held in registers (grid_pipe.cuh's
+ * kb_gpipe_run then took a row h whose slot it freed one row before its
+ * out), so three rows are still copied ahead. Prediction (before the run):
+ * 83-88% at fp32 128 x 1048576, where the grid path is at 82% (H200).
+ * Measured (H100 80GB HBM3, 2026-12-05 17:21-17:23 UTC, two interleaved
+ * rounds, % of the copy bandwidth, grid / held / the same without the held
+ * row): fp32 128 x 1048576 93.2, 93.3 / 78.7, 79.0 / 79.5, 79.4; 256 x
+ * 1048576 94.8, 95.0 / 79.1, 79.4 / 79.6, 79.6 (0.84x the grid either way).
+ * The fifth row of slack changes nothing: the pipelined grid's pace here is
+ * not its lag. On the H100 the grid path is at 93%, where the H200 has it
+ * at 82%. The held form's checks (12 cases) and the three sanitizers were
+ * clean. */
 #define SGP_THREADS 512
 #define SGP_ELEMS 32 /* elements of a row a thread: a slice is 16384 columns */
 #define SGP_RING_BYTES (192 * 1024)
 
-/* The deep form (DEEP, KBENCH_SOFTMAX_GRID_PIPE=2 or 3): slices of four
- * vectors a thread (8192 fp32 columns, 16384 16-bit; 32 KB) in a ring of 224
- * KB, 7 of them, L = 4 of them slack, warp partials (no barrier
- * among the streaming warps), and with H = 1 (=2) a fifth row of slack held
- * in registers (grid_pipe.cuh), so that three rows are still copied ahead.
- * Prediction (before the run): the tried form above with L = 5 (P = 2) 78%,
- * L = 4 (P = 3) 76%; L = 5 with P = 3 and warp partials 83-88% at fp32 128
- * x 1048576, where the grid path is at 82%. Measured (H100 80GB HBM3,
- * 2026-12-05 17:21-17:23 UTC, two interleaved rounds, % of the copy
- * bandwidth, grid / held / deep): fp32 128 x 1048576 93.2, 93.3 / 78.7, 79.0
- * / 79.5, 79.4; 256 x 1048576 94.8, 95.0 / 79.1, 79.4 / 79.6, 79.6 (0.84x
- * the grid either way). The fifth row of slack changes nothing: the
- * pipelined grid's pace here is not its lag. On this GPU the grid path is
- * at 93% where the H200 has it at 82%. gp-hold's checks (12 cases) and the
- * three sanitizers were clean. Not kept (code in commit HOLDCOMMIT). */
-#define SGP_DEEP_RING_BYTES (224 * 1024)
-#define SGP_DEEP_L 4
-
-template <typename T, bool DEEP = false, int H = 0> struct sgp_cfg {
-    static constexpr int V = kb_vec_width<T>();
-    static constexpr int NV = DEEP ? 4 : SGP_ELEMS / V;
+template <typename T> struct sgp_cfg {
+    static constexpr int V = kb_vec_width<T>(), NV = SGP_ELEMS / V;
     static constexpr int SLOT = NV * SGP_THREADS; /* uint4s a row slice takes */
-    static constexpr int D = (DEEP ? SGP_DEEP_RING_BYTES : SGP_RING_BYTES) / (SLOT * 16);
-    /* rows of slack in the ring; H more held in registers */
-    static constexpr int LS = DEEP ? SGP_DEEP_L : D / 2, L = LS + H, P = D - LS;
+    static constexpr int D = SGP_RING_BYTES / (SLOT * 16), L = D / 2, P = D - L;
     static constexpr size_t SMEM = (size_t)D * SLOT * 16;
 };
 
-template <typename T, bool DEEP = false, int H = 0>
+template <typename T>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
     softmax_fused_gpipe(const T *__restrict__ x, T *__restrict__ y, int rows, int cols, int S)
 {
-    using C = sgp_cfg<T, DEEP, H>;
+    using C = sgp_cfg<T>;
     constexpr int V = C::V, NV = C::NV, THREADS = SGP_THREADS;
-    static_assert(H == 0 || DEEP, "the held row: the deep form");
     __shared__ float2 red[2][THREADS / 32];
     extern __shared__ __align__(16) uint4 sgp_sm[];
     const kb_gpipe<NV, THREADS, C::D> p(sgp_sm, nullptr, rows, cols / V, S);
-    /* H: the thread's vectors of the held row */
-    uint4 held[H ? NV : 1];
 
     /* The slice's (max, sum of exp(x - max)), over the block: its elements
      * unpacked once, then the two passes over them in registers. */
@@ -1620,10 +1608,6 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
                     d += kb_exp2((f[k][e] - m) * KB_LOG2E);
             }
         }
-        if constexpr (DEEP) { /* the warp's pair (warp partials) */
-            const float2 w = kb_warp_online(make_float2(m, d));
-            return make_float4(w.x, w.y, 0.0f, 0.0f);
-        }
         const float2 w = kb_gpipe_reduce<THREADS>(make_float2(m, d), red, i, kb_online_empty(),
                                                   kb_warp_online_op());
         return make_float4(w.x, w.y, 0.0f, 0.0f);
@@ -1640,7 +1624,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
         for (int k = 0; k < NV; k++) {
             if (p.in(k)) {
                 float f[V];
-                kb_unpack<T>(H ? held[k] : sr[k * THREADS], f);
+                kb_unpack<T>(sr[k * THREADS], f);
 #pragma unroll
                 for (int e = 0; e < V; e++)
                     f[e] = kb_exp2((f[e] - st.x) * KB_LOG2E) * st.y;
@@ -1648,39 +1632,17 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(SGP_THREADS), 1)
             }
         }
     };
-    if constexpr (DEEP) {
-        /* the exchange warp's merge of the block's warp pairs, in one fixed order */
-        auto combine = [](int lane, const float4 *pw) {
-            const float2 c = kb_warp_online(lane < THREADS / 32 ? make_float2(pw[lane].x, pw[lane].y)
-                                                                : kb_online_empty());
-            return make_float4(c.x, c.y, 0.0f, 0.0f);
-        };
-        /* H: row h's vectors out of its slot, for out one row later */
-        auto hold = [&](int h) {
-            if constexpr (H > 0) {
-                const uint4 *sr = p.slot_row(h);
-#pragma unroll
-                for (int k = 0; k < NV; k++)
-                    held[k] = p.in(k) ? sr[k * THREADS] : make_uint4(0, 0, 0, 0);
-            }
-        };
-        kb_gpipe_run<C::L, C::P, THREADS, false, H>(p, reinterpret_cast<const uint4 *>(x), rows,
-                                                    stats, merge, out, combine, kb_gpipe_no_init{},
-                                                    hold);
-    } else {
-        kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
-                                          merge, out);
-    }
+    kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats, merge,
+                                      out);
 }
 
 /* Launches softmax_fused_gpipe over as many groups of S blocks as the GPU
  * holds at once (at most one a row). cudaErrorNotSupported when a row needs
  * more than KB_GRID_MAXB blocks or the GPU holds fewer than S. */
-template <typename T, bool DEEP = false, int H = 0>
-static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s)
+template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s)
 {
-    using C = sgp_cfg<T, DEEP, H>;
-    const auto k = softmax_fused_gpipe<T, DEEP, H>;
+    using C = sgp_cfg<T>;
+    const auto k = softmax_fused_gpipe<T>;
     const int64_t rows = a->shape[SM_ROWS], cols = a->shape[SM_COLS];
     const int S = kb_grid_blocks(cols / C::V, (int64_t)SGP_THREADS * C::NV);
     static int64_t cap = -1;
@@ -1689,19 +1651,8 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s)
     if (blocks == 0 || rows > INT32_MAX || cols > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(SGP_THREADS), 1, 1};
-    const char *name = H ? "softmax_fused_gpipe_hold" : DEEP ? "softmax_fused_gpipe_deep"
-                                                              : "softmax_fused_gpipe";
-    return kb_launch(a, s, k, name, grid, block, C::SMEM, (const T *)a->in[0], (T *)a->out[0],
-                     (int)rows, (int)cols, S);
-}
-
-/* The pipelined grid: its first form (mode 1), the deep form with a row held
- * in registers (2) or without (3). */
-template <typename T> static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, int mode)
-{
-    return mode == 2   ? launch_gpipe_k<T, true, 1>(a, s)
-           : mode == 3 ? launch_gpipe_k<T, true>(a, s)
-                       : launch_gpipe_k<T>(a, s);
+    return kb_launch(a, s, k, "softmax_fused_gpipe", grid, block, C::SMEM, (const T *)a->in[0],
+                     (T *)a->out[0], (int)rows, (int)cols, S);
 }
 
 /* Whether rows x STREAM_CLUSTER blocks are fewer than two an SM (false when
@@ -1910,9 +1861,9 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
      * 524288 elements) split over a grid, unless KBENCH_SOFTMAX_GRID=0
      * (header comment). */
     static const int use_grid = kb_env_int("KBENCH_SOFTMAX_GRID", 1, 0, 1);
-    /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1, 2 or 3 (its
-     * forms; slower so far: measured above the kernel) */
-    static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 3);
+    /* ... over the pipelined grid with KBENCH_SOFTMAX_GRID_PIPE=1 (slower so
+     * far: measured above the kernel) */
+    static const int use_gpipe = kb_env_int("KBENCH_SOFTMAX_GRID_PIPE", 0, 0, 1);
     /* Those of up to 16 blocks of 512 threads with 8 more vectors a thread
      * in shared memory (fp32 524288, 16-bit 1048576 elements) in one cluster
      * of them, unless KBENCH_SOFTMAX_CREG_NS=0 (measured: header comment) */
@@ -1924,7 +1875,7 @@ template <typename T> static cudaError_t launch_fused(const kb_args *a, cudaStre
             return e;
     }
     if (past && use_grid) {
-        const cudaError_t e = use_gpipe ? launch_gpipe<T>(a, s, use_gpipe) : launch_grid_rows<T>(a, s);
+        const cudaError_t e = use_gpipe ? launch_gpipe<T>(a, s) : launch_grid_rows<T>(a, s);
         if (e != cudaErrorNotSupported)
             return e;
     }
