@@ -3014,8 +3014,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * on the next (r = 0.70-0.90), with no SM last on more than 3% of the rows.
  * In bf16 a block's own work is most of a row: statistics 0.74 us and output
  * 1.73 us of 3.86 us a row at 1024 x 262144.
- * Registers moved to the streaming threads (RR, KBENCH_LAYERNORM_GPIPE_REGS=0 off;
- * 16-bit wide slices only). A block of 640 threads, one
+ * Registers moved to the streaming threads (RR, KBENCH_LAYERNORM_GPIPE_REGS=1;
+ * off until measured; 16-bit wide slices only). A block of 640 threads, one
  * an SM, gets 96 registers a thread, and the wide slices' streaming threads
  * hold 48 of them as parameters: ptxas then computes a vector's eight GELUs
  * one after the other, a chain of nine dependent instructions each (the
@@ -3059,15 +3059,19 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * RR on the first H100, 14:35 UTC), so a block's own work a row 2.47 -> 2.03
  * us. On the H200 these rows take 2.98 us a row a block (the report of
  * 2026-12-05 02:08 UTC: 382 us for 128 rows), so there the work was most of
- * the row, and RR is what the H200's A/B is to settle; on by default for
- * the 16-bit wide slices (level on the H100).
+ * the row, and RR is what the H200's A/B is to settle; off until then.
  * With KBENCH_LAYERNORM_GPIPE_EXACT=1 as well, rows of whole slices take RR
  * without edge code (SASS, bf16 erf: the row loop 814 instructions against
  * RR's 892 and the exact form's 815, and none of the exact form's two
  * spilled registers; fp16's erf form spills 8 bytes); row_lengths.sh's
  * gp-rr-exact group checks it: on an H100 (2026-12-05 16:05 UTC) 27 cases
  * ok, 16 of them on this kernel, and memcheck, racecheck and synccheck
- * clean. Not yet timed: the device time ran out.
+ * clean. Timed on an H100 (80GB HBM3, 2026-12-05 18:52 UTC, two interleaved
+ * rounds, % of the copy bandwidth, RR / the registers unmoved / RR without
+ * edge code): bf16 1024 x 262144 85.2, 84.9 / 84.5, 84.7 / 85.4, 85.8; 256
+ * x 1048576 83.0, 83.1 / 84.1, 84.3 / 82.6, 82.3: all three within 1.5%, as
+ * on the first H100. RR stays off by default until an H200's A/B (whose
+ * report has these rows at 64-66%) says which way it goes.
  * Tried and not kept: a row of the slack held in registers (fp32; commit
  * 940b0c5). The ring's 7 fp32 slices are shared between the slack and the
  * rows copied ahead, and each trade lost (L = 3, P = 4: 71%; L = 4, P = 3:
@@ -3352,7 +3356,7 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * KBENCH_LAYERNORM_GPIPE_RING=0, the parameters staged in shared memory beside
  * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel); rows
  * of whole slices without edge code with KBENCH_LAYERNORM_GPIPE_EXACT=1, 16-bit
- * wide slices with registers moved unless KBENCH_LAYERNORM_GPIPE_REGS=0. */
+ * wide slices with registers moved with KBENCH_LAYERNORM_GPIPE_REGS=1. */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
@@ -3360,7 +3364,7 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", 0, 0, 1);
-    static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
+    static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
