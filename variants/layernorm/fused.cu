@@ -3070,8 +3070,7 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * rounds, % of the copy bandwidth, RR / the registers unmoved / RR without
  * edge code): bf16 1024 x 262144 85.2, 84.9 / 84.5, 84.7 / 85.4, 85.8; 256
  * x 1048576 83.0, 83.1 / 84.1, 84.3 / 82.6, 82.3: all three within 1.5%, as
- * on the first H100. RR stays off by default until an H200's A/B (whose
- * report has these rows at 64-66%) says which way it goes.
+ * on the first H100.
  * Tried and not kept: a row of the slack held in registers (fp32; commit
  * 940b0c5). The ring's 7 fp32 slices are shared between the slack and the
  * rows copied ahead, and each trade lost (L = 3, P = 4: 71%; L = 4, P = 3:

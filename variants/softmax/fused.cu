@@ -691,9 +691,7 @@ static __device__ __forceinline__ void grid_stamp(unsigned item, int64_t row, in
 {
     if (threadIdx.x != 0 || grid_trace == nullptr)
         return;
-    unsigned long long c;
-    const unsigned long long g = kb_globaltimer();
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+    const unsigned long long g = kb_globaltimer(), c = (unsigned long long)clock64();
     grid_trace[(size_t)item * 16 + i] = g;
     grid_trace[(size_t)item * 16 + 8 + i] = c;
     if (i == 0) {
