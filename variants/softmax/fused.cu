@@ -1493,7 +1493,7 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
-    static const int trim = kb_env_int("KBENCH_SOFTMAX_GRID_TRIM", 0, 0, 1);
+    static const int trim = kb_env_int("KBENCH_SOFTMAX_GRID_TRIM", 1, 0, 1);
     if (trim && ns == 12)
         return launch_grid_rows_ns<T, 12, true>(a, s);
     return ns == 12 ? launch_grid_rows_ns<T, 12>(a, s) : launch_grid_rows_ns<T, 8>(a, s);
