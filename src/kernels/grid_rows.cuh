@@ -205,7 +205,7 @@ static __device__ __forceinline__ void kb_grid_leave(int64_t rows)
     }
 }
 
-/* ---- the trimmed exit (softmax's grid path, a switch) ----
+/* ---- the trimmed exit (softmax's grid path; KBENCH_SOFTMAX_GRID_TRIM=0 turns it off) ----
  * kb_grid_leave holds every block at its end for a round trip to the L2
  * (the `left` count, behind a block barrier), and kb_grid_done holds warp 0
  * for another before its stores; under the grid's DRAM traffic such a trip

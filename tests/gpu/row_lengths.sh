@@ -183,26 +183,32 @@ for step in "$@"; do
         path layernorm gp KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WIDE=0 \
             layernorm_fused_gpipe_preg rows=70,cols=40008 "$all" $gp_shapes
         # 16-bit rows in slices of 16384 columns (the default for them; 131073
-        # columns and more by default)
-        SAN_DTYPE=bf16 path layernorm gp-wide KBENCH_LAYERNORM_GRID_PIPE=2 \
+        # columns and more by default), the registers unmoved and the edge code
+        # kept (KBENCH_LAYERNORM_GPIPE_REGS=0, EXACT=0)
+        SAN_DTYPE=bf16 path layernorm gp-wide \
+            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=0+KBENCH_LAYERNORM_GPIPE_EXACT=0 \
             layernorm_fused_gpipe_wide rows=70,cols=40008 "$all" $gp_shapes
         # both without code for a row's edges where the row is whole slices
-        # (KBENCH_LAYERNORM_GPIPE_EXACT=1; off by default): 3-128 slices a
-        # row, fewer rows than and past the lag, more rows than the
-        # exchange's ring, statistics, mean 10^4, tanh; a row of 40960 is 5
-        # fp32 slices and 2.5 16-bit ones (the edged kernel for 16-bit)
+        # (KBENCH_LAYERNORM_GPIPE_EXACT=1; by default 16-bit only; here with
+        # the registers unmoved, REGS=0): 3-128 slices a row, fewer rows than
+        # and past the lag, more rows than the exchange's ring, statistics,
+        # mean 10^4, tanh; a row of 40960 is 5 fp32 slices and 2.5 16-bit
+        # ones (the edged kernel for 16-bit)
         gpx_shapes="rows=9,cols=49152 rows=67,cols=65536 rows=300,cols=131072 rows=133,cols=1048576
             rows=40,cols=262144,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
             rows=2500,cols=49152 rows=5,cols=40960"
-        path layernorm gp-exact KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1 \
+        path layernorm gp-exact \
+            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=0 \
             'gpipe_[a-z]*_exact' rows=70,cols=49152 "$all" $gpx_shapes
         # 16-bit wide slices with registers moved from the exchange warps to
         # the streaming threads (KBENCH_LAYERNORM_GPIPE_REGS=1, sm_90a's
-        # setmaxnreg; off by default): gp's shapes, fp32 on its own kernel
-        SAN_DTYPE=bf16 path layernorm gp-rr KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1 \
+        # setmaxnreg; the default), with the edge code (EXACT=0): gp's shapes,
+        # fp32 on its own kernel
+        SAN_DTYPE=bf16 path layernorm gp-rr \
+            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1+KBENCH_LAYERNORM_GPIPE_EXACT=0 \
             layernorm_fused_gpipe_wide_rr rows=70,cols=40008 "$all" $gp_shapes
         # the same without code for a row's edges (with
-        # KBENCH_LAYERNORM_GPIPE_EXACT=1 too): gp-exact's shapes
+        # KBENCH_LAYERNORM_GPIPE_EXACT=1 too; 16-bit's default): gp-exact's shapes
         SAN_DTYPE=bf16 path layernorm gp-rr-exact \
             KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=1 \
             layernorm_fused_gpipe_wide_exact_rr rows=70,cols=49152 "$all" $gpx_shapes
@@ -247,17 +253,19 @@ for step in "$@"; do
         path softmax half KBENCH_SOFTMAX_CREG_THREADS=512 _t512 rows=40,cols=40008 memcheck \
             rows=1,cols=40000 rows=7,cols=100008 rows=129,cols=65544 rows=133,cols=262144
         # softmax's rows over a grid (the default past 16 blocks of 512
-        # threads), with 8 and 12 vectors a thread in shared memory: rows
+        # threads), with 8 and 12 vectors a thread in shared memory and the
+        # full exit (KBENCH_SOFTMAX_GRID_TRIM=0): rows
         # fewer than and past the SMs, a row's last block partly filled, the
         # longest row a grid takes; then each tool
         for ns in 8 12; do
-            path softmax "grid-$ns" "KBENCH_SOFTMAX_GRID_NS=$ns+KBENCH_SOFTMAX_CREG_NS=0" \
+            path softmax "grid-$ns" \
+                "KBENCH_SOFTMAX_GRID_NS=$ns+KBENCH_SOFTMAX_GRID_TRIM=0+KBENCH_SOFTMAX_CREG_NS=0" \
                 "softmax_fused_grid_r8_s$ns" \
                 rows=3,cols=600000 "$all" rows=1,cols=1048576 rows=3,cols=600000 \
                 rows=133,cols=1000000 rows=2,cols=2097152
         done
-        # softmax's grid with the trimmed exit (KBENCH_SOFTMAX_GRID_TRIM=1; off
-        # by default): the grid's shapes above and more rows than the
+        # softmax's grid with the trimmed exit (KBENCH_SOFTMAX_GRID_TRIM=1, the
+        # default; the groups above take it out): the grid's shapes and more rows than the
         # exchange's ring (slots taken twice, each reset by its last release);
         # every launch after the first finds the counters put back or traps
         path softmax grid-trim KBENCH_SOFTMAX_GRID_TRIM=1+KBENCH_SOFTMAX_CREG_NS=0 \
@@ -419,11 +427,18 @@ for step in "$@"; do
             rows=3,cols=1048576
         ab KBENCH_SOFTMAX_GRID_NS=8 softmax fused rows=128,cols=1048576 rows=64,cols=2097152
         # layernorm's pipelined grid without edge code for rows of whole
-        # slices ("old" = the switch; off by default)
+        # slices ("old" = the switch; the default for 16-bit rows, =0 keeps
+        # their edge code) and with the exchange warps' registers moved (RR,
+        # the default; =0 keeps them)
         ab KBENCH_LAYERNORM_GPIPE_EXACT=1 layernorm fused rows=128,cols=1048576 \
             rows=256,cols=1048576 rows=1024,cols=262144 rows=512,cols=262144
-        # the grid's trimmed exit ("old" = the switch; off by default)
-        ab KBENCH_SOFTMAX_GRID_TRIM=1 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
+        ab KBENCH_LAYERNORM_GPIPE_EXACT=0 layernorm fused rows=256,cols=1048576 \
+            rows=1024,cols=262144
+        ab KBENCH_LAYERNORM_GPIPE_REGS=0 layernorm fused rows=256,cols=1048576 \
+            rows=1024,cols=262144
+        # the grid's trimmed exit ("old" = the switch, the full exit; the
+        # trimmed one is the default)
+        ab KBENCH_SOFTMAX_GRID_TRIM=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \
             rows=200,cols=600000
         # softmax's longest rows in the pipelined grid ("old" = the switch; off
         # by default)

@@ -109,7 +109,10 @@
  * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
  * instead of 16384; KBENCH_LAYERNORM_GPIPE_EXACT=1 gives rows of whole
- * slices its kernels without edge code (layernorm_fused_gpipe_*_exact);
+ * slices its kernels without edge code (layernorm_fused_gpipe_*_exact; by
+ * default 16-bit rows only, =0 none of them); KBENCH_LAYERNORM_GPIPE_REGS=0
+ * leaves the 16-bit wide slices' exchange warps their registers (by default
+ * moved to the streaming threads, RR, the kernels' names ending in _rr);
  * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
  * barrier instead of handing the warps' partials to the exchange warp (its
  * kernels' names end in _bar);
@@ -3014,8 +3017,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * on the next (r = 0.70-0.90), with no SM last on more than 3% of the rows.
  * In bf16 a block's own work is most of a row: statistics 0.74 us and output
  * 1.73 us of 3.86 us a row at 1024 x 262144.
- * Registers moved to the streaming threads (RR, KBENCH_LAYERNORM_GPIPE_REGS=1;
- * off until measured; 16-bit wide slices only). A block of 640 threads, one
+ * Registers moved to the streaming threads (RR, KBENCH_LAYERNORM_GPIPE_REGS=1,
+ * the default since the H200's A/B below, =0 keeps them; 16-bit wide slices
+ * only). A block of 640 threads, one
  * an SM, gets 96 registers a thread, and the wide slices' streaming threads
  * hold 48 of them as parameters: ptxas then computes a vector's eight GELUs
  * one after the other, a chain of nine dependent instructions each (the
@@ -3071,6 +3075,19 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * edge code): bf16 1024 x 262144 85.2, 84.9 / 84.5, 84.7 / 85.4, 85.8; 256
  * x 1048576 83.0, 83.1 / 84.1, 84.3 / 82.6, 82.3: all three within 1.5%, as
  * on the first H100.
+ * Measured on the H200 at last (2026-12-05 19:47-19:49 UTC, kbench ef8fff6
+ * with RR on by default, two interleaved rounds, no check, bf16, % of the
+ * copy bandwidth, RR / the registers unmoved / RR without edge code): 1024
+ * x 262144 69.7, 69.0 / 65.5, 65.7 / 74.1, 75.7; 256 x 1048576 68.2, 69.4
+ * / 64.6, 64.1 / 74.5, 74.3. RR 1.06-1.07x over the registers unmoved, and
+ * RR without edge code 1.081x over RR at both: 64-66% -> 74-76%, past the
+ * prediction's 70-77% only with the edge code gone, where the H100 had all
+ * three level. So on the H200 the 16-bit rows' instructions and chains are
+ * what held them (issue-bound there, bandwidth-bound on the H100). Both are
+ * the default for 16-bit rows since (KBENCH_LAYERNORM_GPIPE_EXACT's default
+ * -1: 16-bit rows without edge code, fp32 rows with; fp32's exact form was
+ * 0.985x on the H100 and is not yet timed on the H200). Still short of
+ * 85%: next, the instructions a slice (~814 a thread in the row loop).
  * Tried and not kept: a row of the slack held in registers (fp32; commit
  * 940b0c5). The ring's 7 fp32 slices are shared between the slack and the
  * rows copied ahead, and each trade lost (L = 3, P = 4: 71%; L = 4, P = 3:
@@ -3353,9 +3370,10 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
 /* launch_gpipe_ring with the parameters in registers and L = 4 of the 7
  * fp32 slices (14 16-bit) a ring of 224 KB holds, or, with
  * KBENCH_LAYERNORM_GPIPE_RING=0, the parameters staged in shared memory beside
- * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel); rows
- * of whole slices without edge code with KBENCH_LAYERNORM_GPIPE_EXACT=1, 16-bit
- * wide slices with registers moved with KBENCH_LAYERNORM_GPIPE_REGS=1. */
+ * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel); the
+ * 16-bit wide slices with registers moved (KBENCH_LAYERNORM_GPIPE_REGS=0 keeps
+ * them) and, in rows of whole slices, without edge code
+ * (KBENCH_LAYERNORM_GPIPE_EXACT: =1 fp32 rows too, =0 neither). */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {

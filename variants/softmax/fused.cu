@@ -69,7 +69,8 @@
  * KBENCH_SOFTMAX_GRID=0 sends the rows past 16 blocks of 512 threads from
  * the grid back to the clusters, KBENCH_SOFTMAX_GRID_NS=8 gives the grid's
  * threads 8 vectors in shared memory instead of 12 (below),
- * KBENCH_SOFTMAX_GRID_TRIM=1 gives it grid_rows.cuh's trimmed exit (below),
+ * KBENCH_SOFTMAX_GRID_TRIM=0 takes grid_rows.cuh's trimmed exit (the
+ * default since the H200's A/B, below) back to the full exit,
  * KBENCH_SOFTMAX_GRID_PIPE=1 sends those rows to the
  * pipelined grid (slower than the grid so far: above that kernel);
  * KBENCH_SOFTMAX_CREG_NS=0 sends fp32 rows of 262145-524288 and 16-bit rows
@@ -477,8 +478,15 @@
  * wait for the row's pairs and 10.4% at kb_grid_leave's barrier, which the
  * trimmed exit removes. Again at 09:36 UTC (another H100 of the same kind):
  * 128 x 1048576 92.7, 93.2 -> 93.6, 93.7 (1.007x), 200 x 600000 1.005x, 64 x
- * 2097152 89.2, 89.4 -> 90.8, 90.9 (1.017x). Not yet the default: the H200
- * (whose reports hold this cell at 82.4%) A/B and report first.
+ * 2097152 89.2, 89.4 -> 90.8, 90.9 (1.017x). On the H200 (2026-12-05
+ * 19:49-19:50 UTC, kbench ef8fff6, two interleaved rounds, no check, % of
+ * the copy bandwidth, KBENCH_SOFTMAX_GRID_TRIM=0 -> trimmed): fp32 128 x
+ * 1048576 82.3, 82.4 -> 84.7, 85.0 (1.030x); 512 x 1048576 85.5, 85.4 ->
+ * 88.9, 89.0 (1.041x). Inside the prediction at 128 x 1048576 (84-86%),
+ * and twice the H100's gain where the DRAM is further from full: the
+ * trips the trimmed exit removes were a larger share of a block's lifetime
+ * there. The default since; the report of 19:50-19:56 UTC holds 128 x
+ * 1048576 at 85.2% (82.4% in 8485299's).
  * The grid's end, halved (tried 2026-12-05: KBENCH_SOFTMAX_GRID_TAIL=N,
  * softmax_fused_grid_r8_s12_tail, and _trim_tail with the trimmed exit).
  * fp32 128 x 1048576 is 3328 items of 26 blocks a row over 264 block slots:
@@ -1487,9 +1495,9 @@ static cudaError_t launch_grid_rows_ns(const kb_args *a, cudaStream_t s)
 }
 
 /* The grid path with NS = 12 vectors a thread in shared memory (160 KB of
- * the row a block, 192 KB of shared memory an SM), or 8 with
- * KBENCH_SOFTMAX_GRID_NS=8, grid_rows.cuh's trimmed exit with
- * KBENCH_SOFTMAX_GRID_TRIM=1 (header comment). */
+ * the row a block, 192 KB of shared memory an SM) and grid_rows.cuh's
+ * trimmed exit, or 8 vectors with KBENCH_SOFTMAX_GRID_NS=8, the full exit
+ * with KBENCH_SOFTMAX_GRID_TRIM=0 (header comment). */
 template <typename T> static cudaError_t launch_grid_rows(const kb_args *a, cudaStream_t s)
 {
     static const int ns = kb_env_int("KBENCH_SOFTMAX_GRID_NS", 12, 8, 12);
