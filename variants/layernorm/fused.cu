@@ -110,7 +110,7 @@
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
  * instead of 16384; KBENCH_LAYERNORM_GPIPE_EXACT=1 gives rows of whole
  * slices its kernels without edge code (layernorm_fused_gpipe_*_exact; by
- * default 16-bit rows only, =0 none of them); KBENCH_LAYERNORM_GPIPE_REGS=0
+ * default the 16-bit wide slices only, =0 none of them); KBENCH_LAYERNORM_GPIPE_REGS=0
  * leaves the 16-bit wide slices' exchange warps their registers (by default
  * moved to the streaming threads, RR, the kernels' names ending in _rr);
  * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
@@ -3085,9 +3085,10 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * three level. So on the H200 the 16-bit rows' instructions and chains are
  * what held them (issue-bound there, bandwidth-bound on the H100). Both are
  * the default for 16-bit rows since (KBENCH_LAYERNORM_GPIPE_EXACT's default
- * -1: 16-bit rows without edge code, fp32 rows with; fp32's exact form was
- * 0.985x on the H100 and is not yet timed on the H200). Still short of
- * 85%: next, the instructions a slice (~814 a thread in the row loop).
+ * -1: 16-bit wide slices without edge code, the rest with it; fp32's exact
+ * form was 0.985x on the H100 and is not yet timed on the H200). Still
+ * short of 85%: next, the instructions a slice (~814 a thread in the row
+ * loop).
  * Tried and not kept: a row of the slack held in registers (fp32; commit
  * 940b0c5). The ring's 7 fp32 slices are shared between the slack and the
  * rows copied ahead, and each trade lost (L = 3, P = 4: 71%; L = 4, P = 3:
@@ -3380,7 +3381,8 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int ring = kb_env_int("KBENCH_LAYERNORM_GPIPE_RING", 1, 0, 1);
     static const int wide = kb_env_int("KBENCH_LAYERNORM_GPIPE_WIDE", 1, 0, 1);
     static const int wp = kb_env_int("KBENCH_LAYERNORM_GPIPE_WP", 1, 0, 1);
-    /* -1: 16-bit rows without edge code, fp32 rows with (the H200's A/B) */
+    /* -1: the 16-bit wide slices without edge code, the others with it (the
+     * H200's A/B) */
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
     if (!ring)
