@@ -5,8 +5,8 @@
  *              committed in groups and waited for by count;
  *   ldmatrix   four 8 x 8 matrices of 16-bit elements from shared memory into
  *              the mma fragment layout (or transposed);
- *   mma.sync   m16n8k16 with 16-bit inputs and fp32 accumulators, and the
- *              zeroing of a grid of them.
+ *   mma.sync   m16n8k16 and m16n8k8 with 16-bit inputs and fp32
+ *              accumulators, and the zeroing of a grid of them.
  * Device code only; runs on sm_80 and later. */
 #ifndef KB_MMA_CUH
 #define KB_MMA_CUH
@@ -82,6 +82,24 @@ static __device__ __forceinline__ void kb_mma16816(float (&c)[4], const uint32_t
             "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
             : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* c += a * b, m16n8k8 (lane (g, t): a0 row g, a1 row g + 8, columns 2t and
+ * 2t + 1; b rows 2t and 2t + 1 of column g), fp32 accumulators. */
+template <typename T>
+static __device__ __forceinline__ void kb_mma1688(float (&c)[4], uint32_t a0, uint32_t a1,
+                                                  uint32_t b)
+{
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a0), "r"(a1), "r"(b));
+    else
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+            : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+            : "r"(a0), "r"(a1), "r"(b));
 }
 
 /* Zeroes an M x N grid of m16n8 fp32 accumulator fragments. */

@@ -42,10 +42,10 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-t512, srow2-raw, srow2-fadd, srow2-c, gp
-        # (both pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-bar, gp-smem, peel,
-        # trow-w, half, grid-8 and grid-12, grid-trim, creg-ns, wide: a path
-        # each)
+        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-raw, srow2-fadd,
+        # srow2-c, gp (both pipelined grids), gp-wide, gp-exact, gp-rr,
+        # gp-rr-exact, gp-rr-nosq, gp-bar, gp-smem, peel, trow-w, half, grid-8
+        # and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -148,11 +148,21 @@ for step in "$@"; do
         # (32769-1048576 columns, the default): rows fewer than and past the
         # SMs, one block and clusters of 2-16, rows that end inside a block,
         # statistics, mean 10^4, tanh; each tool at one block (bf16) and at a
-        # cluster of 2 (bf16 only: fp32 takes the persistent clusters there)
-        path layernorm srow2 KBENCH_LAYERNORM_SROW2=1 layernorm_fused_srow2 rows=70,cols=40008 \
+        # cluster of 2 (bf16 only: fp32 takes the persistent clusters there).
+        # The squares by the tensor cores (KBENCH_LAYERNORM_SQ=1, the default)
+        # where the mean is within 8 sigma (mean 4: sigma is 0.58, the sums
+        # cancel 5 bits), the centred pass past it (mean 5, mean 10^4)
+        path layernorm srow2 KBENCH_LAYERNORM_SROW2=1 srow2_sq rows=70,cols=40008 \
             "$all" rows=9,cols=40000 rows=300,cols=65536 rows=67,cols=100008 \
             rows=133,cols=262144 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
-            rows=31,cols=65536,gelu=1 rows=17,cols=1000000 rows=12,cols=1048576,gelu=1
+            rows=31,cols=65536,gelu=1 rows=17,cols=1000000 rows=12,cols=1048576,gelu=1 \
+            rows=50,cols=65536,mean=4,stats=1 rows=50,cols=65536,mean=5,stats=1 \
+            rows=20,cols=262144,mean=4,stats=1 rows=20,cols=131072,mean=-4
+        # the same with the squares in the centred pass always (SQ=0)
+        path layernorm srow2-nosq KBENCH_LAYERNORM_SROW2=1+KBENCH_LAYERNORM_SQ=0 \
+            'layernorm_fused_srow2\(_exact\)*"' rows=70,cols=40008 memcheck rows=9,cols=40000 \
+            rows=300,cols=65536 rows=133,cols=262144 rows=50,cols=131072,mean=10000 \
+            rows=50,cols=65536,mean=4,stats=1
         # the same kernel in blocks of 512 threads, two an SM, in clusters
         # twice as large (KBENCH_LAYERNORM_SROW2_T=512; rows of up to 524288)
         SAN_DTYPE=bf16 path layernorm srow2-t512 \
@@ -203,15 +213,24 @@ for step in "$@"; do
         # 16-bit wide slices with registers moved from the exchange warps to
         # the streaming threads (KBENCH_LAYERNORM_GPIPE_REGS=1, sm_90a's
         # setmaxnreg; the default), with the edge code (EXACT=0): gp's shapes,
-        # fp32 on its own kernel
+        # fp32 on its own kernel; the squares by the tensor cores (SQ, the
+        # default) where a warp's mean is within 8 sigma (srow2's means)
         SAN_DTYPE=bf16 path layernorm gp-rr \
             KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1+KBENCH_LAYERNORM_GPIPE_EXACT=0 \
-            layernorm_fused_gpipe_wide_rr rows=70,cols=40008 "$all" $gp_shapes
+            layernorm_fused_gpipe_wide_rr_sq rows=70,cols=40008 "$all" $gp_shapes \
+            rows=50,cols=65544,mean=4,stats=1 rows=50,cols=100008,mean=5,stats=1
         # the same without code for a row's edges (with
         # KBENCH_LAYERNORM_GPIPE_EXACT=1 too; 16-bit's default): gp-exact's shapes
         SAN_DTYPE=bf16 path layernorm gp-rr-exact \
             KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=1 \
-            layernorm_fused_gpipe_wide_exact_rr rows=70,cols=49152 "$all" $gpx_shapes
+            layernorm_fused_gpipe_wide_exact_rr_sq rows=70,cols=49152 "$all" $gpx_shapes \
+            rows=50,cols=131072,mean=4,stats=1 rows=30,cols=262144,mean=5,stats=1 \
+            rows=20,cols=1048576,mean=-4
+        # both with the squares in the centred pass always (SQ=0)
+        SAN_DTYPE=bf16 path layernorm gp-rr-nosq \
+            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1+KBENCH_LAYERNORM_SQ=0 \
+            'gpipe_wide_[a-z_]*rr"' rows=70,cols=49152 memcheck rows=9,cols=40000 \
+            rows=133,cols=1048576 rows=50,cols=131072,mean=4,stats=1 rows=2500,cols=49152
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -436,6 +455,10 @@ for step in "$@"; do
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_REGS=0 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
+        # 16-bit rows' squares in the centred pass always ("old"; by default
+        # the tensor cores take them where the mean is within 8 sigma)
+        ab KBENCH_LAYERNORM_SQ=0 layernorm fused rows=4096,cols=65536 rows=1024,cols=262144 \
+            rows=256,cols=1048576
         # the grid's trimmed exit ("old" = the switch, the full exit; the
         # trimmed one is the default)
         ab KBENCH_SOFTMAX_GRID_TRIM=0 softmax fused rows=128,cols=1048576 rows=64,cols=2097152 \

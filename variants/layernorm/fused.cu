@@ -120,7 +120,10 @@
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
  * FADDs instead of the tensor cores, KBENCH_LAYERNORM_SROW2_PAR=0 its beta + b
- * raw instead of as floats from the scratch; KBENCH_LAYERNORM_PF_CLUSTERS=n caps the
+ * raw instead of as floats from the scratch; KBENCH_LAYERNORM_SQ=0 keeps the
+ * centred pass for the squares in srow2 (1024 threads) and the pipelined
+ * grid with RR instead of the tensor cores' (kernels named _sq);
+ * KBENCH_LAYERNORM_PF_CLUSTERS=n caps the
  * persistent clusters at n (an A/B of the SMs they take).
  * Prediction for these paths (not yet measured): 4096 x 65536 from 25% (fp32)
  * / 15% (bf16) of the copy bandwidth to ~65% / ~55% (16-byte loads, one Chan
@@ -324,6 +327,52 @@ static __device__ __forceinline__ float mma_sum(SLOT slot, IN in)
         kb_mma16816<T>(acc, a4, ONE, ONE);
     }
     return 0.25f * (acc[0] + acc[2]);
+}
+
+/* mma_sum with the sum of squares beside it (x: the sum, y: the squares),
+ * both by the tensor cores. The squares: each half vector {r0, r1} an
+ * m16n8k8 A fragment (r0 row g, r1 row g + 8 of lane (g, t)), against B = r0,
+ * which is row g at exactly the k of B's column g, so the diagonal of rows
+ * 0-7 of D1 = A r0 holds row g's squares; against B = r1 row g + 8's land on
+ * D2 = A r1 at (g + 8, g). The operands are the registers as loaded (no
+ * moves: a k16 form would take B = {a0, a2}, not a register pair). The
+ * products are exact (16-bit by 16-bit), the sums fp32; the warp's sum of
+ * the returned y (held by lanes 4g + g / 2) is the sum of its squares. Five
+ * HMMAs a vector where the centred pass spends 24 instructions (unpack,
+ * subtract, FMA). */
+template <typename T, int NV, typename SLOT, typename IN>
+static __device__ __forceinline__ float2 mma_sum_sq(SLOT slot, IN in)
+{
+    constexpr uint32_t ONE = std::is_same<T, __nv_bfloat16>::value ? 0x3F803F80u : 0x3C003C00u;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, d1[4] = {0.0f, 0.0f, 0.0f, 0.0f},
+          d2[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int k = 0; k < NV; k++) {
+        const uint4 v = in(k) ? slot(k) : make_uint4(0, 0, 0, 0);
+        const uint32_t a4[4] = {v.x, v.y, v.z, v.w};
+        kb_mma16816<T>(acc, a4, ONE, ONE);
+        kb_mma1688<T>(d1, v.x, v.y, v.x);
+        kb_mma1688<T>(d2, v.x, v.y, v.y);
+        kb_mma1688<T>(d1, v.z, v.w, v.z);
+        kb_mma1688<T>(d2, v.z, v.w, v.w);
+    }
+    const int g = (threadIdx.x & 31) >> 2, t2 = 2 * (threadIdx.x & 3);
+    const float q = g == t2 ? d1[0] + d2[2] : g == t2 + 1 ? d1[1] + d2[3] : 0.0f;
+    return make_float2(0.25f * (acc[0] + acc[2]), q);
+}
+
+/* M2 = s2 - n mean^2 from the sums (n elements, their mean, s2 the sum of
+ * their squares), where that loses few digits: kept when M2 >= s2 / 64, so
+ * |mean| < 8 sigma, and s2 is finite; -1 otherwise, for the caller's centred
+ * pass (a row centred at 10^4, squares that overflow, NaN). A relative error
+ * e in the sums (fp32, ~25 additions deep: e < 2e-6) moves M2 by under 64 e
+ * of itself through s2 and 2 |mean| (|mean| + sigma) e / sigma^2 < 144 e
+ * through the mean: rstd by under 2.1e-4 at worst, a fifth of an fp16
+ * ulp, a thirtieth of a bf16 one. */
+static __device__ __forceinline__ float ln_m2_from_sums(float n, float mean, float s2)
+{
+    const float m2 = fmaf(-n * mean, mean, s2);
+    return s2 <= 3.0e38f && 64.0f * m2 >= s2 ? m2 : -1.0f;
 }
 
 /* Pass 1 of the two-pass statistics: unpacks the NV vectors raw into v, less
@@ -2479,8 +2528,34 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * 512 threads two an SM hold 112 SMs (14 clusters), as 7 of 1024 threads
  * do; of 8, 120 (30, as 15 of 1024). The checks (row_lengths.sh group
  * srow2-t512, the three sanitizers) clean. Not the default; the H200 A/B
- * is still to run. */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH>
+ * is still to run.
+ * The squares by the tensor cores too (SQ, KBENCH_LAYERNORM_SQ=1, the
+ * default; =0 keeps the centred pass): the first pass takes the block's sum
+ * and sum of squares at once (mma_sum_sq: per vector the sum's HMMA and four
+ * m16n8k8 HMMAs whose diagonals are the squares), one group sum of the two
+ * behind one barrier, and M2 = s2 - n mean^2 where that cancels at most 6
+ * bits (|mean| < 8 sigma; ln_m2_from_sums bounds the error at 2.1e-4 of
+ * rstd); past that the block takes the centred pass as before, as one. So a
+ * typical row drops the second pass: its unpacks, subtracts and FMAs (24
+ * instructions a vector) and its barrier. SASS (sm_90a, bf16 erf, one block,
+ * exact, 1024 threads): the row loop 1249 -> 1095 instructions run (1336 laid
+ * out, the centred pass kept for the rows that need it), a barrier a row
+ * instead of two. Prediction (before any run): level on an H100, bandwidth-
+ * bound there; on the H200, issue-bound at 4096 x 65536 (76%, the clock
+ * under the power cap), 1.05-1.12x. Measured on an H100 (80GB HBM3; no H200
+ * was lent; 2026-12-05 21:41-21:43 UTC, two interleaved rounds, % of its
+ * copy bandwidth, default / SQ=0): bf16 4096 x 65536 89.1, 90.3 / 89.9, 89.5
+ * (1.000x), level as predicted; the checks of row_lengths.sh's srow2 group
+ * (a mean of 4, which takes SQ with 5 bits cancelled, 5 and 10^4, which take
+ * the centred pass, statistics, tanh; max errors as SQ=0's) and the three
+ * sanitizers clean. On the H200 (2026-12-05 21:48-21:50 UTC, two
+ * interleaved rounds, no counters, the clock under the power cap, % of the
+ * copy bandwidth, default / SQ=0): bf16 4096 x 65536 82.6, 83.5 / 69.0, 74.5
+ * (1.157x, past the prediction, with SQ=0's rounds 5 points apart); the
+ * pipelined grid there (KBENCH_LAYERNORM_GRID_PIPE=2, with SQ / without)
+ * 77.4, 78.8 / 76.8, 77.5, still behind srow2. In the report of 21:55-22:03
+ * UTC: 85.5% (76.2% in 6c40b87's). */
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -2492,6 +2567,7 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     static_assert(NV == 2 * PF, "a row fills two slot groups of the three");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
+    __shared__ float red2[2][2 * NW]; /* SQ: the first pass's sums, by row parity */
     __shared__ kb_xring<CL> xr;
     const int tid = threadIdx.x, lane = tid & 31;
     const int tv = (CL > 1 ? (int)kb_cluster_rank() : 0) * THREADS + tid;
@@ -2542,20 +2618,32 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                     fetch(next, k, st + gfree * GROUP + (uint32_t)k * THREADS * 16);
             kb_cp_async_commit();
         }
-        /* Pass 1: the sum of the row's vectors. */
-        float s = 0.0f;
-        if constexpr (MMA) {
-            s = mma_sum<T, NV>(slot, in);
+        /* Pass 1: the sum of the row's vectors (SQ: and of their squares). */
+        float mb, qb = -1.0f;
+        if constexpr (SQ) {
+            /* red2 by row parity: the row after next writes this row's
+             * half only past the next row's barrier, so past every warp's
+             * reads here (this row may have no second barrier) */
+            const float2 sb = ln_group_sum2<NW, 1>(mma_sum_sq<T, NV>(slot, in), red2[round & 1], 0);
+            mb = CL > 1 ? sb.x * nb_inv : sb.x * inv_cols;
+            /* the same in every warp, so the block takes pass 2 or not as one */
+            qb = ln_m2_from_sums(CL > 1 ? nb : (float)cols, mb, sb.y);
         } else {
-            s = packed_sum<T, NV>(slot, in);
+            float s = 0.0f;
+            if constexpr (MMA) {
+                s = mma_sum<T, NV>(slot, in);
+            } else {
+                s = packed_sum<T, NV>(slot, in);
+            }
+            const float sb = ln_group_sum<NW, 1>(s, red[0], 0);
+            mb = CL > 1 ? sb * nb_inv : sb * inv_cols;
         }
-        const float sb = ln_group_sum<NW, 1>(s, red[0], 0);
-        const float mb = CL > 1 ? sb * nb_inv : sb * inv_cols;
         /* Pass 2: the sum of (x - mean)^2, about this block's mean. red[0]
          * is not written again before the next row's first sum, which
-         * follows this sum's barrier. */
-        const float qb =
-            ln_group_sum<NW, 1>(packed_centred_squares<T, NV>(slot, mb, in), red[1], 0);
+         * follows this sum's barrier; red[1] is written only past a barrier
+         * every warp reaches after its reads of the last. */
+        if (qb < 0.0f)
+            qb = ln_group_sum<NW, 1>(packed_centred_squares<T, NV>(slot, mb, in), red[1], 0);
         float md = mb, m2 = qb;
         if constexpr (CL > 1) {
             /* The cluster's (n, mean, M2), merged alike everywhere. */
@@ -2616,12 +2704,12 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * (1024: one block an SM, 512: two; CL = 1: plain blocks), as many as the
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH>
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH>;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     if constexpr (PAR) {
         const int nv = p.cols / kb_vec_width<T>();
@@ -2658,22 +2746,39 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
                                  (const float *)par);
 }
 
-template <typename T, int CL, bool TANH, int TH>
-static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char *name,
-                                   const char *exact_name)
+/* srow2's first pass: the sum by the tensor cores unless
+ * KBENCH_LAYERNORM_SROW2_MMA=0 (0: FADDs, the parameters raw; 1: MMA; 2:
+ * MMA with the squares too, SQ, unless KBENCH_LAYERNORM_SQ=0, with 1024
+ * threads and beta + b as floats); beta + b as floats from scratch
+ * (layernorm_params32) unless KBENCH_LAYERNORM_SROW2_PAR=0 or the scratch
+ * is missing. */
+struct srow2_form {
+    int pass1;
+    bool par;
+};
+template <int TH> static srow2_form srow2_form_of(const kb_args *a)
 {
-    /* the first pass's sum by the tensor cores unless KBENCH_LAYERNORM_SROW2_MMA=0 */
     static const int mma = kb_env_int("KBENCH_LAYERNORM_SROW2_MMA", 1, 0, 1);
-    const bool exact = a->shape[LN_COLS] == CL * srow_cols<T, TH>();
-    /* beta + b as floats from scratch (layernorm_params32) unless
-     * KBENCH_LAYERNORM_SROW2_PAR=0 or the scratch is missing */
     static const int par_on = kb_env_int("KBENCH_LAYERNORM_SROW2_PAR", 1, 0, 1);
+    static const int sq = kb_env_int("KBENCH_LAYERNORM_SQ", 1, 0, 1);
     const bool par = par_on && a->scratch != nullptr &&
                      a->scratch_bytes >= (size_t)a->shape[LN_COLS] * sizeof(float);
-    if (!mma) /* the FADD form as it was measured: the parameters raw */
+    return {mma && par && sq && TH == LN_SROW_THREADS ? 2 : mma, par};
+}
+
+template <typename T, int CL, bool TANH, int TH>
+static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char *name,
+                                   const char *exact_name, srow2_form f)
+{
+    const bool exact = a->shape[LN_COLS] == CL * srow_cols<T, TH>();
+    if (f.pass1 == 0) /* the FADD form as it was measured: the parameters raw */
         return exact ? launch_srow2_k<T, CL, true, TANH, false, false, TH>(a, s, exact_name)
                      : launch_srow2_k<T, CL, false, TANH, false, false, TH>(a, s, name);
-    if (par)
+    if constexpr (TH == LN_SROW_THREADS)
+        if (f.pass1 == 2)
+            return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH, true>(a, s, exact_name)
+                         : launch_srow2_k<T, CL, false, TANH, true, true, TH, true>(a, s, name);
+    if (f.par)
         return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH>(a, s, exact_name)
                      : launch_srow2_k<T, CL, false, TANH, true, true, TH>(a, s, name);
     return exact ? launch_srow2_k<T, CL, true, TANH, true, false, TH>(a, s, exact_name)
@@ -2686,8 +2791,9 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
 template <typename T, bool TANH, int TH>
 static cudaError_t launch_srow2_t(const kb_args *a, cudaStream_t s)
 {
-    /* [1024 or 512 threads][clusters of 1, 2, 4, 8, 16][not exact, exact] */
-    static const char *const names[2][5][2] = {
+    /* [1024 or 512 threads, 1024 with the squares by the tensor cores (SQ)]
+     * [clusters of 1, 2, 4, 8, 16][not exact, exact] */
+    static const char *const names[3][5][2] = {
         {{"layernorm_fused_srow2", "layernorm_fused_srow2_exact"},
          {"layernorm_fused_srow2_c2", "layernorm_fused_srow2_c2_exact"},
          {"layernorm_fused_srow2_c4", "layernorm_fused_srow2_c4_exact"},
@@ -2697,19 +2803,25 @@ static cudaError_t launch_srow2_t(const kb_args *a, cudaStream_t s)
          {"layernorm_fused_srow2_c2_t512", "layernorm_fused_srow2_c2_t512_exact"},
          {"layernorm_fused_srow2_c4_t512", "layernorm_fused_srow2_c4_t512_exact"},
          {"layernorm_fused_srow2_c8_t512", "layernorm_fused_srow2_c8_t512_exact"},
-         {"layernorm_fused_srow2_c16_t512", "layernorm_fused_srow2_c16_t512_exact"}}};
-    const char *const(&n)[5][2] = names[TH == LN_SROW_THREADS ? 0 : 1];
+         {"layernorm_fused_srow2_c16_t512", "layernorm_fused_srow2_c16_t512_exact"}},
+        {{"layernorm_fused_srow2_sq", "layernorm_fused_srow2_sq_exact"},
+         {"layernorm_fused_srow2_c2_sq", "layernorm_fused_srow2_c2_sq_exact"},
+         {"layernorm_fused_srow2_c4_sq", "layernorm_fused_srow2_c4_sq_exact"},
+         {"layernorm_fused_srow2_c8_sq", "layernorm_fused_srow2_c8_sq_exact"},
+         {"layernorm_fused_srow2_c16_sq", "layernorm_fused_srow2_c16_sq_exact"}}};
+    const srow2_form f = srow2_form_of<TH>(a);
+    const char *const(&n)[5][2] = names[f.pass1 == 2 ? 2 : TH == LN_SROW_THREADS ? 0 : 1];
     const int64_t cols = a->shape[LN_COLS], per = srow_cols<T, TH>();
     if (cols <= per)
-        return launch_srow2_cl<T, 1, TANH, TH>(a, s, n[0][0], n[0][1]);
+        return launch_srow2_cl<T, 1, TANH, TH>(a, s, n[0][0], n[0][1], f);
     if (cols <= 2 * per)
-        return launch_srow2_cl<T, 2, TANH, TH>(a, s, n[1][0], n[1][1]);
+        return launch_srow2_cl<T, 2, TANH, TH>(a, s, n[1][0], n[1][1], f);
     if (cols <= 4 * per)
-        return launch_srow2_cl<T, 4, TANH, TH>(a, s, n[2][0], n[2][1]);
+        return launch_srow2_cl<T, 4, TANH, TH>(a, s, n[2][0], n[2][1], f);
     if (cols <= 8 * per)
-        return launch_srow2_cl<T, 8, TANH, TH>(a, s, n[3][0], n[3][1]);
+        return launch_srow2_cl<T, 8, TANH, TH>(a, s, n[3][0], n[3][1], f);
     if (cols <= KB_CLUSTER_MAX * per)
-        return launch_srow2_cl<T, KB_CLUSTER_MAX, TANH, TH>(a, s, n[4][0], n[4][1]);
+        return launch_srow2_cl<T, KB_CLUSTER_MAX, TANH, TH>(a, s, n[4][0], n[4][1], f);
     return cudaErrorNotSupported;
 }
 
@@ -2965,7 +3077,16 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 1.032x with edges, 1.027x without: the grid's gain, not the exact
  * form's; on the H200 in 2026-12-04's A/B it was level, 1.007x); fp32 128 x
  * 1048576 0.987x exact; bf16 256 x 1048576 0.986x, 1024 x 262144 1.004x.
- * Not the default; the H200 A/B is still to run.
+ * Not the default. On the H200 (2026-12-05 21:51-21:53 UTC, kbench with
+ * SQ, two interleaved rounds, % of the copy bandwidth): fp32's exact form
+ * 0.943x at 128 x 1048576 (77.8, 77.9 / 73.5, 73.3) and 0.969x at 512 x
+ * 262144 (85.1, 84.9 / 82.4, 82.4), so fp32 keeps its edge code; and fp32
+ * 2048 x 65536 default (persistent clusters of 4) / GRID_PIPE=2 / both
+ * 82.8, 78.2 / 86.7, 86.1 / 85.7, 85.4: the grid 1.073x there (level,
+ * 1.007x, on 2026-12-04's H200; 1.032x on the H100). The next default to
+ * move (fp32 rows from 65536 columns to the grid), with a refresh of the
+ * report beside it: in the report of 21:55-22:03 UTC this cell is the
+ * default's 83.2%.
  * Tried and not kept: the exchange in one trip (KBENCH_LAYERNORM_GPIPE_LL,
  * commit 947080f, taken out after its measurement). After the slack, what
  * the streaming warps wait for looked like the exchange warp's chain for a
@@ -3086,9 +3207,33 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * what held them (issue-bound there, bandwidth-bound on the H100). Both are
  * the default for 16-bit rows since (KBENCH_LAYERNORM_GPIPE_EXACT's default
  * -1: 16-bit wide slices without edge code, the rest with it; fp32's exact
- * form was 0.985x on the H100 and is not yet timed on the H200). Still
+ * form was 0.985x on the H100 and 0.943-0.969x on the H200, above). Still
  * short of 85%: next, the instructions a slice (~814 a thread in the row
  * loop).
+ * The squares by the tensor cores (SQ, KBENCH_LAYERNORM_SQ=1, the default
+ * with RR; =0 keeps the centred pass): a warp's slice statistics from its
+ * sum and sum of squares, both by HMMA (mma_sum_sq), M2 = s2 - n mean^2
+ * where |mean| < 8 sigma (ln_m2_from_sums), the centred pass otherwise.
+ * SASS (sm_90a, bf16 erf, RR without edge code): a row's statistics 208 ->
+ * 138 instructions run (the centred pass laid out beside them), the row loop
+ * ~814 -> ~744 for a thread's 32 elements. Prediction (before any run):
+ * level on an H100; on the H200, where these rows are issue-bound, bf16 1024
+ * x 262144 and 256 x 1048576 from 74-76% to 80-84%. Measured on an H100
+ * (80GB HBM3; no H200 was lent; 2026-12-05 21:43-21:44 UTC, two interleaved
+ * rounds, % of its copy bandwidth, default / SQ=0): 1024 x 262144 85.8,
+ * 85.7 / 85.7, 86.0 (1.001x); 256 x 1048576 83.0, 82.5 / 82.9, 83.2
+ * (1.004x): level, as predicted. row_lengths.sh's gp-rr and gp-rr-exact
+ * groups (means of 4, 5 and -4 beside their shapes) and gp-rr-nosq, and
+ * the three sanitizers, clean. On the H200 (2026-12-05 21:50-21:51 UTC, two
+ * interleaved rounds, default / SQ=0): 1024 x 262144 76.9, 77.3 / 76.7, 76.9
+ * (1.004x); 256 x 1048576 74.4, 75.5 / 76.5, 76.9 (0.977x). Not the
+ * predicted gain: 70 instructions fewer a row bought nothing at 262144 and
+ * lost a little at 1048576, so the statistics' instructions are not what
+ * holds these rows on the H200 (the GELU's chains and the exchange, by the
+ * H100's samples above, are the candidates; not yet sampled on the H200).
+ * Kept on for now, as the report of 21:55-22:03 UTC measured it (77.6% and
+ * 76.4%; 65.7% and 64.1% in 6c40b87's, without RR or the exact form); a
+ * longer A/B at 1048576 is to settle it.
  * Tried and not kept: a row of the slack held in registers (fp32; commit
  * 940b0c5). The ring's 7 fp32 slices are shared between the slack and the
  * rows copied ahead, and each trade lost (L = 3, P = 4: 71%; L = 4, P = 3:
@@ -3132,7 +3277,7 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false, bool RR = false>
+          bool EXACT = false, bool RR = false, bool SQ = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -3217,8 +3362,18 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         if constexpr (PK) {
             const uint4 *sr = p.slot_row(i);
             const auto sl = [&](int k) { return sr[k * THREADS]; };
-            const float mw = nw > 0.0f ? kb_warp_sum(mma_sum<T, NV>(sl, in)) / nw : 0.0f;
-            const float qw = kb_warp_sum(packed_centred_squares<T, NV>(sl, mw, in));
+            float mw, qw = -1.0f;
+            if constexpr (SQ) {
+                /* SQ: the squares by the tensor cores too; the centred pass
+                 * only where they would cancel (ln_m2_from_sums) */
+                const float2 t = mma_sum_sq<T, NV>(sl, in);
+                mw = nw > 0.0f ? kb_warp_sum(t.x) / nw : 0.0f;
+                qw = ln_m2_from_sums(nw, mw, kb_warp_sum(t.y));
+            } else {
+                mw = nw > 0.0f ? kb_warp_sum(mma_sum<T, NV>(sl, in)) / nw : 0.0f;
+            }
+            if (qw < 0.0f)
+                qw = kb_warp_sum(packed_centred_squares<T, NV>(sl, mw, in));
             if constexpr (WP)
                 return make_float4(nw, mw, qw, 0.0f);
             const ln_wf w = kb_gpipe_reduce_warps<THREADS>(ln_wf{nw, mw, qw}, red, i,
@@ -3316,21 +3471,24 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * one a row). cudaErrorNotSupported when the GPU holds fewer than S, and
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
-template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false>
+template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false,
+          bool SQ = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, SQ>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = RR              ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr"
-                                                : "layernorm_fused_gpipe_wide_rr")
+    const char *name = RR              ? (SQ ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq"
+                                                      : "layernorm_fused_gpipe_wide_rr_sq")
+                                             : EXACT ? "layernorm_fused_gpipe_wide_exact_rr"
+                                                     : "layernorm_fused_gpipe_wide_rr")
                        : EXACT         ? (E > GP_ELEMS ? "layernorm_fused_gpipe_wide_exact"
                                                         : "layernorm_fused_gpipe_preg_exact")
                        : E > GP_ELEMS ? (WP ? "layernorm_fused_gpipe_wide"
@@ -3347,10 +3505,10 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * parameters in registers and warp partials), rows of whole slices take
  * the form without edge code; with `regs` (the same and wide 16-bit
  * slices), the form with the exchange warps' registers moved (RR), with or
- * without edge code. */
+ * without edge code, and with `sq` the squares by the tensor cores. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
-                                     bool exact = false, bool regs = false)
+                                     bool exact = false, bool regs = false, bool sq = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -3359,9 +3517,15 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
         return cudaErrorNotSupported;
     const bool whole = exact && (int64_t)S * GP_THREADS * E == cols;
     if constexpr (PREG && WP && E > GP_ELEMS)
-        if (regs)
+        if (regs) {
+            if (sq)
+                return whole
+                           ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true>(a, s, filled, S)
+                           : launch_gpipe_k<T, TANH, PREG, E, WP, false, true, true>(a, s, filled,
+                                                                                     S);
             return whole ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true>(a, s, filled, S)
                          : launch_gpipe_k<T, TANH, PREG, E, WP, false, true>(a, s, filled, S);
+        }
     if constexpr (PREG && WP)
         if (whole)
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
@@ -3385,12 +3549,14 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
      * H200's A/B) */
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
+    /* the slices' squares by the tensor cores (mma_sum_sq) unless =0 */
+    static const int sq = kb_env_int("KBENCH_LAYERNORM_SQ", 1, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled,
-                                                                             exact != 0, regs)
+                                                                             exact != 0, regs, sq)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1)
