@@ -365,10 +365,10 @@ static __device__ __forceinline__ float2 mma_sum_sq(SLOT slot, IN in)
  * their squares), where that loses few digits: kept when M2 >= s2 / 64, so
  * |mean| < 8 sigma, and s2 is finite; -1 otherwise, for the caller's centred
  * pass (a row centred at 10^4, squares that overflow, NaN). A relative error
- * e in the sums (fp32, ~25 additions deep: e < 2e-6) moves M2 by under 64 e
- * of itself through s2 and 2 |mean| (|mean| + sigma) e / sigma^2 < 144 e
- * through the mean: rstd by under 2.1e-4 at worst, a fifth of an fp16
- * ulp, a thirtieth of a bf16 one. */
+ * e in the sums (fp32, at most ~40 additions deep in a block of srow2: e <
+ * 2.4e-6) moves M2 by under 64 e of itself through s2 and 2 |mean| (|mean| +
+ * sigma) e / sigma^2 < 144 e through the mean: rstd by under 2.5e-4 at
+ * worst, a quarter of an fp16 ulp, a thirtieth of a bf16 one. */
 static __device__ __forceinline__ float ln_m2_from_sums(float n, float mean, float s2)
 {
     const float m2 = fmaf(-n * mean, mean, s2);
@@ -2534,7 +2534,7 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * and sum of squares at once (mma_sum_sq: per vector the sum's HMMA and four
  * m16n8k8 HMMAs whose diagonals are the squares), one group sum of the two
  * behind one barrier, and M2 = s2 - n mean^2 where that cancels at most 6
- * bits (|mean| < 8 sigma; ln_m2_from_sums bounds the error at 2.1e-4 of
+ * bits (|mean| < 8 sigma; ln_m2_from_sums bounds the error at 2.5e-4 of
  * rstd); past that the block takes the centred pass as before, as one. So a
  * typical row drops the second pass: its unpacks, subtracts and FMAs (24
  * instructions a vector) and its barrier. SASS (sm_90a, bf16 erf, one block,
