@@ -308,6 +308,12 @@ static __device__ __forceinline__ float packed_centred_squares(SLOT slot, float 
     });
 }
 
+/* Two 16-bit ones in a register: the B of mma_sum's and mma_sum_sq's sums. */
+template <typename T> static __device__ __forceinline__ constexpr uint32_t mma_ones()
+{
+    return std::is_same<T, __nv_bfloat16>::value ? 0x3F803F80u : 0x3C003C00u;
+}
+
 /* Pass 1 by the tensor cores, for 16-bit vectors: each of the NV vectors in
  * range (in(k)) an m16n8k16 A fragment (any placement: every element once), B
  * all ones, so that every column of the fp32 accumulators holds the 16 row
@@ -318,7 +324,7 @@ static __device__ __forceinline__ float packed_centred_squares(SLOT slot, float 
 template <typename T, int NV, typename SLOT, typename IN>
 static __device__ __forceinline__ float mma_sum(SLOT slot, IN in)
 {
-    constexpr uint32_t ONE = std::is_same<T, __nv_bfloat16>::value ? 0x3F803F80u : 0x3C003C00u;
+    constexpr uint32_t ONE = mma_ones<T>();
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int k = 0; k < NV; k++) {
@@ -343,7 +349,7 @@ static __device__ __forceinline__ float mma_sum(SLOT slot, IN in)
 template <typename T, int NV, typename SLOT, typename IN>
 static __device__ __forceinline__ float2 mma_sum_sq(SLOT slot, IN in)
 {
-    constexpr uint32_t ONE = std::is_same<T, __nv_bfloat16>::value ? 0x3F803F80u : 0x3C003C00u;
+    constexpr uint32_t ONE = mma_ones<T>();
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f}, d1[4] = {0.0f, 0.0f, 0.0f, 0.0f},
           d2[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
@@ -2618,26 +2624,21 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                     fetch(next, k, st + gfree * GROUP + (uint32_t)k * THREADS * 16);
             kb_cp_async_commit();
         }
-        /* Pass 1: the sum of the row's vectors (SQ: and of their squares). */
-        float mb, qb = -1.0f;
+        /* Pass 1: the block's sum of the row's vectors (SQ: and of their
+         * squares, sb.y). */
+        float2 sb;
         if constexpr (SQ) {
             /* red2 by row parity: the row after next writes this row's
              * half only past the next row's barrier, so past every warp's
              * reads here (this row may have no second barrier) */
-            const float2 sb = ln_group_sum2<NW, 1>(mma_sum_sq<T, NV>(slot, in), red2[round & 1], 0);
-            mb = CL > 1 ? sb.x * nb_inv : sb.x * inv_cols;
-            /* the same in every warp, so the block takes pass 2 or not as one */
-            qb = ln_m2_from_sums(CL > 1 ? nb : (float)cols, mb, sb.y);
+            sb = ln_group_sum2<NW, 1>(mma_sum_sq<T, NV>(slot, in), red2[round & 1], 0);
         } else {
-            float s = 0.0f;
-            if constexpr (MMA) {
-                s = mma_sum<T, NV>(slot, in);
-            } else {
-                s = packed_sum<T, NV>(slot, in);
-            }
-            const float sb = ln_group_sum<NW, 1>(s, red[0], 0);
-            mb = CL > 1 ? sb * nb_inv : sb * inv_cols;
+            const float s = MMA ? mma_sum<T, NV>(slot, in) : packed_sum<T, NV>(slot, in);
+            sb = make_float2(ln_group_sum<NW, 1>(s, red[0], 0), 0.0f);
         }
+        const float mb = sb.x * (CL > 1 ? nb_inv : inv_cols);
+        /* SQ: the same in every warp, so the block takes pass 2 or not as one */
+        float qb = SQ ? ln_m2_from_sums(CL > 1 ? nb : (float)cols, mb, sb.y) : -1.0f;
         /* Pass 2: the sum of (x - mean)^2, about this block's mean. red[0]
          * is not written again before the next row's first sum, which
          * follows this sum's barrier; red[1] is written only past a barrier
@@ -2756,14 +2757,20 @@ struct srow2_form {
     int pass1;
     bool par;
 };
+/* 16-bit long rows' squares by the tensor cores (mma_sum_sq: srow2 and the
+ * pipelined grid's RR kernels) unless KBENCH_LAYERNORM_SQ=0. */
+static bool ln_sq_on(void)
+{
+    static const int sq = kb_env_int("KBENCH_LAYERNORM_SQ", 1, 0, 1);
+    return sq != 0;
+}
 template <int TH> static srow2_form srow2_form_of(const kb_args *a)
 {
     static const int mma = kb_env_int("KBENCH_LAYERNORM_SROW2_MMA", 1, 0, 1);
     static const int par_on = kb_env_int("KBENCH_LAYERNORM_SROW2_PAR", 1, 0, 1);
-    static const int sq = kb_env_int("KBENCH_LAYERNORM_SQ", 1, 0, 1);
     const bool par = par_on && a->scratch != nullptr &&
                      a->scratch_bytes >= (size_t)a->shape[LN_COLS] * sizeof(float);
-    return {mma && par && sq && TH == LN_SROW_THREADS ? 2 : mma, par};
+    return {mma && par && ln_sq_on() && TH == LN_SROW_THREADS ? 2 : mma, par};
 }
 
 template <typename T, int CL, bool TANH, int TH>
@@ -3549,14 +3556,13 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
      * H200's A/B) */
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
-    /* the slices' squares by the tensor cores (mma_sum_sq) unless =0 */
-    static const int sq = kb_env_int("KBENCH_LAYERNORM_SQ", 1, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled,
-                                                                             exact != 0, regs, sq)
+                                                                             exact != 0, regs,
+                                                                             ln_sq_on())
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1)
