@@ -135,14 +135,16 @@ for step in "$@"; do
         # by default; =2 gives them 16-bit rows too), their block statistics
         # by plain sums: rows fewer than, near and past the clusters in
         # flight, rows that end inside a block, statistics, mean 10^4, tanh
-        path layernorm pf KBENCH_LAYERNORM_CLUSTER_PF=2 'cluster_pf[0-9]*_plain' \
-            rows=70,cols=40008 "$all" \
+        # (KBENCH_LAYERNORM_GRID_PIPE=0: fp32 rows past 65536 columns stay on them)
+        path layernorm pf KBENCH_LAYERNORM_CLUSTER_PF=2+KBENCH_LAYERNORM_GRID_PIPE=0 \
+            'cluster_pf[0-9]*_plain' rows=70,cols=40008 "$all" \
             rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=262144 \
             rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 rows=31,cols=65536,gelu=1
         # the same clusters with the Welford merge at both levels (plain sums
         # by default), 16-bit rows too
-        path layernorm pf-wf KBENCH_LAYERNORM_CLUSTER_PF=2+KBENCH_LAYERNORM_PLAIN=0 'cluster_pf[0-9]*"' \
-            rows=70,cols=40008 memcheck rows=9,cols=40000 rows=67,cols=100008 \
+        path layernorm pf-wf \
+            KBENCH_LAYERNORM_CLUSTER_PF=2+KBENCH_LAYERNORM_PLAIN=0+KBENCH_LAYERNORM_GRID_PIPE=0 \
+            'cluster_pf[0-9]*"' rows=70,cols=40008 memcheck rows=9,cols=40000 rows=67,cols=100008 \
             rows=133,cols=262144 rows=50,cols=131072,mean=10000
         # layernorm's 16-bit rows in the shared memory of a block or a cluster
         # (32769-1048576 columns, the default): rows fewer than and past the
