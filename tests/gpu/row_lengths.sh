@@ -135,7 +135,8 @@ for step in "$@"; do
         # by default; =2 gives them 16-bit rows too), their block statistics
         # by plain sums: rows fewer than, near and past the clusters in
         # flight, rows that end inside a block, statistics, mean 10^4, tanh
-        # (KBENCH_LAYERNORM_GRID_PIPE=0: fp32 rows past 65536 columns stay on them)
+        # (KBENCH_LAYERNORM_GRID_PIPE=0: the rows the pipelined grid takes by default
+        # stay on the clusters)
         path layernorm pf KBENCH_LAYERNORM_CLUSTER_PF=2+KBENCH_LAYERNORM_GRID_PIPE=0 \
             'cluster_pf[0-9]*_plain' rows=70,cols=40008 "$all" \
             rows=9,cols=40000 rows=67,cols=100008 rows=300,cols=65544 rows=133,cols=262144 \
