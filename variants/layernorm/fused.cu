@@ -2748,13 +2748,14 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
 }
 
 /* srow2's first pass: the sum by the tensor cores unless
- * KBENCH_LAYERNORM_SROW2_MMA=0 (0: FADDs, the parameters raw; 1: MMA; 2:
- * MMA with the squares too, SQ, unless KBENCH_LAYERNORM_SQ=0, with 1024
- * threads and beta + b as floats); beta + b as floats from scratch
+ * KBENCH_LAYERNORM_SROW2_MMA=0 (FADDs, the parameters raw), with the
+ * squares too (SQ) unless KBENCH_LAYERNORM_SQ=0 where the block has 1024
+ * threads and beta + b as floats; beta + b as floats from scratch
  * (layernorm_params32) unless KBENCH_LAYERNORM_SROW2_PAR=0 or the scratch
  * is missing. */
+enum srow2_pass1 { SROW2_FADD, SROW2_MMA, SROW2_MMA_SQ };
 struct srow2_form {
-    int pass1;
+    srow2_pass1 pass1;
     bool par;
 };
 /* 16-bit long rows' squares by the tensor cores (mma_sum_sq: srow2 and the
@@ -2770,7 +2771,8 @@ template <int TH> static srow2_form srow2_form_of(const kb_args *a)
     static const int par_on = kb_env_int("KBENCH_LAYERNORM_SROW2_PAR", 1, 0, 1);
     const bool par = par_on && a->scratch != nullptr &&
                      a->scratch_bytes >= (size_t)a->shape[LN_COLS] * sizeof(float);
-    return {mma && par && ln_sq_on() && TH == LN_SROW_THREADS ? 2 : mma, par};
+    const bool sq = mma && par && ln_sq_on() && TH == LN_SROW_THREADS;
+    return {sq ? SROW2_MMA_SQ : mma ? SROW2_MMA : SROW2_FADD, par};
 }
 
 template <typename T, int CL, bool TANH, int TH>
@@ -2778,11 +2780,11 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                                    const char *exact_name, srow2_form f)
 {
     const bool exact = a->shape[LN_COLS] == CL * srow_cols<T, TH>();
-    if (f.pass1 == 0) /* the FADD form as it was measured: the parameters raw */
+    if (f.pass1 == SROW2_FADD) /* the FADD form as it was measured: the parameters raw */
         return exact ? launch_srow2_k<T, CL, true, TANH, false, false, TH>(a, s, exact_name)
                      : launch_srow2_k<T, CL, false, TANH, false, false, TH>(a, s, name);
     if constexpr (TH == LN_SROW_THREADS)
-        if (f.pass1 == 2)
+        if (f.pass1 == SROW2_MMA_SQ)
             return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH, true>(a, s, exact_name)
                          : launch_srow2_k<T, CL, false, TANH, true, true, TH, true>(a, s, name);
     if (f.par)
@@ -2817,7 +2819,7 @@ static cudaError_t launch_srow2_t(const kb_args *a, cudaStream_t s)
          {"layernorm_fused_srow2_c8_sq", "layernorm_fused_srow2_c8_sq_exact"},
          {"layernorm_fused_srow2_c16_sq", "layernorm_fused_srow2_c16_sq_exact"}}};
     const srow2_form f = srow2_form_of<TH>(a);
-    const char *const(&n)[5][2] = names[f.pass1 == 2 ? 2 : TH == LN_SROW_THREADS ? 0 : 1];
+    const char *const(&n)[5][2] = names[f.pass1 == SROW2_MMA_SQ ? 2 : TH == LN_SROW_THREADS ? 0 : 1];
     const int64_t cols = a->shape[LN_COLS], per = srow_cols<T, TH>();
     if (cols <= per)
         return launch_srow2_cl<T, 1, TANH, TH>(a, s, n[0][0], n[0][1], f);
