@@ -3095,10 +3095,11 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 1.007x, on 2026-12-04's H200; 1.032x on the H100). The next default to
  * move (fp32 rows from 65536 columns to the grid), with a refresh of the
  * report beside it: in the report of 21:55-22:03 UTC this cell is the
- * default's 83.2%. With the move built (commit 015624c: fp32 rows of 65536
- * columns on the grid where its groups fill 7/8 of the GPU), on an H100 (80GB
- * HBM3; no H200 was lent; 2026-12-06 00:34 UTC, three interleaved rounds, %
- * of its copy bandwidth, moved / KBENCH_LAYERNORM_GRID_PIPE=0): fp32 2048 x
+ * default's 83.2%. With the move built (launch_fused's fp32 bound from cols
+ * > 65536 to cols >= 65536: rows of 65536 columns on the grid where its
+ * groups fill 7/8 of the GPU), on an H100 (80GB HBM3; no H200 was lent;
+ * 2026-12-06 00:34 UTC, three interleaved rounds, % of its copy
+ * bandwidth, moved / KBENCH_LAYERNORM_GRID_PIPE=0): fp32 2048 x
  * 65536 92.9, 93.6, 92.5 / 89.5, 90.0, 90.6 (1.033x); 4096 x 65536 93.4,
  * 93.1, 93.0 / 89.1, 89.0, 90.7 (1.040x); 2048 x 65536, 37 x 65540, 1000 x
  * 98304 and 31 x 65536 with GELU's tanh form and the statistics checked on
