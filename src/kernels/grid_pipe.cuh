@@ -333,19 +333,36 @@ struct kb_gpipe_no_init {
     __device__ void operator()(void) const {}
 };
 
-template <int L, int P, int THREADS, bool RR = false, typename PIPE, typename STATS,
-          typename MERGE, typename OUT, typename COMBINE = kb_gpipe_block_partial,
-          typename INIT = kb_gpipe_no_init>
+/* AHEAD (warp partials only): before it waits for row j's merged
+ * statistics, a streaming warp whose wait would not return at once takes
+ * the statistics of the rows after it whose bytes are in (their full[]
+ * tested, not waited for), up to row i + P - 1, the last one copied, so
+ * that the block publishes them as soon as its own bytes allow and the
+ * time the warp would have spent waiting goes to the work of the rows
+ * ahead. A warp's statistics then run up to L + P rows before its out, so
+ * the rings take R = L + P + 1 slots: partial s is written after out(s - P
+ * - L - 1) and merged m only after every warp's partial m, so after out(m
+ * - P - L), which the arguments above need for R >= L + P. */
+template <int L, int P, bool AHEAD>
+__host__ __device__ constexpr int kb_gpipe_rslots(void)
+{
+    return AHEAD ? (L + P + 1 > KB_GPIPE_XWARPS ? L + P + 1 : KB_GPIPE_XWARPS) : KB_GPIPE_R(L);
+}
+
+template <int L, int P, int THREADS, bool RR = false, bool AHEAD = false, typename PIPE,
+          typename STATS, typename MERGE, typename OUT,
+          typename COMBINE = kb_gpipe_block_partial, typename INIT = kb_gpipe_no_init>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
                                                     STATS stats, MERGE merge, OUT out,
                                                     COMBINE combine = {}, INIT init = {})
 {
-    constexpr int R = KB_GPIPE_R(L), D = L + P, NW = THREADS / 32;
+    constexpr int R = kb_gpipe_rslots<L, P, AHEAD>(), D = L + P, NW = THREADS / 32;
     /* Warp partials: stats(i) returns the warp's partial (no barrier), each
      * warp's lane 0 writes it and arrives, and the exchange warp combines the
      * NW of them, combine(lane, partials) (every lane; lane 0's kept). */
     constexpr bool WP = !std::is_same<COMBINE, kb_gpipe_block_partial>::value;
     static_assert(R >= L + 1 && R >= KB_GPIPE_XWARPS, "the exchange's rings (see above)");
+    static_assert(!AHEAD || (WP && R >= L + P), "AHEAD: warp partials, and rings of L + P");
     __shared__ float4 part[WP ? R * NW : R], merged[R];
     /* ready[R] (a partial), done[R] (merged), full[D] (a row's bytes), empty[D] */
     __shared__ __align__(8) uint64_t bars[2 * R + 2 * D];
@@ -393,19 +410,39 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             for (int i = 0; i < P && i < p.nr; i++)
                 p.prefetch(xv, i, full + 8 * i);
         init();
+        /* row r's statistics, handed to its exchange warp */
+        const auto take = [&](int r) {
+            const float4 w = stats(r);
+            if (WP ? (p.tid & 31) == 0 : p.tid == 0) {
+                part[WP ? (r % R) * NW + p.tid / 32 : r % R] = w;
+                kb_mbar_arrive(ready + 8 * (r % R));
+            }
+        };
+        int s = 0; /* AHEAD: the warp's next row without statistics */
         for (int i = 0; i < p.nr + L; i++) {
-            if (i < p.nr) {
+            if (i < p.nr && (!AHEAD || s <= i)) {
                 KB_GPIPE_STAMP(p.tid == 0, p.row_of(i), 0);
                 kb_mbar_wait(full + 8 * (i % D), (unsigned)(i / D) & 1u); /* row i's bytes */
                 KB_GPIPE_STAMP(p.tid == 0, p.row_of(i), 1);
-                const float4 w = stats(i);
-                if (WP ? (p.tid & 31) == 0 : p.tid == 0) {
-                    part[WP ? (i % R) * NW + p.tid / 32 : i % R] = w;
-                    kb_mbar_arrive(ready + 8 * (i % R));
-                }
+                take(i);
+                s = i + 1;
             }
             if (i >= L) {
                 const int j = i - L;
+                if constexpr (AHEAD)
+                    for (; s < p.nr && s < i + P; s++) {
+                        /* lane 0's tests, so that the warp goes on as one */
+                        const bool go = __shfl_sync(
+                            KB_FULL_MASK,
+                            !kb_mbar_test(done + 8 * (j % R), (unsigned)(j / R) & 1u) &&
+                                kb_mbar_test(full + 8 * (s % D), (unsigned)(s / D) & 1u),
+                            0);
+                        if (!go)
+                            break;
+                        KB_GPIPE_STAMP(p.tid == 0, p.row_of(s), 0);
+                        KB_GPIPE_STAMP(p.tid == 0, p.row_of(s), 1);
+                        take(s);
+                    }
                 KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 6);
                 kb_mbar_wait(done + 8 * (j % R), (unsigned)(j / R) & 1u);
                 KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 7);

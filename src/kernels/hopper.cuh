@@ -88,6 +88,21 @@ KB_HDEV void kb_mbar_wait(uint32_t bar, unsigned parity)
                  : "memory");
 }
 
+/* Whether the phase of parity `parity` has completed, without waiting. */
+KB_HDEV bool kb_mbar_test(uint32_t bar, unsigned parity)
+{
+    uint32_t r;
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n"
+                 "}\n"
+                 : "=r"(r)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return r != 0;
+}
+
 /* ---- the copy engine (TMA) ------------------------------------------------------ */
 
 /* Fetches a tensor map into the descriptor cache ahead of its first use. */

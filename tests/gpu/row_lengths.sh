@@ -44,7 +44,7 @@ for step in "$@"; do
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-raw, srow2-fadd,
         # srow2-c, gp (both pipelined grids), gp-wide, gp-exact, gp-rr,
-        # gp-rr-exact, gp-rr-nosq, gp-bar, gp-smem, peel, trow-w, half, grid-8
+        # gp-rr-exact, gp-rr-nosq, gp-ahead, gp-bar, gp-smem, peel, trow-w, half, grid-8
         # and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -234,6 +234,12 @@ for step in "$@"; do
             KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1+KBENCH_LAYERNORM_SQ=0 \
             'gpipe_wide_[a-z_]*rr"' rows=70,cols=49152 memcheck rows=9,cols=40000 \
             rows=133,cols=1048576 rows=50,cols=131072,mean=4,stats=1 rows=2500,cols=49152
+        # the streaming warps' statistics of the rows ahead whose bytes are in,
+        # taken while a row's merged statistics are not
+        # (KBENCH_LAYERNORM_GPIPE_AHEAD=1): fp32's kernel with the edge code and
+        # 16-bit's wide ones with and without it, gp's and gp-exact's shapes
+        path layernorm gp-ahead KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_AHEAD=1 \
+            'gpipe_[a-z_]*ahead' rows=70,cols=40008 "$all" $gp_shapes $gpx_shapes
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \

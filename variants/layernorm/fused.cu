@@ -3273,7 +3273,22 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * wait was largest: a fifth row of slack buys nothing with three rows copied
  * ahead, so the slack was not what the wait for merged statistics lacked
  * (softmax's deep form agrees: its fused.cu). Its checks (27 cases) and
- * memcheck, racecheck and synccheck were clean. */
+ * memcheck, racecheck and synccheck were clean.
+ * The statistics of the rows ahead (AHEAD, KBENCH_LAYERNORM_GPIPE_AHEAD=1,
+ * off until measured; grid_pipe.cuh's kb_gpipe_run). A streaming warp that
+ * would wait for row j's merged statistics takes, while they are not in,
+ * the statistics of the rows after it whose bytes are (up to the last row
+ * copied), so that the block publishes them as soon as its bytes allow and
+ * the wait is spent on the work of the rows ahead; the exchange's rings
+ * grow from L + 2 to L + P + 1 slots (8: 2.9 KB of the 3 KB of static
+ * shared memory the ring leaves). Before, a warp took row i's statistics
+ * only after out(i - L - 1): a block held at `done` published its next
+ * rows late, and the other blocks then waited for it in turn. Prediction
+ * (before any run): on an H100, where these rows are bound by the
+ * bandwidth at 84-86%, level to +2%; on the H200, where a block's own work
+ * is most of a row (bf16 1024 x 262144: statistics ~0.8 us and output ~1.2
+ * us of a row's ~3.0 us), the 16-bit rows of 262144 and 1048576 columns
+ * 76-78% -> 80-84%, and fp32 128 x 1048576 +0-3%. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3299,7 +3314,7 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false, bool RR = false, bool SQ = false>
+          bool EXACT = false, bool RR = false, bool SQ = false, bool AHEAD = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -3474,15 +3489,15 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         return make_float4(c.n, c.mean, c.m2, 0.0f);
     };
     if constexpr (WP)
-        kb_gpipe_run<C::L, C::P, THREADS, RR>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
-                                              merge, out, combine,
-                                              [&]() {
-                                                  if constexpr (RR) {
-                                                      params();
-                                                      if constexpr (PK)
-                                                          nw = warp_n();
-                                                  }
-                                              });
+        kb_gpipe_run<C::L, C::P, THREADS, RR, AHEAD>(p, reinterpret_cast<const uint4 *>(x), rows,
+                                                     stats, merge, out, combine,
+                                                     [&]() {
+                                                         if constexpr (RR) {
+                                                             params();
+                                                             if constexpr (PK)
+                                                                 nw = warp_n();
+                                                         }
+                                                     });
     else
         kb_gpipe_run<C::L, C::P, THREADS>(p, reinterpret_cast<const uint4 *>(x), rows, stats,
                                           merge, out);
@@ -3494,20 +3509,23 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
 template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false,
-          bool SQ = false>
+          bool SQ = false, bool AHEAD = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, SQ>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, SQ, AHEAD>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = RR              ? (SQ ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq"
+    const char *name = AHEAD           ? (RR ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
+                                                      : "layernorm_fused_gpipe_wide_rr_sq_ahead")
+                                             : "layernorm_fused_gpipe_preg_ahead")
+                       : RR            ? (SQ ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq"
                                                       : "layernorm_fused_gpipe_wide_rr_sq")
                                              : EXACT ? "layernorm_fused_gpipe_wide_exact_rr"
                                                      : "layernorm_fused_gpipe_wide_rr")
@@ -3530,7 +3548,8 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * without edge code, and with `sq` the squares by the tensor cores. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
-                                     bool exact = false, bool regs = false, bool sq = false)
+                                     bool exact = false, bool regs = false, bool sq = false,
+                                     bool ahead = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -3538,6 +3557,16 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if (S > GP_MAX_S)
         return cudaErrorNotSupported;
     const bool whole = exact && (int64_t)S * GP_THREADS * E == cols;
+    if constexpr (PREG && WP && E > GP_ELEMS)
+        if (regs && sq && ahead)
+            return whole ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s,
+                                                                                      filled, S)
+                         : launch_gpipe_k<T, TANH, PREG, E, WP, false, true, true, true>(a, s,
+                                                                                       filled, S);
+    if constexpr (PREG && WP && E == GP_ELEMS && sizeof(T) == 4)
+        if (ahead && !whole)
+            return launch_gpipe_k<T, TANH, PREG, E, WP, false, false, false, true>(a, s, filled,
+                                                                                   S);
     if constexpr (PREG && WP && E > GP_ELEMS)
         if (regs) {
             if (sq)
@@ -3571,16 +3600,17 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
      * H200's A/B) */
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
+    static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
-            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(a, s, filled,
-                                                                             exact != 0, regs,
-                                                                             ln_sq_on())
+            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(
+                            a, s, filled, exact != 0, regs, ln_sq_on(), ahead == 1)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
-    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1)
+    return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1, false,
+                                                                 false, ahead == 1)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 
