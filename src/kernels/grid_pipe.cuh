@@ -116,7 +116,11 @@
  * from 41 MB on; y stored with evict_first 1.09 at 12 MB, 1.21 at 16. The
  * reuse distance under streaming traffic is about a sixth of the L2, and
  * the lag's 40-88 MB were far past it: the account above holds (the H200,
- * whose L2 is the same size, still to run).
+ * whose L2 is the same size, still to run). Nor does the L2's set-aside
+ * for persisting lines (cudaLimitPersistingL2CacheSize, the evict_last
+ * reads' own ways) make room: on an H100 (2026-12-06, bench/l2_reuse.cu's
+ * header) the second read hit at 52 MB between, but the streaming itself
+ * took 2.07 times the plain copy's time.
  * Nor did a longer lag in registers help: the last row of the slack held
  * in the streaming threads' registers, its slot refilled a row early (L = 5
  * with 7 fp32 slots and 3 rows ahead; commit 940b0c5), lost 3% in
