@@ -219,14 +219,14 @@ for step in "$@"; do
         # fp32 on its own kernel; the squares by the tensor cores (SQ, the
         # default) where a warp's mean is within 8 sigma (srow2's means)
         SAN_DTYPE=bf16 path layernorm gp-rr \
-            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1+KBENCH_LAYERNORM_GPIPE_EXACT=0 \
-            layernorm_fused_gpipe_wide_rr_sq rows=70,cols=40008 "$all" $gp_shapes \
+            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_REGS=1+KBENCH_LAYERNORM_GPIPE_EXACT=0+KBENCH_LAYERNORM_GPIPE_AHEAD=0 \
+            'layernorm_fused_gpipe_wide_rr_sq"' rows=70,cols=40008 "$all" $gp_shapes \
             rows=50,cols=65544,mean=4,stats=1 rows=50,cols=100008,mean=5,stats=1
         # the same without code for a row's edges (with
         # KBENCH_LAYERNORM_GPIPE_EXACT=1 too; 16-bit's default): gp-exact's shapes
         SAN_DTYPE=bf16 path layernorm gp-rr-exact \
-            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=1 \
-            layernorm_fused_gpipe_wide_exact_rr_sq rows=70,cols=49152 "$all" $gpx_shapes \
+            KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_EXACT=1+KBENCH_LAYERNORM_GPIPE_REGS=1+KBENCH_LAYERNORM_GPIPE_AHEAD=0 \
+            'layernorm_fused_gpipe_wide_exact_rr_sq"' rows=70,cols=49152 "$all" $gpx_shapes \
             rows=50,cols=131072,mean=4,stats=1 rows=30,cols=262144,mean=5,stats=1 \
             rows=20,cols=1048576,mean=-4
         # both with the squares in the centred pass always (SQ=0)
@@ -235,9 +235,11 @@ for step in "$@"; do
             'gpipe_wide_[a-z_]*rr"' rows=70,cols=49152 memcheck rows=9,cols=40000 \
             rows=133,cols=1048576 rows=50,cols=131072,mean=4,stats=1 rows=2500,cols=49152
         # the streaming warps' statistics of the rows ahead whose bytes are in,
-        # taken while a row's merged statistics are not
-        # (KBENCH_LAYERNORM_GPIPE_AHEAD=1): fp32's kernel with the edge code and
-        # 16-bit's wide ones with and without it, gp's and gp-exact's shapes
+        # taken while a row's merged statistics are not (the default for
+        # 16-bit wide slices; KBENCH_LAYERNORM_GPIPE_AHEAD=1 gives them to fp32
+        # too): fp32's kernel with the edge code and 16-bit's wide ones with
+        # and without it, gp's and gp-exact's shapes (gp-rr and gp-rr-exact
+        # keep the kernels without it, AHEAD=0)
         path layernorm gp-ahead KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_AHEAD=1 \
             'gpipe_[a-z_]*ahead' rows=70,cols=40008 "$all" $gp_shapes $gpx_shapes
         # both with the slice reduced behind a barrier instead of handing the
@@ -464,6 +466,12 @@ for step in "$@"; do
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_REGS=0 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
+        # the statistics of the rows ahead out of the 16-bit wide slices
+        # ("old" = =0; the default) and in fp32 rows too ("old" = =1)
+        ab KBENCH_LAYERNORM_GPIPE_AHEAD=0 layernorm fused rows=256,cols=1048576 \
+            rows=1024,cols=262144
+        ab KBENCH_LAYERNORM_GPIPE_AHEAD=1 layernorm fused rows=128,cols=1048576 \
+            rows=512,cols=262144 rows=2048,cols=65536
         # 16-bit rows' squares in the centred pass always ("old"; by default
         # the tensor cores take them where the mean is within 8 sigma)
         ab KBENCH_LAYERNORM_SQ=0 layernorm fused rows=4096,cols=65536 rows=1024,cols=262144 \

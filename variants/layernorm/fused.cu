@@ -3274,8 +3274,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * ahead, so the slack was not what the wait for merged statistics lacked
  * (softmax's deep form agrees: its fused.cu). Its checks (27 cases) and
  * memcheck, racecheck and synccheck were clean.
- * The statistics of the rows ahead (AHEAD, KBENCH_LAYERNORM_GPIPE_AHEAD=1,
- * off until measured; grid_pipe.cuh's kb_gpipe_run). A streaming warp that
+ * The statistics of the rows ahead (AHEAD, KBENCH_LAYERNORM_GPIPE_AHEAD;
+ * the default for the 16-bit wide slices since the A/B below, =0 keeps
+ * them out, =1 gives them to fp32 rows too; grid_pipe.cuh's kb_gpipe_run). A streaming warp that
  * would wait for row j's merged statistics takes, while they are not in,
  * the statistics of the rows after it whose bytes are (up to the last row
  * copied), so that the block publishes them as soon as its bytes allow and
@@ -3288,7 +3289,21 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * bandwidth at 84-86%, level to +2%; on the H200, where a block's own work
  * is most of a row (bf16 1024 x 262144: statistics ~0.8 us and output ~1.2
  * us of a row's ~3.0 us), the 16-bit rows of 262144 and 1048576 columns
- * 76-78% -> 80-84%, and fp32 128 x 1048576 +0-3%. */
+ * 76-78% -> 80-84%, and fp32 128 x 1048576 +0-3%. SASS: every other kernel
+ * of the file the same as before; the AHEAD kernels 85 registers (fp32)
+ * and 96 (16-bit, RR), 2.4-2.5 KB of static shared memory. Measured on an
+ * H100 (80GB HBM3; no H200 was lent; 2026-12-06 05:23-05:27 UTC, kbench
+ * 5856622, interleaved rounds, checked, % of its copy bandwidth, default /
+ * AHEAD): bf16 1024 x 262144 86.0, 86.0 / 91.1, 91.4 (1.062x); 256 x
+ * 1048576 83.2, 83.0 / 87.8, 87.2 (1.053x); fp32 128 x 1048576 84.2, 83.5,
+ * 83.5 / 83.5, 83.6, 83.6 (0.998x), 512 x 262144 0.997x, 2048 x 65536
+ * 0.997x. Past the prediction in 16-bit, whose rows were bound by more than
+ * the bandwidth on the H100 too, and level in fp32, whose streaming
+ * threads have work to spare. row_lengths.sh's gp-ahead group (45 cases,
+ * fp32, fp16 and bf16, every one on an AHEAD kernel but 5 x 40960, whose
+ * five rows take a cluster) and memcheck, racecheck and
+ * synccheck at 70 x 40008 clean. So the 16-bit wide slices take it by
+ * default; fp32 rows do not. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3589,7 +3604,9 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * a ring of 128 KB (4 fp32 slices, L = 2; measured above the kernel); the
  * 16-bit wide slices with registers moved (KBENCH_LAYERNORM_GPIPE_REGS=0 keeps
  * them) and, in rows of whole slices, without edge code
- * (KBENCH_LAYERNORM_GPIPE_EXACT: =1 fp32 rows too, =0 neither). */
+ * (KBENCH_LAYERNORM_GPIPE_EXACT: =1 fp32 rows too, =0 neither), taking the
+ * statistics of the rows ahead (KBENCH_LAYERNORM_GPIPE_AHEAD: =1 fp32 rows
+ * too, =0 neither). */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
@@ -3600,13 +3617,15 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
      * H200's A/B) */
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
-    static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", 0, 0, 1);
+    /* -1: the 16-bit wide slices take the statistics ahead, fp32 rows not
+     * (the H100's A/B above the kernel) */
+    static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", -1, -1, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(
-                            a, s, filled, exact != 0, regs, ln_sq_on(), ahead == 1)
+                            a, s, filled, exact != 0, regs, ln_sq_on(), ahead != 0)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1, false,
