@@ -343,10 +343,11 @@ struct kb_gpipe_no_init {
  * tested, not waited for), up to row i + P - 1, the last one copied, so
  * that the block publishes them as soon as its own bytes allow and the
  * time the warp would have spent waiting goes to the work of the rows
- * ahead. A warp's statistics then run up to L + P rows before its out, so
- * the rings take R = L + P + 1 slots: partial s is written after out(s - P
- * - L - 1) and merged m only after every warp's partial m, so after out(m
- * - P - L), which the arguments above need for R >= L + P. */
+ * ahead. A warp's statistics then run up to L + P - 1 rows before its out:
+ * partial s is written only after out(s - P - L), and merged m only after
+ * every warp's partial m, so after out(m - P - L) too; the arguments above
+ * then need R >= L + P, and the rings take one slot more, a row of margin
+ * as L + 2 leaves over L + 1. */
 template <int L, int P, bool AHEAD>
 __host__ __device__ constexpr int kb_gpipe_rslots(void)
 {
