@@ -235,9 +235,9 @@ for step in "$@"; do
             'gpipe_wide_[a-z_]*rr"' rows=70,cols=49152 memcheck rows=9,cols=40000 \
             rows=133,cols=1048576 rows=50,cols=131072,mean=4,stats=1 rows=2500,cols=49152
         # the streaming warps' statistics of the rows ahead whose bytes are in,
-        # taken while a row's merged statistics are not (the default for
-        # 16-bit wide slices; KBENCH_LAYERNORM_GPIPE_AHEAD=1 gives them to fp32
-        # too): fp32's kernel with the edge code and 16-bit's wide ones with
+        # taken while a row's merged statistics are not
+        # (KBENCH_LAYERNORM_GPIPE_AHEAD=1; =-1 gives them to 16-bit wide slices
+        # only): fp32's kernel with the edge code and 16-bit's wide ones with
         # and without it, gp's and gp-exact's shapes (gp-rr and gp-rr-exact
         # keep the kernels without it, AHEAD=0)
         path layernorm gp-ahead KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_AHEAD=1 \
@@ -466,9 +466,9 @@ for step in "$@"; do
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_REGS=0 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
-        # the statistics of the rows ahead out of the 16-bit wide slices
-        # ("old" = =0; the default) and in fp32 rows too ("old" = =1)
-        ab KBENCH_LAYERNORM_GPIPE_AHEAD=0 layernorm fused rows=256,cols=1048576 \
+        # the statistics of the rows ahead in the 16-bit wide slices
+        # ("old" = =-1; none by default) and in fp32 rows too ("old" = =1)
+        ab KBENCH_LAYERNORM_GPIPE_AHEAD=-1 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_AHEAD=1 layernorm fused rows=128,cols=1048576 \
             rows=512,cols=262144 rows=2048,cols=65536

@@ -3274,9 +3274,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * ahead, so the slack was not what the wait for merged statistics lacked
  * (softmax's deep form agrees: its fused.cu). Its checks (27 cases) and
  * memcheck, racecheck and synccheck were clean.
- * The statistics of the rows ahead (AHEAD, KBENCH_LAYERNORM_GPIPE_AHEAD;
- * the default for the 16-bit wide slices since the A/B below, =0 keeps
- * them out, =1 gives them to fp32 rows too; grid_pipe.cuh's kb_gpipe_run). A streaming warp that
+ * The statistics of the rows ahead (AHEAD, KBENCH_LAYERNORM_GPIPE_AHEAD:
+ * =-1 the 16-bit wide slices, =1 fp32 rows too, =0 neither, the default
+ * until an H200 refreshes the report with it; grid_pipe.cuh's kb_gpipe_run). A streaming warp that
  * would wait for row j's merged statistics takes, while they are not in,
  * the statistics of the rows after it whose bytes are (up to the last row
  * copied), so that the block publishes them as soon as its bytes allow and
@@ -3302,8 +3302,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * threads have work to spare. row_lengths.sh's gp-ahead group (45 cases,
  * fp32, fp16 and bf16, every one on an AHEAD kernel but 5 x 40960, whose
  * five rows take a cluster) and memcheck, racecheck and
- * synccheck at 70 x 40008 clean. So the 16-bit wide slices take it by
- * default; fp32 rows do not. */
+ * synccheck at 70 x 40008 clean. So the 16-bit wide slices are to take
+ * it by default (=-1), fp32 rows not, once an H200 times it and refreshes
+ * the report with it: none was lent that day. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3605,8 +3606,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * 16-bit wide slices with registers moved (KBENCH_LAYERNORM_GPIPE_REGS=0 keeps
  * them) and, in rows of whole slices, without edge code
  * (KBENCH_LAYERNORM_GPIPE_EXACT: =1 fp32 rows too, =0 neither), taking the
- * statistics of the rows ahead (KBENCH_LAYERNORM_GPIPE_AHEAD: =1 fp32 rows
- * too, =0 neither). */
+ * statistics of the rows ahead with KBENCH_LAYERNORM_GPIPE_AHEAD (=-1 the
+ * 16-bit wide slices, =1 fp32 rows too, =0, the default, neither). */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
@@ -3618,8 +3619,9 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
     /* -1: the 16-bit wide slices take the statistics ahead, fp32 rows not
-     * (the H100's A/B above the kernel) */
-    static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", -1, -1, 1);
+     * (the H100's A/B above the kernel); 0, neither, by default until an
+     * H200 refreshes the report with -1 */
+    static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", 0, -1, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
