@@ -237,9 +237,10 @@ for step in "$@"; do
         # the streaming warps' statistics of the rows ahead whose bytes are in,
         # taken while a row's merged statistics are not
         # (KBENCH_LAYERNORM_GPIPE_AHEAD=1; =-1 gives them to 16-bit wide slices
-        # only): fp32's kernel with the edge code and 16-bit's wide ones with
-        # and without it, gp's and gp-exact's shapes (gp-rr and gp-rr-exact
-        # keep the kernels without it, AHEAD=0)
+        # only): fp32's kernel with the edge code and 16-bit's wide one
+        # without it (rows of whole slices; the others keep their kernels),
+        # gp's and gp-exact's shapes (gp-rr and gp-rr-exact keep the kernels
+        # without it, AHEAD=0)
         path layernorm gp-ahead KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_AHEAD=1 \
             'gpipe_[a-z_]*ahead' rows=70,cols=40008 "$all" $gp_shapes $gpx_shapes
         # both with the slice reduced behind a barrier instead of handing the

@@ -3275,8 +3275,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * (softmax's deep form agrees: its fused.cu). Its checks (27 cases) and
  * memcheck, racecheck and synccheck were clean.
  * The statistics of the rows ahead (AHEAD, KBENCH_LAYERNORM_GPIPE_AHEAD:
- * =-1 the 16-bit wide slices, =1 fp32 rows too, =0 neither, the default
- * until an H200 refreshes the report with it; grid_pipe.cuh's kb_gpipe_run). A streaming warp that
+ * =-1 the 16-bit wide slices of rows of whole slices, =1 fp32 rows too, =0
+ * neither, the default until an H200 refreshes the report with it;
+ * grid_pipe.cuh's kb_gpipe_run). A streaming warp that
  * would wait for row j's merged statistics takes, while they are not in,
  * the statistics of the rows after it whose bytes are (up to the last row
  * copied), so that the block publishes them as soon as its bytes allow and
@@ -3302,9 +3303,16 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * threads have work to spare. row_lengths.sh's gp-ahead group (45 cases,
  * fp32, fp16 and bf16, every one on an AHEAD kernel but 5 x 40960, whose
  * five rows take a cluster) and memcheck, racecheck and
- * synccheck at 70 x 40008 clean. So the 16-bit wide slices are to take
- * it by default (=-1), fp32 rows not, once an H200 times it and refreshes
- * the report with it: none was lent that day. */
+ * synccheck at 70 x 40008 clean. At more shapes (the same H100, 06:24-06:28
+ * UTC, two rounds each, bf16, AHEAD / none): 512 x 524288 1.066x, 64 x
+ * 1048576 1.055x, 2048 x 131072 1.007x, 300 x 131072 1.000x, but 300 x
+ * 131080 0.908x and 2048 x 131080 0.918x: rows that are not whole slices
+ * take the form with edge code, and that form with AHEAD keeps 16 bytes on
+ * the stack (ptxas, 96 registers; the exact form none), spills that the
+ * streaming threads' row loop waits on, as the one-trip exchange's did
+ * (above). So AHEAD takes 16-bit rows of whole slices only; they are to
+ * take it by default (=-1), fp32 rows not, once an H200 times it and
+ * refreshes the report with it: none was lent that day. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3538,8 +3546,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = AHEAD           ? (RR ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
-                                                      : "layernorm_fused_gpipe_wide_rr_sq_ahead")
+    const char *name = AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
                                              : "layernorm_fused_gpipe_preg_ahead")
                        : RR            ? (SQ ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq"
                                                       : "layernorm_fused_gpipe_wide_rr_sq")
@@ -3561,7 +3568,9 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * parameters in registers and warp partials), rows of whole slices take
  * the form without edge code; with `regs` (the same and wide 16-bit
  * slices), the form with the exchange warps' registers moved (RR), with or
- * without edge code, and with `sq` the squares by the tensor cores. */
+ * without edge code, and with `sq` the squares by the tensor cores; with
+ * `ahead`, the statistics of the rows ahead (the 16-bit form of whole
+ * slices only, and fp32's with edge code). */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false, bool sq = false,
@@ -3574,11 +3583,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
         return cudaErrorNotSupported;
     const bool whole = exact && (int64_t)S * GP_THREADS * E == cols;
     if constexpr (PREG && WP && E > GP_ELEMS)
-        if (regs && sq && ahead)
-            return whole ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s,
-                                                                                      filled, S)
-                         : launch_gpipe_k<T, TANH, PREG, E, WP, false, true, true, true>(a, s,
-                                                                                       filled, S);
+        if (regs && sq && ahead && whole) /* with the edge code it spills (above the kernel) */
+            return launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s, filled, S);
     if constexpr (PREG && WP && E == GP_ELEMS && sizeof(T) == 4)
         if (ahead && !whole)
             return launch_gpipe_k<T, TANH, PREG, E, WP, false, false, false, true>(a, s, filled,
@@ -3607,7 +3613,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * them) and, in rows of whole slices, without edge code
  * (KBENCH_LAYERNORM_GPIPE_EXACT: =1 fp32 rows too, =0 neither), taking the
  * statistics of the rows ahead with KBENCH_LAYERNORM_GPIPE_AHEAD (=-1 the
- * 16-bit wide slices, =1 fp32 rows too, =0, the default, neither). */
+ * 16-bit wide slices of rows of whole slices, =1 fp32 rows too, =0, the
+ * default, neither). */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
