@@ -242,7 +242,7 @@ for step in "$@"; do
         # gp's and gp-exact's shapes (gp-rr and gp-rr-exact keep the kernels
         # without it, AHEAD=0)
         path layernorm gp-ahead KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_AHEAD=1 \
-            'gpipe_[a-z_]*ahead' rows=70,cols=40008 "$all" $gp_shapes $gpx_shapes
+            'gpipe_[a-z_]*ahead' rows=70,cols=49152 "$all" $gp_shapes $gpx_shapes
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
