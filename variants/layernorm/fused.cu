@@ -3282,8 +3282,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * the statistics of the rows after it whose bytes are (up to the last row
  * copied), so that the block publishes them as soon as its bytes allow and
  * the wait is spent on the work of the rows ahead; the exchange's rings
- * grow from L + 2 to L + P + 1 slots (8: 2.9 KB of the 3 KB of static
- * shared memory the ring leaves). Before, a warp took row i's statistics
+ * grow from L + 2 to L + P + 1 slots (6 to 8 here, within the 3 KB of
+ * static shared memory the ring leaves). Before, a warp took row i's statistics
  * only after out(i - L - 1): a block held at `done` published its next
  * rows late, and the other blocks then waited for it in turn. Prediction
  * (before any run): on an H100, where these rows are bound by the
@@ -3628,9 +3628,9 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
      * H200's A/B) */
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
-    /* -1: the 16-bit wide slices take the statistics ahead, fp32 rows not
-     * (the H100's A/B above the kernel); 0, neither, by default until an
-     * H200 refreshes the report with -1 */
+    /* -1: the 16-bit wide slices of rows of whole slices take the
+     * statistics ahead, fp32 rows not (the H100's A/Bs above the kernel);
+     * 0, neither, by default until an H200 refreshes the report with -1 */
     static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", 0, -1, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
