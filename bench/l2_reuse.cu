@@ -145,23 +145,22 @@ __global__ void __launch_bounds__(THREADS, 2)
 
 typedef void (*reuse_fn)(const uint4 *, uint4 *, int, int, unsigned *);
 
-/* The kernel for store policy st, first-read policy ld (plain or
+/* The kernel for store policy ST, first-read policy ld (plain or
  * evict_last) and, with `demote`, the second read's evict_first. */
+template <int ST, int VPT> static reuse_fn pick_st(int ld, bool demote)
+{
+    static const reuse_fn t[2][2] = {
+        {reuse<ST, LD_PLAIN, VPT, LD_PLAIN>, reuse<ST, LD_PLAIN, VPT, LD_EVICT_FIRST>},
+        {reuse<ST, LD_EVICT_LAST, VPT, LD_PLAIN>, reuse<ST, LD_EVICT_LAST, VPT, LD_EVICT_FIRST>}};
+    return t[ld == LD_EVICT_LAST][demote];
+}
+
+/* pick_st for store policy st. */
 template <int VPT> static reuse_fn pick(int st, int ld, bool demote)
 {
-    static const reuse_fn t[ST_N][2] = {
-        {reuse<ST_PLAIN, LD_PLAIN, VPT, LD_PLAIN>, reuse<ST_PLAIN, LD_EVICT_LAST, VPT, LD_PLAIN>},
-        {reuse<ST_CS, LD_PLAIN, VPT, LD_PLAIN>, reuse<ST_CS, LD_EVICT_LAST, VPT, LD_PLAIN>},
-        {reuse<ST_EVICT_FIRST, LD_PLAIN, VPT, LD_PLAIN>,
-         reuse<ST_EVICT_FIRST, LD_EVICT_LAST, VPT, LD_PLAIN>}};
-    static const reuse_fn d[ST_N][2] = {
-        {reuse<ST_PLAIN, LD_PLAIN, VPT, LD_EVICT_FIRST>,
-         reuse<ST_PLAIN, LD_EVICT_LAST, VPT, LD_EVICT_FIRST>},
-        {reuse<ST_CS, LD_PLAIN, VPT, LD_EVICT_FIRST>,
-         reuse<ST_CS, LD_EVICT_LAST, VPT, LD_EVICT_FIRST>},
-        {reuse<ST_EVICT_FIRST, LD_PLAIN, VPT, LD_EVICT_FIRST>,
-         reuse<ST_EVICT_FIRST, LD_EVICT_LAST, VPT, LD_EVICT_FIRST>}};
-    return demote ? d[st][ld == LD_EVICT_LAST] : t[st][ld == LD_EVICT_LAST];
+    return st == ST_PLAIN ? pick_st<ST_PLAIN, VPT>(ld, demote)
+           : st == ST_CS  ? pick_st<ST_CS, VPT>(ld, demote)
+                          : pick_st<ST_EVICT_FIRST, VPT>(ld, demote);
 }
 
 int main(int argc, char **argv)
