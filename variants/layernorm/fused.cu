@@ -58,7 +58,7 @@
  *   (to 65536: any rows),    memory, in clusters of 2-16 past 65536, beta + b
  *   where the grid below     as floats from the scratch (below);
  *   does not take them
- *   fp32 65537-1048576,      the pipelined grid: a block of 512 threads an
+ *   fp32 65536-1048576,      the pipelined grid: a block of 512 threads an
  *   16-bit 131073-1048576,   SM, 8192 columns each (16384 16-bit), gamma and
  *   aligned, rows not few,   beta + b in registers, a ring of 7 row slices,
  *   groups filling 7/8 of    the rows' statistics exchanged 4 rows late
@@ -101,7 +101,7 @@
  * that take persistent clusters with the parameters staged back to the
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
  * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=0 sends the fp32 rows
- * of 65537-1048576 columns that take the pipelined grid back to the
+ * of 65536-1048576 columns that take the pipelined grid back to the
  * persistent clusters' paths and the 16-bit rows of 131073-1048576 to
  * layernorm_fused_srow2, =2 sends every aligned row of 32769-1048576 columns
  * to the pipelined grid (measured: above that kernel);
@@ -3906,12 +3906,12 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * the parameters staged, unless KBENCH_LAYERNORM_CLUSTER_PF=0; 16-bit
      * rows too with =2 (measured: above the kernel); not where rows are too
      * few for the clusters the GPU holds. */
-    /* Aligned rows of 65537 (fp32) or 131073 (16-bit) to 1048576 columns
+    /* Aligned rows of 65536 (fp32) or 131073 (16-bit) to 1048576 columns
      * over the pipelined grid where its groups of blocks fill 7/8 of the
      * GPU, unless KBENCH_LAYERNORM_GRID_PIPE=0; =2 takes every aligned row
      * of 32769-1048576 columns there (measured above the kernel). */
     static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 1, 0, 2);
-    if ((use_gpipe == 2 || (use_gpipe == 1 && cols > (sizeof(T) == 4 ? 65536 : 131072))) &&
+    if ((use_gpipe == 2 || (use_gpipe == 1 && cols >= (sizeof(T) == 4 ? 65536 : 131073))) &&
         aligned &&
         cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
         const cudaError_t e = launch_gpipe<T, TANH>(a, s, use_gpipe == 1);
