@@ -467,9 +467,9 @@ for step in "$@"; do
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_REGS=0 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
-        # the statistics of the rows ahead in the 16-bit wide slices
-        # ("old" = =-1; none by default) and in fp32 rows too ("old" = =1)
-        ab KBENCH_LAYERNORM_GPIPE_AHEAD=-1 layernorm fused rows=256,cols=1048576 \
+        # the statistics of the rows ahead out of the 16-bit wide slices
+        # ("old" = =0; the default) and in fp32 rows too ("old" = =1)
+        ab KBENCH_LAYERNORM_GPIPE_AHEAD=0 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_AHEAD=1 layernorm fused rows=128,cols=1048576 \
             rows=512,cols=262144 rows=2048,cols=65536

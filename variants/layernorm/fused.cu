@@ -3275,8 +3275,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * (softmax's deep form agrees: its fused.cu). Its checks (27 cases) and
  * memcheck, racecheck and synccheck were clean.
  * The statistics of the rows ahead (AHEAD, KBENCH_LAYERNORM_GPIPE_AHEAD:
- * =-1 the 16-bit wide slices of rows of whole slices, =1 fp32 rows too, =0
- * neither, the default until an H200 refreshes the report with it;
+ * =-1, the default, the 16-bit wide slices of rows of whole slices, =1 fp32
+ * rows too, =0 neither;
  * grid_pipe.cuh's kb_gpipe_run). A streaming warp that
  * would wait for row j's merged statistics takes, while they are not in,
  * the statistics of the rows after it whose bytes are (up to the last row
@@ -3313,9 +3313,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * (above). So AHEAD takes 16-bit rows of whole slices only (checked on
  * the same H100, 06:37 UTC, kbench 73bca36: gp-ahead's 45 cases ok, those
  * of 16-bit rows that are not whole slices on their kernels without it,
- * and memcheck, racecheck and synccheck at 70 x 49152 clean); they are to
- * take it by default (=-1), fp32 rows not, once an H200 times it and
- * refreshes the report with it: none was lent that day. */
+ * and memcheck, racecheck and synccheck at 70 x 49152 clean); they take it
+ * by default (=-1), fp32 rows not. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3616,8 +3615,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * them) and, in rows of whole slices, without edge code
  * (KBENCH_LAYERNORM_GPIPE_EXACT: =1 fp32 rows too, =0 neither), taking the
  * statistics of the rows ahead with KBENCH_LAYERNORM_GPIPE_AHEAD (=-1 the
- * 16-bit wide slices of rows of whole slices, =1 fp32 rows too, =0, the
- * default, neither). */
+ * 16-bit wide slices of rows of whole slices, the default, =1 fp32 rows
+ * too, =0 neither). */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
@@ -3629,9 +3628,8 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     static const int exact = kb_env_int("KBENCH_LAYERNORM_GPIPE_EXACT", -1, -1, 1);
     static const int regs = kb_env_int("KBENCH_LAYERNORM_GPIPE_REGS", 1, 0, 1);
     /* -1: the 16-bit wide slices of rows of whole slices take the
-     * statistics ahead, fp32 rows not (the H100's A/Bs above the kernel);
-     * 0, neither, by default until an H200 refreshes the report with -1 */
-    static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", 0, -1, 1);
+     * statistics ahead, fp32 rows not (the H100's A/Bs above the kernel) */
+    static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", -1, -1, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
