@@ -3103,7 +3103,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 65536 92.9, 93.6, 92.5 / 89.5, 90.0, 90.6 (1.033x); 4096 x 65536 93.4,
  * 93.1, 93.0 / 89.1, 89.0, 90.7 (1.040x); 2048 x 65536, 37 x 65540, 1000 x
  * 98304 and 31 x 65536 with GELU's tanh form and the statistics checked on
- * the grid's kernel. Not moved until an H200 can refresh the report with it.
+ * the grid's kernel. Moved in ba501b4: 87.7% in the report of 2026-12-06
+ * 09:21-09:28 UTC (H200).
  * The squares by the tensor cores on the same H100 (four interleaved rounds,
  * default / SQ=0): bf16 1024 x 262144 86.0, 86.1, 85.8, 86.0 / 85.7, 85.2,
  * 85.2, 85.4 (1.007x); 256 x 1048576 82.6, 82.2, 82.7, 82.9 / 82.6, 83.1,
@@ -3314,7 +3315,28 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * the same H100, 06:37 UTC, kbench 73bca36: gp-ahead's 45 cases ok, those
  * of 16-bit rows that are not whole slices on their kernels without it,
  * and memcheck, racecheck and synccheck at 70 x 49152 clean); they take it
- * by default (=-1), fp32 rows not. */
+ * by default (=-1, since ba501b4), fp32 rows not.
+ * On the H200 (2026-12-06): the report of 09:21-09:28 UTC (kbench ba501b4,
+ * AHEAD on) has bf16 1024 x 262144 at 82.8% and 256 x 1048576 at 80.7%,
+ * against 77.6% and 76.4% in the report of the day before (AHEAD off); the
+ * same session's A/B after it (09:29-09:31 UTC, two interleaved rounds, 1 s
+ * warm-up a case, at the power cap's clock, =0 / the default): 1024 x 262144
+ * 74.8, 72.3 / 71.3, 72.3 (0.976x), 256 x 1048576 74.0, 74.5 / 76.2, 74.4
+ * (1.014x); fp32 (=1 / the default) 128 x 1048576 80.8, 79.5 / 78.6, 78.8
+ * (0.982x). Level within rounds that spread 2-3 points: its effect on the
+ * H200 is not settled. bench/gpipe_trace on the same H200 (AHEAD on, one
+ * launch, means over rows): bf16 1024 x 262144 a row's blocks publish
+ * within 1.23 us, the merged statistics handed over 1.81 us after the last
+ * publish, the blocks waiting 8.8% of their time for bytes and 6.4% for
+ * merged statistics; fp32 2048 x 65536 1.33 us, 1.82 us, 10.0% and 5.9%;
+ * fp32 128 x 1048576 7.57 us (p90 9.47), 1.95 us, 11.1% and 10.2%, a
+ * block's lateness on a row and on its next r = 0.92 (0.52 and 0.19 at the
+ * other two). So the H200's fp32 rows of 1048576 (78%) are held by their
+ * 128 blocks drifting apart, a late block staying late, not by the
+ * exchange's hand-over, which is ~1.8-2.0 us at every shape; the exchange
+ * warp's loads of the S partials (4 a lane at S = 128, issued two by two)
+ * are not it either: "merge, hand over" 1.21 us there against 1.15-1.16
+ * at S = 8 and 16. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
