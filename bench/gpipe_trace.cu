@@ -1,4 +1,4 @@
-/* gpipe_trace.cu - a timeline of layernorm's pipelined grid (rows of 65537-
+/* gpipe_trace.cu - a timeline of layernorm's pipelined grid (rows of 65536-
  * 1048576 columns split over one block an SM, each row's statistics met
  * through the L2 L rows late; src/kernels/grid_pipe.cuh): when each block
  * has a row's bytes, publishes its partial, sees the row's last partial and

@@ -184,7 +184,7 @@ for step in "$@"; do
         SAN_DTYPE=bf16 path layernorm srow2-c KBENCH_LAYERNORM_SROW2=1 \
             layernorm_fused_srow2_c2 rows=9,cols=65544 "$all" rows=20,cols=131064 \
             rows=150,cols=131072,stats=1
-        # layernorm's pipelined grid (fp32 rows past 65536 columns by
+        # layernorm's pipelined grid (fp32 rows from 65536 columns by
         # default; =2 every aligned row past 32768, 16-bit too): a block's
         # rows fewer than, equal to and past the lag, rows that end inside a
         # block, the longest row it takes, more rows than the exchange's
@@ -425,7 +425,7 @@ for step in "$@"; do
         # plain sums by default)
         ab KBENCH_LAYERNORM_PLAIN=0 layernorm fused rows=2048,cols=65536 \
             rows=1024,cols=131072 rows=512,cols=262144 rows=3000,cols=40000
-        # layernorm's long rows: fp32 rows past 65536 columns without the
+        # layernorm's long rows: fp32 rows from 65536 columns without the
         # pipelined grid ("old"; the default takes them there), the grid
         # with its parameters staged in shared memory beside a shallower
         # ring ("old"; registers and 7 slices by default), and every aligned
@@ -468,7 +468,7 @@ for step in "$@"; do
         ab KBENCH_LAYERNORM_GPIPE_REGS=0 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
         # the statistics of the rows ahead out of the 16-bit wide slices
-        # ("old" = =0; the default) and in fp32 rows too ("old" = =1)
+        # ("old" = =0, "new" the default) and in fp32 rows too ("old" = =1)
         ab KBENCH_LAYERNORM_GPIPE_AHEAD=0 layernorm fused rows=256,cols=1048576 \
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_AHEAD=1 layernorm fused rows=128,cols=1048576 \
