@@ -3323,8 +3323,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * warm-up a case, at the power cap's clock, =0 / the default): 1024 x 262144
  * 74.8, 72.3 / 71.3, 72.3 (0.976x), 256 x 1048576 74.0, 74.5 / 76.2, 74.4
  * (1.014x); fp32 (=1 / the default) 128 x 1048576 80.8, 79.5 / 78.6, 78.8
- * (0.982x). Level within rounds that spread 2-3 points: its effect on the
- * H200 is not settled. bench/gpipe_trace on the same H200 (AHEAD on, one
+ * (0.982x), 512 x 262144 75.8, 74.6 / 76.4, 85.1 (1.074x). Level within
+ * rounds that spread 2-3 points (9 in one): its effect on the H200 is not
+ * settled. bench/gpipe_trace on the same H200 (AHEAD on, one
  * launch, means over rows): bf16 1024 x 262144 a row's blocks publish
  * within 1.23 us, the merged statistics handed over 1.81 us after the last
  * publish, the blocks waiting 8.8% of their time for bytes and 6.4% for
