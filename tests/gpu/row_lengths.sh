@@ -236,8 +236,8 @@ for step in "$@"; do
             rows=133,cols=1048576 rows=50,cols=131072,mean=4,stats=1 rows=2500,cols=49152
         # the streaming warps' statistics of the rows ahead whose bytes are in,
         # taken while a row's merged statistics are not
-        # (KBENCH_LAYERNORM_GPIPE_AHEAD=1; =-1 gives them to 16-bit wide slices
-        # only): fp32's kernel with the edge code and 16-bit's wide one
+        # (KBENCH_LAYERNORM_GPIPE_AHEAD=1; =-1, the default, gives them to
+        # 16-bit wide slices only): fp32's kernel with the edge code and 16-bit's wide one
         # without it (rows of whole slices; the others keep their kernels),
         # gp's and gp-exact's shapes (gp-rr and gp-rr-exact keep the kernels
         # without it, AHEAD=0)

@@ -3570,6 +3570,9 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
     if (blocks == 0 || p.rows > INT32_MAX)
         return cudaErrorNotSupported;
     const kb_dim3 grid = {(unsigned)blocks, 1, 1}, block = {KB_GPIPE_BLOCK(GP_THREADS), 1, 1};
+    /* the 16-bit AHEAD kernel is built for rows of whole slices only (its
+     * name below says so; launch_gpipe_ring) */
+    static_assert(!(AHEAD && RR) || EXACT, "AHEAD with RR: rows of whole slices");
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
     const char *name = AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
                                              : "layernorm_fused_gpipe_preg_ahead")
