@@ -23,8 +23,8 @@
  *   2. for row j = i - L: wait on an mbarrier for the row's merged
  *      statistics, and out(j, merged) writes the row; each warp then says
  *      it is done with the slot (an mbarrier);
- *   3. the last warp done with row j's slot (a count in shared memory)
- *      copies row i + P = j + D into it; no warp waits for the others.
+ *   3. thread 0 copies row i + P into the slot row j left, once every warp
+ *      is done with it.
  * Exchange warp w takes rows w, w + XWARPS, ...: it publishes the row's
  * partial to global memory (a release add it does not wait for), waits for
  * the row's S partials (acquire), merges them by merge(row) in one fixed
@@ -274,13 +274,10 @@ static __device__ __forceinline__ void kb_gpipe_regs(void)
  * its first row, after the first copies are issued (with RR, after the
  * registers moved: what it loads is held in them, not spilled at entry).
  * Ends with the kernel's kb_grid_leave(rows).
- * The ring: slot i % D holds row i; lane 0 of the last streaming warp to
- * be done with row i - L (outs[s] counts the warps' outs of the slot's rows)
- * copies row i + P into it, after waiting on empty[s] (one arrival a warp
- * after its out(i - L), which the count's last warp finds complete: the
- * barrier orders the warps' reads of the slot before the copy engine's
- * writes), and the streaming threads wait for the copy's bytes on full[s].
- * Thread 0 copies the first D rows into the empty slots.
+ * The ring: slot i % D holds row i; thread 0 copies row i + P into it once
+ * every streaming warp has said (empty[s], one arrival a warp after its
+ * out(i - L)) that it is done with row i - L, and the streaming threads wait
+ * for the copy's bytes on full[s].
  * The exchange: the partial and the merged statistics of row i live in slot
  * i % R of two small rings, each with an mbarrier (one arrival a phase).
  * Thread 0 (every warp's lane 0, with warp partials) writes partial i after
@@ -309,14 +306,20 @@ static __device__ __forceinline__ void kb_gpipe_regs(void)
  *     3  exchange: published                          8  streaming: the row's stores issued
  *     4  exchange: every block of the row published
  * KB_GPIPE_STAMP is for kb_gpipe_run's body: it takes the block's rank from
- * the pipe there, p. */
+ * the pipe there, p, and the buffer's address from kb_trace, read once at
+ * the start, so that a stamp is a timer read and a store. (Until 2026-12-06
+ * each stamp loaded the address from global memory first, a load that the
+ * compiler could not hoist past the mbarriers' asm and that waited behind
+ * the row's stores: every phase ending in a stamp read long by up to a
+ * load's latency, the most in the stamps after out's stores.) */
 #ifdef KB_GPIPE_TRACE
 static __device__ unsigned long long *kb_gpipe_trace;
-static __device__ __forceinline__ void kb_gpipe_stamp(int64_t row, int rank, int k)
+static __device__ __forceinline__ void kb_gpipe_stamp(unsigned long long *trace, int64_t row,
+                                                      int rank, int k)
 {
-    if (kb_gpipe_trace == nullptr)
+    if (trace == nullptr)
         return;
-    unsigned long long *t = kb_gpipe_trace + ((size_t)row * KB_GRID_MAXB + rank) * 16;
+    unsigned long long *t = trace + ((size_t)row * KB_GRID_MAXB + rank) * 16;
     t[k] = kb_globaltimer();
     if (k == 0)
         t[15] = kb_smid();
@@ -324,7 +327,7 @@ static __device__ __forceinline__ void kb_gpipe_stamp(int64_t row, int rank, int
 #define KB_GPIPE_STAMP(cond, row, k)                                                      \
     do {                                                                                   \
         if (cond)                                                                          \
-            kb_gpipe_stamp((row), p.rank, (k));                                            \
+            kb_gpipe_stamp(kb_trace, (row), p.rank, (k));                                  \
     } while (0)
 #else
 #define KB_GPIPE_STAMP(cond, row, k)                                                      \
@@ -357,8 +360,7 @@ __host__ __device__ constexpr int kb_gpipe_rslots(void)
     return AHEAD ? (L + P + 1 > KB_GPIPE_XWARPS ? L + P + 1 : KB_GPIPE_XWARPS) : KB_GPIPE_R(L);
 }
 
-template <int L, int P, int THREADS, bool RR = false, bool AHEAD = false, bool LC = true,
-          typename PIPE,
+template <int L, int P, int THREADS, bool RR = false, bool AHEAD = false, typename PIPE,
           typename STATS, typename MERGE, typename OUT,
           typename COMBINE = kb_gpipe_block_partial, typename INIT = kb_gpipe_no_init>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
@@ -370,21 +372,21 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
      * warp's lane 0 writes it and arrives, and the exchange warp combines the
      * NW of them, combine(lane, partials) (every lane; lane 0's kept). */
     constexpr bool WP = !std::is_same<COMBINE, kb_gpipe_block_partial>::value;
+#ifdef KB_GPIPE_TRACE
+    unsigned long long *const kb_trace = kb_gpipe_trace; /* KB_GPIPE_STAMP's */
+#endif
     static_assert(R >= L + 1 && R >= KB_GPIPE_XWARPS, "the exchange's rings (see above)");
     static_assert(!AHEAD || (WP && R >= L + P), "AHEAD: warp partials, and rings of L + P");
     __shared__ float4 part[WP ? R * NW : R], merged[R];
     /* ready[R] (a partial), done[R] (merged), full[D] (a row's bytes), empty[D] */
     __shared__ __align__(8) uint64_t bars[2 * R + 2 * D];
-    __shared__ unsigned outs[D]; /* the warps' outs of slot d's rows, counted */
     const uint32_t ready = kb_smem_u32(bars), done = ready + 8 * R, full = done + 8 * R,
                    empty = full + 8 * D;
     if (threadIdx.x == 0) {
         for (int r = 0; r < 2 * R + D; r++)
             kb_mbar_init(ready + 8 * r, WP && r < R ? NW : 1);
-        for (int r = 0; r < D; r++) {
+        for (int r = 0; r < D; r++)
             kb_mbar_init(empty + 8 * r, NW);
-            outs[r] = 0;
-        }
         kb_mbar_fence_init();
     }
     __syncthreads();
@@ -461,17 +463,11 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
                 out(j, merged[j % R]);
                 __syncwarp(); /* the warp's reads of row j's slot are done */
                 KB_GPIPE_STAMP(p.tid == 0, p.row_of(j), 8);
-                if ((p.tid & 31) == 0) {
+                if ((p.tid & 31) == 0)
                     kb_mbar_arrive(empty + 8 * (j % D));
-                    /* LC: the slot's last reader copies row j + D into it */
-                    if (LC && atomicAdd(&outs[j % D], 1u) % NW == NW - 1 && j + D < p.nr) {
-                        kb_mbar_wait(empty + 8 * (j % D), (unsigned)(j / D) & 1u);
-                        p.prefetch(xv, j + D, full + 8 * (j % D));
-                    }
-                }
             }
-            const int n = i + P; /* LC: a slot not yet used; or thread 0 waits for its readers */
-            if (p.tid == 0 && n < p.nr && (!LC || n < D)) {
+            const int n = i + P; /* into the slot of row i - L (n - D) */
+            if (p.tid == 0 && n < p.nr) {
                 if (n >= D)
                     kb_mbar_wait(empty + 8 * (n % D), (unsigned)(n / D - 1) & 1u);
                 p.prefetch(xv, n, full + 8 * (n % D));

@@ -3343,27 +3343,25 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * blocks publish ~3 us before a row's median and half ~3 us after it, the
  * same in the first and the second half of the rows (r = 0.995 between the
  * halves), and the late half started 2.7 us after the early one (the
- * launch). Every block then runs its rows at one pace, ~3.0 us a row at
- * all three shapes (2.5 at 65536), and thread 0's part of it, from its
- * stores to its next row, is 0.85-0.91 us: the wait for the slot's other
- * readers (empty) and the copy of the row P ahead into it, on the path of
- * the warp whose partial every row needs. LC (KBENCH_LAYERNORM_GPIPE_LC,
- * =1 the default, =0 thread 0 as before; the two default forms): the
- * slot's last reader copies instead (grid_pipe.cuh), and no streaming
- * warp waits for another. Prediction (before any run, % of the copy
- * bandwidth): level on an H100, where these rows are bound by the
- * bandwidth (83-90%); on the H200, where a block's ~3.0 us a row is the
- * same as on the H100 and so not the bandwidth's, fp32 128 x 1048576 78 ->
- * 83-88% and the 16-bit rows of 262144 and 1048576 columns +4-8% if
- * thread 0's wait is on the pace's path; level if the copies' issue is
- * what takes the time (the last warp then pays it). Measured on an H100
- * (80GB HBM3; 2026-12-06 10:44 UTC, two interleaved rounds, no check, %
- * of its copy bandwidth, thread 0 / LC, two builds): fp32 128 x 1048576
- * 83.2, 83.3 / 82.8, 82.9 (0.995x); 512 x 262144 0.997x; bf16 1024 x
- * 262144 1.002x, 256 x 1048576 1.010x: level, as predicted there. Its
- * checks on the same H100 (row_lengths.sh's gp, gp-ahead and
- * gp-rr-exact groups: 108 cases ok; memcheck, racecheck and synccheck
- * clean). */
+ * launch). Every block runs its rows at one pace, ~3.0 us a row (2.5 at
+ * fp32 65536), and thread 0's part of it from its stores to its next row
+ * read 0.85-0.91 us at all three shapes, taken then for its wait for the
+ * slot's other readers and its copy of the row P ahead. Tried and not kept
+ * (code in commit 6cdc864, KBENCH_LAYERNORM_GPIPE_LC there): the slot's
+ * last reader copying instead, so that no streaming warp waits for
+ * another. Predicted: level on an H100, where these rows are bound by the
+ * bandwidth; on the H200 fp32 128 x 1048576 78 -> 83-88% if that wait was
+ * on the pace's path. Measured on an H100 (80GB HBM3; no H200 was lent;
+ * 2026-12-06 10:59 UTC, bench/gpipe_trace's launches without stamps, one
+ * binary, median of 20, thread 0 / last reader): fp32 128 x 1048576 428.9
+ * / 441.8 us (0.971x), bf16 1024 x 262144 438.0 / 448.1 us (0.977x); its
+ * checks (row_lengths.sh's gp, gp-ahead and gp-rr-exact groups, 108 cases,
+ * and the three sanitizers) clean. Its timeline kept thread 0's 1.0 us
+ * from its stores to its next row with no wait and no copy in it: the
+ * segment was the trace's own, each stamp loading the buffer's address
+ * from global memory behind the row's stores (grid_pipe.cuh, fixed since).
+ * So the premise did not hold, and the phases above read long by up to a
+ * load's latency each. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3389,7 +3387,7 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false, bool RR = false, bool SQ = false, bool AHEAD = false, bool LC = true>
+          bool EXACT = false, bool RR = false, bool SQ = false, bool AHEAD = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -3564,7 +3562,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         return make_float4(c.n, c.mean, c.m2, 0.0f);
     };
     if constexpr (WP)
-        kb_gpipe_run<C::L, C::P, THREADS, RR, AHEAD, LC>(p, reinterpret_cast<const uint4 *>(x), rows,
+        kb_gpipe_run<C::L, C::P, THREADS, RR, AHEAD>(p, reinterpret_cast<const uint4 *>(x), rows,
                                                      stats, merge, out, combine,
                                                      [&]() {
                                                          if constexpr (RR) {
@@ -3584,13 +3582,13 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
 template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false,
-          bool SQ = false, bool AHEAD = false, bool LC = true>
+          bool SQ = false, bool AHEAD = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, SQ, AHEAD, LC>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, SQ, AHEAD>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
@@ -3600,13 +3598,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
      * name below says so; launch_gpipe_ring) */
     static_assert(!(AHEAD && RR) || EXACT, "AHEAD with RR: rows of whole slices");
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    /* the forms whose thread 0 copies each row (KBENCH_LAYERNORM_GPIPE_LC=0):
-     * the two defaults' */
-    static_assert(LC || (AHEAD && RR) || (PREG && WP && !EXACT && !RR && !AHEAD),
-                  "thread 0's copies: the default forms only");
-    const char *name = !LC             ? (AHEAD ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_t0"
-                                                : "layernorm_fused_gpipe_preg_t0")
-                       : AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
+    const char *name = AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
                                              : "layernorm_fused_gpipe_preg_ahead")
                        : RR            ? (SQ ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq"
                                                       : "layernorm_fused_gpipe_wide_rr_sq")
@@ -3634,7 +3626,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false, bool sq = false,
-                                     bool ahead = false, bool lc = true)
+                                     bool ahead = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -3644,10 +3636,7 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     const bool whole = exact && (int64_t)S * GP_THREADS * E == cols;
     if constexpr (PREG && WP && E > GP_ELEMS)
         if (regs && sq && ahead && whole) /* with the edge code it spills (above the kernel) */
-            return lc ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s, filled,
-                                                                                     S)
-                      : launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true, false>(
-                            a, s, filled, S);
+            return launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s, filled, S);
     if constexpr (PREG && WP && E == GP_ELEMS && sizeof(T) == 4)
         if (ahead && !whole)
             return launch_gpipe_k<T, TANH, PREG, E, WP, false, false, false, true>(a, s, filled,
@@ -3665,10 +3654,6 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if constexpr (PREG && WP)
         if (whole)
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
-    if constexpr (PREG && WP && E == GP_ELEMS && sizeof(T) == 4)
-        if (!lc)
-            return launch_gpipe_k<T, TANH, PREG, E, WP, false, false, false, false, false>(
-                a, s, filled, S);
     return launch_gpipe_k<T, TANH, PREG, E, WP, false>(a, s, filled, S);
 }
 
@@ -3695,19 +3680,16 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     /* -1: the 16-bit wide slices of rows of whole slices take the
      * statistics ahead, fp32 rows not (the H100's A/Bs above the kernel) */
     static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", -1, -1, 1);
-    /* 1: each slot's last reader copies the next row into it; 0: thread 0
-     * waits for the slot's readers and copies (the two default forms) */
-    static const int lc = kb_env_int("KBENCH_LAYERNORM_GPIPE_LC", 1, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(
-                            a, s, filled, exact != 0, regs, ln_sq_on(), ahead != 0, lc != 0)
+                            a, s, filled, exact != 0, regs, ln_sq_on(), ahead != 0)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1, false,
-                                                                 false, ahead == 1, lc != 0)
+                                                                 false, ahead == 1)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 
