@@ -29,7 +29,10 @@
  * partial to global memory (a release add it does not wait for), waits for
  * the row's S partials (acquire), merges them by merge(row) in one fixed
  * order, hands the result back and says it is done with the row's global
- * slot (another release add). The global round trips are the exchange
+ * slot (another release add; with F1, an add that goes out with the warp's
+ * next publish, under its fence: a release's fence took 3.4-4.5 us a row
+ * on an H100 under this traffic, and the warp's next row waited for it;
+ * layernorm's fused.cu). The global round trips are the exchange
  * warps', several rows' at once: the streaming threads wait only when the
  * exchange of a row takes longer than L rows of streaming.
  * History (H200, 2026-12-02, fp32 128 x 1048576, % of the copy bandwidth):
@@ -360,7 +363,8 @@ __host__ __device__ constexpr int kb_gpipe_rslots(void)
     return AHEAD ? (L + P + 1 > KB_GPIPE_XWARPS ? L + P + 1 : KB_GPIPE_XWARPS) : KB_GPIPE_R(L);
 }
 
-template <int L, int P, int THREADS, bool RR = false, bool AHEAD = false, typename PIPE,
+template <int L, int P, int THREADS, bool RR = false, bool AHEAD = false, bool F1 = false,
+          typename PIPE,
           typename STATS, typename MERGE, typename OUT,
           typename COMBINE = kb_gpipe_block_partial, typename INIT = kb_gpipe_no_init>
 static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *xv, int rows,
@@ -393,6 +397,7 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
     if (threadIdx.x >= THREADS) { /* the exchange warps: row j is warp j % XWARPS's */
         kb_gpipe_regs<RR, true, THREADS>();
         const int lane = (int)threadIdx.x & 31, xw = ((int)threadIdx.x - THREADS) / 32;
+        int64_t held = -1; /* F1: the row whose slot the warp has yet to release */
         for (int j = xw; j < p.nr; j += KB_GPIPE_XWARPS) {
             const int64_t row = p.row_of(j);
             kb_mbar_wait(ready + 8 * (j % R), (unsigned)(j / R) & 1u);
@@ -403,7 +408,10 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
             else
                 mine = part[j % R];
             if (lane == 0) {
-                kb_grid_publish<true>(row, p.rank, p.S, mine);
+                if constexpr (F1)
+                    kb_grid_publish_release(row, p.rank, p.S, mine, held);
+                else
+                    kb_grid_publish<true>(row, p.rank, p.S, mine);
                 KB_GPIPE_STAMP(true, row, 3);
                 kb_grid_wait(row, p.S);
                 KB_GPIPE_STAMP(true, row, 4);
@@ -415,9 +423,14 @@ static __device__ __forceinline__ void kb_gpipe_run(const PIPE &p, const uint4 *
                 merged[j % R] = r;
                 kb_mbar_arrive(done + 8 * (j % R));
                 KB_GPIPE_STAMP(true, row, 5);
-                kb_grid_release<true>(row);
+                if constexpr (F1)
+                    held = row;
+                else
+                    kb_grid_release<true>(row);
             }
         }
+        if (F1 && lane == 0 && held >= 0)
+            kb_grid_release<true>(held);
     } else {
         kb_gpipe_regs<RR, false, THREADS>();
         if (p.tid == 0)

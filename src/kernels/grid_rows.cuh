@@ -137,6 +137,28 @@ static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, in
         kb_add_ordered(&kb_grid.arrive[slot], 1u);
 }
 
+/* kb_grid_publish's RED form that also releases the slot of row `held`
+ * (when >= 0), whose partials the thread has read: the partial's store and
+ * those reads ordered before both adds by one fence, where
+ * kb_grid_publish and kb_grid_release fence each (the form of one fence a
+ * row; grid_pipe.cuh). */
+static __device__ __forceinline__ void kb_grid_publish_release(int64_t row, int rank, int nb,
+                                                               float4 mine, int64_t held)
+{
+    const unsigned slot = (unsigned)(row % KB_GRID_RING);
+    const unsigned gen = (unsigned)(row / KB_GRID_RING);
+    if (gen > 0)
+        kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
+    __stcg(&kb_grid.part[slot][rank], mine);
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(&kb_grid.arrive[slot])
+                 : "memory");
+    if (held >= 0)
+        asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(
+                         &kb_grid.done[held % KB_GRID_RING])
+                     : "memory");
+}
+
 /* Thread 0 waits until row `row`'s nb partials are in. */
 static __device__ __forceinline__ void kb_grid_wait(int64_t row, int nb)
 {

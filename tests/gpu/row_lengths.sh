@@ -44,7 +44,7 @@ for step in "$@"; do
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-raw, srow2-fadd,
         # srow2-c, gp (both pipelined grids), gp-wide, gp-exact, gp-rr,
-        # gp-rr-exact, gp-rr-nosq, gp-ahead, gp-bar, gp-smem, peel, trow-w, half, grid-8
+        # gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2, gp-bar, gp-smem, peel, trow-w, half, grid-8
         # and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -243,6 +243,12 @@ for step in "$@"; do
         # without it, AHEAD=0)
         path layernorm gp-ahead KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_AHEAD=1 \
             'gpipe_[a-z_]*ahead' rows=70,cols=49152 "$all" $gp_shapes $gpx_shapes
+        # the exchange warps' fence to publish and a second to release a row's
+        # slot (KBENCH_LAYERNORM_GPIPE_FENCES=2; by default one fence a row
+        # does both): the two default forms, fp32's with the edge code and
+        # 16-bit's wide one of rows of whole slices
+        path layernorm gp-f2 KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_FENCES=2 \
+            'gpipe_[a-z_]*_f2"' rows=70,cols=49152 "$all" $gp_shapes $gpx_shapes
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -473,6 +479,9 @@ for step in "$@"; do
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GPIPE_AHEAD=1 layernorm fused rows=128,cols=1048576 \
             rows=512,cols=262144 rows=2048,cols=65536
+        # the exchange warps' two fences a row ("old" = =2; by default one)
+        ab KBENCH_LAYERNORM_GPIPE_FENCES=2 layernorm fused rows=128,cols=1048576 \
+            rows=512,cols=262144 rows=2048,cols=65536 rows=256,cols=1048576 rows=1024,cols=262144
         # 16-bit rows' squares in the centred pass always ("old"; by default
         # the tensor cores take them where the mean is within 8 sigma)
         ab KBENCH_LAYERNORM_SQ=0 layernorm fused rows=4096,cols=65536 rows=1024,cols=262144 \

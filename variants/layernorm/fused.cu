@@ -3361,7 +3361,48 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * segment was the trace's own, each stamp loading the buffer's address
  * from global memory behind the row's stores (grid_pipe.cuh, fixed since).
  * So the premise did not hold, and the phases above read long by up to a
- * load's latency each. */
+ * load's latency each.
+ * With the stamps mended (the same kind of H100, 11:17 UTC, default
+ * kernels, means over rows; fp32 128 x 1048576 / 2048 x 65536 / bf16 1024
+ * x 262144): the wait for a row's bytes 0.20 / 0.15 / 0.08 us (6.0 / 4.9 /
+ * 2.7% of thread 0's time), for its merged statistics 1.03 / 0.87 / 0.28
+ * us (31.6 / 28.7 / 9.3%), and the exchange warp's publish, a 16-byte
+ * store and a release add whose fence (MEMBAR.ALL.GPU) waits, 4.50 / 3.92
+ * / 3.37 us (p90 7.1 / 6.5 / 5.4): longer than the rows' spread (4.89 /
+ * 2.76 / 4.14 us), and the same fence comes again in the release of the
+ * row's slot before the warp's next row, whose partial waits for it (the
+ * "statistics" phase, bytes in to the exchange warp taking the partial,
+ * 3.08 / 3.14 / 2.56 us). So each exchange warp spends two fences, the
+ * wait for the row's blocks and the merge on each of its rows, ~12-13 us,
+ * and its four warps take a row every ~3.1-3.3 us: the pace of every
+ * block at every length (above: a fixed rate whatever the row's length).
+ * F1 (KBENCH_LAYERNORM_GPIPE_FENCES=1, the default; =2 the two fences, the
+ * two default forms): the release of a row's slot waits for the warp's
+ * next publish, whose fence orders the reads of the row's partials before
+ * it as well (kb_grid_publish_release): one fence a row. Prediction (before
+ * any run): the exchange warps' turn from ~13 to ~9 us a row, their pace
+ * from ~3.2 to ~2.3 us a row where it is what sets it; on the H200 fp32
+ * 128 x 1048576 78 -> 84-90% and the 16-bit rows of 262144 and 1048576
+ * columns +3-8%; on an H100, whose bandwidth these rows nearly fill (83-90%
+ * of its copy), +0-3%. Measured on an H100 (80GB HBM3; no H200 was lent;
+ * 2026-12-06 11:33-11:34 UTC, kbench 4c05dcf with this change, two
+ * interleaved rounds, no check, % of its copy bandwidth, two fences / one):
+ * fp32 128 x 1048576 83.5, 83.9 / 94.4, 94.7 (1.130x); 512 x 262144 90.9,
+ * 90.7 / 96.2, 96.9 (1.063x); 2048 x 65536 91.6, 91.6 / 92.7, 92.5
+ * (1.011x); bf16 1024 x 262144 90.6, 90.9 / 93.3, 93.3 (1.028x); 256 x
+ * 1048576 87.6, 87.5 / 93.2, 93.0 (1.063x). Far past the prediction on
+ * this GPU: the rows it called bound by the bandwidth were bound by the
+ * exchange warps' fences. The timelines (same call, means over rows, two
+ * fences / one; fp32 128 x 1048576, 2048 x 65536, bf16 1024 x 262144): a
+ * row's bytes in to its exchange warp taking the partial 3.17 / 1.37, 3.16
+ * / 1.24, 2.67 / 0.84 us; the publish's fence 4.10 / 4.69, 3.99 / 5.17,
+ * 3.43 / 3.66 us (one fence still, as long); the launches without stamps
+ * 428.3 / 390.3, 392.6 / 384.4, 389.8 / 383.5 us. Checked on the same
+ * H100 (row_lengths.sh's gp, gp-ahead, gp-rr-exact and gp-f2 groups: 153
+ * cases ok, memcheck, racecheck and synccheck clean). The default since
+ * (the two default forms; the others, the 16-bit rows that are not whole
+ * slices among them, keep two fences: with one, the 16-bit exact forms
+ * without the tensor cores' squares keep 8-16 bytes on the stack). */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -3387,7 +3428,7 @@ struct ln_warp_wf_op {
 };
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
-          bool EXACT = false, bool RR = false, bool SQ = false, bool AHEAD = false>
+          bool EXACT = false, bool RR = false, bool SQ = false, bool AHEAD = false, bool F1 = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
@@ -3562,7 +3603,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         return make_float4(c.n, c.mean, c.m2, 0.0f);
     };
     if constexpr (WP)
-        kb_gpipe_run<C::L, C::P, THREADS, RR, AHEAD>(p, reinterpret_cast<const uint4 *>(x), rows,
+        kb_gpipe_run<C::L, C::P, THREADS, RR, AHEAD, F1>(p, reinterpret_cast<const uint4 *>(x), rows,
                                                      stats, merge, out, combine,
                                                      [&]() {
                                                          if constexpr (RR) {
@@ -3582,13 +3623,13 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
 template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false,
-          bool SQ = false, bool AHEAD = false>
+          bool SQ = false, bool AHEAD = false, bool F1 = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     static int64_t cap = -1;
-    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, SQ, AHEAD>;
+    const auto k = layernorm_fused_gpipe<T, TANH, PREG, E, WP, EXACT, RR, SQ, AHEAD, F1>;
     const int64_t blocks =
         kb_gpipe_blocks((const void *)k, GP_THREADS, C::SMEM, S, p.rows, &cap, filled);
     if (blocks == 0 || p.rows > INT32_MAX)
@@ -3598,7 +3639,14 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
      * name below says so; launch_gpipe_ring) */
     static_assert(!(AHEAD && RR) || EXACT, "AHEAD with RR: rows of whole slices");
     /* the forms with a barrier a slice (KBENCH_LAYERNORM_GPIPE_WP=0) named apart */
-    const char *name = AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
+    /* one fence a row (F1): the two default forms, whose forms with two
+     * (KBENCH_LAYERNORM_GPIPE_FENCES=2) are named apart */
+    constexpr bool deflt = (AHEAD && RR) || (PREG && WP && !EXACT && !RR && !AHEAD &&
+                                             E == GP_ELEMS && sizeof(T) == 4);
+    static_assert(!F1 || deflt, "one fence a row: the default forms only");
+    const char *name = deflt && !F1    ? (AHEAD ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_f2"
+                                                : "layernorm_fused_gpipe_preg_f2")
+                       : AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
                                              : "layernorm_fused_gpipe_preg_ahead")
                        : RR            ? (SQ ? (EXACT ? "layernorm_fused_gpipe_wide_exact_rr_sq"
                                                       : "layernorm_fused_gpipe_wide_rr_sq")
@@ -3626,7 +3674,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false, bool sq = false,
-                                     bool ahead = false)
+                                     bool ahead = false, bool f1 = true)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -3636,7 +3684,10 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     const bool whole = exact && (int64_t)S * GP_THREADS * E == cols;
     if constexpr (PREG && WP && E > GP_ELEMS)
         if (regs && sq && ahead && whole) /* with the edge code it spills (above the kernel) */
-            return launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s, filled, S);
+            return f1 ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true, true>(
+                            a, s, filled, S)
+                      : launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s, filled,
+                                                                                     S);
     if constexpr (PREG && WP && E == GP_ELEMS && sizeof(T) == 4)
         if (ahead && !whole)
             return launch_gpipe_k<T, TANH, PREG, E, WP, false, false, false, true>(a, s, filled,
@@ -3654,6 +3705,10 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if constexpr (PREG && WP)
         if (whole)
             return launch_gpipe_k<T, TANH, PREG, E, WP, true>(a, s, filled, S);
+    if constexpr (PREG && WP && E == GP_ELEMS && sizeof(T) == 4)
+        if (f1)
+            return launch_gpipe_k<T, TANH, PREG, E, WP, false, false, false, false, true>(
+                a, s, filled, S);
     return launch_gpipe_k<T, TANH, PREG, E, WP, false>(a, s, filled, S);
 }
 
@@ -3680,16 +3735,19 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     /* -1: the 16-bit wide slices of rows of whole slices take the
      * statistics ahead, fp32 rows not (the H100's A/Bs above the kernel) */
     static const int ahead = kb_env_int("KBENCH_LAYERNORM_GPIPE_AHEAD", -1, -1, 1);
+    /* 1: the exchange warps' one fence a row; 2: a fence to publish and one
+     * to release (the two default forms) */
+    static const int fences = kb_env_int("KBENCH_LAYERNORM_GPIPE_FENCES", 1, 1, 2);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(
-                            a, s, filled, exact != 0, regs, ln_sq_on(), ahead != 0)
+                            a, s, filled, exact != 0, regs, ln_sq_on(), ahead != 0, fences == 1)
                       : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1, false,
-                                                                 false, ahead == 1)
+                                                                 false, ahead == 1, fences == 1)
               : launch_gpipe_ring<T, TANH, true>(a, s, filled);
 }
 
