@@ -363,6 +363,13 @@ __host__ __device__ constexpr int kb_gpipe_rslots(void)
     return AHEAD ? (L + P + 1 > KB_GPIPE_XWARPS ? L + P + 1 : KB_GPIPE_XWARPS) : KB_GPIPE_R(L);
 }
 
+/* F1: the exchange warp's release of a row's slot goes out with its next
+ * publish, under that publish's fence (kb_grid_publish_release), or after
+ * its last row: one fence a row instead of two. The release of row r then
+ * comes with the warp's row r + XWARPS G; the slot's next use, row r +
+ * KB_GRID_RING, waits for it in its publish, and every wait of that chain
+ * is for an older row (XWARPS G < KB_GRID_RING: G is at most the GPU's
+ * SMs), so none goes round in a circle. */
 template <int L, int P, int THREADS, bool RR = false, bool AHEAD = false, bool F1 = false,
           typename PIPE,
           typename STATS, typename MERGE, typename OUT,
