@@ -115,7 +115,9 @@
  * moved to the streaming threads, RR, the kernels' names ending in _rr);
  * KBENCH_LAYERNORM_GPIPE_WP=0 reduces a row's slice over the block behind a
  * barrier instead of handing the warps' partials to the exchange warp (its
- * kernels' names end in _bar);
+ * kernels' names end in _bar); KBENCH_LAYERNORM_GPIPE_FENCES=2 gives the two
+ * default forms' exchange warps a fence to publish and another to release
+ * a row's slot instead of one fence a row (their names ending in _f2);
  * KBENCH_LAYERNORM_SROW2=0 sends the 16-bit rows of layernorm_fused_srow2
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
@@ -3670,7 +3672,8 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * slices), the form with the exchange warps' registers moved (RR), with or
  * without edge code, and with `sq` the squares by the tensor cores; with
  * `ahead`, the statistics of the rows ahead (the 16-bit form of whole
- * slices only, and fp32's with edge code). */
+ * slices only, and fp32's with edge code); with `f1`, the two default
+ * forms' one fence a row. */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false, bool sq = false,
@@ -3721,7 +3724,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * (KBENCH_LAYERNORM_GPIPE_EXACT: =1 fp32 rows too, =0 neither), taking the
  * statistics of the rows ahead with KBENCH_LAYERNORM_GPIPE_AHEAD (=-1 the
  * 16-bit wide slices of rows of whole slices, the default, =1 fp32 rows
- * too, =0 neither). */
+ * too, =0 neither), the two default forms with one fence a row
+ * (KBENCH_LAYERNORM_GPIPE_FENCES=2: two). */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
