@@ -93,6 +93,19 @@ static __device__ __forceinline__ void kb_red_release(unsigned *p, unsigned v)
     asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+/* Adds 1 to *p, relaxed, nothing returned: after kb_fence_gpu, a release. */
+static __device__ __forceinline__ void kb_red_relaxed_1(unsigned *p)
+{
+    asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(p) : "memory");
+}
+
+/* The thread's memory operations before it ordered before those after it,
+ * at the GPU's scope. */
+static __device__ __forceinline__ void kb_fence_gpu(void)
+{
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
 /* Thread 0 waits until *p >= n (acquire); traps after ~2^26 polls. */
 static __device__ __forceinline__ void kb_grid_until(const unsigned *p, unsigned n)
 {
@@ -123,13 +136,21 @@ template <bool RESET = false> static __device__ __forceinline__ unsigned kb_grid
 /* Thread 0 publishes `mine` as block `rank` of row `row` split over nb
  * blocks (after the generation before has finished with the slot); RED: the
  * count raised by kb_red_release, which the thread does not wait for. */
-template <bool RED = false>
-static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, int nb, float4 mine)
+/* Row `row`'s slot, once the generation before (row - KB_GRID_RING's nb
+ * blocks) has finished with it. */
+static __device__ __forceinline__ unsigned kb_grid_slot(int64_t row, int nb)
 {
     const unsigned slot = (unsigned)(row % KB_GRID_RING);
     const unsigned gen = (unsigned)(row / KB_GRID_RING);
     if (gen > 0)
         kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
+    return slot;
+}
+
+template <bool RED = false>
+static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, int nb, float4 mine)
+{
+    const unsigned slot = kb_grid_slot(row, nb);
     __stcg(&kb_grid.part[slot][rank], mine);
     if (RED)
         kb_red_release(&kb_grid.arrive[slot], 1u);
@@ -145,18 +166,12 @@ static __device__ __forceinline__ void kb_grid_publish(int64_t row, int rank, in
 static __device__ __forceinline__ void kb_grid_publish_release(int64_t row, int rank, int nb,
                                                                float4 mine, int64_t held)
 {
-    const unsigned slot = (unsigned)(row % KB_GRID_RING);
-    const unsigned gen = (unsigned)(row / KB_GRID_RING);
-    if (gen > 0)
-        kb_grid_until(&kb_grid.done[slot], gen * (unsigned)nb);
+    const unsigned slot = kb_grid_slot(row, nb);
     __stcg(&kb_grid.part[slot][rank], mine);
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(&kb_grid.arrive[slot])
-                 : "memory");
+    kb_fence_gpu();
+    kb_red_relaxed_1(&kb_grid.arrive[slot]);
     if (held >= 0)
-        asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" ::"l"(
-                         &kb_grid.done[held % KB_GRID_RING])
-                     : "memory");
+        kb_red_relaxed_1(&kb_grid.done[held % KB_GRID_RING]);
 }
 
 /* Thread 0 waits until row `row`'s nb partials are in. */
@@ -256,7 +271,7 @@ static __device__ __forceinline__ void kb_grid_finish(int64_t row, int64_t rows,
     const int64_t slot = row % KB_GRID_RING;
     const unsigned uses = (unsigned)((rows - 1 - slot) / KB_GRID_RING + 1);
     if (old == uses * (unsigned)nb - 1u) {
-        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        kb_fence_gpu();
         kb_grid.arrive[slot] = 0;
         kb_grid.done[slot] = 0;
     }
