@@ -44,7 +44,8 @@ for step in "$@"; do
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-raw, srow2-fadd,
         # srow2-c, gp (both pipelined grids), gp-wide, gp-exact, gp-rr,
-        # gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2, gp-bar, gp-smem, peel, trow-w, half, grid-8
+        # gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2, gp-whole16, gp-bar, gp-smem, peel,
+        # trow-w, half, grid-8
         # and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -249,6 +250,15 @@ for step in "$@"; do
         # 16-bit's wide one of rows of whole slices
         path layernorm gp-f2 KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_FENCES=2 \
             'gpipe_[a-z_]*_f2"' rows=70,cols=49152 "$all" $gp_shapes $gpx_shapes
+        # 16-bit rows of whole slices from 81920 columns on the grid by
+        # default (KBENCH_LAYERNORM_GPIPE_FROM16=65537, set here as the
+        # default has it): 5-8 slices a row, rows past and within the grid's
+        # groups (12 x 81920 too few to fill it: srow2's clusters), statistics,
+        # mean 10^4, tanh
+        SAN_DTYPE=bf16 path layernorm gp-whole16 KBENCH_LAYERNORM_GPIPE_FROM16=65537 \
+            'layernorm_fused_gpipe_wide_exact_rr_sq_ahead"' rows=30,cols=81920 "$all" \
+            rows=300,cols=81920 rows=67,cols=98304 rows=133,cols=114688 rows=12,cols=81920 \
+            rows=40,cols=131072,stats=1 rows=50,cols=98304,mean=10000 rows=31,cols=81920,gelu=1
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \
@@ -450,6 +460,13 @@ for step in "$@"; do
             rows=1024,cols=262144
         ab KBENCH_LAYERNORM_GRID_PIPE=2 layernorm fused rows=2048,cols=65536 \
             rows=512,cols=262144 rows=4096,cols=65536 rows=1024,cols=262144
+        # 16-bit rows of whole slices of 81920-131072 columns on srow2's
+        # clusters of 2 ("old"; the grid by default), and those of 49152 and
+        # 65536 on the grid too ("old" = =32769)
+        ab KBENCH_LAYERNORM_GPIPE_FROM16=131073 layernorm fused rows=2048,cols=131072 \
+            rows=2730,cols=98304
+        ab KBENCH_LAYERNORM_GPIPE_FROM16=32769 layernorm fused rows=4096,cols=65536 \
+            rows=8192,cols=49152
         ab KBENCH_LAYERNORM_CLUSTER_PF=2 layernorm fused rows=4096,cols=65536 \
             rows=1024,cols=262144
         # softmax's cluster register kernels in one 1024-thread block an SM ("old";

@@ -59,10 +59,12 @@
  *   where the grid below     as floats from the scratch (below);
  *   does not take them
  *   fp32 65536-1048576,      the pipelined grid: a block of 512 threads an
- *   16-bit 131073-1048576,   SM, 8192 columns each (16384 16-bit), gamma and
- *   aligned, rows not few,   beta + b in registers, a ring of 7 row slices,
- *   groups filling 7/8 of    the rows' statistics exchanged 4 rows late
- *   the GPU                  (below);
+ *   16-bit 131073-1048576    SM, 8192 columns each (16384 16-bit), gamma and
+ *   and whole 16384-column   beta + b in registers, a ring of 7 row slices,
+ *   slices from 81920,       the rows' statistics exchanged 4 rows late
+ *   aligned, rows not few,   (below);
+ *   groups filling 7/8 of
+ *   the GPU
  *   longer aligned rows:     the cluster register kernel: 2-16 blocks of
  *   fp32 up to 524288, or    1024 threads x 32 elements a row, one SM each
  *   rows x 16 <= SMs         (past 524288: 32 more in shared memory),
@@ -102,9 +104,12 @@
  * cluster register kernel, =2 sends 16-bit rows there too (measured and not
  * kept: above that kernel); KBENCH_LAYERNORM_GRID_PIPE=0 sends the fp32 rows
  * of 65536-1048576 columns that take the pipelined grid back to the
- * persistent clusters' paths and the 16-bit rows of 131073-1048576 to
- * layernorm_fused_srow2, =2 sends every aligned row of 32769-1048576 columns
- * to the pipelined grid (measured: above that kernel);
+ * persistent clusters' paths and the 16-bit rows of 131073-1048576 (and
+ * the whole slices of 81920-131072) to layernorm_fused_srow2, =2 sends
+ * every aligned row of 32769-1048576 columns to the pipelined grid
+ * (measured: above that kernel); KBENCH_LAYERNORM_GPIPE_FROM16=n sends there
+ * the 16-bit rows of whole 16384-column slices from n columns (default
+ * 65537; 32769 adds 49152 and 65536, the H200's A/B to come);
  * KBENCH_LAYERNORM_GPIPE_RING=0 gives the pipelined grid its parameters in
  * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
@@ -3404,7 +3409,28 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * cases ok, memcheck, racecheck and synccheck clean). The default since
  * (the two default forms; the others, the 16-bit rows that are not whole
  * slices among them, keep two fences: with one, the 16-bit exact forms
- * without the tensor cores' squares keep 8-16 bytes on the stack). */
+ * without the tensor cores' squares keep 8-16 bytes on the stack).
+ * With one fence the 16-bit grid passes srow2 at shorter rows of whole
+ * slices too. Measured on an H100 (80GB HBM3; no H200 was lent; 2026-12-06
+ * 14:33-14:35 UTC, kbench 963fb8a, two interleaved rounds, no check, % of
+ * its copy bandwidth, the default / KBENCH_LAYERNORM_GRID_PIPE=2): bf16
+ * 2048 x 131072 (srow2 in clusters of 2) 80.9, 80.9 / 94.3, 93.9 (1.163x);
+ * 2730 x 98304 (clusters of 2) 78.3, 76.7 / 93.8, 94.6 (1.215x); 8192 x
+ * 49152 89.7, 88.1 / 94.1, 94.1 (1.058x); 4096 x 65536 91.2, 84.9 / 93.1,
+ * 92.4 (1.053x); 2048 x 65536 88.7, 91.2 / 92.8, 91.8 (1.025x); fp16 2048
+ * x 131072 1.184x, 4096 x 65536 1.052x; with two fences the grid 1.133x at
+ * bf16 2048 x 131072 and 1.038x at 4096 x 65536; but at 3000 x 40000, not
+ * whole slices (the form with edge code and two fences), 84.5, 84.1 / 81.9,
+ * 81.7 (0.970x). On the H200 srow2 led the grid at 65536 (0.94x with two
+ * fences, 2026-12-05, srow2's header), issue-bound there at the power cap's
+ * clock. So 16-bit rows of whole slices from 81920 columns, where srow2
+ * takes clusters of 2, take the grid by default
+ * (KBENCH_LAYERNORM_GPIPE_FROM16, default 65537; =131073 sends them back to
+ * srow2); 49152 and 65536, one block of srow2 a row, stay there until an
+ * H200's A/B (=32769 takes them to the grid). Prediction for the H200
+ * (before any run there): 81920-131072 columns +10-20%, as here, the grid
+ * then at its 262144 figure (82.8% in the report of 09:21 UTC, two fences);
+ * 49152 and 65536 level within the rounds' spread. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
@@ -4018,10 +4044,18 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
      * few for the clusters the GPU holds. */
     /* Aligned rows of 65536 (fp32) or 131073 (16-bit) to 1048576 columns
      * over the pipelined grid where its groups of blocks fill 7/8 of the
-     * GPU, unless KBENCH_LAYERNORM_GRID_PIPE=0; =2 takes every aligned row
-     * of 32769-1048576 columns there (measured above the kernel). */
+     * GPU, and 16-bit rows of whole wide slices (16384 columns) from
+     * KBENCH_LAYERNORM_GPIPE_FROM16 columns (65537: 81920-131072 join them;
+     * 32769: 49152 and 65536 too), unless KBENCH_LAYERNORM_GRID_PIPE=0; =2
+     * takes every aligned row of 32769-1048576 columns there (measured
+     * above the kernel). */
     static const int use_gpipe = kb_env_int("KBENCH_LAYERNORM_GRID_PIPE", 1, 0, 2);
-    if ((use_gpipe == 2 || (use_gpipe == 1 && cols >= (sizeof(T) == 4 ? 65536 : 131073))) &&
+    static const int gpipe_from16 =
+        kb_env_int("KBENCH_LAYERNORM_GPIPE_FROM16", 65537, 32769, 1048577);
+    const bool gpipe_whole16 =
+        sizeof(T) == 2 && cols >= gpipe_from16 && cols % (2 * GP_THREADS * GP_ELEMS) == 0;
+    if ((use_gpipe == 2 ||
+         (use_gpipe == 1 && (cols >= (sizeof(T) == 4 ? 65536 : 131073) || gpipe_whole16))) &&
         aligned &&
         cols % V == 0 && cols > 32768 && !kb_rows_few(rows)) {
         const cudaError_t e = launch_gpipe<T, TANH>(a, s, use_gpipe == 1);
