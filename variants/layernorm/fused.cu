@@ -3430,7 +3430,16 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * H200's A/B (=32769 takes them to the grid). Prediction for the H200
  * (before any run there): 81920-131072 columns +10-20%, as here, the grid
  * then at its 262144 figure (82.8% in the report of 09:21 UTC, two fences);
- * 49152 and 65536 level within the rounds' spread. */
+ * 49152 and 65536 level within the rounds' spread. Built and measured on an
+ * H100 (80GB HBM3; 2026-12-06 14:44 UTC, kbench b324a1b, two interleaved
+ * rounds, no check, % of its copy bandwidth, FROM16=131073 / the default /
+ * =32769): bf16 3276 x 81920 77.3, 76.4 / 93.0, 92.7 (1.209x); 2730 x 98304
+ * 76.5, 79.9 / 92.9, 92.6 (1.186x); 2048 x 131072 80.5, 80.8 / 91.7, 92.4
+ * (1.142x); 4096 x 65536 86.9, 87.6 / 85.9, 87.8 / 92.7, 92.2 (1.059x with
+ * =32769). row_lengths.sh's gp-whole16 group (21 cases, fp32, fp16 and
+ * bf16, 5-8 slices a row, statistics, a mean of 10^4, tanh; 12 x 81920 too
+ * few rows to fill the grid, on srow2's clusters of 2) and memcheck,
+ * racecheck and synccheck at bf16 30 x 81920 clean. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_RING_BYTES (128 * 1024)
