@@ -3442,6 +3442,7 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * racecheck and synccheck at bf16 30 x 81920 clean. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
+#define GP_WIDE_ELEMS (2 * GP_ELEMS) /* 16-bit wide slices: 16384 columns */
 #define GP_RING_BYTES (128 * 1024)
 /* The ring when the parameters are held in registers (PREG): the rest of the
  * SM's 227 KB of shared memory but the static kilobyte. */
@@ -3712,7 +3713,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false, bool sq = false,
-                                     bool ahead = false, bool f1 = true)
+                                     bool ahead = false, bool f1 = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -3781,9 +3782,9 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
         if (wide)
-            return wp ? launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS, true>(
+            return wp ? launch_gpipe_ring<T, TANH, true, GP_WIDE_ELEMS, true>(
                             a, s, filled, exact != 0, regs, ln_sq_on(), ahead != 0, fences == 1)
-                      : launch_gpipe_ring<T, TANH, true, 2 * GP_ELEMS>(a, s, filled);
+                      : launch_gpipe_ring<T, TANH, true, GP_WIDE_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1, false,
                                                                  false, ahead == 1, fences == 1)
@@ -4062,7 +4063,7 @@ template <typename T, bool TANH> static cudaError_t launch_gelu(const kb_args *a
     static const int gpipe_from16 =
         kb_env_int("KBENCH_LAYERNORM_GPIPE_FROM16", 65537, 32769, 1048577);
     const bool gpipe_whole16 =
-        sizeof(T) == 2 && cols >= gpipe_from16 && cols % (2 * GP_THREADS * GP_ELEMS) == 0;
+        sizeof(T) == 2 && cols >= gpipe_from16 && cols % (GP_THREADS * GP_WIDE_ELEMS) == 0;
     if ((use_gpipe == 2 ||
          (use_gpipe == 1 && (cols >= (sizeof(T) == 4 ? 65536 : 131073) || gpipe_whole16))) &&
         aligned &&

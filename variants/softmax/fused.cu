@@ -693,7 +693,7 @@ static __device__ __forceinline__ float2 grid_pairs(int64_t row, int nb, int lan
  * each block of the grid path stamps the global timer and the SM's clock at
  * the edges of its item (grid_trace[item][i] and [8 + i], i < 6; [6] the SM,
  * [7] the row), where the trace buffer is set. The kernel reads the
- * buffer's address once, into grid_trace_at (GRID_TRACE_AT), so that a stamp
+ * buffer's address once, into grid_trace_at at its start, so that a stamp
  * is two clock reads and stores: a load of it at every stamp would wait
  * behind the stores before it and lengthen the phase it closes (as
  * gpipe_trace's stamps did until 2026-12-06, grid_pipe.cuh). */
@@ -712,14 +712,12 @@ static __device__ __forceinline__ void grid_stamp(unsigned long long *trace, uns
         trace[(size_t)item * 16 + 7] = (unsigned long long)row;
     }
 }
-#define GRID_TRACE_AT unsigned long long *const grid_trace_at = GRID ? grid_trace : nullptr
 #define GRID_STAMP(i)                                                                      \
     do {                                                                                   \
         if constexpr (GRID)                                                                \
             grid_stamp(grid_trace_at, item, row, i);                                       \
     } while (0)
 #else
-#define GRID_TRACE_AT static_assert(true, "")
 #define GRID_STAMP(i)                                                                      \
     do {                                                                                   \
     } while (0)
@@ -783,7 +781,9 @@ __global__ void __launch_bounds__(THREADS, 1024 / THREADS)
                         : CL > 1 ? (int64_t)(blockIdx.x / CL)
                                  : (int64_t)blockIdx.x * RPB + threadIdx.x / TPR;
     const int rank = GRID ? (int)(item % (unsigned)nb) : CL > 1 ? (int)kb_cluster_rank() : 0;
-    GRID_TRACE_AT;
+#ifdef SOFTMAX_GRID_TRACE
+    unsigned long long *const grid_trace_at = GRID ? grid_trace : nullptr; /* GRID_STAMP's */
+#endif
     GRID_STAMP(0);
     /* The thread's first chunk in the row and the chunks between its chunks. */
     const int tc = rank * TPR + t;
