@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fill.h"
+#include "../util/par.h"
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -124,4 +126,86 @@ void kb_check_end(kb_check *c)
 int kb_check_passed(const kb_check *c)
 {
     return c->elems_checked > 0 && c->bad_elems == 0;
+}
+
+void kb_check_merge(kb_check *into, const kb_check *part)
+{
+    into->rows_checked += part->rows_checked;
+    into->elems_checked += part->elems_checked;
+    if (into->bad_elems == 0 && part->bad_elems > 0)
+        memcpy(into->first_bad, part->first_bad, sizeof into->first_bad);
+    into->bad_elems += part->bad_elems;
+    if (part->max_abs_err > into->max_abs_err)
+        into->max_abs_err = part->max_abs_err;
+    into->sum_sq_diff += part->sum_sq_diff;
+    into->sum_sq_ref += part->sum_sq_ref;
+}
+
+/* kb_check_rows' job: a kb_check a chunk and a scratch a worker. */
+typedef struct check_job {
+    kb_check_row_fn fn;
+    const void *ctx;
+    const kb_check *tol;
+    kb_check *part; /* [KB_CHECK_CHUNKS] */
+    double **scratch; /* [threads] */
+    size_t nscratch;
+    int dev; /* the caller's CUDA device, -1 for none (rows that fetch nothing) */
+} check_job;
+
+static kb_status check_init(void *ctx, int w, kb_err *e)
+{
+    check_job *j = ctx;
+    if (j->dev >= 0 && w > 0) {
+        const cudaError_t ce = cudaSetDevice(j->dev);
+        if (ce != cudaSuccess)
+            return kb_fail(e, KB_EENV, "cudaSetDevice(%d) for a check thread failed: %s", j->dev,
+                           cudaGetErrorString(ce));
+    }
+    if (j->nscratch && !(j->scratch[w] = malloc(j->nscratch * sizeof(double))))
+        return kb_fail(e, KB_EENV, "out of host memory for a check row of %zu", j->nscratch);
+    return KB_OK;
+}
+
+static kb_status check_chunk(void *ctx, int k, int64_t begin, int64_t end, int w, kb_err *e)
+{
+    check_job *j = ctx;
+    kb_check *c = &j->part[k];
+    kb_check_begin(c, j->tol->atol, j->tol->rtol);
+    for (int64_t i = begin; i < end; i++) {
+        const kb_status st = j->fn(j->ctx, i, j->scratch[w], c, e);
+        if (st != KB_OK)
+            return st;
+    }
+    return KB_OK;
+}
+
+kb_status kb_check_rows(int64_t n, size_t scratch, kb_check_row_fn fn, const void *ctx,
+                        kb_check *c, kb_err *e)
+{
+    int threads = kb_par_threads();
+    const size_t row_bytes = scratch * sizeof(double);
+    const size_t fit = row_bytes > 0 ? KB_CHECK_SCRATCH_BYTES / row_bytes : (size_t)threads;
+    if ((size_t)threads > fit)
+        threads = fit > 0 ? (int)fit : 1;
+    check_job j = {.fn = fn, .ctx = ctx, .tol = c, .nscratch = scratch, .dev = -1};
+    if (cudaGetDevice(&j.dev) != cudaSuccess) {
+        j.dev = -1; /* no device: rows that fetch nothing (the host tests) */
+        (void)cudaGetLastError();
+    }
+    j.part = calloc(KB_CHECK_CHUNKS, sizeof *j.part);
+    j.scratch = calloc((size_t)threads, sizeof *j.scratch);
+    kb_status st;
+    if (!j.part || !j.scratch)
+        st = kb_fail(e, KB_EENV, "out of host memory for a check on %d threads", threads);
+    else
+        st = kb_par_run(n, KB_CHECK_CHUNKS, threads, check_init, check_chunk, &j, e);
+    if (st == KB_OK)
+        for (int k = 0; k < KB_CHECK_CHUNKS; k++)
+            kb_check_merge(c, &j.part[k]);
+    if (j.scratch)
+        for (int w = 0; w < threads; w++)
+            free(j.scratch[w]);
+    free(j.scratch);
+    free(j.part);
+    return st;
 }

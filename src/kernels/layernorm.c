@@ -143,21 +143,72 @@ static kb_status generate(const kb_args *a, uint64_t seed, cudaStream_t s, kb_er
     return kb_fill_inputs(a, "layernorm", in, 4, seed, s, e);
 }
 
+/* What check's rows share: the case, the rows picked, their statistics (mean,
+ * rstd a row, pass 1's) and the parameters as doubles. */
+typedef struct ln_check {
+    const kb_args *a;
+    const int64_t *pick;
+    double *rs;
+    const double *g, *b1, *b2;
+} ln_check;
+
+/* Pass 1: picked row i's statistics into rs. */
+static kb_status check_stats_row(const void *ctx, int64_t i, double *x, kb_check *c, kb_err *e)
+{
+    (void)c;
+    const ln_check *k = ctx;
+    const size_t n = (size_t)k->a->shape[COLS];
+    const kb_status st =
+        kb_fetch_doubles(k->a->in[0], k->a->dtype, (size_t)k->pick[i] * n, n, x, e);
+    if (st == KB_OK)
+        kb_layernorm_ref_stats(x, (int64_t)n, &k->rs[2 * i], &k->rs[2 * i + 1]);
+    return st;
+}
+
+/* Pass 2: picked row i of y against the reference (scratch: x, then y). */
+static kb_status check_row(const void *ctx, int64_t i, double *x, kb_check *c, kb_err *e)
+{
+    const ln_check *k = ctx;
+    const kb_args *a = k->a;
+    const int64_t row = k->pick[i], cols = a->shape[COLS];
+    const size_t n = (size_t)cols, first = (size_t)row * n;
+    const int tanh_form = (int)a->shape[GELU];
+    double *y = x + n;
+    kb_status st;
+    if ((st = kb_fetch_doubles(a->in[0], a->dtype, first, n, x, e)) != KB_OK ||
+        (st = kb_fetch_doubles(a->out[0], a->dtype, first, n, y, e)) != KB_OK)
+        return st;
+    const double m = k->rs[2 * i], r = k->rs[2 * i + 1];
+    for (int64_t j = 0; j < cols; j++)
+        kb_check_elem(c, y[j],
+                      kb_gelu_ref((x[j] - m) * r * k->g[j] + k->b1[j] + k->b2[j], tanh_form), row,
+                      j);
+    if (a->shape[STATS]) {
+        double dm, dr;
+        if ((st = kb_fetch_doubles(a->out[1], KB_FP32, (size_t)row, 1, &dm, e)) != KB_OK ||
+            (st = kb_fetch_doubles(a->out[2], KB_FP32, (size_t)row, 1, &dr, e)) != KB_OK)
+            return st;
+        kb_check_elem(c, (dm - m) * r, 0.0, row, -1);
+        kb_check_elem(c, dr / r, 1.0, row, -2);
+    }
+    c->rows_checked++;
+    return KB_OK;
+}
+
 /* Compares y with the fp64 reference computed from the device's own
- * (dtype-rounded) inputs, row by row over kb_sample_rows; with stats also the
- * mean (as mean * rstd_ref, i.e. in units of the row's standard deviation,
- * reported as column -1) and rstd (as rstd / rstd_ref against 1, column -2).
- * Tolerances: kb_layernorm_tolerance, its conditioning term from a first pass
- * over the same rows. */
+ * (dtype-rounded) inputs, row by row over kb_sample_rows (kb_check_rows'
+ * threads); with stats also the mean (as mean * rstd_ref, i.e. in units of
+ * the row's standard deviation, reported as column -1) and rstd (as rstd /
+ * rstd_ref against 1, column -2). Tolerances: kb_layernorm_tolerance, its
+ * conditioning term from a first pass over the same rows. */
 static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
 {
     const int64_t rows = a->shape[ROWS], cols = a->shape[COLS];
-    const int tanh_form = (int)a->shape[GELU], stats = (int)a->shape[STATS];
     const kb_dtype d = a->dtype;
     const size_t n = (size_t)cols;
     int64_t *pick = malloc(KB_CHECK_ALL_ROWS * sizeof *pick);
     double *rs = malloc((size_t)KB_CHECK_ALL_ROWS * 2 * sizeof *rs); /* mean, rstd per pick */
-    double *buf = malloc(5 * n * sizeof *buf);
+    double *buf = malloc(3 * n * sizeof *buf);
     kb_status st = KB_OK;
     double atol, rtol;
     kb_check_begin(c, 0.0, 0.0);
@@ -165,49 +216,32 @@ static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
         st = kb_fail(e, KB_EENV, "out of host memory for a row of %lld", (long long)cols);
         goto done;
     }
-    double *x = buf, *g = buf + n, *b1 = buf + 2 * n, *b2 = buf + 3 * n, *y = buf + 4 * n;
-    if ((st = kb_fetch_doubles(a->in[1], d, 0, n, g, e)) != KB_OK ||
-        (st = kb_fetch_doubles(a->in[2], d, 0, n, b1, e)) != KB_OK ||
-        (st = kb_fetch_doubles(a->in[3], d, 0, n, b2, e)) != KB_OK)
+    const ln_check k = {a, pick, rs, buf, buf + n, buf + 2 * n};
+    if ((st = kb_fetch_doubles(a->in[1], d, 0, n, buf, e)) != KB_OK ||
+        (st = kb_fetch_doubles(a->in[2], d, 0, n, buf + n, e)) != KB_OK ||
+        (st = kb_fetch_doubles(a->in[3], d, 0, n, buf + 2 * n, e)) != KB_OK)
         goto done;
     const int64_t npick = kb_sample_rows(rows, seed, pick);
 
     /* Pass 1: the statistics of every checked row, and the worst conditioning
      * |mean| * rstd among them. */
+    kb_check none;
+    kb_check_begin(&none, 0.0, 0.0);
+    if ((st = kb_check_rows(npick, n, check_stats_row, &k, &none, e)) != KB_OK)
+        goto done;
     double cond = 0.0, gmax = 0.0;
-    for (int64_t i = 0; i < npick; i++) {
-        if ((st = kb_fetch_doubles(a->in[0], d, (size_t)pick[i] * n, n, x, e)) != KB_OK)
-            goto done;
-        kb_layernorm_ref_stats(x, cols, &rs[2 * i], &rs[2 * i + 1]);
+    for (int64_t i = 0; i < npick; i++)
         cond = fmax(cond, fabs(rs[2 * i]) * rs[2 * i + 1]);
-    }
     for (int64_t j = 0; j < cols; j++)
-        gmax = fmax(gmax, fabs(g[j]));
+        gmax = fmax(gmax, fabs(k.g[j]));
     double def_atol, def_rtol;
     kb_default_tolerance(d, &def_atol, &def_rtol);
     kb_layernorm_tolerance(d, cols, cond, gmax, def_atol, def_rtol, &atol, &rtol);
     kb_check_begin(c, atol, rtol);
 
     /* Pass 2: compare. */
-    for (int64_t i = 0; i < npick; i++) {
-        const size_t first = (size_t)pick[i] * n;
-        if ((st = kb_fetch_doubles(a->in[0], d, first, n, x, e)) != KB_OK ||
-            (st = kb_fetch_doubles(a->out[0], d, first, n, y, e)) != KB_OK)
-            goto done;
-        const double m = rs[2 * i], r = rs[2 * i + 1];
-        for (int64_t j = 0; j < cols; j++)
-            kb_check_elem(c, y[j], kb_gelu_ref((x[j] - m) * r * g[j] + b1[j] + b2[j], tanh_form),
-                          pick[i], j);
-        if (stats) {
-            double dm, dr;
-            if ((st = kb_fetch_doubles(a->out[1], KB_FP32, (size_t)pick[i], 1, &dm, e)) != KB_OK ||
-                (st = kb_fetch_doubles(a->out[2], KB_FP32, (size_t)pick[i], 1, &dr, e)) != KB_OK)
-                goto done;
-            kb_check_elem(c, (dm - m) * r, 0.0, pick[i], -1);
-            kb_check_elem(c, dr / r, 1.0, pick[i], -2);
-        }
-        c->rows_checked++;
-    }
+    if ((st = kb_check_rows(npick, 2 * n, check_row, &k, c, e)) != KB_OK)
+        goto done;
     kb_check_end(c);
 done:
     free(pick);

@@ -104,42 +104,52 @@ static void tolerance(kb_dtype d, int64_t cols, double *atol, double *rtol)
         *rtol *= (double)cols / 16384.0;
 }
 
+/* What check's rows share. */
+typedef struct sm_check {
+    const kb_args *a;
+    const int64_t *pick;
+} sm_check;
+
+/* Picked row i of y against exp(x - max) / sum (scratch: x, then y). */
+static kb_status check_row(const void *ctx, int64_t i, double *x, kb_check *c, kb_err *e)
+{
+    const sm_check *k = ctx;
+    const int64_t row = k->pick[i], cols = k->a->shape[COLS];
+    const size_t first = (size_t)row * (size_t)cols;
+    double *y = x + cols;
+    kb_status st = kb_fetch_doubles(k->a->in[0], k->a->dtype, first, (size_t)cols, x, e);
+    if (st == KB_OK)
+        st = kb_fetch_doubles(k->a->out[0], k->a->dtype, first, (size_t)cols, y, e);
+    if (st != KB_OK)
+        return st;
+    double m = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < cols; j++)
+        m = x[j] > m ? x[j] : m;
+    for (int64_t j = 0; j < cols; j++)
+        sum += exp(x[j] - m);
+    for (int64_t j = 0; j < cols; j++)
+        kb_check_elem(c, y[j], exp(x[j] - m) / sum, row, j);
+    c->rows_checked++;
+    return KB_OK;
+}
+
+/* Compares y with the fp64 reference, row by row over kb_sample_rows
+ * (kb_check_rows' threads). */
 static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
 {
-    int64_t rows = a->shape[ROWS], cols = a->shape[COLS];
+    const int64_t rows = a->shape[ROWS], cols = a->shape[COLS];
     int64_t *pick = malloc(KB_CHECK_ALL_ROWS * sizeof *pick);
-    double *x = malloc((size_t)cols * sizeof *x);
-    double *y = malloc((size_t)cols * sizeof *y);
-    kb_status st = KB_OK;
     double atol, rtol;
     tolerance(a->dtype, cols, &atol, &rtol);
     kb_check_begin(c, atol, rtol);
-    if (!pick || !x || !y) {
-        st = kb_fail(e, KB_EENV, "out of host memory for a row of %lld", (long long)cols);
-        goto done;
-    }
-    int64_t n = kb_sample_rows(rows, seed, pick);
-    for (int64_t i = 0; i < n; i++) {
-        size_t first = (size_t)pick[i] * (size_t)cols;
-        st = kb_fetch_doubles(a->in[0], a->dtype, first, (size_t)cols, x, e);
-        if (st == KB_OK)
-            st = kb_fetch_doubles(a->out[0], a->dtype, first, (size_t)cols, y, e);
-        if (st != KB_OK)
-            goto done;
-        double m = -INFINITY, sum = 0;
-        for (int64_t j = 0; j < cols; j++)
-            m = x[j] > m ? x[j] : m;
-        for (int64_t j = 0; j < cols; j++)
-            sum += exp(x[j] - m);
-        for (int64_t j = 0; j < cols; j++)
-            kb_check_elem(c, y[j], exp(x[j] - m) / sum, pick[i], j);
-        c->rows_checked++;
-    }
-    kb_check_end(c);
-done:
+    if (!pick)
+        return kb_fail(e, KB_EENV, "out of host memory for %d row indices", KB_CHECK_ALL_ROWS);
+    const sm_check k = {a, pick};
+    const kb_status st = kb_check_rows(kb_sample_rows(rows, seed, pick), 2 * (size_t)cols,
+                                       check_row, &k, c, e);
+    if (st == KB_OK)
+        kb_check_end(c);
     free(pick);
-    free(x);
-    free(y);
     return st;
 }
 

@@ -1,14 +1,17 @@
 /* test_kernels_host.c - the host side of src/kernels with no GPU: dtypes and
  * their conversions, shape parsing, the registry and suggestions, the row
  * operators' cluster rung, a library row's check of its plan's case, row
- * sampling, tolerance accounting and the softmax model. */
+ * sampling, tolerance accounting, the checks' threads (util/par.h) and the
+ * softmax model. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "kbtest.h"
 #include "kernels/check.h"
 #include "kernels/fill.h"
 #include "kernels/op.h"
 #include "kernels/shape.h"
+#include "util/par.h"
 
 static void dtype_names_and_sizes(void **state)
 {
@@ -222,6 +225,108 @@ static void check_accounting(void **state)
     assert_false(kb_check_passed(&c)); /* nothing compared is not a pass */
 }
 
+/* Chunk k of kb_par_run marks its indices with k + 1; chunk `fail` fails. */
+typedef struct par_marks {
+    int *mark;
+    int fail;
+} par_marks;
+
+static kb_status par_mark(void *ctx, int k, int64_t begin, int64_t end, int w, kb_err *e)
+{
+    (void)w;
+    par_marks *p = ctx;
+    if (k == p->fail)
+        return kb_fail(e, KB_EENV, "chunk %d failed", k);
+    for (int64_t i = begin; i < end; i++)
+        p->mark[i] += k + 1;
+    return KB_OK;
+}
+
+static void par_run_covers_each_index_once(void **state)
+{
+    (void)state;
+    static const int64_t ns[] = {0, 1, 5, 63, 64, 65, 1000};
+    static const int threads[] = {1, 3, 8, 100};
+    int *mark = calloc(1000, sizeof *mark);
+    assert_non_null(mark);
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (size_t b = 0; b < sizeof threads / sizeof threads[0]; b++) {
+            const int64_t n = ns[a];
+            memset(mark, 0, 1000 * sizeof *mark);
+            par_marks p = {mark, -1};
+            kb_err e = {{0}};
+            assert_int_equal(kb_par_run(n, 16, threads[b], NULL, par_mark, &p, &e), KB_OK);
+            int prev = 1;
+            assert_true(n == 0 || mark[0] == 1);
+            for (int64_t i = 0; i < n; i++) { /* once each, chunks in order, none empty */
+                assert_true(mark[i] == prev || mark[i] == prev + 1);
+                prev = mark[i];
+            }
+            assert_int_equal(prev, n == 0 ? 1 : n < 16 ? n : 16);
+        }
+    /* a failing chunk's status and message come back */
+    par_marks p = {mark, 5};
+    kb_err e = {{0}};
+    assert_int_equal(kb_par_run(1000, 16, 4, NULL, par_mark, &p, &e), KB_EENV);
+    assert_string_equal(e.msg, "chunk 5 failed");
+    free(mark);
+}
+
+/* Row i: 100 elements, out = ref + tiny noise, two rows with an element
+ * out of tolerance (7 and 30). */
+static kb_status check_synthetic_row(const void *ctx, int64_t i, double *scratch, kb_check *c,
+                                     kb_err *e)
+{
+    (void)ctx;
+    (void)e;
+    for (int j = 0; j < 100; j++) {
+        const double ref = sin(0.01 * (double)(i * 100 + j)) + 1.5;
+        scratch[j] = ref + 1e-9 * cos((double)(i * 7 + j));
+        if ((i == 7 || i == 30) && j == 3)
+            scratch[j] += 0.5;
+        kb_check_elem(c, scratch[j], ref, i, j);
+    }
+    c->rows_checked++;
+    return KB_OK;
+}
+
+static void check_rows_match_one_thread(void **state)
+{
+    (void)state;
+    kb_check serial, one, many;
+    kb_err e = {{0}};
+    double scratch[100];
+    kb_check_begin(&serial, 1e-6, 1e-4);
+    for (int64_t i = 0; i < 200; i++)
+        check_synthetic_row(NULL, i, scratch, &serial, &e);
+    kb_check_end(&serial);
+
+    setenv("KBENCH_THREADS", "1", 1);
+    kb_check_begin(&one, 1e-6, 1e-4);
+    assert_int_equal(kb_check_rows(200, 100, check_synthetic_row, NULL, &one, &e), KB_OK);
+    kb_check_end(&one);
+    setenv("KBENCH_THREADS", "7", 1);
+    assert_int_equal(kb_par_threads(), 7);
+    kb_check_begin(&many, 1e-6, 1e-4);
+    assert_int_equal(kb_check_rows(200, 100, check_synthetic_row, NULL, &many, &e), KB_OK);
+    kb_check_end(&many);
+    unsetenv("KBENCH_THREADS");
+
+    const kb_check *k[2] = {&one, &many};
+    for (int t = 0; t < 2; t++) {
+        assert_int_equal(k[t]->rows_checked, 200);
+        assert_int_equal(k[t]->elems_checked, serial.elems_checked);
+        assert_int_equal(k[t]->bad_elems, 2);
+        assert_string_equal(k[t]->first_bad, serial.first_bad); /* row 7's */
+        assert_true(k[t]->max_abs_err == serial.max_abs_err);
+        assert_true(fabs(k[t]->rel_l2_err - serial.rel_l2_err) <= 1e-12 * serial.rel_l2_err);
+        assert_true(k[t]->atol == 1e-6 && k[t]->rtol == 1e-4);
+    }
+    assert_non_null(strstr(one.first_bad, "row 7 col 3"));
+    /* the same chunks, merged in the same order, whatever the threads */
+    assert_true(memcmp(&one, &many, sizeof one) == 0);
+}
+
 static void uniform_draw_is_spread(void **state)
 {
     (void)state;
@@ -266,6 +371,8 @@ int main(void)
         cmocka_unit_test(case_key_check_refuses_other_cases),
         cmocka_unit_test(sample_rows_include_ends),
         cmocka_unit_test(check_accounting),
+        cmocka_unit_test(par_run_covers_each_index_once),
+        cmocka_unit_test(check_rows_match_one_thread),
         cmocka_unit_test(uniform_draw_is_spread),
         cmocka_unit_test(softmax_model),
     };
