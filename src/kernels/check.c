@@ -195,13 +195,13 @@ kb_status kb_check_rows(int64_t n, size_t scratch, kb_check_row_fn fn, const voi
     j.part = calloc(KB_CHECK_CHUNKS, sizeof *j.part);
     j.scratch = calloc((size_t)threads, sizeof *j.scratch);
     kb_status st;
-    if (!j.part || !j.scratch)
+    if (!j.part || !j.scratch) {
         st = kb_fail(e, KB_EENV, "out of host memory for a check on %d threads", threads);
-    else
+    } else {
         st = kb_par_run(n, KB_CHECK_CHUNKS, threads, check_init, check_chunk, &j, e);
-    if (st == KB_OK)
-        for (int k = 0; k < KB_CHECK_CHUNKS; k++)
+        for (int k = 0; k < KB_CHECK_CHUNKS && st == KB_OK; k++)
             kb_check_merge(c, &j.part[k]);
+    }
     if (j.scratch)
         for (int w = 0; w < threads; w++)
             free(j.scratch[w]);
