@@ -4,7 +4,6 @@
  * call fails, the environment's choice among a variant's measured
  * configurations, the current device for a library's handle, and the
  * shared-memory opt-in asked once per kernel. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,19 +54,6 @@ cudaError_t kb_library_error(void)
 {
     cudaError_t ce = cudaGetLastError();
     return ce != cudaSuccess ? ce : cudaErrorUnknown;
-}
-
-int kb_env_int(const char *name, int dflt, int lo, int hi)
-{
-    const char *v = getenv(name);
-    if (v == NULL || *v == '\0')
-        return dflt;
-    char *end = NULL;
-    errno = 0;
-    const long n = strtol(v, &end, 10);
-    if (errno != 0 || *end != '\0' || n < lo || n > hi)
-        return dflt;
-    return (int)n;
 }
 
 int kb_current_device(int *dev, char *why, size_t why_size)

@@ -128,7 +128,11 @@ int kb_check_passed(const kb_check *c)
     return c->elems_checked > 0 && c->bad_elems == 0;
 }
 
-void kb_check_merge(kb_check *into, const kb_check *part)
+/* Adds the comparison `part` (begun with the same tolerances, not ended) to
+ * `into`, as if its elements had been compared after into's: the counts and
+ * sums add, the largest error stays, and into's first bad element stays the
+ * first. */
+static void check_merge(kb_check *into, const kb_check *part)
 {
     into->rows_checked += part->rows_checked;
     into->elems_checked += part->elems_checked;
@@ -200,7 +204,7 @@ kb_status kb_check_rows(int64_t n, size_t scratch, kb_check_row_fn fn, const voi
     } else {
         st = kb_par_run(n, KB_CHECK_CHUNKS, threads, check_init, check_chunk, &j, e);
         for (int k = 0; k < KB_CHECK_CHUNKS && st == KB_OK; k++)
-            kb_check_merge(c, &j.part[k]);
+            check_merge(c, &j.part[k]);
     }
     if (j.scratch)
         for (int w = 0; w < threads; w++)

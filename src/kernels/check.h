@@ -46,11 +46,6 @@ void kb_check_elem(kb_check *c, double out, double ref, int64_t row, int64_t col
 void kb_check_end(kb_check *c);
 /* 1 when every compared element was within tolerance. */
 int kb_check_passed(const kb_check *c);
-/* Adds the comparison `part` (begun with the same tolerances, not ended) to
- * `into`, as if its elements had been compared after into's: the counts and
- * sums add, the largest error stays, and into's first bad element stays the
- * first. */
-void kb_check_merge(kb_check *into, const kb_check *part);
 
 /* Row i (0 .. n-1 of kb_check_rows) compared into c, with `scratch` doubles of
  * its thread's own. */
@@ -59,7 +54,7 @@ typedef kb_status (*kb_check_row_fn)(const void *ctx, int64_t i, double *scratch
 /* Compares rows 0 .. n-1 by fn on kb_par_threads() host threads (each set to
  * the caller's CUDA device, so that fn may fetch from it), in KB_CHECK_CHUNKS
  * chunks of consecutive rows, each compared into a kb_check begun with c's
- * tolerances and merged into c in order: c's figures do not depend on the
+ * tolerances and added to c in order: c's figures do not depend on the
  * number of threads, and its first bad element is the lowest row's. Threads
  * are fewer where their scratch would pass KB_CHECK_SCRATCH_BYTES. c is not
  * ended. */

@@ -224,10 +224,8 @@ static kb_status check(const kb_args *a, uint64_t seed, kb_check *c, kb_err *e)
     const int64_t npick = kb_sample_rows(rows, seed, pick);
 
     /* Pass 1: the statistics of every checked row, and the worst conditioning
-     * |mean| * rstd among them. */
-    kb_check none;
-    kb_check_begin(&none, 0.0, 0.0);
-    if ((st = kb_check_rows(npick, n, check_stats_row, &k, &none, e)) != KB_OK)
+     * |mean| * rstd among them (c compares nothing yet: begun again below). */
+    if ((st = kb_check_rows(npick, n, check_stats_row, &k, c, e)) != KB_OK)
         goto done;
     double cond = 0.0, gmax = 0.0;
     for (int64_t i = 0; i < npick; i++)

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/env.h"
 #include "../util/status.h"
 #include "dtype.h"
 
@@ -105,13 +106,6 @@ cudaError_t kb_case_key_check(const kb_case_key *k, const kb_args *a, const char
 /* What a launch returns when its library call failed: the pending CUDA error
  * (taken, so cleared), or cudaErrorUnknown when none is pending. */
 cudaError_t kb_library_error(void);
-
-/* The integer in environment variable name when it is set to a number in
- * [lo, hi], else dflt: the switches of the variants' alternative paths and
- * configurations (each variant's header comment names its own). A case's
- * process keeps its environment: callers read a switch once, not at every
- * launch inside the timed region. */
-int kb_env_int(const char *name, int dflt, int lo, int hi);
 
 /* cudaFuncSetAttribute(k, MaxDynamicSharedMemorySize, smem) unless this
  * process already did so for k with at least smem (kb_allow_smem in

@@ -4,20 +4,15 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
+
+#include "util/env.h"
 
 int kb_par_threads(void)
 {
-    const char *s = getenv("KBENCH_THREADS");
-    if (s && *s) {
-        char *end;
-        const long v = strtol(s, &end, 10);
-        if (*end == '\0' && v >= 1 && v <= 256)
-            return (int)v;
-    }
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus < 1 ? 1 : cpus > KB_PAR_MAX_THREADS ? KB_PAR_MAX_THREADS : (int)cpus;
+    const int online = cpus < 1 ? 1 : cpus > KB_PAR_MAX_THREADS ? KB_PAR_MAX_THREADS : (int)cpus;
+    return kb_env_int("KBENCH_THREADS", online, 1, 256);
 }
 
 typedef struct par_job {
