@@ -37,6 +37,7 @@ static void *par_work(void *arg)
     const par_worker *pw = arg;
     par_job *j = pw->job;
     const int w = pw->w;
+    const int64_t q = j->n / j->chunks, r = j->n % j->chunks; /* chunk k: q + (k < r) */
     if (j->init && (j->init_st[w] = j->init(j->ctx, w, &j->init_err[w])) != KB_OK) {
         atomic_store(&j->failed, 1);
         return NULL;
@@ -45,7 +46,6 @@ static void *par_work(void *arg)
         const int k = atomic_fetch_add(&j->next, 1);
         if (k >= j->chunks)
             break;
-        const int64_t q = j->n / j->chunks, r = j->n % j->chunks;
         const int64_t begin = k * q + (k < r ? k : r), end = begin + q + (k < r);
         if (begin < end &&
             (j->chunk_st[k] = j->fn(j->ctx, k, begin, end, w, &j->chunk_err[k])) != KB_OK)

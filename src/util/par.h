@@ -28,12 +28,12 @@ typedef kb_status (*kb_par_init_fn)(void *ctx, int w, kb_err *e);
 /* Splits 0 .. n-1 into `chunks` consecutive pieces (n / chunks indices each,
  * one more for the first n % chunks; the empty ones, when n < chunks, are not
  * run) and runs fn over them on at most `threads` threads, each taking the
- * next chunk nobody has taken. What chunks write apart the caller merges in chunk order,
- * so that its result does not depend on the number of threads. A thread that
- * cannot be started leaves its share to the others. Returns KB_OK, or the
- * status and message of the first failing worker's init, else of the
- * lowest-numbered failing chunk; after a failure the chunks not yet taken are
- * not run. */
+ * next chunk nobody has taken. What chunks write apart the caller merges in
+ * chunk order, so that its result does not depend on the number of threads.
+ * A thread that cannot be started leaves its share to the others. Returns
+ * KB_OK, or the status and message of the first failing worker's init, else
+ * of the lowest-numbered failing chunk; after a failure the chunks not yet
+ * taken are not run. */
 kb_status kb_par_run(int64_t n, int chunks, int threads, kb_par_init_fn init, kb_par_chunk_fn fn,
                      void *ctx, kb_err *e);
 
