@@ -109,7 +109,7 @@
  * every aligned row of 32769-1048576 columns to the pipelined grid
  * (measured: above that kernel); KBENCH_LAYERNORM_GPIPE_FROM16=n sends there
  * the 16-bit rows of whole 16384-column slices from n columns (default
- * 65537; 32769 adds 49152 and 65536, the H200's A/B to come);
+ * 65537; 32769 adds 49152 and 65536, measured: the header of the grid);
  * KBENCH_LAYERNORM_GPIPE_RING=0 gives the pipelined grid its parameters in
  * shared memory and a ring of 4 fp32 slices (L = 2) instead of 7 (L = 4);
  * KBENCH_LAYERNORM_GPIPE_WIDE=0 gives it 16-bit slices of 8192 columns
@@ -3426,8 +3426,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * clock. So 16-bit rows of whole slices from 81920 columns, where srow2
  * takes clusters of 2, take the grid by default
  * (KBENCH_LAYERNORM_GPIPE_FROM16, default 65537; =131073 sends them back to
- * srow2); 49152 and 65536, one block of srow2 a row, stay there until an
- * H200's A/B (=32769 takes them to the grid). Prediction for the H200
+ * srow2); 49152 and 65536, one block of srow2 a row, stay there (=32769
+ * takes them to the grid; the H200's A/B below). Prediction for the H200
  * (before any run there): 81920-131072 columns +10-20%, as here, the grid
  * then at its 262144 figure (82.8% in the report of 09:21 UTC, two fences);
  * 49152 and 65536 level within the rounds' spread. Built and measured on an
@@ -3439,7 +3439,18 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * =32769). row_lengths.sh's gp-whole16 group (21 cases, fp32, fp16 and
  * bf16, 5-8 slices a row, statistics, a mean of 10^4, tanh; 12 x 81920 too
  * few rows to fill the grid, on srow2's clusters of 2) and memcheck,
- * racecheck and synccheck at bf16 30 x 81920 clean. */
+ * racecheck and synccheck at bf16 30 x 81920 clean.
+ * On the H200 (2026-12-06 20:45-20:46 UTC, kbench 73586cf, one fence a row,
+ * two interleaved rounds, no check, % of its copy bandwidth, the default /
+ * =32769): bf16 4096 x 65536 84.2, 82.5 / 76.5, 77.0 (0.921x), srow2 still
+ * ahead there as with two fences; 8192 x 49152 65.7, 66.5 / 75.3, 76.1
+ * (1.145x), the grid ahead. One threshold cannot take 49152 and leave
+ * 65536, so the default stays 65537, and srow2's 66% at 49152 is a cliff
+ * between the sweep's points (16384 and 65536) left open. Its report of
+ * 20:46-20:50 UTC, the same call: bf16 1024 x 262144 83.9%, 256 x 1048576
+ * 82.2% on the grid (82.8 and 80.7 in ba501b4's, two fences), fp32 128 x
+ * 1048576 88.5% (78.0), 512 x 262144 90.1% (85.4): the fp32 rows gained
+ * as the H100 predicted, the 16-bit rows, 93% there, hold 82-84% here. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_WIDE_ELEMS (2 * GP_ELEMS) /* 16-bit wide slices: 16384 columns */
