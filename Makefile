@@ -131,19 +131,22 @@ shiplibs:
 # The bench tools, built with the tests and run on the GPU machine; their
 # headers come from the compiler (-MMD: $@.d, included below).
 BENCH_TOOLS := $(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit \
-               $(B)/bench/fw_trace $(B)/bench/grid_trace $(B)/bench/gpipe_trace \
-               $(B)/bench/pc_stalls
+               $(B)/bench/chunk_copy $(B)/bench/fw_trace $(B)/bench/grid_trace \
+               $(B)/bench/gpipe_trace $(B)/bench/pc_stalls
 BENCH_DEP    = -MMD -MP -MF $@.d
 
 tests: $(TEST_BIN) $(B)/kbench shiplibs $(BENCH_TOOLS)
 
 # The tensor-core rung's ceiling (bench/mma_peak.cu's header), the L2's
-# reuse distance under streaming traffic (bench/l2_reuse.cu's) and the
-# clusters the GPU places at once (bench/cluster_fit.cu's).
+# reuse distance under streaming traffic (bench/l2_reuse.cu's), the
+# clusters the GPU places at once (bench/cluster_fit.cu's) and the copy
+# bandwidth of blocks walking their own chunks (bench/chunk_copy.cu's).
 $(B)/bench/mma_peak: bench/mma_peak.cu
 $(B)/bench/l2_reuse: bench/l2_reuse.cu
 $(B)/bench/cluster_fit: bench/cluster_fit.cu
-$(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit:
+$(B)/bench/chunk_copy: bench/chunk_copy.cu
+$(B)/bench/mma_peak $(B)/bench/l2_reuse $(B)/bench/cluster_fit \
+$(B)/bench/chunk_copy:
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $(BENCH_DEP) $< -o $@
 

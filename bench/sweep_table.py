@@ -13,6 +13,9 @@ the peers' date must fall within --session-hours (default 2) of the report's
 start and finish, the device names must match, and so must the GPUs' uuids
 where both files record one (torch_peers.py's older files do not). Otherwise the PyTorch columns
 are left out and a line says why, since absolute times drift between runs.
+Peers whose L2 flush wrote its buffer (torch_peers.py's older files, "l2_flush":
+"write") were timed with the flush's dirty lines written back inside each call,
+where kbench's flush reads: their ratios are printed under a line that says so.
 
 Usage:
   python3 bench/sweep_table.py REPORT.json [--peers PEERS.json] [--session-hours H]
@@ -116,7 +119,11 @@ def main(argv=None):
           (f"; PyTorch {doc.get('torch', '?')}, {doc['date']}" if a.peers else ""))
     if why:
         print(why)
-    elif a.peers and doc.get("complete") is False:
+    elif a.peers and doc.get("method", {}).get("l2_flush", "read") != "read":
+        print(f"PyTorch's L2 flush was a {doc['method']['l2_flush']}, kbench's a read: "
+              "its flush's dirty lines were written back inside each timed call, "
+              "so these ratios are not by kbench's method")
+    if not why and a.peers and doc.get("complete") is False:
         print(f"PyTorch's run stopped early: {len(doc.get('best', []))} of its "
               f"{doc.get('cases', '?')} cases were measured ('-' where it had not got to)")
     print()

@@ -13,8 +13,11 @@ once per shape and dtype; a compile or run failure is recorded in the entry's
 
 How, as kbench does (docs/method.md): inputs are fresh random data (x = mean +
 U[-1, 1), gamma = 1 +- 0.5, beta and b = 0 +- 0.5); WARMUP calls first; then
-before every sample the L2 is flushed by writing a buffer FLUSH_FACTOR times the
-GPU's L2 size, and one call is timed alone between two CUDA events; at least
+before every sample the L2 is flushed by reading a buffer FLUSH_FACTOR times the
+GPU's L2 size (a sum over it: the L2 left holding clean lines only, as kbench's
+flush kernel leaves it; --l2-flush write fills the buffer instead, as a memset
+flush would, leaving its dirty lines to be written back inside the timed call),
+and one call is timed alone between two CUDA events; at least
 --samples samples (default 20, at least 20), the median is the headline, with
 min, max and the relative spread (sample stdev / mean). GB/s uses kbench's byte
 model: softmax 2 * rows * cols * size (x read once, y written once), layernorm
@@ -39,7 +42,7 @@ Output (-o, default torch_peers.json), a JSON object:
   torch         torch.__version__; "cuda": torch.version.cuda; "triton": its
                 version or null
   method        {"warmup", "samples", "flush_bytes", "timer": "cuda events",
-                 "l2_flush": "write"}
+                 "l2_flush": "read" | "write"}
   entries       one per (op, shape, dtype, mode):
     op          "softmax" | "layernorm"
     shape       {"rows", "cols"} (+ "gelu", "mean" for layernorm)
@@ -59,7 +62,8 @@ Output (-o, default torch_peers.json), a JSON object:
 
 Usage:
   python3 bench/torch_peers.py [--ops softmax,layernorm] [--dtypes fp32,bf16]
-        [--samples N] [--report FILE...] [--no-compile] [-o FILE]
+        [--samples N] [--report FILE...] [--no-compile] [--l2-flush read|write]
+        [-o FILE]
   python3 bench/torch_peers.py --dry-run     the shape list, without importing torch
 Needs a CUDA GPU and PyTorch (2.x); no network (torch.compile builds locally).
 """
@@ -87,8 +91,9 @@ OPS = ("softmax", "layernorm")
 DTYPES = ("fp32", "bf16")
 MIN_SAMPLES = 20
 WARMUP = 5
-# The L2 flush writes a buffer this many times the L2's size (kbench's factor).
+# The L2 flush reads a buffer this many times the L2's size (kbench's factor).
 FLUSH_FACTOR = 4
+FLUSHES = ("read", "write")
 LN_EPS = 1e-5
 SIZE = {"fp32": 4, "bf16": 2, "fp16": 2}
 
@@ -159,14 +164,19 @@ def one_line(e):
 class Timer:
     """Times one call after an L2 flush, between two CUDA events."""
 
-    def __init__(self, torch, flush_bytes):
+    def __init__(self, torch, flush_bytes, how):
         self.torch = torch
-        self.flush = torch.empty(flush_bytes // 4, dtype=torch.float32, device="cuda")
+        self.flush = torch.ones(flush_bytes // 4, dtype=torch.float32, device="cuda")
+        self.write = how == "write"
         self.start = torch.cuda.Event(enable_timing=True)
         self.end = torch.cuda.Event(enable_timing=True)
 
     def sample_us(self, fn):
-        self.flush.fill_(1.0)  # write a buffer larger than the L2: no line of x stays
+        # a buffer larger than the L2 passes through it: no line of x stays
+        if self.write:
+            self.flush.fill_(1.0)
+        else:
+            self.flush.sum()
         self.start.record()
         fn()
         self.end.record()
@@ -229,6 +239,8 @@ def main(argv=None):
     ap.add_argument("--sweep-bytes", type=int, default=SWEEP_BYTES)
     ap.add_argument("--report", nargs="+", default=None, metavar="FILE")
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--l2-flush", default="read", choices=FLUSHES,
+                    help="read the flush buffer (kbench's way, the default) or write it")
     ap.add_argument("-o", "--output", default="torch_peers.json")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the cases (op, shape, dtype) and exit, without torch")
@@ -277,10 +289,10 @@ def main(argv=None):
                    "memory_bytes": props.total_memory, "uuid": uuid},
         "torch": torch.__version__, "cuda": torch.version.cuda, "triton": triton_version,
         "method": {"warmup": WARMUP, "samples": a.samples, "flush_bytes": FLUSH_FACTOR * l2,
-                   "timer": "cuda events", "l2_flush": "write"},
+                   "timer": "cuda events", "l2_flush": a.l2_flush},
         "entries": [], "best": [], "cases": len(cases), "complete": False,
     }
-    timer = Timer(torch, FLUSH_FACTOR * l2)
+    timer = Timer(torch, FLUSH_FACTOR * l2, a.l2_flush)
     for op, s, d in cases:
         fn, args = make_fn(torch, F, op, s, d)
         modes = [("eager", fn)]

@@ -154,6 +154,13 @@ static void torch_peers_dry_run(void **state)
     assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --samples 5 >/dev/null "
                             "2>&1"),
                      2);
+    assert_int_equal(kbt_sh("python3 bench/torch_peers.py --dry-run --l2-flush memset "
+                            ">/dev/null 2>%s/err",
+                            kbt_dir),
+                     2);
+    err = kbt_read("err");
+    kbt_has(err, "argument --l2-flush: invalid choice: 'memset'");
+    free(err);
 }
 
 static void h200_peers_dry_run(void **state)
@@ -240,6 +247,19 @@ static void sweep_table_ratios(void **state)
                      0);
     t = kbt_read("table");
     kbt_has(t, "PyTorch's run stopped early: 1 of its 30 cases were measured");
+    kbt_has(t, " | 2.00x |");
+    assert_null(strstr(t, "L2 flush"));
+    free(t);
+    /* peers timed after a write flush (torch_peers.py --l2-flush write):
+     * the ratio, under a line that says the methods differ */
+    assert_int_equal(kbt_sh("python3 -c 'import json,sys; p=json.load(open(sys.argv[1]));"
+                            "p[\"method\"]={\"l2_flush\":\"write\"}; json.dump(p,open(sys.argv[1],\"w\"))' "
+                            "%s/peers.json && python3 bench/sweep_table.py results/h200/softmax.json "
+                            "--peers %s/peers.json >%s/table",
+                            kbt_dir, kbt_dir, kbt_dir),
+                     0);
+    t = kbt_read("table");
+    kbt_has(t, "PyTorch's L2 flush was a write, kbench's a read");
     kbt_has(t, " | 2.00x |");
     free(t);
     /* another GPU of the same name: no ratio; the report's own GPU (its uuid
