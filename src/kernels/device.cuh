@@ -168,6 +168,17 @@ KB_DEV uint4 kb_ld128(const void *p)
     return __ldg((const uint4 *)p);
 }
 
+/* kb_ld128 without a line in L1 (ld.global.nc.L1::no_allocate): for data read
+ * once, so that it does not evict what the SM reads again. */
+KB_DEV uint4 kb_ld128_na(const void *p)
+{
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
+
 /* Stores 16 bytes at p, which must be 16-byte aligned (one STG.E.128). */
 KB_DEV void kb_st128(void *p, uint4 v)
 {

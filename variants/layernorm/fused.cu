@@ -428,7 +428,18 @@ static __device__ __forceinline__ float shifted_sum(const uint4 (&raw)[NV], floa
  * Plain loads and stores: +4.2 points at 1024 and +3.3 at 768, the top of
  * the prediction, +0.5 at 128; the shuffle nothing (-0.6 at 128 alone).
  * Mode 1 is the default (KBENCH_LAYERNORM_WARP unset); KBENCH_LAYERNORM_WARP=0
- * brings back the streaming hints for an A/B. */
+ * brings back the streaming hints for an A/B.
+ * Bit 2 (mode 5, KBENCH_LAYERNORM_WARP=5): x loaded without a line in L1
+ * (kb_ld128_na), so that the 128 KB of x an SM has in flight (32 warps of 4
+ * KB rows at 1024 columns) do not evict the 12 KB of gamma, beta and b that
+ * every row reads again from L1 (kb_ld128). Why: at 131072 x 1024 the H200
+ * holds 96.7% of the copy bandwidth (the report of 2026-12-06) where the H100
+ * holds 99.5% (2026-12-06 22:52 UTC, 355.9 us), and torch.compile's kernel
+ * (its parameters loaded evict_last) 98.0% on the H200. Prediction (before
+ * any run): on the H200 131072 x 1024 96.7 -> 98-99% if the parameters'
+ * misses to the L2 are what the H200's faster stream exposes, 174762 x 768
+ * (98.1%) level to +0.5, 1048576 x 128 (one vector a lane, 16 blocks an SM)
+ * level; on the H100 level. */
 template <typename T, int NV, bool TANH, int MODE = 1>
 __global__ void __launch_bounds__(128, 8)
     layernorm_fused_warp(const T *__restrict__ x, const T *__restrict__ gamma,
@@ -437,10 +448,10 @@ __global__ void __launch_bounds__(128, 8)
                          float *__restrict__ rstd_out, int64_t rows, int cols, float inv_cols)
 {
     constexpr int V = kb_vec_width<T>();
-    constexpr bool SHIFT = sizeof(T) == 4, CS = (MODE & 1) == 0;
+    constexpr bool SHIFT = sizeof(T) == 4, CS = (MODE & 1) == 0, NA = (MODE & 4) != 0;
     int64_t row;
     uint4 raw[NV];
-    if (!ln_warp_start<T, NV, CS>(x, rows, cols, row, raw))
+    if (!ln_warp_start<T, NV, CS, NA>(x, rows, cols, row, raw))
         return;
     const int lane = threadIdx.x & 31, nvec = cols / V;
     const int64_t base = row * cols;
@@ -3809,7 +3820,7 @@ template <bool VEC> struct fused_kernels {
         VEC ? "layernorm_fused_stream_vec" : "layernorm_fused_stream";
     template <typename T, int NV, bool TANH> static auto warp()
     {
-        static const int mode = kb_env_int("KBENCH_LAYERNORM_WARP", 1, 0, 3);
+        static const int mode = kb_env_int("KBENCH_LAYERNORM_WARP", 1, 0, 5);
         switch (mode) {
         case 0:
             return layernorm_fused_warp<T, NV, TANH, 0>;
@@ -3817,6 +3828,8 @@ template <bool VEC> struct fused_kernels {
             return layernorm_fused_warp<T, NV, TANH, 2>;
         case 3:
             return layernorm_fused_warp<T, NV, TANH, 3>;
+        case 5:
+            return layernorm_fused_warp<T, NV, TANH, 5>;
         default:
             return layernorm_fused_warp<T, NV, TANH, 1>;
         }

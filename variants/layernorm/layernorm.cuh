@@ -190,10 +190,11 @@ KB_DEV void ln_affine_any(const T *__restrict__ gamma, const T *__restrict__ bet
 
 /* The start of a warp-per-row kernel: this warp's row, and lane's NV vectors
  * of it streamed into raw (zeros past the row's cols / V vectors; CS: with the
- * streaming hint, else plain loads). False when
+ * streaming hint, else plain loads, or with NA loads that take no line in L1,
+ * kb_ld128_na). False when
  * the warp is past the last row: the whole warp then leaves together, so no
  * shuffle partner is left behind. */
-template <typename T, int NV, bool CS = true>
+template <typename T, int NV, bool CS = true, bool NA = false>
 KB_DEV bool ln_warp_start(const T *__restrict__ x, int64_t rows, int cols, int64_t &row,
                           uint4 (&raw)[NV])
 {
@@ -207,7 +208,10 @@ KB_DEV bool ln_warp_start(const T *__restrict__ x, int64_t rows, int cols, int64
 #pragma unroll
     for (int k = 0; k < NV; k++) {
         const int j = lane + 32 * k;
-        raw[k] = j < nvec ? (CS ? __ldcs(xv + j) : xv[j]) : make_uint4(0u, 0u, 0u, 0u);
+        raw[k] = j >= nvec ? make_uint4(0u, 0u, 0u, 0u)
+                 : NA      ? kb_ld128_na(xv + j)
+                 : CS      ? __ldcs(xv + j)
+                           : xv[j];
     }
     return true;
 }
