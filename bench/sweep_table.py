@@ -13,9 +13,11 @@ the peers' date must fall within --session-hours (default 2) of the report's
 start and finish, the device names must match, and so must the GPUs' uuids
 where both files record one (torch_peers.py's older files do not). Otherwise the PyTorch columns
 are left out and a line says why, since absolute times drift between runs.
-Peers whose L2 flush wrote its buffer (torch_peers.py's older files, "l2_flush":
-"write") were timed with the flush's dirty lines written back inside each call,
-where kbench's flush reads: their ratios are printed under a line that says so.
+Peers timed by torch_peers.py's older method (bench/h200's files so far) are
+printed under a line that says how it differs from kbench's: an L2 flush that
+wrote its buffer ("l2_flush": "write"), whose dirty lines were written back
+inside each timed call, where kbench's flush reads; no spin before the start
+event (no "spin_cycles"), so the host's time to queue a call could count.
 
 Usage:
   python3 bench/sweep_table.py REPORT.json [--peers PEERS.json] [--session-hours H]
@@ -86,6 +88,18 @@ def same_session(report, peers, hours):
     return None
 
 
+def old_method(method):
+    """How a peers file's timing differs from kbench's (empty when it does not)."""
+    how = []
+    if method.get("l2_flush", "read") != "read":
+        how.append(f"its L2 flush a {method['l2_flush']}, whose dirty lines were written "
+                   "back inside each timed call (kbench's flush reads)")
+    if "spin_cycles" not in method:
+        how.append("no spin before the start event, so the host's time to queue a call "
+                   "could count")
+    return how
+
+
 def gpu_uuid(device):
     """The device's uuid without its "GPU-", lower case, or None."""
     u = device.get("uuid")
@@ -119,10 +133,10 @@ def main(argv=None):
           (f"; PyTorch {doc.get('torch', '?')}, {doc['date']}" if a.peers else ""))
     if why:
         print(why)
-    elif a.peers and doc.get("method", {}).get("l2_flush", "read") != "read":
-        print(f"PyTorch's L2 flush was a {doc['method']['l2_flush']}, kbench's a read: "
-              "its flush's dirty lines were written back inside each timed call, "
-              "so these ratios are not by kbench's method")
+    elif a.peers and old_method(doc.get("method", {})):
+        print("PyTorch was timed by an older method than kbench's: "
+              + "; ".join(old_method(doc.get("method", {})))
+              + ". These ratios are not by kbench's method")
     if not why and a.peers and doc.get("complete") is False:
         print(f"PyTorch's run stopped early: {len(doc.get('best', []))} of its "
               f"{doc.get('cases', '?')} cases were measured ('-' where it had not got to)")

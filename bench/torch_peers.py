@@ -16,12 +16,17 @@ U[-1, 1), gamma = 1 +- 0.5, beta and b = 0 +- 0.5); WARMUP calls first; then
 before every sample the L2 is flushed by reading a buffer FLUSH_FACTOR times the
 GPU's L2 size (a sum over it: the L2 left holding clean lines only, as kbench's
 flush kernel leaves it; --l2-flush write fills the buffer instead, as a memset
-flush would, leaving its dirty lines to be written back inside the timed call),
-and one call is timed alone between two CUDA events; at least
---samples samples (default 20, at least 20), the median is the headline, with
-min, max and the relative spread (sample stdev / mean). GB/s uses kbench's byte
-model: softmax 2 * rows * cols * size (x read once, y written once), layernorm
-that plus 3 * cols * size (gamma, beta, b).
+flush would, leaving its dirty lines to be written back inside the timed call,
+as every file under bench/h200 so far was timed: "l2_flush": "write"); then the
+GPU spins for SPIN_CYCLES (torch.cuda._sleep, about a millisecond), so that the
+call is on the stream before the start event is reached and its host-side time
+(Python, torch.compile's guards, the launches) is not counted; and one call is
+timed alone between two CUDA events (kbench queues its launches, from C,
+while its flush kernel, tens of microseconds long, still runs); at least --samples samples (default
+20, at least 20), the median is the headline, with min, max and the relative
+spread (sample stdev / mean). GB/s uses kbench's byte model: softmax 2 * rows *
+cols * size (x read once, y written once), layernorm that plus 3 * cols * size
+(gamma, beta, b).
 
 Cases: by default the sweep of tests/gpu/h200.sh (SWEEP=1): cols in {32, 33,
 128, 768, 1024, 4096, 16384, 65536, 262144, 1048576} with rows = max(1, 512 MB /
@@ -42,7 +47,8 @@ Output (-o, default torch_peers.json), a JSON object:
   torch         torch.__version__; "cuda": torch.version.cuda; "triton": its
                 version or null
   method        {"warmup", "samples", "flush_bytes", "timer": "cuda events",
-                 "l2_flush": "read" | "write"}
+                 "l2_flush": "read" | "write", "spin_cycles": SPIN_CYCLES (absent
+                 in the files timed without the spin, bench/h200's so far)}
   entries       one per (op, shape, dtype, mode):
     op          "softmax" | "layernorm"
     shape       {"rows", "cols"} (+ "gelu", "mean" for layernorm)
@@ -66,6 +72,17 @@ Usage:
         [-o FILE]
   python3 bench/torch_peers.py --dry-run     the shape list, without importing torch
 Needs a CUDA GPU and PyTorch (2.x); no network (torch.compile builds locally).
+
+The flush, measured (H100 80GB HBM3, 2026-12-06 22:52-22:53 UTC, PyTorch
+2.11.0+cu130, four runs in turn, write / read / write / read, at layernorm fp32
+131072 x 1024, 174762 x 768, 2048 x 65536 and bf16 262144 x 1024): eager's medians
+0.4-1.3% shorter after the read flush at every case (1212.6 -> 1208.0 us at 1024
+columns, 1469.5 -> 1450.2 at 65536), so a write flush cost PyTorch up to a
+point of the copy bandwidth. torch.compile's medians moved more between runs of
+the same flush than between the flushes: 356.7 and 437.2 us at 131072 x 1024
+after a read, 434.3 and 363.0 after a write (the compiled code taken from the
+cache after the first run), the relative spread of its samples within a run
+2.5-13.5% (kbench's fused 355.9 us there, 0.2%).
 """
 import argparse
 import datetime
@@ -94,6 +111,9 @@ WARMUP = 5
 # The L2 flush reads a buffer this many times the L2's size (kbench's factor).
 FLUSH_FACTOR = 4
 FLUSHES = ("read", "write")
+# GPU clock cycles of the spin between the flush and the start event (~1 ms at
+# the H200's 1980 MHz): longer than the host takes to queue a call.
+SPIN_CYCLES = 2_000_000
 LN_EPS = 1e-5
 SIZE = {"fp32": 4, "bf16": 2, "fp16": 2}
 
@@ -177,6 +197,7 @@ class Timer:
             self.flush.fill_(1.0)
         else:
             self.flush.sum()
+        self.torch.cuda._sleep(SPIN_CYCLES)  # the GPU busy while fn is queued
         self.start.record()
         fn()
         self.end.record()
@@ -289,7 +310,8 @@ def main(argv=None):
                    "memory_bytes": props.total_memory, "uuid": uuid},
         "torch": torch.__version__, "cuda": torch.version.cuda, "triton": triton_version,
         "method": {"warmup": WARMUP, "samples": a.samples, "flush_bytes": FLUSH_FACTOR * l2,
-                   "timer": "cuda events", "l2_flush": a.l2_flush},
+                   "timer": "cuda events", "l2_flush": a.l2_flush,
+                   "spin_cycles": SPIN_CYCLES},
         "entries": [], "best": [], "cases": len(cases), "complete": False,
     }
     timer = Timer(torch, FLUSH_FACTOR * l2, a.l2_flush)
