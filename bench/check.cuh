@@ -1,6 +1,7 @@
 /* check.cuh - the bench tools' CUDA error check (bench/mma_peak.cu,
  * bench/fw_trace.cu, bench/grid_trace.cu, bench/gpipe_trace.cu, l2_reuse.cu,
- * cluster_fit.cu and their timing, median_time.cuh and row_trace.cuh;
+ * cluster_fit.cu, chunk_copy.cu and their timing, median_time.cuh,
+ * row_trace.cuh and stream_bufs.cuh;
  * pc_stalls.c, C, too): a failed call is said as "tool: call: error" and the
  * tool exits 1. */
 #ifndef KB_BENCH_CHECK_CUH

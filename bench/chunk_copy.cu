@@ -36,11 +36,11 @@
 
 #include "check.cuh"
 #include "median_time.cuh"
+#include "stream_bufs.cuh"
 
 #define THREADS 512
 #define U 4
 #define STEP (THREADS * U) /* vectors a block a step: 32 KB */
-#define CHECK(call) kb_tool_check("chunk_copy", (call), #call)
 
 /* Copies chunks of cv vectors (a multiple of STEP), block b starting each
  * of its chunks at vector (b rot) mod cv. */
@@ -70,24 +70,12 @@ __global__ void __launch_bounds__(THREADS, 2)
 
 int main(int argc, char **argv)
 {
-    long x_mb = 1024;
-    if (argc > 2 || (argc == 2 && ((x_mb = strtol(argv[1], NULL, 10)) < 64 || x_mb > 8192))) {
-        fprintf(stderr, "usage: chunk_copy [x_MB, 64-8192]\n");
+    kb_stream_bufs b;
+    if (!kb_stream_bufs_init(&b, "chunk_copy", argc, argv, 1024))
         return 2;
-    }
-    int dev = 0, sms = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, dev));
-    const int blocks = 2 * sms;
-    const size_t bytes = (size_t)x_mb << 20;
-    uint4 *x = NULL, *y = NULL;
-    CHECK(cudaMalloc((void **)&x, bytes));
-    CHECK(cudaMalloc((void **)&y, bytes));
-    CHECK(cudaMemset(x, 0x5A, bytes));
-    printf("# %s, %d SMs, %d blocks of %d threads, x and y %ld MB each\n", prop.name, sms,
-           blocks, THREADS, x_mb);
+    const int blocks = 2 * b.sms;
+    printf("# %s, %d SMs, %d blocks of %d threads, x and y %ld MB each\n", b.prop.name, b.sms,
+           blocks, THREADS, b.x_mb);
     printf("chunk_KB walk MB us GBps vs_copy\n");
     static const int chunk_kb[] = {32, 64, 128, 256, 512, 1024};
     float copy_us = 0.0f;
@@ -96,10 +84,10 @@ int main(int argc, char **argv)
         for (int r = 0; r < (chunk_kb[i] > 32 ? 2 : 1); r++) {
             const int cv = chunk_kb[i] * 64; /* 16-byte vectors */
             /* whole chunks for every block: the blocks' shares equal */
-            const int64_t chunks = (int64_t)(bytes / 16) / cv / blocks * blocks;
+            const int64_t chunks = (int64_t)(b.bytes / 16) / cv / blocks * blocks;
             const int rot = r ? 256 : 0; /* 4 KB */
             const float us = kb_median_launch_us("chunk_copy", [&]() {
-                chunk_copy<<<blocks, THREADS>>>(x, y, chunks, cv, rot);
+                chunk_copy<<<blocks, THREADS>>>(b.x, b.y, chunks, cv, rot);
                 return cudaGetLastError();
             });
             const double moved = 2.0 * (double)chunks * cv * 16;
@@ -111,7 +99,6 @@ int main(int argc, char **argv)
                    moved / 2 / 1048576.0, us, moved / (us * 1e3),
                    (moved / us) / (copy_moved / copy_us));
         }
-    CHECK(cudaFree(x));
-    CHECK(cudaFree(y));
+    kb_stream_bufs_free(&b, "chunk_copy");
     return 0;
 }

@@ -55,6 +55,7 @@
 
 #include "check.cuh"
 #include "median_time.cuh"
+#include "stream_bufs.cuh"
 
 #define THREADS 512
 #define CHECK(call) kb_tool_check("l2_reuse", (call), #call)
@@ -165,35 +166,25 @@ template <int VPT> static reuse_fn pick(int st, int ld, bool demote)
 
 int main(int argc, char **argv)
 {
-    long x_mb = 512;
-    if (argc > 2 || (argc == 2 && ((x_mb = strtol(argv[1], NULL, 10)) < 64 || x_mb > 8192))) {
-        fprintf(stderr, "usage: l2_reuse [x_MB, 64-8192]\n");
+    kb_stream_bufs b; /* x's words all 0x5A5A5A5A: acc stays 0 */
+    if (!kb_stream_bufs_init(&b, "l2_reuse", argc, argv, 512))
         return 2;
-    }
-    int dev = 0, sms = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, dev));
-    const int blocks = 2 * sms;
-    const size_t bytes = (size_t)x_mb << 20;
-    uint4 *x = NULL, *y = NULL;
+    const cudaDeviceProp &prop = b.prop;
+    const int blocks = 2 * b.sms;
+    uint4 *x = b.x, *y = b.y;
     unsigned *sink = NULL;
-    CHECK(cudaMalloc((void **)&x, bytes));
-    CHECK(cudaMalloc((void **)&y, bytes));
     CHECK(cudaMalloc((void **)&sink, sizeof(unsigned)));
-    CHECK(cudaMemset(x, 0x5A, bytes)); /* every word 0x5A5A5A5A: acc stays 0 */
     printf("# %s, %d SMs, L2 %.1f MB (at most %.1f MB set aside), %d blocks of %d threads, "
            "x and y %ld MB each\n",
-           prop.name, sms, prop.l2CacheSize / 1048576.0,
-           prop.persistingL2CacheMaxSize / 1048576.0, blocks, THREADS, x_mb);
+           prop.name, b.sms, prop.l2CacheSize / 1048576.0,
+           prop.persistingL2CacheMaxSize / 1048576.0, blocks, THREADS, b.x_mb);
     printf("store first_load second_load aside_MB vpt lag between_MB us over_copy\n");
     static const int lags[] = {0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24};
     const size_t aside[2] = {0, (size_t)prop.persistingL2CacheMaxSize};
     for (int vpt = 1; vpt <= 2; vpt *= 2) {
         const size_t row_bytes = (size_t)blocks * THREADS * vpt * 16;
         const double row_mb = (double)row_bytes / 1048576.0;
-        const int rows = (int)(bytes / row_bytes);
+        const int rows = (int)(b.bytes / row_bytes);
         for (int st = 0; st < ST_N; st++)
             for (int ld = 0; ld < 2; ld++)
                 for (int dm = 0; dm < 2; dm++)
@@ -222,8 +213,7 @@ int main(int argc, char **argv)
                     }
     }
     CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
-    CHECK(cudaFree(x));
-    CHECK(cudaFree(y));
+    kb_stream_bufs_free(&b, "l2_reuse");
     CHECK(cudaFree(sink));
     return 0;
 }
