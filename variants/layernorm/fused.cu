@@ -429,10 +429,10 @@ static __device__ __forceinline__ float shifted_sum(const uint4 (&raw)[NV], floa
  * the prediction, +0.5 at 128; the shuffle nothing (-0.6 at 128 alone).
  * Mode 1 is the default (KBENCH_LAYERNORM_WARP unset); KBENCH_LAYERNORM_WARP=0
  * brings back the streaming hints for an A/B.
- * Bit 2 (mode 5, KBENCH_LAYERNORM_WARP=5): x loaded without a line in L1
- * (kb_ld128_na), so that the 128 KB of x an SM has in flight (32 warps of 4
- * KB rows at 1024 columns) do not evict the 12 KB of gamma, beta and b that
- * every row reads again from L1 (kb_ld128). Why: at 131072 x 1024 the H200
+ * Bit 2 (mode 5, KBENCH_LAYERNORM_WARP=5; 4 reads as unset): x loaded
+ * without a line in L1 (kb_ld128_na), so that the 128 KB of x an SM has in
+ * flight (32 warps of 4 KB rows at 1024 columns) do not evict the 12 KB of
+ * gamma, beta and b that every row reads again from L1 (kb_ld128). Why: at 131072 x 1024 the H200
  * holds 96.7% of the copy bandwidth (the report of 2026-12-06) where the H100
  * holds 99.5% (2026-12-06 22:52 UTC, 355.9 us), and torch.compile's kernel
  * (its parameters loaded evict_last) 98.0% on the H200. Prediction (before
