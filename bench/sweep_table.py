@@ -131,11 +131,11 @@ def main(argv=None):
     print(f"kbench {run.get('git', '?')} on {report.get('device', {}).get('name', '?')}, "
           f"{run['started']} .. {run['finished']}" +
           (f"; PyTorch {doc.get('torch', '?')}, {doc['date']}" if a.peers else ""))
+    how = old_method(doc.get("method", {})) if a.peers else []
     if why:
         print(why)
-    elif a.peers and old_method(doc.get("method", {})):
-        print("PyTorch was timed by an older method than kbench's: "
-              + "; ".join(old_method(doc.get("method", {})))
+    elif how:
+        print("PyTorch was timed by an older method than kbench's: " + "; ".join(how)
               + ". These ratios are not by kbench's method")
     if not why and a.peers and doc.get("complete") is False:
         print(f"PyTorch's run stopped early: {len(doc.get('best', []))} of its "

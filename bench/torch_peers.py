@@ -21,12 +21,12 @@ as every file under bench/h200 so far was timed: "l2_flush": "write"); then the
 GPU spins for SPIN_CYCLES (torch.cuda._sleep, about a millisecond), so that the
 call is on the stream before the start event is reached and its host-side time
 (Python, torch.compile's guards, the launches) is not counted; and one call is
-timed alone between two CUDA events (kbench queues its launches, from C,
-while its flush kernel, tens of microseconds long, still runs); at least --samples samples (default
-20, at least 20), the median is the headline, with min, max and the relative
-spread (sample stdev / mean). GB/s uses kbench's byte model: softmax 2 * rows *
-cols * size (x read once, y written once), layernorm that plus 3 * cols * size
-(gamma, beta, b).
+timed alone between two CUDA events (kbench queues its launches, from C, while
+its flush kernel, tens of microseconds long, still runs); at least --samples
+samples (default 20, at least 20), the median is the headline, with min, max and
+the relative spread (sample stdev / mean). GB/s uses kbench's byte model:
+softmax 2 * rows * cols * size (x read once, y written once), layernorm that
+plus 3 * cols * size (gamma, beta, b).
 
 Cases: by default the sweep of tests/gpu/h200.sh (SWEEP=1): cols in {32, 33,
 128, 768, 1024, 4096, 16384, 65536, 262144, 1048576} with rows = max(1, 512 MB /

@@ -432,10 +432,11 @@ static __device__ __forceinline__ float shifted_sum(const uint4 (&raw)[NV], floa
  * Bit 2 (mode 5, KBENCH_LAYERNORM_WARP=5; 4 reads as unset): x loaded
  * without a line in L1 (kb_ld128_na), so that the 128 KB of x an SM has in
  * flight (32 warps of 4 KB rows at 1024 columns) do not evict the 12 KB of
- * gamma, beta and b that every row reads again from L1 (kb_ld128). Why: at 131072 x 1024 the H200
- * holds 96.7% of the copy bandwidth (the report of 2026-12-06) where the H100
- * holds 99.5% (2026-12-06 22:52 UTC, 355.9 us), and torch.compile's kernel
- * (its parameters loaded evict_last) 98.0% on the H200. Prediction (before
+ * gamma, beta and b that every row reads again from L1 (kb_ld128). Why:
+ * at 131072 x 1024 the H200 holds 96.7% of the copy bandwidth (the report
+ * of 2026-12-06) where the H100 holds 99.5% (2026-12-06 22:52 UTC, 355.9
+ * us), and torch.compile's kernel (its parameters loaded evict_last) 98.0%
+ * on the H200. Prediction (before
  * any run): on the H200 131072 x 1024 96.7 -> 98-99% if the parameters'
  * misses to the L2 are what the H200's faster stream exposes, 174762 x 768
  * (98.1%) level to +0.5, 1048576 x 128 (one vector a lane, 16 blocks an SM)
