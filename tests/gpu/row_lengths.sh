@@ -42,7 +42,7 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-raw, srow2-fadd,
+        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-raw, srow2-fadd,
         # srow2-c, gp (both pipelined grids), gp-wide, gp-exact, gp-rr,
         # gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2, gp-whole16, gp-bar, gp-smem, peel,
         # trow-w, half, grid-8
@@ -174,6 +174,12 @@ for step in "$@"; do
             "$all" rows=9,cols=40000 rows=300,cols=65536 rows=67,cols=100008 \
             rows=133,cols=262144 rows=40,cols=196608,stats=1 rows=50,cols=131072,mean=10000 \
             rows=31,cols=65536,gelu=1 rows=17,cols=400000 rows=12,cols=524288,gelu=1
+        # the same with the next row's first copies issued before the wait
+        # for this row's bytes (KBENCH_LAYERNORM_SROW2_EARLY=1; one block a row)
+        path layernorm srow2-early KBENCH_LAYERNORM_SROW2_EARLY=1 _early rows=70,cols=40008 \
+            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=132,cols=65536 \
+            rows=1,cols=65536 rows=2000,cols=50000 rows=31,cols=65536,gelu=1 \
+            rows=50,cols=65536,mean=4,stats=1 rows=50,cols=65536,mean=10000
         # the same with beta + b raw (by default as floats from the scratch)
         path layernorm srow2-raw KBENCH_LAYERNORM_SROW2_PAR=0 layernorm_fused_srow2 \
             rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \

@@ -127,7 +127,9 @@
  * back to the first shared-memory row kernel (to 65536 columns) and the
  * streaming path, KBENCH_LAYERNORM_SROW2_MMA=0 takes its first pass's sum by
  * FADDs instead of the tensor cores, KBENCH_LAYERNORM_SROW2_PAR=0 its beta + b
- * raw instead of as floats from the scratch; KBENCH_LAYERNORM_SQ=0 keeps the
+ * raw instead of as floats from the scratch, KBENCH_LAYERNORM_SROW2_EARLY=1
+ * issues its next row's first copies before its wait for this row's
+ * bytes (its header); KBENCH_LAYERNORM_SQ=0 keeps the
  * centred pass for the squares in srow2 (1024 threads) and the pipelined
  * grid with RR instead of the tensor cores' (kernels named _sq);
  * KBENCH_LAYERNORM_PF_CLUSTERS=n caps the
@@ -2579,8 +2581,23 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * (1.157x, past the prediction, with SQ=0's rounds 5 points apart); the
  * pipelined grid there (KBENCH_LAYERNORM_GRID_PIPE=2, with SQ / without)
  * 77.4, 78.8 / 76.8, 77.5, still behind srow2. In the report of 21:55-22:03
- * UTC: 85.5% (76.2% in 6c40b87's). */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false>
+ * UTC: 85.5% (76.2% in 6c40b87's).
+ * The next row's first half issued before the wait for this row's bytes
+ * (EARLY, KBENCH_LAYERNORM_SROW2_EARLY=1, one block a row with the squares
+ * by the tensor cores, kernels named _early; the default 0 waits first;
+ * SASS: DEPBAR.LE SB0, 0x1 after the copies for 0x0 before them). A row starts
+ * by waiting for all of its copies, the last of them (its second half,
+ * copied into the lo group as the last row's output pass freed it) issued
+ * half an output pass before; the next row's first half goes out only
+ * after that wait, so an SM's copies in flight fall to none at each row's
+ * start, where the DRAM queue then drains. The free group is the last
+ * row's hi group, whose reads by this thread are done, so its copies need
+ * not wait. Prediction (before any run; 4096 x 65536 bf16 ~9.8 us a row
+ * an SM, issue ~56% of its peak): on an H100, bound by the bandwidth at
+ * ~90%, level; on the H200 (82-85%) +1-4% if the row's start is where the
+ * SM's DRAM traffic stalls, level if the second half has landed by then. */
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
+          bool EARLY = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -2633,15 +2650,24 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
         const auto slot = [&](int k) {
             return k < PF ? xlo[k * THREADS] : xhi[(k - PF) * THREADS];
         };
-        kb_cp_async_wait<0>();
-        /* The next row's first PF vectors into the free group now, the rest
-         * into this row's lo group as the output pass frees it. */
+        /* The next row's first PF vectors into the free group (this
+         * thread's reads of it, the last row's hi group, are done), the rest
+         * into this row's lo group as the output pass frees it; EARLY: the
+         * first PF before the wait for this row's bytes, not after it. */
+        if constexpr (!EARLY)
+            kb_cp_async_wait<0>();
         if (next < rows) {
 #pragma unroll
             for (int k = 0; k < PF; k++)
                 if (in(k))
                     fetch(next, k, st + gfree * GROUP + (uint32_t)k * THREADS * 16);
             kb_cp_async_commit();
+        }
+        if constexpr (EARLY) {
+            if (next < rows)
+                kb_cp_async_wait<1>(); /* all but the group just committed */
+            else
+                kb_cp_async_wait<0>();
         }
         /* Pass 1: the block's sum of the row's vectors (SQ: and of their
          * squares, sb.y). */
@@ -2724,12 +2750,13 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * (1024: one block an SM, 512: two; CL = 1: plain blocks), as many as the
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
-template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false>
+template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
+          bool EARLY = false>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ>;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     if constexpr (PAR) {
         const int nv = p.cols / kb_vec_width<T>();
@@ -2802,10 +2829,19 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
     if (f.pass1 == SROW2_FADD) /* the FADD form as it was measured: the parameters raw */
         return exact ? launch_srow2_k<T, CL, true, TANH, false, false, TH>(a, s, exact_name)
                      : launch_srow2_k<T, CL, false, TANH, false, false, TH>(a, s, name);
-    if constexpr (TH == LN_SROW_THREADS)
+    if constexpr (TH == LN_SROW_THREADS) {
+        /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
+        static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
+        if constexpr (CL == 1)
+            if (f.pass1 == SROW2_MMA_SQ && early)
+                return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true>(
+                                   a, s, "layernorm_fused_srow2_sq_exact_early")
+                             : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, true>(
+                                   a, s, "layernorm_fused_srow2_sq_early");
         if (f.pass1 == SROW2_MMA_SQ)
             return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH, true>(a, s, exact_name)
                          : launch_srow2_k<T, CL, false, TANH, true, true, TH, true>(a, s, name);
+    }
     if (f.par)
         return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH>(a, s, exact_name)
                      : launch_srow2_k<T, CL, false, TANH, true, true, TH>(a, s, name);
