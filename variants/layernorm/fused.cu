@@ -442,7 +442,16 @@ static __device__ __forceinline__ float shifted_sum(const uint4 (&raw)[NV], floa
  * any run): on the H200 131072 x 1024 96.7 -> 98-99% if the parameters'
  * misses to the L2 are what the H200's faster stream exposes, 174762 x 768
  * (98.1%) level to +0.5, 1048576 x 128 (one vector a lane, 16 blocks an SM)
- * level; on the H100 level. */
+ * level; on the H100 level. Measured on an H100 (80GB HBM3; no H200 was
+ * lent; 2026-12-07 02:21-02:22 UTC, kbench 7868091, two interleaved
+ * rounds, no check, % of its copy bandwidth, mode 1 / mode 5): 131072 x
+ * 1024 99.5, 99.6 / 96.6, 96.6 (0.970x); 174762 x 768 99.7, 99.6 / 97.5,
+ * 97.5 (0.978x); 1048576 x 128 100.2, 100.1 / 98.7, 98.7 (0.986x). Slower
+ * at every shape where level was predicted, most where the rows are
+ * longest; the checks (fp32 and bf16, six cases each: 7 x 1024, 1000 x
+ * 1000, tanh, statistics, a mean of 10^4) ok. So on the H100 the loads
+ * without a line cost more than any eviction of the parameters they
+ * spare; the H200 A/B is still to run, and mode 1 stays the default. */
 template <typename T, int NV, bool TANH, int MODE = 1>
 __global__ void __launch_bounds__(128, 8)
     layernorm_fused_warp(const T *__restrict__ x, const T *__restrict__ gamma,
@@ -2595,7 +2604,16 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * not wait. Prediction (before any run; 4096 x 65536 bf16 ~9.8 us a row
  * an SM, issue ~56% of its peak): on an H100, bound by the bandwidth at
  * ~90%, level; on the H200 (82-85%) +1-4% if the row's start is where the
- * SM's DRAM traffic stalls, level if the second half has landed by then. */
+ * SM's DRAM traffic stalls, level if the second half has landed by then.
+ * Measured on an H100 (80GB HBM3; no H200 was lent; 2026-12-07 02:21 UTC,
+ * kbench 7868091, two interleaved rounds, no check, % of its copy
+ * bandwidth, default / EARLY): bf16 4096 x 65536 91.6, 90.2 / 90.8, 90.8
+ * (0.998x); 8192 x 49152 88.3, 87.9 / 88.4, 88.0 (1.001x); 3000 x 40000
+ * 82.3, 83.4 / 81.5, 82.8 (0.992x): level, as predicted there. The checks
+ * (row_lengths.sh's srow2-early group: 9 shapes in fp32, fp16 and bf16,
+ * the 16-bit ones of more than one row on the _early kernels; memcheck,
+ * racecheck and synccheck at bf16 70 x 40008) clean. The H200 A/B,
+ * where the prediction is a gain, is still to run; not the default. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
