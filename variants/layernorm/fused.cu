@@ -2848,14 +2848,15 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
         return exact ? launch_srow2_k<T, CL, true, TANH, false, false, TH>(a, s, exact_name)
                      : launch_srow2_k<T, CL, false, TANH, false, false, TH>(a, s, name);
     if constexpr (TH == LN_SROW_THREADS) {
-        /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
-        static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
-        if constexpr (CL == 1)
+        if constexpr (CL == 1) {
+            /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
+            static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
             if (f.pass1 == SROW2_MMA_SQ && early)
                 return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true>(
                                    a, s, "layernorm_fused_srow2_sq_exact_early")
                              : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, true>(
                                    a, s, "layernorm_fused_srow2_sq_early");
+        }
         if (f.pass1 == SROW2_MMA_SQ)
             return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH, true>(a, s, exact_name)
                          : launch_srow2_k<T, CL, false, TANH, true, true, TH, true>(a, s, name);
