@@ -42,11 +42,11 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-raw, srow2-fadd,
-        # srow2-c, gp (both pipelined grids), gp-wide, gp-exact, gp-rr,
-        # gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2, gp-whole16, gp-bar, gp-smem, peel,
-        # trow-w, half, grid-8
-        # and grid-12, grid-trim, creg-ns, wide: a path each)
+        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-raw,
+        # srow2-fadd, srow2-c, gp (both pipelined grids), gp-wide, gp-exact,
+        # gp-rr, gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2, gp-whole16, gp-bar,
+        # gp-smem, peel, trow-w, half, grid-8 and grid-12, grid-trim, creg-ns,
+        # wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
