@@ -42,11 +42,11 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-raw,
-        # srow2-fadd, srow2-c, gp (both pipelined grids), gp-wide, gp-exact,
-        # gp-rr, gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2, gp-whole16, gp-bar,
-        # gp-smem, peel, trow-w, half, grid-8 and grid-12, grid-trim, creg-ns,
-        # wide: a path each)
+        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-pair,
+        # srow2-raw, srow2-fadd, srow2-c, gp (both pipelined grids), gp-wide,
+        # gp-exact, gp-rr, gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2,
+        # gp-whole16, gp-bar, gp-smem, peel, trow-w, half, grid-8 and grid-12,
+        # grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -180,6 +180,14 @@ for step in "$@"; do
             "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=132,cols=65536 \
             rows=1,cols=65536 rows=2000,cols=50000 rows=31,cols=65536,gelu=1 \
             rows=50,cols=65536,mean=4,stats=1 rows=50,cols=65536,mean=10000
+        # the same with pairs of rows over clusters of two, each vector of the
+        # parameters serving both rows (KBENCH_LAYERNORM_SROW2_PAIR=1): odd
+        # rows (a last pair of one row), rows fewer than the clusters
+        path layernorm srow2-pair KBENCH_LAYERNORM_SROW2_PAIR=1 _pair rows=70,cols=40008 \
+            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=3,cols=65536 \
+            rows=2,cols=65536 rows=1,cols=65536 rows=2000,cols=50000 rows=31,cols=65536,gelu=1 \
+            rows=50,cols=65536,mean=4,stats=1 rows=51,cols=65536,mean=10000,stats=1 \
+            rows=77,cols=33000
         # the same with beta + b raw (by default as floats from the scratch)
         path layernorm srow2-raw KBENCH_LAYERNORM_SROW2_PAR=0 layernorm_fused_srow2 \
             rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \

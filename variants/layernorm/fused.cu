@@ -2613,31 +2613,88 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * (row_lengths.sh's srow2-early group: 9 shapes in fp32, fp16 and bf16,
  * the 16-bit ones of more than one row on the _early kernels; memcheck,
  * racecheck and synccheck at bf16 70 x 40008) clean. The H200 A/B,
- * where the prediction is a gain, is still to run; not the default. */
+ * where the prediction is a gain, is still to run; not the default.
+ * Pairs of rows (R = 2, KBENCH_LAYERNORM_SROW2_PAIR=1; rows of at most one
+ * block's 65536 16-bit columns, the squares by the tensor cores; kernels
+ * named _pair). The parameters' traffic: every row's output pass reads
+ * gamma (2 bytes a column) and beta + b as floats (4) from the L2, 6 bytes
+ * a column where x and y move 4 through DRAM, so at 4096 x 65536 the SMs
+ * read 1.5 times the model's bytes from the L2 again, ~5.3 TB/s at the
+ * report's 82%, on top of the 3.5 TB/s of x and y passing through it. The
+ * H100 (80GB HBM3), whose L2 is the same as the H200's and whose DRAM is
+ * 0.7 times as fast, runs this kernel at 90-91% of its copy bandwidth, the
+ * H200 at 82-85%, and the fused_row kernel of 16384 columns, whose
+ * parameters sit in shared memory, at 87-89% on both: the L2's own
+ * bandwidth is the suspect. Here a cluster of two blocks takes two rows at
+ * once, each block the same half of both (the two rows' halves fill the
+ * lo and hi slot groups that one row's halves fill in the form above, so
+ * the shared memory and the ring's schedule are unchanged), and each
+ * vector of the parameters, loaded once, serves both rows: the L2's reads
+ * of them halve (0.75 bytes a byte of the model). The cost: each pair's
+ * statistics cross the cluster (one exchange a pair, both rows' (mean, M2)
+ * in one push, each block's count from its rank), and 66 clusters of two
+ * must fill the 132 SMs. SASS (sm_90a, bf16, exact, erf): 64 registers, no
+ * spills; 2240 instructions laid out against the one-row kernel's 1440,
+ * the extra the two rows' centred passes (for rows the squares cannot
+ * take) and the cluster's merges, most of them off the hot path.
+ * Prediction (before any run): on the H200 at 4096 x 65536 82-85% ->
+ * 87-90% if the L2 is what holds it; level or worse on an H100, where it
+ * is not (there srow2's clusters of two at 2048 x 131072, 65536 columns a
+ * block as here, ran at 79-81% of the copy bandwidth on 2026-12-05, one
+ * block a row at 4096 x 65536 at 89-91%).
+ * Measured on an H100 (80GB HBM3; no H200 was lent; 2026-12-07 03:46 UTC,
+ * two interleaved rounds, no check, % of its copy bandwidth, default /
+ * EARLY / PAIR): bf16 4096 x 65536 87.2, 87.6 / 88.5, 88.9 / 82.9, 83.2
+ * (EARLY 1.015x, PAIR 0.951x); 8192 x 49152 85.3, 86.8 / 85.6, 86.2 /
+ * 81.4, 79.1 (0.998x, 0.932x); 3000 x 40000 80.8, 81.8 / 81.9, 80.6 /
+ * 71.6, 72.5 (0.999x, 0.886x): slower there, as predicted. Nsight Compute
+ * on the same GPU (one launch each, the clocks free, caches flushed) says
+ * why the prediction was no gain there: the default at 4096 x 65536 398 us
+ * at 1834 MHz, DRAM at 79.3% of its peak and the busiest memory unit
+ * (gpu__compute_memory_throughput 79.3%); L2-to-SM bytes 2.147 GB, x's
+ * 0.537 and the parameters' 1.611 exactly. PAIR: 422 us at 1786 MHz, DRAM
+ * 74.4%, L2-to-SM bytes 1.879 GB where the parameters halved would give
+ * 1.342: 0.537 GB more than the SASS's loads (three 16-byte loads a vector
+ * of the parameters, once for both rows) account for, not yet explained.
+ * The checks (row_lengths.sh's srow2-pair group: 12 shapes in fp32, fp16
+ * and bf16, the 16-bit ones of more than three rows on the _pair kernels:
+ * odd rows, a mean of 4 (the squares) and 10^4 (the centred passes) with
+ * the statistics, tanh;
+ * memcheck, racecheck and synccheck at bf16 70 x 40008) clean. Not the
+ * default; the H200 A/B is still to run. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false>
+          bool EARLY = false, int R = 1>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
 {
     constexpr int V = kb_vec_width<T>(), NV = LN_SROW_NV, THREADS = TH;
     constexpr int NW = THREADS / 32, PF = LN_SROW_PF, STRIDE = CL * THREADS;
+    constexpr int NVR = NV / R; /* vectors of one row a thread */
     constexpr uint32_t GROUP = PF * THREADS * 16; /* bytes of a slot group */
     static_assert(V == 8, "16-bit rows (the folded normalisation is exact enough only there)");
     static_assert(NV == 2 * PF, "a row fills two slot groups of the three");
+    static_assert(R == 1 || (R == 2 && SQ && CL > 1 && !EARLY),
+                  "pairs of rows: the squares' form, in clusters");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
-    __shared__ float red2[2][2 * NW]; /* SQ: the first pass's sums, by row parity */
+    __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
     __shared__ kb_xring<CL> xr;
     const int tid = threadIdx.x, lane = tid & 31;
     const int tv = (CL > 1 ? (int)kb_cluster_rank() : 0) * THREADS + tid;
-    const int nvec = EXACT ? STRIDE * NV : cols / V;
-    const auto in = [&](int k) { return EXACT || tv + k * STRIDE < nvec; };
+    const int nvec = EXACT ? STRIDE * NVR : cols / V;
+    const auto in = [&](int k) { return EXACT || tv + (k % NVR) * STRIDE < nvec; };
     const uint32_t st = kb_smem_u32(ln_dyn + tid);
-    /* Vector k of row r into the slot at shared address dst. */
-    const auto fetch = [&](int r, int k, uint32_t dst) {
-        const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)r * cols) + tv;
-        kb_cp_async16(dst, xv + k * STRIDE, 16);
+    /* A unit is a row, or with R = 2 the pair of rows 2u and 2u + 1 (the
+     * first in the slots of the lo group, the second in the hi group's).
+     * Slot vector k of unit u into the slot at shared address dst. */
+    const int units = (rows + R - 1) / R;
+    const auto fetch = [&](int u, int k, uint32_t dst) {
+        const int r = R * u + k / NVR;
+        if (R == 1 || r < rows) {
+            const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)r * cols) + tv;
+            kb_cp_async16(dst, xv + (k % NVR) * STRIDE, 16);
+        }
     };
     /* With a cluster: this block's elements of every row (its vectors are
      * those v < nvec with v mod STRIDE in [rank THREADS, rank THREADS +
@@ -2650,18 +2707,24 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
              (float)(nvec / STRIDE * THREADS + (rem < 0 ? 0 : rem < THREADS ? rem : THREADS));
         nb_inv = 1.0f / nb;
     }
+    /* R = 2: block r's elements of a row, for the merge of its partials */
+    [[maybe_unused]] const auto nb_of = [&](int r) {
+        const int rem = nvec % STRIDE - r * THREADS;
+        return (float)V *
+               (float)(nvec / STRIDE * THREADS + (rem < 0 ? 0 : rem < THREADS ? rem : THREADS));
+    };
     /* The slot groups of this row's vectors 0..PF-1 (lo) and PF..NV-1 (hi),
      * and the free one; each row the next takes (free, lo). */
     int glo = 0, ghi = 1, gfree = 2;
-    int row = (int)blockIdx.x / CL;
-    if (row < rows) {
+    int row = (int)blockIdx.x / CL; /* the unit */
+    if (row < units) {
 #pragma unroll
         for (int k = 0; k < NV; k++)
             if (in(k))
                 fetch(row, k, st + (uint32_t)k * THREADS * 16);
         kb_cp_async_commit();
     }
-    for (int round = 0; row < rows; row += ngroups, round++) {
+    for (int round = 0; row < units; row += ngroups, round++) {
         const int next = row + ngroups;
         const uint4 *xlo = ln_dyn + glo * PF * THREADS + tid;
         const uint4 *xhi = ln_dyn + ghi * PF * THREADS + tid;
@@ -2674,7 +2737,7 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
          * first PF before the wait for this row's bytes, not after it. */
         if constexpr (!EARLY)
             kb_cp_async_wait<0>();
-        if (next < rows) {
+        if (next < units) {
 #pragma unroll
             for (int k = 0; k < PF; k++)
                 if (in(k))
@@ -2682,53 +2745,90 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
             kb_cp_async_commit();
         }
         if constexpr (EARLY) {
-            if (next < rows)
+            if (next < units)
                 kb_cp_async_wait<1>(); /* all but the group just committed */
             else
                 kb_cp_async_wait<0>();
         }
         /* Pass 1: the block's sum of the row's vectors (SQ: and of their
-         * squares, sb.y). */
-        float2 sb;
+         * squares, sb.y); with R = 2 each row's, behind the one barrier. */
+        float2 sb[R];
         if constexpr (SQ) {
-            /* red2 by row parity: the row after next writes this row's
-             * half only past the next row's barrier, so past every warp's
-             * reads here (this row may have no second barrier) */
-            sb = ln_group_sum2<NW, 1>(mma_sum_sq<T, NV>(slot, in), red2[round & 1], 0);
+            /* red2 by unit parity: the unit after next writes this unit's
+             * half only past the next unit's barrier, so past every warp's
+             * reads here (this unit may have no second barrier) */
+            float v[2 * R];
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const float2 q = mma_sum_sq<T, NVR>([&](int k) { return slot(i * NVR + k); }, in);
+                v[2 * i] = q.x;
+                v[2 * i + 1] = q.y;
+            }
+            ln_group_sumv<NW, 1>(v, red2[round & 1], 0);
+#pragma unroll
+            for (int i = 0; i < R; i++)
+                sb[i] = make_float2(v[2 * i], v[2 * i + 1]);
         } else {
             const float s = MMA ? mma_sum<T, NV>(slot, in) : packed_sum<T, NV>(slot, in);
-            sb = make_float2(ln_group_sum<NW, 1>(s, red[0], 0), 0.0f);
+            sb[0] = make_float2(ln_group_sum<NW, 1>(s, red[0], 0), 0.0f);
         }
-        const float mb = sb.x * (CL > 1 ? nb_inv : inv_cols);
-        /* SQ: the same in every warp, so the block takes pass 2 or not as one */
-        float qb = SQ ? ln_m2_from_sums(CL > 1 ? nb : (float)cols, mb, sb.y) : -1.0f;
-        /* Pass 2: the sum of (x - mean)^2, about this block's mean. red[0]
-         * is not written again before the next row's first sum, which
-         * follows this sum's barrier; red[1] is written only past a barrier
-         * every warp reaches after its reads of the last. */
-        if (qb < 0.0f)
-            qb = ln_group_sum<NW, 1>(packed_centred_squares<T, NV>(slot, mb, in), red[1], 0);
-        float md = mb, m2 = qb;
+        float md[R], m2[R], rstd[R], nmr[R];
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            md[i] = sb[i].x * (CL > 1 ? nb_inv : inv_cols);
+            /* SQ: the same in every warp, so the block takes pass 2 or not as one */
+            m2[i] = SQ ? ln_m2_from_sums(CL > 1 ? nb : (float)cols, md[i], sb[i].y) : -1.0f;
+            /* Pass 2: the sum of (x - mean)^2, about this block's mean. red[i]
+             * is not written again before the next unit's first sum, which
+             * follows this sum's barrier (R = 1: red[0] is the first sum's,
+             * so the second takes red[1], written only past a barrier every
+             * warp reaches after its reads of the last). */
+            if (m2[i] < 0.0f)
+                m2[i] = ln_group_sum<NW, 1>(
+                    packed_centred_squares<T, NVR>([&](int k) { return slot(i * NVR + k); },
+                                                   md[i], in),
+                    red[R == 1 ? 1 : i], 0);
+        }
         if constexpr (CL > 1) {
-            /* The cluster's (n, mean, M2), merged alike everywhere. */
+            /* The cluster's (n, mean, M2), merged alike everywhere; with R =
+             * 2 both rows' (mean, M2) in one push, each block's n from its
+             * rank. */
             kb_xring_begin<CL>(round);
-            const float4 *part = kb_xring_push(xr, round, make_float4(nb, mb, qb, 0.0f));
-            const ln_wf c = ln_ranks_wf<CL>(lane, [&](int r) { return part[r]; });
+            const float4 mine = R == 1 ? make_float4(nb, md[0], m2[0], 0.0f)
+                                       : make_float4(md[0], m2[0], md[R - 1], m2[R - 1]);
+            const float4 *part = kb_xring_push(xr, round, mine);
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const ln_wf c = ln_ranks_wf<CL>(lane, [&](int r) {
+                    const float4 q = part[r];
+                    return R == 1 ? q
+                           : i == 0 ? make_float4(nb_of(r), q.x, q.y, 0.0f)
+                                    : make_float4(nb_of(r), q.z, q.w, 0.0f);
+                });
+                md[i] = c.mean;
+                m2[i] = c.m2;
+            }
             kb_xring_end();
-            md = c.mean;
-            m2 = c.m2;
         }
-        const float rstd = rsqrtf(fmaf(m2, inv_cols, LN_EPS));
-        const float nmr = -md * rstd;
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            rstd[i] = rsqrtf(fmaf(m2[i], inv_cols, LN_EPS));
+            nmr[i] = -md[i] * rstd[i];
+        }
         /* Output: y = GELU((x rstd - mean rstd) gamma + (beta + b)); once
-         * vector k < PF is written, its slot takes the next row's vector PF + k. */
-        uint4 *yv = reinterpret_cast<uint4 *>(y + (int64_t)row * cols) + tv;
+         * vector k < PF is written, its slot takes the next unit's vector
+         * PF + k. With R = 2 the lo group is the first row's, and each vector
+         * of the parameters, loaded once, serves both rows. */
+        uint4 *yv[R];
+#pragma unroll
+        for (int i = 0; i < R; i++)
+            yv[i] = reinterpret_cast<uint4 *>(y + (int64_t)(R * row + i) * cols) + tv;
         const T *gt = gamma + tv * V, *b1t = beta + tv * V, *b2t = bias + tv * V;
 #pragma unroll
-        for (int k = 0; k < NV; k++) {
+        for (int k = 0; k < NVR; k++) {
             if (in(k)) {
                 float f[V], g[V], bb[V];
-                kb_unpack<T>(slot(k), f);
+                kb_unpack<T>(slot(k), f); /* the unit's first row */
                 if constexpr (PAR) {
                     const float4 *pb = reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
                     const float4 lo = __ldg(pb), hi = __ldg(pb + nvec);
@@ -2739,21 +2839,34 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                     ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
                 }
 #pragma unroll
-                for (int i = 0; i < V; i++)
-                    f[i] = ln_gelu_out<T, TANH>(fmaf(fmaf(f[i], rstd, nmr), g[i], bb[i]));
-                kb_st128(yv + k * STRIDE, kb_pack<T>(f));
-                if (k < PF && next < rows && in(PF + k)) {
-                    /* f came from this slot: its read is done before the copy */
-                    asm volatile("" ::"f"(f[V - 1]) : "memory");
-                    fetch(next, PF + k, st + glo * GROUP + (uint32_t)k * THREADS * 16);
+                for (int i = 0; i < R; i++) {
+                    if (i > 0) {
+                        if (R * row + i >= rows)
+                            break;
+                        kb_unpack<T>(slot(i * NVR + k), f);
+                    }
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        f[e] = ln_gelu_out<T, TANH>(fmaf(fmaf(f[e], rstd[i], nmr[i]), g[e], bb[e]));
+                    kb_st128(yv[i] + k * STRIDE, kb_pack<T>(f));
+                    if (i == 0 && k < PF && next < units && in(PF + k)) {
+                        /* f came from this slot: its read is done before the copy */
+                        asm volatile("" ::"f"(f[V - 1]) : "memory");
+                        fetch(next, PF + k, st + glo * GROUP + (uint32_t)k * THREADS * 16);
+                    }
                 }
             }
         }
         if (mean_out != nullptr && tv == 0) {
-            mean_out[row] = md;
-            rstd_out[row] = rstd;
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                if (R == 1 || R * row + i < rows) {
+                    mean_out[R * row + i] = md[i];
+                    rstd_out[R * row + i] = rstd[i];
+                }
+            }
         }
-        if (next < rows)
+        if (next < units)
             kb_cp_async_commit();
         const int g = gfree;
         gfree = ghi;
@@ -2769,12 +2882,12 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false>
+          bool EARLY = false, int R = 1>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY>;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     if constexpr (PAR) {
         const int nv = p.cols / kb_vec_width<T>();
@@ -2799,8 +2912,8 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
         return e;
     if (groups == 0)
         return cudaErrorNotSupported;
-    if (p.rows < groups)
-        groups = (int)p.rows;
+    if ((p.rows + R - 1) / R < groups) /* a unit: R rows */
+        groups = (int)((p.rows + R - 1) / R);
     const kb_dim3 grid = {(unsigned)(groups * CL), 1, 1}, block = {TH, 1, 1};
     if constexpr (CL == 1)
         return kb_launch(a, s, k, name, grid, block, smem, p.x, p.g, p.b1, p.b2, p.y, p.mo, p.ro,
@@ -2849,6 +2962,18 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                      : launch_srow2_k<T, CL, false, TANH, false, false, TH>(a, s, name);
     if constexpr (TH == LN_SROW_THREADS) {
         if constexpr (CL == 1) {
+            /* pairs of rows over clusters of two (KBENCH_LAYERNORM_SROW2_PAIR=1;
+             * cudaErrorNotSupported: the GPU places no such cluster) */
+            static const int pair = kb_env_int("KBENCH_LAYERNORM_SROW2_PAIR", 0, 0, 1);
+            if (f.pass1 == SROW2_MMA_SQ && pair && a->shape[LN_ROWS] > 1) {
+                const cudaError_t pe =
+                    exact ? launch_srow2_k<T, 2, true, TANH, true, true, TH, true, false, 2>(
+                                a, s, "layernorm_fused_srow2_c2_sq_exact_pair")
+                          : launch_srow2_k<T, 2, false, TANH, true, true, TH, true, false, 2>(
+                                a, s, "layernorm_fused_srow2_c2_sq_pair");
+                if (pe != cudaErrorNotSupported)
+                    return pe;
+            }
             /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
             static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
             if (f.pass1 == SROW2_MMA_SQ && early)
