@@ -2634,7 +2634,7 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * statistics cross the cluster (one exchange a pair, both rows' (mean, M2)
  * in one push, each block's count from its rank), and 66 clusters of two
  * must fill the 132 SMs. SASS (sm_90a, bf16, exact, erf): 64 registers, no
- * spills; 2240 instructions laid out against the one-row kernel's 1440,
+ * spills; 2248 instructions laid out against the one-row kernel's 1440,
  * the extra the two rows' centred passes (for rows the squares cannot
  * take) and the cluster's merges, most of them off the hot path.
  * Prediction (before any run): on the H200 at 4096 x 65536 82-85% ->
