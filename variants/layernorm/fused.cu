@@ -2660,8 +2660,14 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * and bf16, the 16-bit ones of more than three rows on the _pair kernels:
  * odd rows, a mean of 4 (the squares) and 10^4 (the centred passes) with
  * the statistics, tanh;
- * memcheck, racecheck and synccheck at bf16 70 x 40008) clean. Not the
- * default; the H200 A/B is still to run. */
+ * memcheck, racecheck and synccheck at bf16 70 x 40008) clean. Those runs
+ * were of the kernel as first written; the form here loads the parameters
+ * after the first row's unpack and works out y's row pointers once (the
+ * one-row kernels' order), so that every kernel of this file but the new
+ * _pair ones is the same SASS, instruction for instruction, as before the
+ * pairs (cuobjdump, 886 kernels; the first form had changed the schedules
+ * of the one-row kernels with a row's edges). No GPU came for this form:
+ * its checks and the H200 A/B are still to run. Not the default. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false, int R = 1>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
@@ -2690,8 +2696,12 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
      * Slot vector k of unit u into the slot at shared address dst. */
     const int units = (rows + R - 1) / R;
     const auto fetch = [&](int u, int k, uint32_t dst) {
-        const int r = R * u + k / NVR;
-        if (R == 1 || r < rows) {
+        /* R = 1 written apart: the one-row kernels' SASS as measured */
+        const int r = R == 1 ? u : R * u + k / NVR;
+        if constexpr (R == 1) {
+            const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)r * cols) + tv;
+            kb_cp_async16(dst, xv + k * STRIDE, 16);
+        } else if (r < rows) {
             const uint4 *xv = reinterpret_cast<const uint4 *>(x + (int64_t)r * cols) + tv;
             kb_cp_async16(dst, xv + (k % NVR) * STRIDE, 16);
         }
@@ -2757,17 +2767,22 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
             /* red2 by unit parity: the unit after next writes this unit's
              * half only past the next unit's barrier, so past every warp's
              * reads here (this unit may have no second barrier) */
-            float v[2 * R];
+            if constexpr (R == 1) {
+                sb[0] = ln_group_sum2<NW, 1>(mma_sum_sq<T, NV>(slot, in), red2[round & 1], 0);
+            } else {
+                float v[2 * R];
 #pragma unroll
-            for (int i = 0; i < R; i++) {
-                const float2 q = mma_sum_sq<T, NVR>([&](int k) { return slot(i * NVR + k); }, in);
-                v[2 * i] = q.x;
-                v[2 * i + 1] = q.y;
+                for (int i = 0; i < R; i++) {
+                    const float2 q =
+                        mma_sum_sq<T, NVR>([&](int k) { return slot(i * NVR + k); }, in);
+                    v[2 * i] = q.x;
+                    v[2 * i + 1] = q.y;
+                }
+                ln_group_sumv<NW, 1>(v, red2[round & 1], 0);
+#pragma unroll
+                for (int i = 0; i < R; i++)
+                    sb[i] = make_float2(v[2 * i], v[2 * i + 1]);
             }
-            ln_group_sumv<NW, 1>(v, red2[round & 1], 0);
-#pragma unroll
-            for (int i = 0; i < R; i++)
-                sb[i] = make_float2(v[2 * i], v[2 * i + 1]);
         } else {
             const float s = MMA ? mma_sum<T, NV>(slot, in) : packed_sum<T, NV>(slot, in);
             sb[0] = make_float2(ln_group_sum<NW, 1>(s, red[0], 0), 0.0f);

@@ -281,8 +281,26 @@ template <int NW, int G> KB_DEV float ln_group_sum(float v, float *red, int gid)
     return kb_warp_sum<NW>(red[lane & (NW - 1)]);
 }
 
+/* ln_group_sum of two values at once, behind the one barrier; red: 2 NW floats. */
+template <int NW, int G> KB_DEV float2 ln_group_sum2(float2 v, float *red, int gid)
+{
+    const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & (NW - 1);
+    v.x = kb_warp_sum(v.x);
+    v.y = kb_warp_sum(v.y);
+    if constexpr (NW == 1)
+        return v;
+    if (lane == 0) {
+        red[warp] = v.x;
+        red[NW + warp] = v.y;
+    }
+    ln_group_sync<NW * 32, G>(gid);
+    const int w = lane & (NW - 1);
+    return make_float2(kb_warp_sum<NW>(red[w]), kb_warp_sum<NW>(red[NW + w]));
+}
+
 /* ln_group_sum of N values at once, in place, behind the one barrier; red: N NW
- * floats. */
+ * floats (ln_group_sum2 keeps its scalar form, the code its kernels were
+ * measured with). */
 template <int NW, int G, int N> KB_DEV void ln_group_sumv(float (&v)[N], float *red, int gid)
 {
     const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & (NW - 1);
@@ -301,14 +319,6 @@ template <int NW, int G, int N> KB_DEV void ln_group_sumv(float (&v)[N], float *
         for (int i = 0; i < N; i++)
             v[i] = kb_warp_sum<NW>(red[i * NW + w]);
     }
-}
-
-/* ln_group_sumv of two values; red: 2 NW floats. */
-template <int NW, int G> KB_DEV float2 ln_group_sum2(float2 v, float *red, int gid)
-{
-    float a[2] = {v.x, v.y};
-    ln_group_sumv<NW, G>(a, red, gid);
-    return make_float2(a[0], a[1]);
 }
 
 /* Calls f(std::integral_constant<int, k>()) for k = 0 .. N-1: a loop whose index
