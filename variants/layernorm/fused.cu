@@ -2621,10 +2621,11 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * a column where x and y move 4 through DRAM, so at 4096 x 65536 the SMs
  * read 1.5 times the model's bytes from the L2 again, ~5.3 TB/s at the
  * report's 82%, on top of the 3.5 TB/s of x and y passing through it. The
- * H100 (80GB HBM3), whose L2 is the same as the H200's and whose DRAM is
- * 0.7 times as fast, runs this kernel at 90-91% of its copy bandwidth, the
- * H200 at 82-85%, and the fused_row kernel of 16384 columns, whose
- * parameters sit in shared memory, at 87-89% on both: the L2's own
+ * H100 (80GB HBM3), whose L2 is the same design (50 MB of it against the
+ * H200's 60) and whose DRAM is 0.7 times as fast, runs this kernel at
+ * 90-91% of its copy bandwidth, the H200 at 82-85%, and the fused_row
+ * kernel of 16384 columns, whose parameters sit in shared memory, at
+ * 87-89% on both: the L2's own
  * bandwidth is the suspect. Here a cluster of two blocks takes two rows at
  * once, each block the same half of both (the two rows' halves fill the
  * lo and hi slot groups that one row's halves fill in the form above, so
@@ -2659,15 +2660,16 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * The checks (row_lengths.sh's srow2-pair group: 12 shapes in fp32, fp16
  * and bf16, the 16-bit ones of more than three rows on the _pair kernels:
  * odd rows, a mean of 4 (the squares) and 10^4 (the centred passes) with
- * the statistics, tanh;
- * memcheck, racecheck and synccheck at bf16 70 x 40008) clean. Those runs
- * were of the kernel as first written; the form here loads the parameters
- * after the first row's unpack and works out y's row pointers once (the
- * one-row kernels' order), so that every kernel of this file but the new
- * _pair ones is the same SASS, instruction for instruction, as before the
- * pairs (cuobjdump, 886 kernels; the first form had changed the schedules
- * of the one-row kernels with a row's edges). No GPU came for this form:
- * its checks and the H200 A/B are still to run. Not the default. */
+ * the statistics, tanh; memcheck, racecheck and synccheck at bf16 70 x
+ * 40008) clean. Those runs were of the kernel as first written. The form
+ * here loads the parameters after the first row's unpack, works out y's
+ * row pointers once, and leaves the one-row kernels their own fetch of a
+ * row's vectors and their pair of sums (ln_group_sum2), so that every
+ * kernel of this file but the new _pair ones is the same SASS,
+ * instruction for instruction, as before the pairs (cuobjdump, 886
+ * kernels; the first forms had moved the one-row kernels' schedules). No
+ * GPU came for this form: its checks and the H200 A/B are still to run.
+ * Not the default. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false, int R = 1>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
@@ -2862,7 +2864,8 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                     }
 #pragma unroll
                     for (int e = 0; e < V; e++)
-                        f[e] = ln_gelu_out<T, TANH>(fmaf(fmaf(f[e], rstd[i], nmr[i]), g[e], bb[e]));
+                        f[e] = ln_gelu_out<T, TANH>(
+                            fmaf(fmaf(f[e], rstd[i], nmr[i]), g[e], bb[e]));
                     kb_st128(yv[i] + k * STRIDE, kb_pack<T>(f));
                     if (i == 0 && k < PF && next < units && in(PF + k)) {
                         /* f came from this slot: its read is done before the copy */
