@@ -2719,7 +2719,9 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
              (float)(nvec / STRIDE * THREADS + (rem < 0 ? 0 : rem < THREADS ? rem : THREADS));
         nb_inv = 1.0f / nb;
     }
-    /* R = 2: block r's elements of a row, for the merge of its partials */
+    /* R = 2: block r's elements of a row, for the merge of its partials (the
+     * same count as nb's, written apart so that the one-row kernels keep the
+     * SASS they were measured with) */
     [[maybe_unused]] const auto nb_of = [&](int r) {
         const int rem = nvec % STRIDE - r * THREADS;
         return (float)V *
@@ -2907,14 +2909,6 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF) * 16;
     const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R>;
     float *par = PAR ? (float *)a->scratch : nullptr;
-    if constexpr (PAR) {
-        const int nv = p.cols / kb_vec_width<T>();
-        const kb_dim3 pg = {(unsigned)((nv + 255) / 256), 1, 1}, pb = {256, 1, 1};
-        const cudaError_t pe = kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg,
-                                         pb, 0, p.b1, p.b2, (float4 *)par, nv);
-        if (pe != cudaSuccess)
-            return pe;
-    }
     int groups = 0;
     cudaError_t e = cudaSuccess;
     if constexpr (CL == 1) {
@@ -2928,8 +2922,16 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
     }
     if (e != cudaSuccess)
         return e;
-    if (groups == 0)
+    if (groups == 0) /* before the parameters' kernel: the caller may take another path */
         return cudaErrorNotSupported;
+    if constexpr (PAR) {
+        const int nv = p.cols / kb_vec_width<T>();
+        const kb_dim3 pg = {(unsigned)((nv + 255) / 256), 1, 1}, pb = {256, 1, 1};
+        const cudaError_t pe = kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg,
+                                         pb, 0, p.b1, p.b2, (float4 *)par, nv);
+        if (pe != cudaSuccess)
+            return pe;
+    }
     if ((p.rows + R - 1) / R < groups) /* a unit: R rows */
         groups = (int)((p.rows + R - 1) / R);
     const kb_dim3 grid = {(unsigned)(groups * CL), 1, 1}, block = {TH, 1, 1};
