@@ -42,7 +42,7 @@ for step in "$@"; do
     check)
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
-        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-pair,
+        # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-tw, srow2-pair,
         # srow2-raw, srow2-fadd, srow2-c, gp (both pipelined grids), gp-wide,
         # gp-exact, gp-rr, gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2,
         # gp-whole16, gp-bar, gp-smem, peel, trow-w, half, grid-8 and grid-12,
@@ -180,6 +180,12 @@ for step in "$@"; do
             "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=132,cols=65536 \
             rows=1,cols=65536 rows=2000,cols=50000 rows=31,cols=65536,gelu=1 \
             rows=50,cols=65536,mean=4,stats=1 rows=50,cols=65536,mean=10000
+        # the same with bf16's output pass widened by the tensor cores
+        # (KBENCH_LAYERNORM_SROW2_TW=1; fp32 and fp16 keep their kernels)
+        path layernorm srow2-tw KBENCH_LAYERNORM_SROW2_TW=1 _tw rows=70,cols=40008 \
+            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=1,cols=65536 \
+            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=4,stats=1 \
+            rows=50,cols=65536,mean=10000
         # the same with pairs of rows over clusters of two, each vector of the
         # parameters serving both rows (KBENCH_LAYERNORM_SROW2_PAIR=1): odd
         # rows (a last pair of one row), rows fewer than the clusters

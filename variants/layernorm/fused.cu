@@ -390,6 +390,34 @@ static __device__ __forceinline__ float ln_m2_from_sums(float n, float mean, flo
     return s2 <= 3.0e38f && 64.0f * m2 >= s2 ? m2 : -1.0f;
 }
 
+/* bf16 widened to fp32 by the tensor cores (TW): an m16n8k8 A fragment {r0,
+ * r1} (lane (g, t): row g's columns 2t, 2t + 1 in r0, row g + 8's in r1)
+ * against B = I gives D = {r0.lo, r0.hi, r1.lo, r1.hi}, the lane's own four
+ * elements in order, exact (each a product by one plus zeros). So a 16-byte
+ * vector of 8 is two HMMAs, its register pairs as loaded, where the ALU
+ * spends 8 instructions (a shift or a mask each). The zeros of B meet the
+ * other lanes' elements: an inf or NaN spreads to its fragment's row (8
+ * elements of 4 lanes), -0 becomes +0, and a subnormal may be flushed.
+ * tw_one: this lane's register of B (its halves on the diagonal, column g =
+ * row 2t or 2t + 1, hold bf16 ones). */
+static __device__ __forceinline__ uint32_t tw_one(void)
+{
+    const int g = (int)(threadIdx.x & 31) >> 2, t2 = 2 * (int)(threadIdx.x & 3);
+    return (g == t2 ? 0x00003F80u : 0u) | (g == t2 + 1 ? 0x3F800000u : 0u);
+}
+/* The 8 bf16 elements of v widened to fp32 (two HMMAs against I). */
+static __device__ __forceinline__ void tw_widen(uint4 v, uint32_t one, float *f)
+{
+    float d0[4], d1[4];
+    kb_mma1688_0<__nv_bfloat16>(d0, v.x, v.y, one);
+    kb_mma1688_0<__nv_bfloat16>(d1, v.z, v.w, one);
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+        f[e] = d0[e];
+        f[4 + e] = d1[e];
+    }
+}
+
 /* Pass 1 of the two-pass statistics: unpacks the NV vectors raw into v, less
  * K when SHIFT, and returns the sum over the vectors in range (in(k)), each
  * vector's own sum first. */
@@ -2669,9 +2697,28 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * instruction for instruction, as before the pairs (cuobjdump, 886
  * kernels; the first forms had moved the one-row kernels' schedules). No
  * GPU came for this form: its checks and the H200 A/B are still to run.
- * Not the default. */
+ * Not the default.
+ * The output pass's widening by the tensor cores (TW,
+ * KBENCH_LAYERNORM_SROW2_TW=1; bf16, one block a row, with the squares by
+ * the tensor cores; kernels named _tw). Where the H200 runs this kernel
+ * under its power cap, the clock and so the pace follow the instructions
+ * an element (the squares' 1.157x above). A vector of 8 bf16 elements of x
+ * and one of gamma are widened to fp32 by 8 ALU instructions each (a shift
+ * for the low half of a word, a mask for the high one); here each by two
+ * m16n8k8 HMMAs against an identity (tw_widen: each lane's D holds its own
+ * four elements, exact), so the output pass's 97 instructions a vector
+ * (unpacks 16, FMAs 16, GELU 56, pack 4, loads and the store 5) become 85.
+ * SASS (sm_90a, bf16, exact, erf): 1440 -> 1360 instructions laid out
+ * (LOP3 and SHF 212 -> 78, HMMA 40 -> 72), 64 registers; 8 bytes of
+ * stack, the ring's group index stored after a row's first barrier and
+ * loaded at its end (one STL and one LDL a row, ~1000 instructions apart).
+ * Every kernel of this file that existed before is the same SASS as before
+ * (cuobjdump, 894 kernels compared). Prediction (before any run): on the
+ * H200 at 4096 x 65536 82-85% -> 86-90% of the copy bandwidth if the
+ * instructions hold it, level if its DRAM or L2 does; level on an H100,
+ * bound there by the bandwidth at 87-91%. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1>
+          bool EARLY = false, int R = 1, bool TW = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -2684,6 +2731,8 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     static_assert(NV == 2 * PF, "a row fills two slot groups of the three");
     static_assert(R == 1 || (R == 2 && SQ && CL > 1 && !EARLY),
                   "pairs of rows: the squares' form, in clusters");
+    static_assert(!TW || (R == 1 && PAR && std::is_same<T, __nv_bfloat16>::value),
+                  "the tensor cores' widening: bf16, one row, beta + b as floats");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
@@ -2843,17 +2892,25 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
         for (int i = 0; i < R; i++)
             yv[i] = reinterpret_cast<uint4 *>(y + (int64_t)(R * row + i) * cols) + tv;
         const T *gt = gamma + tv * V, *b1t = beta + tv * V, *b2t = bias + tv * V;
+        /* TW's B, worked out a row: one register fewer held across it */
+        [[maybe_unused]] const uint32_t one = TW ? tw_one() : 0u;
 #pragma unroll
         for (int k = 0; k < NVR; k++) {
             if (in(k)) {
                 float f[V], g[V], bb[V];
-                kb_unpack<T>(slot(k), f); /* the unit's first row */
+                if constexpr (TW)
+                    tw_widen(slot(k), one, f); /* the unit's first row */
+                else
+                    kb_unpack<T>(slot(k), f);
                 if constexpr (PAR) {
                     const float4 *pb = reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
                     const float4 lo = __ldg(pb), hi = __ldg(pb + nvec);
                     bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
                     bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
-                    kb_unpack<T>(kb_ld128(gt + k * STRIDE * V), g);
+                    if constexpr (TW)
+                        tw_widen(kb_ld128(gt + k * STRIDE * V), one, g);
+                    else
+                        kb_unpack<T>(kb_ld128(gt + k * STRIDE * V), g);
                 } else {
                     ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
                 }
@@ -2902,12 +2959,12 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1>
+          bool EARLY = false, int R = 1, bool TW = false>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R>;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     int groups = 0;
     cudaError_t e = cudaSuccess;
@@ -2994,6 +3051,15 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                 if (pe != cudaErrorNotSupported)
                     return pe;
             }
+            /* bf16's output pass widened by the tensor cores
+             * (KBENCH_LAYERNORM_SROW2_TW=1): one block a row */
+            static const int tw = kb_env_int("KBENCH_LAYERNORM_SROW2_TW", 0, 0, 1);
+            if constexpr (std::is_same<T, __nv_bfloat16>::value)
+                if (f.pass1 == SROW2_MMA_SQ && tw)
+                    return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
+                                                  true>(a, s, "layernorm_fused_srow2_sq_exact_tw")
+                                 : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
+                                                  true>(a, s, "layernorm_fused_srow2_sq_tw");
             /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
             static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
             if (f.pass1 == SROW2_MMA_SQ && early)
