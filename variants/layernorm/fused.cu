@@ -2896,21 +2896,37 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
         [[maybe_unused]] const uint32_t one = TW ? tw_one() : 0u;
 #pragma unroll
         for (int k = 0; k < NVR; k++) {
+            /* TW: mma.sync is the warp's, so every lane widens its vector,
+             * in the row or not (gamma zero past the row's end) */
+            [[maybe_unused]] float fw[V], gw[V];
+            if constexpr (TW) {
+                uint4 gv = make_uint4(0, 0, 0, 0);
+                if (in(k))
+                    gv = kb_ld128(gt + k * STRIDE * V);
+                tw_widen(slot(k), one, fw);
+                tw_widen(gv, one, gw);
+            }
             if (in(k)) {
                 float f[V], g[V], bb[V];
-                if constexpr (TW)
-                    tw_widen(slot(k), one, f); /* the unit's first row */
-                else
+                if constexpr (TW) {
+#pragma unroll
+                    for (int e = 0; e < V; e++)
+                        f[e] = fw[e]; /* the unit's first row */
+                } else {
                     kb_unpack<T>(slot(k), f);
+                }
                 if constexpr (PAR) {
                     const float4 *pb = reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
                     const float4 lo = __ldg(pb), hi = __ldg(pb + nvec);
                     bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
                     bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
-                    if constexpr (TW)
-                        tw_widen(kb_ld128(gt + k * STRIDE * V), one, g);
-                    else
+                    if constexpr (TW) {
+#pragma unroll
+                        for (int e = 0; e < V; e++)
+                            g[e] = gw[e];
+                    } else {
                         kb_unpack<T>(kb_ld128(gt + k * STRIDE * V), g);
+                    }
                 } else {
                     ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
                 }
