@@ -2897,13 +2897,17 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
 #pragma unroll
         for (int k = 0; k < NVR; k++) {
             /* TW: mma.sync is the warp's, so every lane widens its vector,
-             * in the row or not (gamma zero past the row's end) */
+             * in the row or not; past the row's end x and gamma are zeros,
+             * not the slot's stale bytes, which the HMMA's zeros would meet
+             * (an inf or NaN there spreads to the lanes in the row) */
             [[maybe_unused]] float fw[V], gw[V];
             if constexpr (TW) {
-                uint4 gv = make_uint4(0, 0, 0, 0);
-                if (in(k))
+                uint4 xv = make_uint4(0, 0, 0, 0), gv = make_uint4(0, 0, 0, 0);
+                if (in(k)) {
+                    xv = slot(k);
                     gv = kb_ld128(gt + k * STRIDE * V);
-                tw_widen(slot(k), one, fw);
+                }
+                tw_widen(xv, one, fw);
                 tw_widen(gv, one, gw);
             }
             if (in(k)) {
