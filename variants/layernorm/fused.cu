@@ -2716,7 +2716,30 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * (cuobjdump, 894 kernels compared). Prediction (before any run): on the
  * H200 at 4096 x 65536 82-85% -> 86-90% of the copy bandwidth if the
  * instructions hold it, level if its DRAM or L2 does; level on an H100,
- * bound there by the bandwidth at 87-91%. */
+ * bound there by the bandwidth at 87-91%.
+ * The first form's checks (an H100, 80GB HBM3, 2026-12-07 07:30 UTC) found
+ * it wrong where a row is not whole blocks: the HMMAs sat inside the lanes'
+ * in-row test, and mma.sync is the warp's (bf16 2000 x 50000 hung, 9 x
+ * 40000 wrote garbage past column 39936); then, widened by every lane, the
+ * stale slot bytes of the lanes past the row's end met B's zeros and
+ * spread NaN to the lanes in it (07:45 UTC, 2000 x 50000 and 31 x 65536
+ * with tanh). Both mended above: every lane widens, zeros past the row's
+ * end. The form here passed row_lengths.sh's srow2-tw group (24 cases in
+ * fp32, fp16 and bf16, both _tw kernels among them) and memcheck,
+ * racecheck and synccheck at bf16 70 x 40008 (07:52 UTC). Measured on the
+ * same kind of H100 (no H200 was lent; 07:53 UTC, two interleaved rounds,
+ * no check, % of its copy bandwidth, default / TW / EARLY): bf16 4096 x
+ * 65536 88.4, 88.4 / 89.4, 89.2 / 90.7, 91.7 (TW 1.010x, EARLY 1.031x);
+ * 8192 x 49152 87.7, 87.8 / 83.1, 85.6 / 89.8, 88.8 (0.961x, 1.018x); 3000
+ * x 40000 82.3, 84.5 / 78.1, 76.6 / 83.3, 84.3 (0.928x, 1.005x). Nsight
+ * Compute on that GPU (07:35 UTC, the first form at 4096 x 65536, whose
+ * rows are whole blocks, so the same code as here; one launch each, clocks
+ * free): default 377.9 us at 1837 MHz, issue 40.1% of its peak, DRAM 83.4%,
+ * the L2 75.5%; TW 379.2 us at 1767 MHz, issue 38.3%, DRAM 83.4%, the L2
+ * 77.6%: bound by the DRAM there, as predicted. Slower where rows are not
+ * whole blocks (0.93-0.96x; 0.95-0.96x in the A/B of the form before the
+ * zeros, 07:45 UTC), not yet explained. Not the default; the H200 A/B, where the prediction is a gain, is still
+ * to run. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false, int R = 1, bool TW = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
