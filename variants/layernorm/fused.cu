@@ -129,7 +129,9 @@
  * FADDs instead of the tensor cores, KBENCH_LAYERNORM_SROW2_PAR=0 its beta + b
  * raw instead of as floats from the scratch, KBENCH_LAYERNORM_SROW2_EARLY=1
  * issues its next row's first copies before its wait for this row's
- * bytes (its header); KBENCH_LAYERNORM_SQ=0 keeps the
+ * bytes, KBENCH_LAYERNORM_SROW2_TW=1 (=2: rows of whole blocks only) widens
+ * bf16's output pass by the tensor cores (its header);
+ * KBENCH_LAYERNORM_SQ=0 keeps the
  * centred pass for the squares in srow2 (1024 threads) and the pipelined
  * grid with RR instead of the tensor cores' (kernels named _sq);
  * KBENCH_LAYERNORM_PF_CLUSTERS=n caps the
@@ -2743,9 +2745,57 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * 77.6%: bound by the DRAM there, as predicted. Slower where rows are not
  * whole blocks (0.93-0.96x; 0.95-0.96x in the A/B of the form before the
  * zeros, 07:45 UTC), not yet explained. Not the default; the H200 A/B, where the prediction is a gain, is still
- * to run. */
+ * to run.
+ * Two more forms of it for that A/B (2026-12-07): KBENCH_LAYERNORM_SROW2_TW=2
+ * widens by the tensor cores only where a row is whole blocks (the _exact
+ * kernel; the other rows keep the default), so that the loss above cannot
+ * hide a gain at such rows; and with KBENCH_LAYERNORM_SROW2_EARLY=1 as well,
+ * the one kernel does both (kernels named _tw_early; before, TW took the
+ * rows and EARLY was not applied). Prediction (before any run): TW=2 level
+ * with the default where rows are not whole blocks (the same kernel) and
+ * as TW at 4096 x 65536; both at once there the product of the two, on an
+ * H100 ~1.04x, on the H200 more if its instructions hold it. Measured on an
+ * H100 (80GB HBM3; no H200 was lent; 2026-12-07 08:37 UTC, two interleaved
+ * rounds, no check, % of its copy bandwidth, default / TW=2 / EARLY / both):
+ * bf16 4096 x 65536 91.7, 88.8 / 88.3, 88.8 / 92.7, 92.8 / 90.5, 90.3 (TW=2
+ * 0.982x, EARLY 1.028x, both 1.002x); 8192 x 49152 88.0, 89.2 / 88.5, 87.8
+ * / 89.5, 89.4 / 89.2, 89.1 (0.995x, the default's kernel; 1.010x;
+ * 1.007x). TW lost here where it gained 1.010x in the run above, and took
+ * EARLY's gain with it: not the product predicted. The checks
+ * (row_lengths.sh's srow2-tw-early and srow2-tw2 groups: 36 cases ok, the
+ * _tw_early kernels and the _exact_tw one among them, the others' rows on
+ * the default kernels; memcheck, racecheck and synccheck at bf16 70 x
+ * 40008) clean. Not the default; the H200 A/B is still to run.
+ * Beta + b of each thread's first vector kept in shared memory (PC,
+ * KBENCH_LAYERNORM_SROW2_PC=1, with KBENCH_LAYERNORM_SROW2_EARLY=1 both;
+ * one block a row; kernels named _pc and _pc_early). The ring's 192 KB
+ * leave 35 KB of the SM's shared memory; 32 KB of it hold the floats of
+ * beta + b for every thread's vector 0, loaded once a launch, read by two
+ * LDS.128 a row in place of two loads from the L2. The Nsight Compute
+ * figures above put the H100's L2 at 75.5% of its peak at 4096 x 65536 with
+ * the DRAM at 83%; the H200 runs the same kernel 1.24 times as fast against
+ * an L2 of the same design, ~94% if its peak is the H100's, so the L2 may
+ * be what holds it there. Of the 512 KB a row that the SMs read from the
+ * L2 at 65536 columns (x 128 KB, gamma 128 KB, beta + b 256 KB), 32 KB
+ * (6.25%) no longer cross it. Prediction (before any run): on an H100,
+ * bound by its DRAM, level; on the H200 at 4096 x 65536, +3-6% if the L2
+ * is what holds it, level if not. SASS (sm_90a, bf16, exact, erf): 1448
+ * instructions laid out against 1440, 64 registers, no stack; every other
+ * kernel of this file the same SASS as before (cuobjdump, 902 kernels).
+ * Measured on an H100 (same call as the TW=2 figures above, default / PC /
+ * PC with EARLY): bf16 4096 x 65536 91.7, 88.8 / 85.2, 84.8 / 86.7, 85.6
+ * (0.942x, 0.955x); 8192 x 49152 88.0, 89.2 / 85.9, 86.1 / 86.6, 84.6
+ * (0.971x, 0.966x): slower, where level was predicted. Not measured apart,
+ * the likeliest account is the L1's share of the SM's 256 KB: the
+ * default's 194 KB of shared memory take the 196 KB carve-out and leave
+ * the L1 60 KB, PC's 226 KB the 228 KB one and 28 KB, and every load of
+ * gamma and beta + b (three 16-byte loads a vector, each thread's eight
+ * vectors a row) takes L1 lines until it lands. The checks (srow2-pc and srow2-pc-early
+ * groups: 39 cases ok, the four _pc kernels among them; memcheck,
+ * racecheck and synccheck at bf16 70 x 40008, memcheck with EARLY) clean.
+ * Not the default; the H200 A/B is still to run. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -2760,6 +2810,7 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                   "pairs of rows: the squares' form, in clusters");
     static_assert(!TW || (R == 1 && PAR && std::is_same<T, __nv_bfloat16>::value),
                   "the tensor cores' widening: bf16, one row, beta + b as floats");
+    static_assert(!PC || (R == 1 && CL == 1 && PAR), "the kept parameters: one block a row");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
@@ -2807,6 +2858,14 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
      * and the free one; each row the next takes (free, lo). */
     int glo = 0, ghi = 1, gfree = 2;
     int row = (int)blockIdx.x / CL; /* the unit */
+    /* PC: beta + b of this thread's vector 0, kept past the ring for every row */
+    [[maybe_unused]] float4 *const pcs = reinterpret_cast<float4 *>(ln_dyn + (NV + PF) * THREADS);
+    if constexpr (PC)
+        if (in(0)) {
+            const float4 *pb = reinterpret_cast<const float4 *>(par) + tv;
+            pcs[tid] = __ldg(pb);
+            pcs[THREADS + tid] = __ldg(pb + nvec);
+        }
     if (row < units) {
 #pragma unroll
         for (int k = 0; k < NV; k++)
@@ -2948,7 +3007,9 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                 }
                 if constexpr (PAR) {
                     const float4 *pb = reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
-                    const float4 lo = __ldg(pb), hi = __ldg(pb + nvec);
+                    const bool kept = PC && k == 0;
+                    const float4 lo = kept ? pcs[tid] : __ldg(pb);
+                    const float4 hi = kept ? pcs[THREADS + tid] : __ldg(pb + nvec);
                     bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
                     bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
                     if constexpr (TW) {
@@ -3006,12 +3067,12 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW>;
+    constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF + (PC ? 2 : 0)) * 16;
+    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     int groups = 0;
     cudaError_t e = cudaSuccess;
@@ -3099,16 +3160,43 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                     return pe;
             }
             /* bf16's output pass widened by the tensor cores
-             * (KBENCH_LAYERNORM_SROW2_TW=1): one block a row */
-            static const int tw = kb_env_int("KBENCH_LAYERNORM_SROW2_TW", 0, 0, 1);
+             * (KBENCH_LAYERNORM_SROW2_TW=1 every row, =2 rows of whole
+             * blocks only), with the early copies too where
+             * KBENCH_LAYERNORM_SROW2_EARLY=1: one block a row */
+            static const int tw = kb_env_int("KBENCH_LAYERNORM_SROW2_TW", 0, 0, 2);
+            static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
             if constexpr (std::is_same<T, __nv_bfloat16>::value)
-                if (f.pass1 == SROW2_MMA_SQ && tw)
+                if (f.pass1 == SROW2_MMA_SQ && (tw == 1 || (tw == 2 && exact))) {
+                    if (early)
+                        return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true,
+                                                      true, 1, true>(
+                                           a, s, "layernorm_fused_srow2_sq_exact_tw_early")
+                                     : launch_srow2_k<T, 1, false, TANH, true, true, TH, true,
+                                                      true, 1, true>(
+                                           a, s, "layernorm_fused_srow2_sq_tw_early");
                     return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
                                                   true>(a, s, "layernorm_fused_srow2_sq_exact_tw")
                                  : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
                                                   true>(a, s, "layernorm_fused_srow2_sq_tw");
+                }
+            /* beta + b of each thread's first vector kept in shared memory
+             * (KBENCH_LAYERNORM_SROW2_PC=1), with the early copies too where
+             * KBENCH_LAYERNORM_SROW2_EARLY=1: one block a row */
+            static const int pc = kb_env_int("KBENCH_LAYERNORM_SROW2_PC", 0, 0, 1);
+            if (f.pass1 == SROW2_MMA_SQ && pc) {
+                if (early)
+                    return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true, 1,
+                                                  false, true>(
+                                       a, s, "layernorm_fused_srow2_sq_exact_pc_early")
+                                 : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, true, 1,
+                                                  false, true>(a, s,
+                                                               "layernorm_fused_srow2_sq_pc_early");
+                return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
+                                              false, true>(a, s, "layernorm_fused_srow2_sq_exact_pc")
+                             : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
+                                              false, true>(a, s, "layernorm_fused_srow2_sq_pc");
+            }
             /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
-            static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
             if (f.pass1 == SROW2_MMA_SQ && early)
                 return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true>(
                                    a, s, "layernorm_fused_srow2_sq_exact_early")
