@@ -43,11 +43,11 @@ for step in "$@"; do
         # CHECK_ONLY=REGEX: only the groups whose tag it matches (base: the
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-tw,
-        # srow2-tw-early, srow2-tw2, srow2-pc, srow2-pc-early, srow2-pair,
-        # srow2-raw, srow2-fadd, srow2-c, gp (both pipelined grids), gp-wide,
-        # gp-exact, gp-rr, gp-rr-exact, gp-rr-nosq, gp-ahead, gp-f2,
-        # gp-whole16, gp-bar, gp-smem, peel, trow-w, half, grid-8 and grid-12,
-        # grid-trim, creg-ns, wide: a path each)
+        # srow2-tw-early, srow2-tw2, srow2-pc, srow2-pc-early, srow2-p24,
+        # srow2-p24-early, srow2-pair, srow2-raw, srow2-fadd, srow2-c, gp (both
+        # pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-rr-nosq,
+        # gp-ahead, gp-f2, gp-whole16, gp-bar, gp-smem, peel, trow-w, half,
+        # grid-8 and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
         if want base; then
@@ -203,6 +203,15 @@ for step in "$@"; do
             rows=50,cols=65536,mean=10000
         path layernorm srow2-pc-early KBENCH_LAYERNORM_SROW2_PC=1+KBENCH_LAYERNORM_SROW2_EARLY=1 \
             _pc_early rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \
+            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=10000
+        # the same with beta + b in 24 bits a column (KBENCH_LAYERNORM_SROW2_P24=1),
+        # and with the early copies too
+        path layernorm srow2-p24 KBENCH_LAYERNORM_SROW2_P24=1 _p24 rows=70,cols=40008 \
+            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=1,cols=65536 \
+            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=4,stats=1 \
+            rows=50,cols=65536,mean=10000
+        path layernorm srow2-p24-early KBENCH_LAYERNORM_SROW2_P24=1+KBENCH_LAYERNORM_SROW2_EARLY=1 \
+            _p24_early rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \
             rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=10000
         # the same with pairs of rows over clusters of two, each vector of the
         # parameters serving both rows (KBENCH_LAYERNORM_SROW2_PAIR=1): odd

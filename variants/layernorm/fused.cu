@@ -130,7 +130,10 @@
  * raw instead of as floats from the scratch, KBENCH_LAYERNORM_SROW2_EARLY=1
  * issues its next row's first copies before its wait for this row's
  * bytes, KBENCH_LAYERNORM_SROW2_TW=1 (=2: rows of whole blocks only) widens
- * bf16's output pass by the tensor cores (its header);
+ * bf16's output pass by the tensor cores, KBENCH_LAYERNORM_SROW2_PC=1 keeps
+ * beta + b of each thread's first vector in shared memory and
+ * KBENCH_LAYERNORM_SROW2_P24=1 reads beta + b in 24 bits a column (its
+ * header);
  * KBENCH_LAYERNORM_SQ=0 keeps the
  * centred pass for the squares in srow2 (1024 threads) and the pipelined
  * grid with RR instead of the tensor cores' (kernels named _sq);
@@ -2447,6 +2450,72 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
     bb[nvec + v] = make_float4(b[4], b[5], b[6], b[7]);
 }
 
+/* beta + b in 24 bits a column (P24, layernorm_fused_srow2's header): the
+ * float hi16:lo8:lo8 that p24_unpack rebuilds from the 24 bits t = hi16:lo8
+ * (the low byte repeated, so that one PRMT rebuilds it). */
+KB_DEV uint32_t p24_value(uint32_t t)
+{
+    return (t << 8) | (t & 0xffu);
+}
+
+/* The t whose p24_value is nearest to the float of bits u, within 128 of
+ * its last place (2^-16 relative); inf and NaN kept by truncation. */
+KB_DEV uint32_t p24_nearest(uint32_t u)
+{
+    const uint32_t t = u >> 8;
+    if ((u & 0x7f800000u) == 0x7f800000u)
+        return t;
+    const auto dist = [u](uint32_t c) {
+        const uint32_t w = p24_value(c);
+        return w > u ? w - u : u - w;
+    };
+    uint32_t best = t;
+    if (((t + 1u) & 0x7fffffu) != 0u && (p24_value(t + 1u) & 0x7f800000u) != 0x7f800000u &&
+        dist(t + 1u) < dist(best))
+        best = t + 1u;
+    if ((t & 0x7fffffu) != 0u && dist(t - 1u) < dist(best))
+        best = t - 1u;
+    return best;
+}
+
+/* beta + b of a 16-bit row's nvec vectors in 24 bits a column: vector v's
+ * eight hi16 at hi[v], its eight lo8 at lo[v] (p24_nearest of the float sum
+ * that layernorm_params32 stores). */
+template <typename T>
+__global__ void layernorm_params24(const T *__restrict__ beta, const T *__restrict__ bias,
+                                   uint4 *__restrict__ hi, uint2 *__restrict__ lo, int nvec)
+{
+    constexpr int V = kb_vec_width<T>();
+    static_assert(V == 8, "16-bit rows");
+    const int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (v >= nvec)
+        return;
+    float b[V];
+    ln_bias_global<T>(v, beta, bias, b);
+    uint32_t h[V / 2] = {0u, 0u, 0u, 0u}, l[V / 4] = {0u, 0u};
+#pragma unroll
+    for (int e = 0; e < V; e++) {
+        const uint32_t t = p24_nearest(__float_as_uint(b[e]));
+        h[e / 2] |= (t >> 8) << (16 * (e & 1));
+        l[e / 4] |= (t & 0xffu) << (8 * (e & 3));
+    }
+    hi[v] = make_uint4(h[0], h[1], h[2], h[3]);
+    lo[v] = make_uint2(l[0], l[1]);
+}
+
+/* The eight floats of a vector from layernorm_params24's hi16 (h) and lo8
+ * (l): one PRMT each. */
+KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
+{
+    const uint32_t hw[4] = {h.x, h.y, h.z, h.w}, lw[2] = {l.x, l.y};
+#pragma unroll
+    for (int e = 0; e < 8; e++) {
+        const uint32_t j = 4u + (uint32_t)(e & 3), o = 2u * (uint32_t)(e & 1);
+        bb[e] = __uint_as_float(
+            __byte_perm(hw[e / 2], lw[e / 4], j | (j << 4) | (o << 8) | ((o + 1u) << 12)));
+    }
+}
+
 /* ---- 16-bit rows in the shared memory of a block or a cluster ------------------- *
  *
  * The shared-memory row kernel above, reworked where its SASS spends
@@ -2790,12 +2859,57 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
  * default's 194 KB of shared memory take the 196 KB carve-out and leave
  * the L1 60 KB, PC's 226 KB the 228 KB one and 28 KB, and every load of
  * gamma and beta + b (three 16-byte loads a vector, each thread's eight
- * vectors a row) takes L1 lines until it lands. The checks (srow2-pc and srow2-pc-early
+ * vectors a row) takes L1 lines until it lands; Nsight Compute on that GPU
+ * (08:52 UTC, one launch each, clocks free) agrees in kind: PC 409.3 us
+ * against the default's 372.2, issue 36.6% of its peak against 40.2%,
+ * DRAM 77.1% against 84.5%. The checks (srow2-pc and srow2-pc-early
  * groups: 39 cases ok, the four _pc kernels among them; memcheck,
  * racecheck and synccheck at bf16 70 x 40008, memcheck with EARLY) clean.
- * Not the default; the H200 A/B is still to run. */
+ * Not the default; the H200 A/B is still to run.
+ * Beta + b in 24 bits a column (P24, KBENCH_LAYERNORM_SROW2_P24=1, with
+ * KBENCH_LAYERNORM_SROW2_EARLY=1 both; one block a row; kernels named _p24
+ * and _p24_early). The floats of beta + b are half of the 512 KB a row
+ * that the SMs read from the L2 at 65536 columns. layernorm_params24
+ * keeps each as its top 16 bits and its next 8 (hi16 in one plane of
+ * 16-byte vectors, lo8 in one of 8-byte ones), and the output pass
+ * rebuilds the float hi16:lo8:lo8 with one PRMT (p24_unpack), within 2^-16
+ * of the float sum (p24_nearest), where bf16's own rounding of y is 2^-9:
+ * 24 bytes a vector of the parameters' 48 where 32 were, the row's reads
+ * from the L2 512 -> 448 KB (-12.5%), with no more loads (a 16-byte and an
+ * 8-byte one for the two 16-byte ones), and no shared memory, so the L1
+ * keeps its 60 KB (PC above lost that). The cost: the PRMTs, 8 a vector
+ * (the output pass 97 -> 105 instructions a vector). SASS (sm_90a, bf16,
+ * exact, erf): 1440 -> 1504 instructions laid out (the 64 PRMTs), 64
+ * registers, no stack; every other kernel the same SASS as before
+ * (cuobjdump, 918 kernels). Prediction (before any run): on an H100, bound
+ * by its DRAM, level or ~1% slower (the instructions); on the H200 at
+ * 4096 x 65536 +4-8% if its L2 is what holds it, 1-3% slower if its
+ * instructions are (the clock under the power cap). Measured on an H100
+ * (80GB HBM3; no H200 was lent; 2026-12-07 08:50 UTC, three interleaved
+ * rounds, no check, over the default): P24 1.012x at 4096 x 65536, 0.979x
+ * at 8192 x 49152, 0.996x at 3000 x 40000; with EARLY 1.041x, 1.003x,
+ * 0.995x; EARLY alone 1.043x, 1.006x, 1.012x: level there, as predicted.
+ * The checks (srow2-p24 and srow2-p24-early groups: 39 cases ok, the four
+ * _p24 kernels among them; memcheck, racecheck and synccheck at bf16 70 x
+ * 40008, memcheck with EARLY) clean. Nsight Compute on that GPU (08:52-08:55
+ * UTC, 4096 x 65536, one launch each, clocks free) says the L2 will not be
+ * what holds the H200 either: L2-to-SM bytes 2.147 GB -> 1.879 (P24, as
+ * designed), 2.018 (PC), but the L2's busiest unit, the one lts__throughput
+ * reports, is the fabric between its two halves
+ * (lts__ltcfabric2ltc_cycles_active, 75-78%; its tags, data banks and
+ * crossbar ports 38-56%), and its active time was the same with P24 as
+ * without (75.73% of 377.2 us, 77.66% of 367.8 us): the parameters, read by
+ * every SM, are kept in both halves and do not cross it; x and y do, half
+ * of their sectors (0.55 GB of 1.06). The copy kernel that the % of the
+ * copy bandwidth is of loads the fabric exactly as much a byte (78.15% of
+ * 734.7 us for 2.13 GB; srow2 75.09% of 379.9 us for 1.06 GB; fused_row at
+ * bf16 16384 x 16384 76.45% of 373.0 us for 1.05 GB: 26,960-27,050 %-us a
+ * GB each), so whatever the fabric allows the copy on the H200, it allows
+ * these kernels as well. What differs from the copy is then the SMs' side:
+ * the bytes each keeps in flight (EARLY) and the instructions under the
+ * power cap (SQ's 1.157x there, TW). Not the default. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false, bool PC = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -2811,6 +2925,7 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     static_assert(!TW || (R == 1 && PAR && std::is_same<T, __nv_bfloat16>::value),
                   "the tensor cores' widening: bf16, one row, beta + b as floats");
     static_assert(!PC || (R == 1 && CL == 1 && PAR), "the kept parameters: one block a row");
+    static_assert(!P24 || (R == 1 && CL == 1 && PAR && !PC), "beta + b in 24 bits: one block a row");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
@@ -3006,12 +3121,22 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                     kb_unpack<T>(slot(k), f);
                 }
                 if constexpr (PAR) {
-                    const float4 *pb = reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
-                    const bool kept = PC && k == 0;
-                    const float4 lo = kept ? pcs[tid] : __ldg(pb);
-                    const float4 hi = kept ? pcs[THREADS + tid] : __ldg(pb + nvec);
-                    bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
-                    bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
+                    if constexpr (P24) {
+                        const uint4 *ph = reinterpret_cast<const uint4 *>(par) + tv + k * STRIDE;
+                        const uint2 *pl =
+                            reinterpret_cast<const uint2 *>(reinterpret_cast<const uint4 *>(par) +
+                                                            nvec) +
+                            tv + k * STRIDE;
+                        p24_unpack(__ldg(ph), __ldg(pl), bb);
+                    } else {
+                        const float4 *pb =
+                            reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
+                        const bool kept = PC && k == 0;
+                        const float4 lo = kept ? pcs[tid] : __ldg(pb);
+                        const float4 hi = kept ? pcs[THREADS + tid] : __ldg(pb + nvec);
+                        bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
+                        bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
+                    }
                     if constexpr (TW) {
 #pragma unroll
                         for (int e = 0; e < V; e++)
@@ -3067,12 +3192,13 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false, bool PC = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF + (PC ? 2 : 0)) * 16;
-    const auto k = layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC>;
+    const auto k =
+        layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC, P24>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     int groups = 0;
     cudaError_t e = cudaSuccess;
@@ -3092,8 +3218,11 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
     if constexpr (PAR) {
         const int nv = p.cols / kb_vec_width<T>();
         const kb_dim3 pg = {(unsigned)((nv + 255) / 256), 1, 1}, pb = {256, 1, 1};
-        const cudaError_t pe = kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg,
-                                         pb, 0, p.b1, p.b2, (float4 *)par, nv);
+        const cudaError_t pe =
+            P24 ? kb_launch(a, s, layernorm_params24<T>, "layernorm_params24", pg, pb, 0, p.b1,
+                            p.b2, (uint4 *)par, (uint2 *)((uint4 *)par + nv), nv)
+                : kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg, pb, 0, p.b1,
+                            p.b2, (float4 *)par, nv);
         if (pe != cudaSuccess)
             return pe;
     }
@@ -3195,6 +3324,25 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                                               false, true>(a, s, "layernorm_fused_srow2_sq_exact_pc")
                              : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
                                               false, true>(a, s, "layernorm_fused_srow2_sq_pc");
+            }
+            /* beta + b in 24 bits a column (KBENCH_LAYERNORM_SROW2_P24=1),
+             * with the early copies too where KBENCH_LAYERNORM_SROW2_EARLY=1:
+             * one block a row */
+            static const int p24 = kb_env_int("KBENCH_LAYERNORM_SROW2_P24", 0, 0, 1);
+            if (f.pass1 == SROW2_MMA_SQ && p24) {
+                if (early)
+                    return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true, 1,
+                                                  false, false, true>(
+                                       a, s, "layernorm_fused_srow2_sq_exact_p24_early")
+                                 : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, true, 1,
+                                                  false, false, true>(
+                                       a, s, "layernorm_fused_srow2_sq_p24_early");
+                return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
+                                              false, false, true>(
+                                   a, s, "layernorm_fused_srow2_sq_exact_p24")
+                             : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
+                                              false, false, true>(a, s,
+                                                                  "layernorm_fused_srow2_sq_p24");
             }
             /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
             if (f.pass1 == SROW2_MMA_SQ && early)
