@@ -181,38 +181,34 @@ for step in "$@"; do
             "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=132,cols=65536 \
             rows=1,cols=65536 rows=2000,cols=50000 rows=31,cols=65536,gelu=1 \
             rows=50,cols=65536,mean=4,stats=1 rows=50,cols=65536,mean=10000
+        # The one-block-a-row forms below at these shapes (one_row) or, with
+        # the early copies as well, at these (one_row_e): rows fewer than and
+        # past the SMs, one row, rows that end inside a block, tanh, the
+        # squares (mean 4) with the statistics, the centred pass (mean 10^4)
+        one_row="rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=1,cols=65536
+            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=4,stats=1
+            rows=50,cols=65536,mean=10000"
+        one_row_e="rows=9,cols=40000 rows=300,cols=65536 rows=2000,cols=50000
+            rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=10000"
         # the same with bf16's output pass widened by the tensor cores
         # (KBENCH_LAYERNORM_SROW2_TW=1; fp32 and fp16 keep their kernels)
-        path layernorm srow2-tw KBENCH_LAYERNORM_SROW2_TW=1 _tw rows=70,cols=40008 \
-            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=1,cols=65536 \
-            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=4,stats=1 \
-            rows=50,cols=65536,mean=10000
+        path layernorm srow2-tw KBENCH_LAYERNORM_SROW2_TW=1 _tw rows=70,cols=40008 "$all" $one_row
         # both: the widening and the early copies (KBENCH_LAYERNORM_SROW2_TW=1
         # with KBENCH_LAYERNORM_SROW2_EARLY=1); =2 takes rows of whole blocks only
         path layernorm srow2-tw-early KBENCH_LAYERNORM_SROW2_TW=1+KBENCH_LAYERNORM_SROW2_EARLY=1 \
-            _tw_early rows=70,cols=40008 "$all" rows=9,cols=40000 rows=300,cols=65536 \
-            rows=133,cols=65536 rows=1,cols=65536 rows=2000,cols=50000 rows=31,cols=65536,gelu=1 \
-            rows=50,cols=65536,mean=4,stats=1 rows=50,cols=65536,mean=10000
+            _tw_early rows=70,cols=40008 "$all" $one_row
         path layernorm srow2-tw2 KBENCH_LAYERNORM_SROW2_TW=2 _exact_tw rows=70,cols=65536 "" \
             rows=300,cols=65536 rows=31,cols=65536,gelu=1 rows=9,cols=40000 rows=2000,cols=50000
         # the same with beta + b of each thread's first vector kept in shared
         # memory (KBENCH_LAYERNORM_SROW2_PC=1), and with the early copies too
-        path layernorm srow2-pc KBENCH_LAYERNORM_SROW2_PC=1 _pc rows=70,cols=40008 \
-            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=1,cols=65536 \
-            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=4,stats=1 \
-            rows=50,cols=65536,mean=10000
+        path layernorm srow2-pc KBENCH_LAYERNORM_SROW2_PC=1 _pc rows=70,cols=40008 "$all" $one_row
         path layernorm srow2-pc-early KBENCH_LAYERNORM_SROW2_PC=1+KBENCH_LAYERNORM_SROW2_EARLY=1 \
-            _pc_early rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \
-            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=10000
+            _pc_early rows=70,cols=40008 memcheck $one_row_e
         # the same with beta + b in 24 bits a column (KBENCH_LAYERNORM_SROW2_P24=1),
         # and with the early copies too
-        path layernorm srow2-p24 KBENCH_LAYERNORM_SROW2_P24=1 _p24 rows=70,cols=40008 \
-            "$all" rows=9,cols=40000 rows=300,cols=65536 rows=133,cols=65536 rows=1,cols=65536 \
-            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=4,stats=1 \
-            rows=50,cols=65536,mean=10000
+        path layernorm srow2-p24 KBENCH_LAYERNORM_SROW2_P24=1 _p24 rows=70,cols=40008 "$all" $one_row
         path layernorm srow2-p24-early KBENCH_LAYERNORM_SROW2_P24=1+KBENCH_LAYERNORM_SROW2_EARLY=1 \
-            _p24_early rows=70,cols=40008 memcheck rows=9,cols=40000 rows=300,cols=65536 \
-            rows=2000,cols=50000 rows=31,cols=65536,gelu=1 rows=50,cols=65536,mean=10000
+            _p24_early rows=70,cols=40008 memcheck $one_row_e
         # the same with pairs of rows over clusters of two, each vector of the
         # parameters serving both rows (KBENCH_LAYERNORM_SROW2_PAIR=1): odd
         # rows (a last pair of one row), rows fewer than the clusters

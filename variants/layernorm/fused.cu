@@ -2432,6 +2432,20 @@ static cudaError_t launch_cluster_pf(const kb_args *a, cudaStream_t s)
                                             "layernorm_fused_cluster_pf16_plain");
 }
 
+/* The parameters' kernels below: this thread's vector v of a 16-bit row
+ * and its beta + b as floats, or false past the row's nvec vectors. */
+template <typename T>
+KB_DEV bool ln_params_vec(const T *__restrict__ beta, const T *__restrict__ bias, int nvec,
+                          int &v, float *b)
+{
+    static_assert(kb_vec_width<T>() == 8, "16-bit rows");
+    v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (v >= nvec)
+        return false;
+    ln_bias_global<T>(v, beta, bias, b);
+    return true;
+}
+
 /* beta + b of a 16-bit row's nvec vectors as floats, in two planes of
  * float4s so that a warp's loads of its vectors' halves are contiguous:
  * vector v's elements 0-3 at bb[v], 4-7 at bb[nvec + v]. */
@@ -2439,13 +2453,10 @@ template <typename T>
 __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restrict__ bias,
                                    float4 *__restrict__ bb, int nvec)
 {
-    constexpr int V = kb_vec_width<T>();
-    static_assert(V == 8, "16-bit rows");
-    const int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (v >= nvec)
+    int v;
+    float b[8];
+    if (!ln_params_vec<T>(beta, bias, nvec, v, b))
         return;
-    float b[V];
-    ln_bias_global<T>(v, beta, bias, b);
     bb[v] = make_float4(b[0], b[1], b[2], b[3]);
     bb[nvec + v] = make_float4(b[4], b[5], b[6], b[7]);
 }
@@ -2485,16 +2496,13 @@ template <typename T>
 __global__ void layernorm_params24(const T *__restrict__ beta, const T *__restrict__ bias,
                                    uint4 *__restrict__ hi, uint2 *__restrict__ lo, int nvec)
 {
-    constexpr int V = kb_vec_width<T>();
-    static_assert(V == 8, "16-bit rows");
-    const int v = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (v >= nvec)
+    int v;
+    float b[8];
+    if (!ln_params_vec<T>(beta, bias, nvec, v, b))
         return;
-    float b[V];
-    ln_bias_global<T>(v, beta, bias, b);
-    uint32_t h[V / 2] = {0u, 0u, 0u, 0u}, l[V / 4] = {0u, 0u};
+    uint32_t h[4] = {0u, 0u, 0u, 0u}, l[2] = {0u, 0u};
 #pragma unroll
-    for (int e = 0; e < V; e++) {
+    for (int e = 0; e < 8; e++) {
         const uint32_t t = p24_nearest(__float_as_uint(b[e]));
         h[e / 2] |= (t >> 8) << (16 * (e & 1));
         l[e / 4] |= (t & 0xffu) << (8 * (e & 3));
