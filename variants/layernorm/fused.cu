@@ -2916,8 +2916,8 @@ KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
  * these kernels as well. What differs from the copy is then the SMs' side:
  * the bytes each keeps in flight (EARLY) and the instructions under the
  * power cap (SQ's 1.157x there, TW). Not the default.
- * The ring filled by the copy engine (BULK, KBENCH_LAYERNORM_SROW2_BULK=1;
- * one block a row; kernels named _bulk). With one block a row a slot (its
+ * The ring filled by the copy engine (BULK, tried 2026-12-07; one block a
+ * row; code in commit cdddc42). With one block a row a slot (its
  * THREADS threads' vector k) is 16 KB of the row in a row, so one
  * cp.async.bulk fills it: thread 0 fills a slot group (4 slots, 64 KB) at
  * a time on the group's mbarrier, where every thread otherwise issues 8
@@ -2954,11 +2954,10 @@ KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
  * Slower still. Not measured apart; what the two forms share against the
  * threads' own copies is the copy engine's 16 KB copies, each from one
  * lane and a row's worth from a few warps, where 1024 threads' LDGSTS go
- * out spread over the output pass. Not kept: the code of both forms is in
- * the commit that added this paragraph. */
+ * out spread over the output pass. Not kept (code of both forms in commit
+ * cdddc42). */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
-          bool BULK = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -2975,8 +2974,6 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                   "the tensor cores' widening: bf16, one row, beta + b as floats");
     static_assert(!PC || (R == 1 && CL == 1 && PAR), "the kept parameters: one block a row");
     static_assert(!P24 || (R == 1 && CL == 1 && PAR && !PC), "beta + b in 24 bits: one block a row");
-    static_assert(!BULK || (R == 1 && CL == 1 && !EARLY && !TW && !PC && !P24),
-                  "the copy engine's ring: one block a row, its own schedule");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
@@ -3032,41 +3029,7 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
             pcs[tid] = __ldg(pb);
             pcs[THREADS + tid] = __ldg(pb + nvec);
         }
-    /* BULK: the copy engine fills each slot (THREADS vectors in a row,
-     * 16 KB) by one cp.async.bulk, which completes its group's mbarrier (PF
-     * arrivals, one a slot, past the ring); bit g of ph is the parity of
-     * group g's next fill. Unit u's vector chunk k into slot kk of group g,
-     * by the calling thread. */
-    [[maybe_unused]] const uint32_t fb = kb_smem_u32(ln_dyn + (NV + PF) * THREADS);
-    [[maybe_unused]] uint32_t *const cnt =
-        reinterpret_cast<uint32_t *>(ln_dyn + (NV + PF) * THREADS) + 8; /* past the 3 */
-    [[maybe_unused]] uint32_t ph = 0;
-    [[maybe_unused]] const auto fill = [&](int u, int k, int g, int kk) {
-        const int rem = nvec - k * THREADS;
-        const uint32_t n = rem <= 0 ? 0u : (uint32_t)(rem < THREADS ? rem : THREADS) * 16u;
-        kb_mbar_expect_tx(fb + 8u * (uint32_t)g, n);
-        if (n != 0u)
-            kb_bulk_load(kb_smem_u32(ln_dyn) + (uint32_t)g * GROUP + (uint32_t)kk * THREADS * 16,
-                         reinterpret_cast<const uint4 *>(x + (int64_t)u * cols) + k * THREADS, n,
-                         fb + 8u * (uint32_t)g);
-    };
-    if constexpr (BULK) {
-        if (tid == 0) {
-            for (int g = 0; g < 3; g++)
-                kb_mbar_init(fb + 8u * (uint32_t)g, PF);
-            for (int k = 0; k < NV; k++)
-                cnt[k] = 0u;
-            kb_mbar_fence_init();
-        }
-        __syncthreads();
-        if (tid == 0 && row < units) {
-            for (int k = 0; k < NV; k++)
-                fill(row, k, k / PF, k % PF);
-            if (row + ngroups < units)
-                for (int k = 0; k < PF; k++)
-                    fill(row + ngroups, k, 2, k);
-        }
-    } else if (row < units) {
+    if (row < units) {
 #pragma unroll
         for (int k = 0; k < NV; k++)
             if (in(k))
@@ -3084,16 +3047,9 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
          * thread's reads of it, the last row's hi group, are done), the rest
          * into this row's lo group as the output pass frees it; EARLY: the
          * first PF before the wait for this row's bytes, not after it. */
-        if constexpr (BULK) {
-            /* the next unit's first half was copied as the last one ended */
-            kb_mbar_wait(fb + 8u * (uint32_t)glo, (ph >> glo) & 1u);
-            ph ^= 1u << glo;
-            kb_mbar_wait(fb + 8u * (uint32_t)ghi, (ph >> ghi) & 1u);
-            ph ^= 1u << ghi;
-        }
-        if constexpr (!EARLY && !BULK)
+        if constexpr (!EARLY)
             kb_cp_async_wait<0>();
-        if (!BULK && next < units) {
+        if (next < units) {
 #pragma unroll
             for (int k = 0; k < PF; k++)
                 if (in(k))
@@ -3251,31 +3207,10 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                         f[e] = ln_gelu_out<T, TANH>(
                             fmaf(fmaf(f[e], rstd[i], nmr[i]), g[e], bb[e]));
                     kb_st128(yv[i] + k * STRIDE, kb_pack<T>(f));
-                    if (!BULK && i == 0 && k < PF && next < units && in(PF + k)) {
+                    if (i == 0 && k < PF && next < units && in(PF + k)) {
                         /* f came from this slot: its read is done before the copy */
                         asm volatile("" ::"f"(f[V - 1]) : "memory");
                         fetch(next, PF + k, st + glo * GROUP + (uint32_t)k * THREADS * 16);
-                    }
-                }
-            }
-            if constexpr (BULK) {
-                /* slot k read by this warp; the last warp to read it fills
-                 * it: a lo slot with the next unit's vector chunk PF + k, a
-                 * hi one with chunk k - PF of the unit after next */
-                __syncwarp();
-                if (lane == 0) {
-                    uint32_t old;
-                    asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;"
-                                 : "=r"(old)
-                                 : "r"(kb_smem_u32(cnt + k))
-                                 : "memory");
-                    if (old == (uint32_t)NW - 1u) {
-                        cnt[k] = 0u; /* next used past the next unit's barrier */
-                        kb_fence_proxy_async();
-                        if (k < PF && next < units)
-                            fill(next, PF + k, glo, k);
-                        else if (k >= PF && next + ngroups < units)
-                            fill(next + ngroups, k - PF, ghi, k - PF);
                     }
                 }
             }
@@ -3289,7 +3224,7 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                 }
             }
         }
-        if (!BULK && next < units)
+        if (next < units)
             kb_cp_async_commit();
         const int g = gfree;
         gfree = ghi;
@@ -3305,15 +3240,13 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
-          bool BULK = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
-    constexpr size_t smem =
-        (size_t)TH * (LN_SROW_NV + LN_SROW_PF + (PC ? 2 : 0)) * 16 + (BULK ? 64 : 0);
+    constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF + (PC ? 2 : 0)) * 16;
     const auto k =
-        layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC, P24, BULK>;
+        layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC, P24>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     int groups = 0;
     cudaError_t e = cudaSuccess;
@@ -3459,16 +3392,6 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                                               false, false, true>(a, s,
                                                                   "layernorm_fused_srow2_sq_p24");
             }
-            /* the ring filled by the copy engine (KBENCH_LAYERNORM_SROW2_BULK=1):
-             * one block a row */
-            static const int bulk = kb_env_int("KBENCH_LAYERNORM_SROW2_BULK", 0, 0, 1);
-            if (f.pass1 == SROW2_MMA_SQ && bulk)
-                return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
-                                              false, false, false, true>(
-                                   a, s, "layernorm_fused_srow2_sq_exact_bulk")
-                             : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
-                                              false, false, false, true>(
-                                   a, s, "layernorm_fused_srow2_sq_bulk");
             /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
             if (f.pass1 == SROW2_MMA_SQ && early)
                 return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true>(
