@@ -2821,8 +2821,8 @@ KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
  * the L2 75.5%; TW 379.2 us at 1767 MHz, issue 38.3%, DRAM 83.4%, the L2
  * 77.6%: bound by the DRAM there, as predicted. Slower where rows are not
  * whole blocks (0.93-0.96x; 0.95-0.96x in the A/B of the form before the
- * zeros, 07:45 UTC), not yet explained. Not the default; the H200 A/B, where the prediction is a gain, is still
- * to run.
+ * zeros, 07:45 UTC), not yet explained. Not the default; the H200 A/B,
+ * where the prediction is a gain, is still to run.
  * Two more forms of it for that A/B (2026-12-07): KBENCH_LAYERNORM_SROW2_TW=2
  * widens by the tensor cores only where a row is whole blocks (the _exact
  * kernel; the other rows keep the default), so that the loss above cannot
@@ -2973,7 +2973,8 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     static_assert(!TW || (R == 1 && PAR && std::is_same<T, __nv_bfloat16>::value),
                   "the tensor cores' widening: bf16, one row, beta + b as floats");
     static_assert(!PC || (R == 1 && CL == 1 && PAR), "the kept parameters: one block a row");
-    static_assert(!P24 || (R == 1 && CL == 1 && PAR && !PC), "beta + b in 24 bits: one block a row");
+    static_assert(!P24 || (R == 1 && CL == 1 && PAR && !PC),
+                  "beta + b in 24 bits: one block a row");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
@@ -3314,6 +3315,23 @@ template <int TH> static srow2_form srow2_form_of(const kb_args *a)
     return {sq ? SROW2_MMA_SQ : mma ? SROW2_MMA : SROW2_FADD, par};
 }
 
+/* layernorm_fused_srow2 one block a row with the squares by the tensor
+ * cores, in the forms of its A/B switches (TW, PC, P24), with the early
+ * copies or not: names[early][exact]. */
+template <typename T, bool TANH, int TH, bool TW = false, bool PC = false, bool P24 = false>
+static cudaError_t launch_srow2_one(const kb_args *a, cudaStream_t s, bool exact, bool early,
+                                    const char *const (&names)[2][2])
+{
+    constexpr bool Y = true, N = false;
+    if (early)
+        return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24>(a, s,
+                                                                                    names[1][1])
+                     : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24>(a, s,
+                                                                                    names[1][0]);
+    return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24>(a, s, names[0][1])
+                 : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24>(a, s, names[0][0]);
+}
+
 template <typename T, int CL, bool TANH, int TH>
 static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char *name,
                                    const char *exact_name, srow2_form f)
@@ -3324,80 +3342,56 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                      : launch_srow2_k<T, CL, false, TANH, false, false, TH>(a, s, name);
     if constexpr (TH == LN_SROW_THREADS) {
         if constexpr (CL == 1) {
-            /* pairs of rows over clusters of two (KBENCH_LAYERNORM_SROW2_PAIR=1;
-             * cudaErrorNotSupported: the GPU places no such cluster) */
-            static const int pair = kb_env_int("KBENCH_LAYERNORM_SROW2_PAIR", 0, 0, 1);
-            if (f.pass1 == SROW2_MMA_SQ && pair && a->shape[LN_ROWS] > 1) {
-                const cudaError_t pe =
-                    exact ? launch_srow2_k<T, 2, true, TANH, true, true, TH, true, false, 2>(
-                                a, s, "layernorm_fused_srow2_c2_sq_exact_pair")
-                          : launch_srow2_k<T, 2, false, TANH, true, true, TH, true, false, 2>(
-                                a, s, "layernorm_fused_srow2_c2_sq_pair");
-                if (pe != cudaErrorNotSupported)
-                    return pe;
-            }
-            /* bf16's output pass widened by the tensor cores
-             * (KBENCH_LAYERNORM_SROW2_TW=1 every row, =2 rows of whole
-             * blocks only), with the early copies too where
-             * KBENCH_LAYERNORM_SROW2_EARLY=1: one block a row */
-            static const int tw = kb_env_int("KBENCH_LAYERNORM_SROW2_TW", 0, 0, 2);
-            static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
-            if constexpr (std::is_same<T, __nv_bfloat16>::value)
-                if (f.pass1 == SROW2_MMA_SQ && (tw == 1 || (tw == 2 && exact))) {
-                    if (early)
-                        return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true,
-                                                      true, 1, true>(
-                                           a, s, "layernorm_fused_srow2_sq_exact_tw_early")
-                                     : launch_srow2_k<T, 1, false, TANH, true, true, TH, true,
-                                                      true, 1, true>(
-                                           a, s, "layernorm_fused_srow2_sq_tw_early");
-                    return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
-                                                  true>(a, s, "layernorm_fused_srow2_sq_exact_tw")
-                                 : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
-                                                  true>(a, s, "layernorm_fused_srow2_sq_tw");
+            if (f.pass1 == SROW2_MMA_SQ) {
+                /* pairs of rows over clusters of two (KBENCH_LAYERNORM_SROW2_PAIR=1;
+                 * cudaErrorNotSupported: the GPU places no such cluster) */
+                static const int pair = kb_env_int("KBENCH_LAYERNORM_SROW2_PAIR", 0, 0, 1);
+                if (pair && a->shape[LN_ROWS] > 1) {
+                    const cudaError_t pe =
+                        exact ? launch_srow2_k<T, 2, true, TANH, true, true, TH, true, false, 2>(
+                                    a, s, "layernorm_fused_srow2_c2_sq_exact_pair")
+                              : launch_srow2_k<T, 2, false, TANH, true, true, TH, true, false, 2>(
+                                    a, s, "layernorm_fused_srow2_c2_sq_pair");
+                    if (pe != cudaErrorNotSupported)
+                        return pe;
                 }
-            /* beta + b of each thread's first vector kept in shared memory
-             * (KBENCH_LAYERNORM_SROW2_PC=1), with the early copies too where
-             * KBENCH_LAYERNORM_SROW2_EARLY=1: one block a row */
-            static const int pc = kb_env_int("KBENCH_LAYERNORM_SROW2_PC", 0, 0, 1);
-            if (f.pass1 == SROW2_MMA_SQ && pc) {
+                /* One block a row, each with the early copies too where
+                 * KBENCH_LAYERNORM_SROW2_EARLY=1: bf16's output pass widened
+                 * by the tensor cores (KBENCH_LAYERNORM_SROW2_TW=1 every row,
+                 * =2 rows of whole blocks only), beta + b of each thread's
+                 * first vector kept in shared memory
+                 * (KBENCH_LAYERNORM_SROW2_PC=1), beta + b in 24 bits a column
+                 * (KBENCH_LAYERNORM_SROW2_P24=1), or the early copies alone */
+                static const int tw = kb_env_int("KBENCH_LAYERNORM_SROW2_TW", 0, 0, 2);
+                static const int pc = kb_env_int("KBENCH_LAYERNORM_SROW2_PC", 0, 0, 1);
+                static const int p24 = kb_env_int("KBENCH_LAYERNORM_SROW2_P24", 0, 0, 1);
+                static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
+                static const char *const tw_n[2][2] = {
+                    {"layernorm_fused_srow2_sq_tw", "layernorm_fused_srow2_sq_exact_tw"},
+                    {"layernorm_fused_srow2_sq_tw_early",
+                     "layernorm_fused_srow2_sq_exact_tw_early"}};
+                static const char *const pc_n[2][2] = {
+                    {"layernorm_fused_srow2_sq_pc", "layernorm_fused_srow2_sq_exact_pc"},
+                    {"layernorm_fused_srow2_sq_pc_early",
+                     "layernorm_fused_srow2_sq_exact_pc_early"}};
+                static const char *const p24_n[2][2] = {
+                    {"layernorm_fused_srow2_sq_p24", "layernorm_fused_srow2_sq_exact_p24"},
+                    {"layernorm_fused_srow2_sq_p24_early",
+                     "layernorm_fused_srow2_sq_exact_p24_early"}};
+                static const char *const early_n[2][2] = {
+                    {"layernorm_fused_srow2_sq", "layernorm_fused_srow2_sq_exact"},
+                    {"layernorm_fused_srow2_sq_early", "layernorm_fused_srow2_sq_exact_early"}};
+                if constexpr (std::is_same<T, __nv_bfloat16>::value)
+                    if (tw == 1 || (tw == 2 && exact))
+                        return launch_srow2_one<T, TANH, TH, true>(a, s, exact, early, tw_n);
+                if (pc)
+                    return launch_srow2_one<T, TANH, TH, false, true>(a, s, exact, early, pc_n);
+                if (p24)
+                    return launch_srow2_one<T, TANH, TH, false, false, true>(a, s, exact, early,
+                                                                             p24_n);
                 if (early)
-                    return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true, 1,
-                                                  false, true>(
-                                       a, s, "layernorm_fused_srow2_sq_exact_pc_early")
-                                 : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, true, 1,
-                                                  false, true>(a, s,
-                                                               "layernorm_fused_srow2_sq_pc_early");
-                return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
-                                              false, true>(a, s, "layernorm_fused_srow2_sq_exact_pc")
-                             : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
-                                              false, true>(a, s, "layernorm_fused_srow2_sq_pc");
+                    return launch_srow2_one<T, TANH, TH>(a, s, exact, true, early_n);
             }
-            /* beta + b in 24 bits a column (KBENCH_LAYERNORM_SROW2_P24=1),
-             * with the early copies too where KBENCH_LAYERNORM_SROW2_EARLY=1:
-             * one block a row */
-            static const int p24 = kb_env_int("KBENCH_LAYERNORM_SROW2_P24", 0, 0, 1);
-            if (f.pass1 == SROW2_MMA_SQ && p24) {
-                if (early)
-                    return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true, 1,
-                                                  false, false, true>(
-                                       a, s, "layernorm_fused_srow2_sq_exact_p24_early")
-                                 : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, true, 1,
-                                                  false, false, true>(
-                                       a, s, "layernorm_fused_srow2_sq_p24_early");
-                return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, false, 1,
-                                              false, false, true>(
-                                   a, s, "layernorm_fused_srow2_sq_exact_p24")
-                             : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, false, 1,
-                                              false, false, true>(a, s,
-                                                                  "layernorm_fused_srow2_sq_p24");
-            }
-            /* the early copies (KBENCH_LAYERNORM_SROW2_EARLY=1): one block a row */
-            if (f.pass1 == SROW2_MMA_SQ && early)
-                return exact ? launch_srow2_k<T, 1, true, TANH, true, true, TH, true, true>(
-                                   a, s, "layernorm_fused_srow2_sq_exact_early")
-                             : launch_srow2_k<T, 1, false, TANH, true, true, TH, true, true>(
-                                   a, s, "layernorm_fused_srow2_sq_early");
         }
         if (f.pass1 == SROW2_MMA_SQ)
             return exact ? launch_srow2_k<T, CL, true, TANH, true, true, TH, true>(a, s, exact_name)
