@@ -67,11 +67,11 @@ static size_t scratch_stepwise(const int64_t *shape, kb_dtype d)
     return (size_t)(2 * kb_ln_pad_rows(shape[ROWS]) + shape[ROWS] * shape[COLS]) * sizeof(float);
 }
 
-/* fused keeps a 16-bit row's beta + b as floats (layernorm_params32), a float a
- * column. */
+/* fused keeps a 16-bit row's beta + b as floats (layernorm_params32), and
+ * with KBENCH_LAYERNORM_SROW2_G32=1 its gamma too: two floats a column. */
 static size_t scratch_fused(const int64_t *shape, kb_dtype d)
 {
-    return kb_dtype_size(d) == 2 ? (size_t)shape[COLS] * sizeof(float) : 0;
+    return kb_dtype_size(d) == 2 ? (size_t)shape[COLS] * 2 * sizeof(float) : 0;
 }
 
 static const kb_variant variants[] = {

@@ -2461,6 +2461,24 @@ __global__ void layernorm_params32(const T *__restrict__ beta, const T *__restri
     bb[nvec + v] = make_float4(b[4], b[5], b[6], b[7]);
 }
 
+/* layernorm_params32's planes, then gamma as floats in two more planes of
+ * the same layout (G32, layernorm_fused_srow2's header): vector v's gamma
+ * 0-3 at bb[2 nvec + v], 4-7 at bb[3 nvec + v]. */
+template <typename T>
+__global__ void layernorm_params64(const T *__restrict__ gamma, const T *__restrict__ beta,
+                                   const T *__restrict__ bias, float4 *__restrict__ bb, int nvec)
+{
+    int v;
+    float b[8], g[8];
+    if (!ln_params_vec<T>(beta, bias, nvec, v, b))
+        return;
+    kb_unpack<T>(kb_ld128(gamma + (size_t)v * 8), g);
+    bb[v] = make_float4(b[0], b[1], b[2], b[3]);
+    bb[nvec + v] = make_float4(b[4], b[5], b[6], b[7]);
+    bb[2 * nvec + v] = make_float4(g[0], g[1], g[2], g[3]);
+    bb[3 * nvec + v] = make_float4(g[4], g[5], g[6], g[7]);
+}
+
 /* beta + b in 24 bits a column (P24, layernorm_fused_srow2's header): the
  * float hi16:lo8:lo8 that p24_unpack rebuilds from the 24 bits t = hi16:lo8
  * (the low byte repeated, so that one PRMT rebuilds it). */
@@ -2955,9 +2973,27 @@ KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
  * threads' own copies is the copy engine's 16 KB copies, each from one
  * lane and a row's worth from a few warps, where 1024 threads' LDGSTS go
  * out spread over the output pass. Not kept (code of both forms in commit
- * cdddc42). */
+ * cdddc42).
+ * Gamma as floats too (G32, KBENCH_LAYERNORM_SROW2_G32=1; one block a row
+ * with the squares by the tensor cores, kernels named _g32). The output
+ * pass widens each vector's gamma (8 bf16 or fp16: a SHF and a LOP3 a
+ * pair) every row, the same 65536 columns 4096 times at 4096 x 65536.
+ * layernorm_params64 writes gamma as floats once, in two more planes
+ * beside beta + b's (the scratch 4 -> 8 bytes a column), and the output
+ * pass loads them as two 16-byte vectors where it loaded one: the
+ * parameters' L2 reads 6 -> 8 bytes a column (the row's 384 -> 512 KB a
+ * block, the opposite of P24), 65 unpacking instructions -> 8 more loads.
+ * SASS (sm_90a, bf16, exact, erf): 1440 -> 1392 instructions laid out
+ * (SHF 107 -> 74, LOP3 105 -> 73, LDG 24 -> 32, MOV 29 -> 43), 64
+ * registers, no stack; every other kernel the same SASS as before
+ * (cuobjdump, 936 kernels compared by name). Prediction (before any run):
+ * on an H100, bound by its DRAM, level (P24's L2 bytes moved nothing
+ * there); on the H200 at 4096 x 65536, where SQ's 12% fewer instructions
+ * a row gave 1.157x, +2-5% if its instructions under the power cap hold
+ * it, level or worse if the loads in flight do. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
+          bool G32 = false>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -2975,6 +3011,8 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     static_assert(!PC || (R == 1 && CL == 1 && PAR), "the kept parameters: one block a row");
     static_assert(!P24 || (R == 1 && CL == 1 && PAR && !PC),
                   "beta + b in 24 bits: one block a row");
+    static_assert(!G32 || (R == 1 && CL == 1 && PAR && !TW && !PC && !P24),
+                  "gamma as floats: one block a row, beta + b as floats");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
@@ -3190,6 +3228,12 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
 #pragma unroll
                         for (int e = 0; e < V; e++)
                             g[e] = gw[e];
+                    } else if constexpr (G32) {
+                        const float4 *pg =
+                            reinterpret_cast<const float4 *>(par) + 2 * nvec + tv + k * STRIDE;
+                        const float4 lo = __ldg(pg), hi = __ldg(pg + nvec);
+                        g[0] = lo.x, g[1] = lo.y, g[2] = lo.z, g[3] = lo.w;
+                        g[4] = hi.x, g[5] = hi.y, g[6] = hi.z, g[7] = hi.w;
                     } else {
                         kb_unpack<T>(kb_ld128(gt + k * STRIDE * V), g);
                     }
@@ -3241,13 +3285,14 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * GPU holds at once or rows.
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
-          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false>
+          bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
+          bool G32 = false>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF + (PC ? 2 : 0)) * 16;
     const auto k =
-        layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC, P24>;
+        layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC, P24, G32>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     int groups = 0;
     cudaError_t e = cudaSuccess;
@@ -3268,10 +3313,12 @@ static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *
         const int nv = p.cols / kb_vec_width<T>();
         const kb_dim3 pg = {(unsigned)((nv + 255) / 256), 1, 1}, pb = {256, 1, 1};
         const cudaError_t pe =
-            P24 ? kb_launch(a, s, layernorm_params24<T>, "layernorm_params24", pg, pb, 0, p.b1,
-                            p.b2, (uint4 *)par, (uint2 *)((uint4 *)par + nv), nv)
-                : kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg, pb, 0, p.b1,
-                            p.b2, (float4 *)par, nv);
+            P24   ? kb_launch(a, s, layernorm_params24<T>, "layernorm_params24", pg, pb, 0, p.b1,
+                              p.b2, (uint4 *)par, (uint2 *)((uint4 *)par + nv), nv)
+            : G32 ? kb_launch(a, s, layernorm_params64<T>, "layernorm_params64", pg, pb, 0, p.g,
+                              p.b1, p.b2, (float4 *)par, nv)
+                  : kb_launch(a, s, layernorm_params32<T>, "layernorm_params32", pg, pb, 0, p.b1,
+                              p.b2, (float4 *)par, nv);
         if (pe != cudaSuccess)
             return pe;
     }
@@ -3316,20 +3363,21 @@ template <int TH> static srow2_form srow2_form_of(const kb_args *a)
 }
 
 /* layernorm_fused_srow2 one block a row with the squares by the tensor
- * cores, in the forms of its A/B switches (TW, PC, P24), with the early
+ * cores, in the forms of its A/B switches (TW, PC, P24, G32), with the early
  * copies or not: names[early][exact]. */
-template <typename T, bool TANH, int TH, bool TW = false, bool PC = false, bool P24 = false>
+template <typename T, bool TANH, int TH, bool TW = false, bool PC = false, bool P24 = false,
+          bool G32 = false>
 static cudaError_t launch_srow2_one(const kb_args *a, cudaStream_t s, bool exact, bool early,
                                     const char *const (&names)[2][2])
 {
     constexpr bool Y = true, N = false;
     if (early)
-        return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24>(a, s,
+        return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24, G32>(a, s,
                                                                                     names[1][1])
-                     : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24>(a, s,
+                     : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24, G32>(a, s,
                                                                                     names[1][0]);
-    return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24>(a, s, names[0][1])
-                 : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24>(a, s, names[0][0]);
+    return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24, G32>(a, s, names[0][1])
+                 : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24, G32>(a, s, names[0][0]);
 }
 
 template <typename T, int CL, bool TANH, int TH>
@@ -3361,10 +3409,12 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                  * =2 rows of whole blocks only), beta + b of each thread's
                  * first vector kept in shared memory
                  * (KBENCH_LAYERNORM_SROW2_PC=1), beta + b in 24 bits a column
-                 * (KBENCH_LAYERNORM_SROW2_P24=1), or the early copies alone */
+                 * (KBENCH_LAYERNORM_SROW2_P24=1), gamma as floats too
+                 * (KBENCH_LAYERNORM_SROW2_G32=1), or the early copies alone */
                 static const int tw = kb_env_int("KBENCH_LAYERNORM_SROW2_TW", 0, 0, 2);
                 static const int pc = kb_env_int("KBENCH_LAYERNORM_SROW2_PC", 0, 0, 1);
                 static const int p24 = kb_env_int("KBENCH_LAYERNORM_SROW2_P24", 0, 0, 1);
+                static const int g32 = kb_env_int("KBENCH_LAYERNORM_SROW2_G32", 0, 0, 1);
                 static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
                 static const char *const tw_n[2][2] = {
                     {"layernorm_fused_srow2_sq_tw", "layernorm_fused_srow2_sq_exact_tw"},
@@ -3378,6 +3428,10 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                     {"layernorm_fused_srow2_sq_p24", "layernorm_fused_srow2_sq_exact_p24"},
                     {"layernorm_fused_srow2_sq_p24_early",
                      "layernorm_fused_srow2_sq_exact_p24_early"}};
+                static const char *const g32_n[2][2] = {
+                    {"layernorm_fused_srow2_sq_g32", "layernorm_fused_srow2_sq_exact_g32"},
+                    {"layernorm_fused_srow2_sq_g32_early",
+                     "layernorm_fused_srow2_sq_exact_g32_early"}};
                 static const char *const early_n[2][2] = {
                     {"layernorm_fused_srow2_sq", "layernorm_fused_srow2_sq_exact"},
                     {"layernorm_fused_srow2_sq_early", "layernorm_fused_srow2_sq_exact_early"}};
@@ -3389,6 +3443,9 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                 if (p24)
                     return launch_srow2_one<T, TANH, TH, false, false, true>(a, s, exact, early,
                                                                              p24_n);
+                if (g32 && a->scratch_bytes >= (size_t)a->shape[LN_COLS] * 2 * sizeof(float))
+                    return launch_srow2_one<T, TANH, TH, false, false, false, true>(a, s, exact,
+                                                                                    early, g32_n);
                 if (early)
                     return launch_srow2_one<T, TANH, TH>(a, s, exact, true, early_n);
             }
