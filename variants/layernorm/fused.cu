@@ -2990,7 +2990,24 @@ KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
  * on an H100, bound by its DRAM, level (P24's L2 bytes moved nothing
  * there); on the H200 at 4096 x 65536, where SQ's 12% fewer instructions
  * a row gave 1.157x, +2-5% if its instructions under the power cap hold
- * it, level or worse if the loads in flight do. */
+ * it, level or worse if the loads in flight do.
+ * Measured on an H100 (80GB HBM3; no H200 was lent; 2026-12-07 10:39 UTC,
+ * kbench ee1bdf8, three interleaved rounds, no check, % of its copy
+ * bandwidth, default / EARLY / G32 / G32 + EARLY): bf16 4096 x 65536 89.3,
+ * 90.4, 92.1 / 91.4, 89.7, 92.4 / 82.5, 82.4, 82.4 / 81.0, 82.3, 82.7
+ * (G32 0.910x); 8192 x 49152 0.989x; 3000 x 40000 0.987x (EARLY 1.006x,
+ * 1.011x, 1.009x). Slower, not level. Nsight Compute (10:40 UTC, one
+ * launch each at 4096 x 65536, clocks free) has the instructions fall as
+ * designed (smsp__inst_executed 142.9M -> 136.6M, -4.4%) and the time rise
+ * (376.7 -> 411.9 us; DRAM 83.6 -> 76.9%, issue 40.7 -> 34.5%, L2 read
+ * sectors 49.9M -> 53.1M). So on the H100 the SMs wait on the parameters'
+ * loads, and a third more of their bytes (four 16-byte loads a vector
+ * where three were, 14 more MOVs at the 64-register cap) costs more than
+ * the 65 instructions save; P24's sixth fewer bytes gained 1.012x there
+ * (above). The checks (row_lengths.sh's srow2-g32 and srow2-g32-early
+ * groups, the four _g32 kernels in their reports; memcheck, racecheck and
+ * synccheck at bf16 70 x 40008, memcheck with EARLY) clean. Not the
+ * default; one arm of the H200's A/B. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
           bool G32 = false>
