@@ -44,7 +44,8 @@ for step in "$@"; do
         # GPU test suite and the sanitizers at every path's shape; pull, deep,
         # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-tw,
         # srow2-tw-early, srow2-tw2, srow2-pc, srow2-pc-early, srow2-p24,
-        # srow2-p24-early, srow2-g32, srow2-g32-early, srow2-pair, srow2-raw,
+        # srow2-p24-early, srow2-g32, srow2-g32-early, srow2-pp1, srow2-pp2,
+        # srow2-pp-early, srow2-pair, srow2-raw,
         # srow2-fadd, srow2-c, gp (both
         # pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-rr-nosq,
         # gp-ahead, gp-f2, gp-whole16, gp-bar, gp-smem, peel, trow-w, half,
@@ -215,6 +216,13 @@ for step in "$@"; do
         path layernorm srow2-g32 KBENCH_LAYERNORM_SROW2_G32=1 _g32 rows=70,cols=40008 "$all" $one_row
         path layernorm srow2-g32-early KBENCH_LAYERNORM_SROW2_G32=1+KBENCH_LAYERNORM_SROW2_EARLY=1 \
             _g32_early rows=70,cols=40008 memcheck $one_row_e
+        # the same with the parameters' first one or two vectors loaded before
+        # pass 1's barrier (KBENCH_LAYERNORM_SROW2_PP=1 or 2), and with the
+        # early copies too
+        path layernorm srow2-pp1 KBENCH_LAYERNORM_SROW2_PP=1 _pp1 rows=70,cols=40008 "$all" $one_row
+        path layernorm srow2-pp2 KBENCH_LAYERNORM_SROW2_PP=2 _pp2 rows=70,cols=40008 "$all" $one_row
+        path layernorm srow2-pp-early KBENCH_LAYERNORM_SROW2_PP=1+KBENCH_LAYERNORM_SROW2_EARLY=1 \
+            _pp1_early rows=70,cols=40008 memcheck $one_row_e
         # the same with pairs of rows over clusters of two, each vector of the
         # parameters serving both rows (KBENCH_LAYERNORM_SROW2_PAIR=1): odd
         # rows (a last pair of one row), rows fewer than the clusters

@@ -3007,10 +3007,30 @@ KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
  * (above). The checks (row_lengths.sh's srow2-g32 and srow2-g32-early
  * groups, the four _g32 kernels in their reports; memcheck, racecheck and
  * synccheck at bf16 70 x 40008, memcheck with EARLY) clean. Not the
- * default; one arm of the H200's A/B. */
+ * default; one arm of the H200's A/B.
+ * The parameters' first vectors before the barrier (PP,
+ * KBENCH_LAYERNORM_SROW2_PP=1 or 2; kernels named _pp1, _pp2). The output
+ * pass loads vector k's gamma and beta + b one vector ahead (the compiler
+ * issues vectors 0 and 1's six loads together, then each next vector's
+ * during the one before), but only once pass 1's barrier is passed and,
+ * for vector 0, right before its first use: a warp starts each row's
+ * output pass with an L2 round trip, on which G32 says the H100 waits.
+ * PP issues vector 0's three 16-byte loads (PP = 2: vectors 0 and 1's
+ * six) after pass 1's HMMAs and before its barrier, held across it in 12
+ * (24) registers, so that the barrier's wait covers them. SASS (sm_90a,
+ * bf16, exact, erf): 1440 -> 1432 (PP = 1) and 1440 (PP = 2) instructions
+ * laid out, the loads at 148-168 and 159-172 before the barrier at 190 and
+ * 194 (after it at 467-473 before), 64 registers, no stack (PP = 2's tanh
+ * kernels 8-16 bytes of stack); every other kernel the same SASS as
+ * before (cuobjdump, 954 kernels). Prediction (before any run): on an H100
+ * at 4096 x 65536, +1-3% if each row's output pass starts by waiting on
+ * them (an L2 round trip, ~0.5-1 us of a row's ~9.8 us an SM, partly
+ * overlapped across warps), level if the warps' spread at the barrier
+ * hides it already; PP = 2 no better than 1 (vector 1's loads already fly
+ * during vector 0); on the H200 the same or more. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
-          bool G32 = false>
+          bool G32 = false, int PP = 0>
 __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
     layernorm_fused_srow2(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int ngroups,
                           const float *__restrict__ par)
@@ -3030,6 +3050,9 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                   "beta + b in 24 bits: one block a row");
     static_assert(!G32 || (R == 1 && CL == 1 && PAR && !TW && !PC && !P24),
                   "gamma as floats: one block a row, beta + b as floats");
+    static_assert(PP == 0 || (PP <= 2 && R == 1 && CL == 1 && PAR && SQ && !TW && !PC && !P24 &&
+                              !G32),
+                  "the parameters' first vectors before the barrier: one block a row, SQ");
     extern __shared__ uint4 ln_dyn[]; /* slot q of this thread at q THREADS + tid */
     __shared__ float red[2][NW];
     __shared__ float red2[2][2 * R * NW]; /* SQ: the first pass's sums, by unit parity */
@@ -3121,12 +3144,30 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
         /* Pass 1: the block's sum of the row's vectors (SQ: and of their
          * squares, sb.y); with R = 2 each row's, behind the one barrier. */
         float2 sb[R];
+        [[maybe_unused]] float4 ppl[PP > 0 ? PP : 1], pph[PP > 0 ? PP : 1];
+        [[maybe_unused]] uint4 ppg[PP > 0 ? PP : 1];
         if constexpr (SQ) {
             /* red2 by unit parity: the unit after next writes this unit's
              * half only past the next unit's barrier, so past every warp's
              * reads here (this unit may have no second barrier) */
             if constexpr (R == 1) {
-                sb[0] = ln_group_sum2<NW, 1>(mma_sum_sq<T, NV>(slot, in), red2[round & 1], 0);
+                if constexpr (PP > 0) {
+                    /* PP: vectors 0..PP-1 of the parameters in flight across the barrier */
+                    const float2 q = mma_sum_sq<T, NV>(slot, in);
+#pragma unroll
+                    for (int k = 0; k < PP; k++)
+                        if (in(k)) {
+                            const float4 *pb =
+                                reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
+                            ppl[k] = __ldg(pb);
+                            pph[k] = __ldg(pb + nvec);
+                            ppg[k] = kb_ld128(gamma + (tv + k * STRIDE) * V);
+                        }
+                    sb[0] = ln_group_sum2<NW, 1>(q, red2[round & 1], 0);
+                } else {
+                    sb[0] =
+                        ln_group_sum2<NW, 1>(mma_sum_sq<T, NV>(slot, in), red2[round & 1], 0);
+                }
             } else {
                 float v[2 * R];
 #pragma unroll
@@ -3236,8 +3277,14 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                         const float4 *pb =
                             reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
                         const bool kept = PC && k == 0;
-                        const float4 lo = kept ? pcs[tid] : __ldg(pb);
-                        const float4 hi = kept ? pcs[THREADS + tid] : __ldg(pb + nvec);
+                        float4 lo, hi;
+                        if constexpr (PP > 0) {
+                            lo = k < PP ? ppl[k] : __ldg(pb);
+                            hi = k < PP ? pph[k] : __ldg(pb + nvec);
+                        } else {
+                            lo = kept ? pcs[tid] : __ldg(pb);
+                            hi = kept ? pcs[THREADS + tid] : __ldg(pb + nvec);
+                        }
                         bb[0] = lo.x, bb[1] = lo.y, bb[2] = lo.z, bb[3] = lo.w;
                         bb[4] = hi.x, bb[5] = hi.y, bb[6] = hi.z, bb[7] = hi.w;
                     }
@@ -3252,7 +3299,10 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                         g[0] = lo.x, g[1] = lo.y, g[2] = lo.z, g[3] = lo.w;
                         g[4] = hi.x, g[5] = hi.y, g[6] = hi.z, g[7] = hi.w;
                     } else {
-                        kb_unpack<T>(kb_ld128(gt + k * STRIDE * V), g);
+                        if constexpr (PP > 0)
+                            kb_unpack<T>(k < PP ? ppg[k] : kb_ld128(gt + k * STRIDE * V), g);
+                        else
+                            kb_unpack<T>(kb_ld128(gt + k * STRIDE * V), g);
                     }
                 } else {
                     ln_affine_global<T>(k * STRIDE, gt, b1t, b2t, g, bb);
@@ -3303,13 +3353,14 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
  * cudaErrorNotSupported when it places none. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
-          bool G32 = false>
+          bool G32 = false, int PP = 0>
 static cudaError_t launch_srow2_k(const kb_args *a, cudaStream_t s, const char *name)
 {
     const ln_ptrs<T> p = ln_ptrs_of<T>(a);
     constexpr size_t smem = (size_t)TH * (LN_SROW_NV + LN_SROW_PF + (PC ? 2 : 0)) * 16;
     const auto k =
-        layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC, P24, G32>;
+        layernorm_fused_srow2<T, CL, EXACT, TANH, MMA, PAR, TH, SQ, EARLY, R, TW, PC, P24, G32,
+                              PP>;
     float *par = PAR ? (float *)a->scratch : nullptr;
     int groups = 0;
     cudaError_t e = cudaSuccess;
@@ -3380,21 +3431,23 @@ template <int TH> static srow2_form srow2_form_of(const kb_args *a)
 }
 
 /* layernorm_fused_srow2 one block a row with the squares by the tensor
- * cores, in the forms of its A/B switches (TW, PC, P24, G32), with the early
+ * cores, in the forms of its A/B switches (TW, PC, P24, G32, PP), with the early
  * copies or not: names[early][exact]. */
 template <typename T, bool TANH, int TH, bool TW = false, bool PC = false, bool P24 = false,
-          bool G32 = false>
+          bool G32 = false, int PP = 0>
 static cudaError_t launch_srow2_one(const kb_args *a, cudaStream_t s, bool exact, bool early,
                                     const char *const (&names)[2][2])
 {
     constexpr bool Y = true, N = false;
     if (early)
-        return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24, G32>(a, s,
-                                                                                    names[1][1])
-                     : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24, G32>(a, s,
-                                                                                    names[1][0]);
-    return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24, G32>(a, s, names[0][1])
-                 : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24, G32>(a, s, names[0][0]);
+        return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24, G32, PP>(
+                           a, s, names[1][1])
+                     : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, Y, 1, TW, PC, P24, G32, PP>(
+                           a, s, names[1][0]);
+    return exact ? launch_srow2_k<T, 1, Y, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24, G32, PP>(
+                       a, s, names[0][1])
+                 : launch_srow2_k<T, 1, N, TANH, Y, Y, TH, Y, N, 1, TW, PC, P24, G32, PP>(
+                       a, s, names[0][0]);
 }
 
 template <typename T, int CL, bool TANH, int TH>
@@ -3427,11 +3480,14 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                  * first vector kept in shared memory
                  * (KBENCH_LAYERNORM_SROW2_PC=1), beta + b in 24 bits a column
                  * (KBENCH_LAYERNORM_SROW2_P24=1), gamma as floats too
-                 * (KBENCH_LAYERNORM_SROW2_G32=1), or the early copies alone */
+                 * (KBENCH_LAYERNORM_SROW2_G32=1), the parameters' first one or
+                 * two vectors loaded before pass 1's barrier
+                 * (KBENCH_LAYERNORM_SROW2_PP=1 or 2), or the early copies alone */
                 static const int tw = kb_env_int("KBENCH_LAYERNORM_SROW2_TW", 0, 0, 2);
                 static const int pc = kb_env_int("KBENCH_LAYERNORM_SROW2_PC", 0, 0, 1);
                 static const int p24 = kb_env_int("KBENCH_LAYERNORM_SROW2_P24", 0, 0, 1);
                 static const int g32 = kb_env_int("KBENCH_LAYERNORM_SROW2_G32", 0, 0, 1);
+                static const int pp = kb_env_int("KBENCH_LAYERNORM_SROW2_PP", 0, 0, 2);
                 static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
                 static const char *const tw_n[2][2] = {
                     {"layernorm_fused_srow2_sq_tw", "layernorm_fused_srow2_sq_exact_tw"},
@@ -3449,6 +3505,14 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                     {"layernorm_fused_srow2_sq_g32", "layernorm_fused_srow2_sq_exact_g32"},
                     {"layernorm_fused_srow2_sq_g32_early",
                      "layernorm_fused_srow2_sq_exact_g32_early"}};
+                static const char *const pp1_n[2][2] = {
+                    {"layernorm_fused_srow2_sq_pp1", "layernorm_fused_srow2_sq_exact_pp1"},
+                    {"layernorm_fused_srow2_sq_pp1_early",
+                     "layernorm_fused_srow2_sq_exact_pp1_early"}};
+                static const char *const pp2_n[2][2] = {
+                    {"layernorm_fused_srow2_sq_pp2", "layernorm_fused_srow2_sq_exact_pp2"},
+                    {"layernorm_fused_srow2_sq_pp2_early",
+                     "layernorm_fused_srow2_sq_exact_pp2_early"}};
                 static const char *const early_n[2][2] = {
                     {"layernorm_fused_srow2_sq", "layernorm_fused_srow2_sq_exact"},
                     {"layernorm_fused_srow2_sq_early", "layernorm_fused_srow2_sq_exact_early"}};
@@ -3463,6 +3527,12 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                 if (g32 && a->scratch_bytes >= (size_t)a->shape[LN_COLS] * 2 * sizeof(float))
                     return launch_srow2_one<T, TANH, TH, false, false, false, true>(a, s, exact,
                                                                                     early, g32_n);
+                if (pp == 1)
+                    return launch_srow2_one<T, TANH, TH, false, false, false, false, 1>(
+                        a, s, exact, early, pp1_n);
+                if (pp == 2)
+                    return launch_srow2_one<T, TANH, TH, false, false, false, false, 2>(
+                        a, s, exact, early, pp2_n);
                 if (early)
                     return launch_srow2_one<T, TANH, TH>(a, s, exact, true, early_n);
             }
