@@ -3027,7 +3027,32 @@ KB_DEV void p24_unpack(uint4 h, uint2 l, float *bb)
  * them (an L2 round trip, ~0.5-1 us of a row's ~9.8 us an SM, partly
  * overlapped across warps), level if the warps' spread at the barrier
  * hides it already; PP = 2 no better than 1 (vector 1's loads already fly
- * during vector 0); on the H200 the same or more. */
+ * during vector 0); on the H200 the same or more.
+ * Measured on an H100 (80GB HBM3; no H200 was lent; kbench 0179a41, three
+ * interleaved rounds, no check, over the default in the same rounds) at
+ * bf16 4096 x 65536 / 8192 x 49152 / 3000 x 40000: 11:05 UTC PP = 1
+ * 1.039x / 1.010x / 1.003x, PP = 2 1.031x / 1.019x / 1.026x, PP = 1 +
+ * EARLY 1.030x / 0.998x / 0.995x (EARLY 1.014x / 1.011x / 1.002x); 11:08
+ * UTC PP = 1 1.025x / 1.006x / 1.003x, PP = 2 1.025x / 1.023x / 1.041x, PP
+ * = 2 + EARLY 1.026x / 1.032x / 1.035x (EARLY 1.016x / 1.005x / 0.999x;
+ * the default 88.4-92.0% of that GPU's copy bandwidth at 4096 x 65536).
+ * PP = 2 ahead at every shape in both runs, past the prediction, and
+ * against it better than PP = 1 away from 65536. kbench's own stall
+ * counters (--metrics stalls, 11:08 UTC, 4096 x 65536, default / PP = 2 /
+ * PP = 1, warps stalled a cycle of issue) say why, and it is not the
+ * latency alone: mio_throttle 2.14 / 1.15 / 0.66, short_scoreboard 2.18 /
+ * 1.54 / 0.98, lg_throttle 0.17 / 0.04 / 0.03, long_scoreboard 7.18 / 8.39
+ * / 9.53, barrier 2.99 / 2.74 / 3.03; issue 42.5 / 43.6 / 42.9%, 377.1 /
+ * 372.0 / 372.6 us under the counters. By default all 32 warps leave the
+ * barrier together and each issues six 16-byte loads and its first slot's
+ * shared-memory read at once, so they queue at the SM's memory
+ * instruction pipe (MIO); with PP those loads went out before the
+ * barrier, spread over the warps' uneven arrival at it. The checks
+ * (row_lengths.sh's srow2-pp1, srow2-pp2 and srow2-pp-early groups: 24,
+ * 24 and 15 cases ok, the six _pp kernels in their reports; memcheck,
+ * racecheck and synccheck at bf16 70 x 40008 for PP = 1 and 2, memcheck
+ * with EARLY) clean. Not the default: the committed reports are the
+ * H200's, and the H200 has not measured it; first in its A/B. */
 template <typename T, int CL, bool EXACT, bool TANH, bool MMA, bool PAR, int TH, bool SQ = false,
           bool EARLY = false, int R = 1, bool TW = false, bool PC = false, bool P24 = false,
           bool G32 = false, int PP = 0>
