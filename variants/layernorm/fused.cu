@@ -3475,6 +3475,11 @@ static cudaError_t launch_srow2_one(const kb_args *a, cudaStream_t s, bool exact
                        a, s, names[0][0]);
 }
 
+/* launch_srow2_one's names[early][exact] for a form whose kernels end in _SFX */
+#define SROW2_ONE_NAMES(SFX)                                                                       \
+    {{"layernorm_fused_srow2_sq_" SFX, "layernorm_fused_srow2_sq_exact_" SFX},                     \
+     {"layernorm_fused_srow2_sq_" SFX "_early", "layernorm_fused_srow2_sq_exact_" SFX "_early"}}
+
 template <typename T, int CL, bool TANH, int TH>
 static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char *name,
                                    const char *exact_name, srow2_form f)
@@ -3514,30 +3519,12 @@ static cudaError_t launch_srow2_cl(const kb_args *a, cudaStream_t s, const char 
                 static const int g32 = kb_env_int("KBENCH_LAYERNORM_SROW2_G32", 0, 0, 1);
                 static const int pp = kb_env_int("KBENCH_LAYERNORM_SROW2_PP", 0, 0, 2);
                 static const int early = kb_env_int("KBENCH_LAYERNORM_SROW2_EARLY", 0, 0, 1);
-                static const char *const tw_n[2][2] = {
-                    {"layernorm_fused_srow2_sq_tw", "layernorm_fused_srow2_sq_exact_tw"},
-                    {"layernorm_fused_srow2_sq_tw_early",
-                     "layernorm_fused_srow2_sq_exact_tw_early"}};
-                static const char *const pc_n[2][2] = {
-                    {"layernorm_fused_srow2_sq_pc", "layernorm_fused_srow2_sq_exact_pc"},
-                    {"layernorm_fused_srow2_sq_pc_early",
-                     "layernorm_fused_srow2_sq_exact_pc_early"}};
-                static const char *const p24_n[2][2] = {
-                    {"layernorm_fused_srow2_sq_p24", "layernorm_fused_srow2_sq_exact_p24"},
-                    {"layernorm_fused_srow2_sq_p24_early",
-                     "layernorm_fused_srow2_sq_exact_p24_early"}};
-                static const char *const g32_n[2][2] = {
-                    {"layernorm_fused_srow2_sq_g32", "layernorm_fused_srow2_sq_exact_g32"},
-                    {"layernorm_fused_srow2_sq_g32_early",
-                     "layernorm_fused_srow2_sq_exact_g32_early"}};
-                static const char *const pp1_n[2][2] = {
-                    {"layernorm_fused_srow2_sq_pp1", "layernorm_fused_srow2_sq_exact_pp1"},
-                    {"layernorm_fused_srow2_sq_pp1_early",
-                     "layernorm_fused_srow2_sq_exact_pp1_early"}};
-                static const char *const pp2_n[2][2] = {
-                    {"layernorm_fused_srow2_sq_pp2", "layernorm_fused_srow2_sq_exact_pp2"},
-                    {"layernorm_fused_srow2_sq_pp2_early",
-                     "layernorm_fused_srow2_sq_exact_pp2_early"}};
+                static const char *const tw_n[2][2] = SROW2_ONE_NAMES("tw");
+                static const char *const pc_n[2][2] = SROW2_ONE_NAMES("pc");
+                static const char *const p24_n[2][2] = SROW2_ONE_NAMES("p24");
+                static const char *const g32_n[2][2] = SROW2_ONE_NAMES("g32");
+                static const char *const pp1_n[2][2] = SROW2_ONE_NAMES("pp1");
+                static const char *const pp2_n[2][2] = SROW2_ONE_NAMES("pp2");
                 static const char *const early_n[2][2] = {
                     {"layernorm_fused_srow2_sq", "layernorm_fused_srow2_sq_exact"},
                     {"layernorm_fused_srow2_sq_early", "layernorm_fused_srow2_sq_exact_early"}};
