@@ -45,8 +45,7 @@ for step in "$@"; do
         # pf, pf-wf, srow2, srow2-nosq, srow2-t512, srow2-early, srow2-tw,
         # srow2-tw-early, srow2-tw2, srow2-pc, srow2-pc-early, srow2-p24,
         # srow2-p24-early, srow2-g32, srow2-g32-early, srow2-pp1, srow2-pp2,
-        # srow2-pp-early, srow2-pair, srow2-raw,
-        # srow2-fadd, srow2-c, gp (both
+        # srow2-pp-early, srow2-pair, srow2-raw, srow2-fadd, srow2-c, gp (both
         # pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-rr-nosq,
         # gp-ahead, gp-f2, gp-whole16, gp-bar, gp-smem, peel, trow-w, half,
         # grid-8 and grid-12, grid-trim, creg-ns, wide: a path each)

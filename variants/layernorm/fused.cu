@@ -3303,6 +3303,8 @@ __global__ void __launch_bounds__(TH, LN_SROW_THREADS / TH)
                             reinterpret_cast<const float4 *>(par) + tv + k * STRIDE;
                         const bool kept = PC && k == 0;
                         float4 lo, hi;
+                        /* PP written apart: the other kernels keep the SASS
+                         * they were measured with (as in the gamma load below) */
                         if constexpr (PP > 0) {
                             lo = k < PP ? ppl[k] : __ldg(pb);
                             hi = k < PP ? pph[k] : __ldg(pb + nvec);
