@@ -97,6 +97,36 @@ void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n)
     }
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void kb_cli_join_env(char *const *envp, char *buf, size_t n)
+{
+    const char *pick[256];
+    size_t np = 0, used = 0, i;
+    static const char dots[] = " ...";
+    if (n == 0)
+        return;
+    buf[0] = '\0';
+    for (; envp && *envp; envp++)
+        if (strncmp(*envp, "KBENCH_", 7) == 0 && strncmp(*envp, "KBENCH_DB=", 10) != 0 &&
+            np < KB_COUNT(pick))
+            pick[np++] = *envp;
+    qsort(pick, np, sizeof *pick, cmp_cstr);
+    for (i = 0; i < np; i++) {
+        const size_t len = strlen(pick[i]) + (i ? 1 : 0);
+        if (used + len + 1 > n)
+            break;
+        snprintf(buf + used, n - used, "%s%s", i ? " " : "", pick[i]);
+        used += len;
+    }
+    const char *mark = used ? dots : dots + 1;
+    if (i < np && used + strlen(mark) + 1 <= n)
+        memcpy(buf + used, mark, strlen(mark) + 1);
+}
+
 int kb_cli_bad_option(const char *cmd, int argc, char **argv, int code)
 {
     char opt[64];

@@ -67,6 +67,13 @@ kb_text_layout kb_cli_text_layout(const char *out, int wide);
 /* The whole command line as one string, for the run's record. */
 void kb_cli_join_argv(int argc, char **argv, char *buf, size_t n);
 
+/* The KBENCH_* entries of envp (NULL-terminated "NAME=value" strings) but
+ * KBENCH_DB, which names the store rather than choosing what runs: sorted by
+ * name and joined with spaces into buf, for the run's record. Entries that do
+ * not fit are left out whole and "..." marks it where there is room; "" when
+ * there are none. */
+void kb_cli_join_env(char *const *envp, char *buf, size_t n);
+
 /* Prints the usage error for the option getopt_long just refused in command
  * cmd (code '?' for an unknown option, ':' for a missing value) and returns
  * KB_EUSAGE: "unknown option '--x' for report". */

@@ -366,6 +366,7 @@ static kb_status begin_run(int argc, char **argv, const run_opts *o, kb_store *s
     kb_strlcpy(run->version, KB_VERSION, sizeof run->version);
     kb_strlcpy(run->git, KB_GIT, sizeof run->git);
     kb_cli_join_argv(argc + 1, argv - 1, run->argv, sizeof run->argv);
+    kb_cli_join_env(environ, run->env, sizeof run->env);
     iso_now(run->started, sizeof run->started);
     kb_strlcpy(run->state, "running", sizeof run->state);
     if (o->tag)

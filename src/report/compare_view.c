@@ -176,7 +176,8 @@ static void table(FILE *f, const kb_compare *c, const krow *rows, size_t n, kfmt
 }
 
 /* The source line of one side: "results/h200/softmax.json · NVIDIA H200
- * (GPU-…) · git abc · 2025-06-01T10:00:00Z · tag h200". */
+ * (GPU-…) · git abc · 2025-06-01T10:00:00Z · tag h200 · env KBENCH_X=1"
+ * (the tag and the switches where the run has them). */
 static void side(FILE *f, const char *lead, const char *name, const kb_run *r, kfmt k,
                  size_t width)
 {
@@ -194,17 +195,22 @@ static void side(FILE *f, const char *lead, const char *name, const kb_run *r, k
             fputs(" \xC2\xB7 tag ", f);
             kb_md_text(f, r->tag);
         }
+        if (*r->env) {
+            fputs(" \xC2\xB7 env ", f);
+            kb_md_text(f, r->env);
+        }
         return;
     }
-    char b[1024], safe[2048];
+    char b[2048], safe[4096];
     kb_compare_side_line(name, r, b, sizeof b);
     kb_text_wrap(f, lead, kb_safe(KB_SAFE_TERM, b, safe, sizeof safe), width);
 }
 
 void kb_compare_side_line(const char *name, const kb_run *r, char *b, size_t n)
 {
-    snprintf(b, n, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s%s%s", name, r->dev.name,
-             r->dev.uuid, r->git, r->started, *r->tag ? " \xC2\xB7 tag " : "", r->tag);
+    snprintf(b, n, "%s \xC2\xB7 %s (%s) \xC2\xB7 git %s \xC2\xB7 %s%s%s%s%s", name, r->dev.name,
+             r->dev.uuid, r->git, r->started, *r->tag ? " \xC2\xB7 tag " : "", r->tag,
+             *r->env ? " \xC2\xB7 env " : "", r->env);
 }
 
 /* The sources, the rule, the cross-GPU warning and the headline. */
@@ -353,7 +359,7 @@ static cJSON *side_json(const char *name, const kb_run *r)
     cJSON *o = cJSON_CreateObject();
     if (!o || !jstr(o, "source", name) || !jstr(o, "device", r->dev.name) ||
         !jstr(o, "uuid", r->dev.uuid) || !jstr(o, "git", r->git) ||
-        !jstr(o, "started", r->started) || !jstr(o, "tag", r->tag) ||
+        !jstr(o, "started", r->started) || !jstr(o, "tag", r->tag) || !jstr(o, "env", r->env) ||
         !jnum(o, "copy_gbps", r->dev.copy_gbps) || !jnum(o, "mma_tflops", r->dev.mma_tflops) ||
         !jnum(o, "fp32_tflops", r->dev.fp32_tflops)) {
         cJSON_Delete(o);

@@ -245,6 +245,8 @@ static void run_header(FILE *f, const kb_run *run)
     meta_row(f, "kbench", b);
     if (*run->argv)
         meta_row(f, "command", run->argv);
+    if (*run->env)
+        meta_row(f, "env", run->env);
     fputs("</dl>\n</header>\n", f);
 }
 
@@ -1153,7 +1155,7 @@ static void verdict_class(kb_verdict v, char *b, size_t n)
 
 static void side_row(FILE *f, const char *label, const char *name, const kb_run *r)
 {
-    char b[1024];
+    char b[2048];
     kb_compare_side_line(name, r, b, sizeof b);
     meta_row(f, label, b);
 }

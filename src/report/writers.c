@@ -182,7 +182,7 @@ static void md_table(FILE *f, const kb_heads *hd, const kb_row *rows, size_t nro
 /* The run's strings, made safe for the output (text, or markdown). */
 typedef struct safe_meta {
     char name[512], uuid[512], started[256], finished[256], state[128], tag[1024],
-        version[256], git[256], argv[4096];
+        version[256], git[256], argv[4096], env[2048];
 } safe_meta;
 
 static void safe_meta_of(const kb_run *run, fmt_kind k, safe_meta *m)
@@ -197,6 +197,7 @@ static void safe_meta_of(const kb_run *run, fmt_kind k, safe_meta *m)
     kb_safe(sk, run->version, m->version, sizeof m->version);
     kb_safe(sk, run->git, m->git, sizeof m->git);
     kb_safe(sk, run->argv, m->argv, sizeof m->argv);
+    kb_safe(sk, run->env, m->env, sizeof m->env);
 }
 
 /* One "name      value" line of the text header, wrapped at width. */
@@ -245,6 +246,8 @@ static void header(FILE *f, const kb_run *run, fmt_kind k, size_t width)
         field(f, "kbench", line, width);
         if (*run->argv)
             field(f, "command", m.argv, width);
+        if (*run->env)
+            field(f, "env", m.env, width);
     } else {
         fprintf(f, "# kbench run%s\n\n", id);
         if (warn)
@@ -263,6 +266,8 @@ static void header(FILE *f, const kb_run *run, fmt_kind k, size_t width)
         fprintf(f, "- **kbench**: %s (git %s)\n", m.version, m.git);
         if (*run->argv)
             fprintf(f, "- **command**: %s\n", m.argv);
+        if (*run->env)
+            fprintf(f, "- **env**: %s\n", m.env);
     }
 }
 

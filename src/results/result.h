@@ -232,6 +232,9 @@ typedef struct kb_run {
     char version[16];
     char git[48];
     char argv[2048];
+    /* the KBENCH_* variables the run was started with (switches that choose
+     * kernels), "NAME=value" sorted by name and joined with spaces; "" none */
+    char env[1024];
     char started[32];  /* ISO 8601 UTC */
     char finished[32]; /* "" while running */
     char state[16];    /* "running", "complete", "interrupted" */

@@ -55,6 +55,8 @@ typedef enum field_kind {
     F_KNOWN, /* int or int64_t: an integer, null when negative (unknown) */
     F_BOOL,  /* int: true or false */
     F_STR,   /* char[size]: a string */
+    F_LATER_STR, /* char[size] added to the format later: a string, left out
+                    when empty, as F_LATER */
     F_OBJ,   /* the object of the group sub, members of the same struct */
 } field_kind;
 
@@ -148,6 +150,7 @@ static const field schema[] = {
     FIELD(G_KBENCH, "version", F_STR, REQ, RUN(version)),
     FIELD(G_KBENCH, "git", F_STR, REQ, RUN(git)),
     FIELD(G_KBENCH, "argv", F_STR, REQ, RUN(argv)),
+    FIELD(G_KBENCH, "env", F_LATER_STR, OPT, RUN(env)),
     FIELD(G_KBENCH, "started", F_STR, REQ, RUN(started)),
     FIELD(G_KBENCH, "finished", F_STR, OPT, RUN(finished)),
     FIELD(G_KBENCH, "state", F_STR, OPT, RUN(state)),
@@ -250,6 +253,9 @@ static int put_group(cJSON *o, const void *base, field_group g)
             break;
         case F_STR:
             ok = put_str(o, f->key, m);
+            break;
+        case F_LATER_STR:
+            ok = !*(const char *)m || put_str(o, f->key, m);
             break;
         default: /* F_OBJ */
             ok = put_object(o, f->key, base, f->sub);
@@ -753,6 +759,7 @@ static kb_status get_group(const cJSON *obj, const char *pre, void *base, field_
             st = get_bool(obj, pre, f->key, f->req, m, e);
             break;
         case F_STR:
+        case F_LATER_STR:
             st = get_str(obj, pre, f->key, f->req, m, f->size, e);
             break;
         default: /* F_OBJ */

@@ -22,7 +22,8 @@
  * the ceilings' date, driver and clocks to runs (the C_CEILINGS columns).
  * Version 5 adds results.source_path and results.source_sha256: the variant
  * file of the user's own a result ran, and the SHA-256 of its source ('' for
- * built-in variants).
+ * built-in variants). Version 6 adds results.batch_sm_clock_mhz, version 7
+ * runs.env (the KBENCH_* variables the run was started with).
  * Unknown doubles (NAN, infinities) are stored as NULL and read back as NAN;
  * unknown results.registers and results.local_bytes (-1) are NULL too.
  *
@@ -181,6 +182,11 @@ static const char *const migrations[] = {
      * was read after both). */
     "ALTER TABLE results ADD COLUMN batch_sm_clock_mhz REAL;"
     "PRAGMA user_version = 6;",
+
+    /* 6 -> 7: the KBENCH_* variables a run was started with, which choose
+     * kernels; runs of version 6 read with none recorded (''). */
+    "ALTER TABLE runs ADD COLUMN env TEXT NOT NULL DEFAULT '';"
+    "PRAGMA user_version = 7;",
 };
 
 _Static_assert(KB_COUNT(migrations) == KB_STORE_VERSION,
@@ -965,9 +971,10 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
                    " dev_cc_minor, dev_sms, dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz,"
                    " dev_mem_clock_mhz, dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps,"
                    " dev_mma_tflops, dev_fp32_tflops, dev_copy_batch_gbps, dev_ceilings_at,"
-                   " dev_ceilings_driver, dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz)"
+                   " dev_ceilings_driver, dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz,"
+                   " env)"
                    " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                   " ?, ?, ?, ?, ?, ?, ?)",
+                   " ?, ?, ?, ?, ?, ?, ?, ?)",
                    &q, &b, e));
     bind_group(&b, run, C_RUN);
     b_text(&b, state);
@@ -981,6 +988,7 @@ static kb_status put_run(kb_store *s, kb_run *run, const char *state, int64_t pi
     bind_group(&b, d, C_DEVICE);
     bind_group(&b, d, C_DEVICE_PEAK);
     bind_group(&b, d, C_CEILINGS);
+    b_text(&b, run->env);
     KB_TRY(run_bound(s, &b, &row, e));
     run->id = (int64_t)sqlite3_last_insert_rowid(s->db);
 done:
@@ -1470,7 +1478,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
                    " dev_memory_bytes, dev_l2_bytes, dev_sm_clock_mhz, dev_mem_clock_mhz,"
                    " dev_mem_bus_bits, dev_driver, dev_runtime, dev_copy_gbps, dev_mma_tflops,"
                    " dev_fp32_tflops, dev_copy_batch_gbps, dev_ceilings_at, dev_ceilings_driver,"
-                   " dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz"
+                   " dev_ceilings_sm_clock_mhz, dev_ceilings_mem_clock_mhz, env"
                    " FROM runs WHERE id = ?1 OR ?1 = 0"
                    " ORDER BY started DESC, id DESC LIMIT 1",
                    &q, &b, e));
@@ -1495,6 +1503,7 @@ kb_status kb_store_load_run(kb_store *s, int64_t id, kb_run *out, kb_err *e)
     read_group(&c, d, C_DEVICE);
     read_group(&c, d, C_DEVICE_PEAK);
     read_group(&c, d, C_CEILINGS);
+    c_text(&c, out->env, sizeof out->env);
     fin(q);
     q = NULL;
 

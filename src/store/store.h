@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* The store schema this build reads and writes (the number of migration steps). */
-#define KB_STORE_VERSION 6
+#define KB_STORE_VERSION 7
 
 typedef struct kb_store kb_store;
 

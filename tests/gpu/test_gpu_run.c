@@ -262,7 +262,9 @@ static void shared_gpu_is_flagged_and_exclusive_refuses(void **state)
 }
 
 /* --warmup S: the case warms up for at least S seconds (the run lasts that
- * much longer than the same run without it), and it is still measured. */
+ * much longer than the same run without it), and it is still measured. The
+ * report of the run without it records the KBENCH_* switches it was started
+ * with, KBENCH_DB (the store's path) left out. */
 static void warmup_lasts_as_asked(void **state)
 {
     (void)state;
@@ -271,9 +273,15 @@ static void warmup_lasts_as_asked(void **state)
     kb_run run;
     const char *one = "--variants fused --shape rows=2048,cols=1024 --metrics none --timeout 1";
     char args[256];
+    assert_int_equal(setenv("KBENCH_TEST_SWITCH", "on", 1), 0);
+    assert_int_equal(setenv("KBENCH_DB", "/nonexistent/k.db", 1), 0); /* --db wins */
     double t0 = kbt_now_s();
     assert_int_equal(run_report(one, "warm_default", &run), 0);
     const double plain_s = kbt_now_s() - t0;
+    assert_int_equal(unsetenv("KBENCH_TEST_SWITCH"), 0);
+    assert_int_equal(unsetenv("KBENCH_DB"), 0);
+    kbt_has(run.env, "KBENCH_TEST_SWITCH=on");
+    assert_null(strstr(run.env, "KBENCH_DB"));
     kb_run_release(&run);
     snprintf(args, sizeof args, "%s --warmup 3", one);
     t0 = kbt_now_s();

@@ -502,9 +502,13 @@ static void test_views(void **state)
     build_noisy(&base, 0.0); /* constant samples: exact figures */
     copy_run(&other, &base, 1.10, 0.0, 1);
     snprintf(other.results[1].variant, sizeof other.results[1].variant, "a|b");
+    snprintf(other.env, sizeof other.env, "KBENCH_LAYERNORM_SROW2_PP=0");
     assert_int_equal(kb_compare_runs(&base, "base.json", &other, "run 3", 0.05, &c, &e), KB_OK);
 
     char *t = render(kb_compare_write_text, &c);
+    /* the switches a side ran with, where it has any */
+    kbt_has(t, "00Z \xC2\xB7 env\n      KBENCH_LAYERNORM_SROW2_PP=0\nrule");
+    assert_int_equal(kbt_count(t, " env"), 1);
     kbt_has(t, "kbench compare\nBASE  base.json \xC2\xB7 NVIDIA H200 (GPU-aaaa) \xC2\xB7 git abc123");
     kbt_has(t, "\nNEW   run 3 \xC2\xB7 NVIDIA H200");
     kbt_has(t, "rule  ratio = median time NEW / BASE; 95% bootstrap interval (2000 resamples of the "
@@ -539,6 +543,10 @@ static void test_views(void **state)
     assert_non_null(j);
     assert_int_equal(cJSON_GetObjectItem(j, "compare_version")->valueint, 1);
     assert_string_equal(cJSON_GetObjectItem(j, "mode")->valuestring, "same-gpu");
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "base"), "env")->valuestring,
+                        "");
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "new"), "env")->valuestring,
+                        "KBENCH_LAYERNORM_SROW2_PP=0");
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "regressed")));
     cJSON *sum = cJSON_GetObjectItem(j, "summary");
     assert_int_equal(cJSON_GetObjectItem(sum, "slower")->valueint, 3);

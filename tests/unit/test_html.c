@@ -51,6 +51,7 @@ static void build(kb_run *run)
     snprintf(run->state, sizeof run->state, "complete");
     snprintf(run->tag, sizeof run->tag, "<b>nightly</b> & co");
     snprintf(run->argv, sizeof run->argv, "kbench run softmax --tag '<b>'");
+    snprintf(run->env, sizeof run->env, "KBENCH_X=<b>");
     snprintf(run->dev.name, sizeof run->dev.name, "NVIDIA H200");
     snprintf(run->dev.uuid, sizeof run->dev.uuid, "GPU-1");
     run->dev.copy_gbps = 4200.0;
@@ -135,6 +136,7 @@ static void test_run_escaped(void **state)
     assert_null(strstr(t, "<b>"));
     kbt_has(t, "<td>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;amp;&quot;</td>");
     kbt_has(t, "&lt;b&gt;nightly&lt;/b&gt; &amp; co");
+    kbt_has(t, "<dt>env</dt><dd>KBENCH_X=&lt;b&gt;</dd>"); /* the run's switches */
     /* the reason of the skipped result, in its note */
     kbt_has(t, "<td class=\"note\">&lt;script&gt;");
     /* the stall name, in the chart's label and tooltip */

@@ -127,6 +127,7 @@ static void build_run(kb_run *run)
     snprintf(run->version, sizeof run->version, "0.1.0");
     snprintf(run->git, sizeof run->git, "0123456789ab-dirty");
     snprintf(run->argv, sizeof run->argv, "kbench run softmax --tag \"a, b\"");
+    snprintf(run->env, sizeof run->env, "KBENCH_LAYERNORM_SROW2_PP=0 KBENCH_SOFTMAX_GRID_TRIM=1");
     snprintf(run->started, sizeof run->started, "2025-06-01T10:00:00Z");
     snprintf(run->finished, sizeof run->finished, "2025-06-01T10:02:03Z");
     snprintf(run->state, sizeof run->state, "complete");

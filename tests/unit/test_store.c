@@ -137,6 +137,7 @@ static void build_run(kb_run *run, const char *tag)
     snprintf(run->version, sizeof run->version, "0.1.0");
     snprintf(run->git, sizeof run->git, "abcdef012345");
     snprintf(run->argv, sizeof run->argv, "kbench run all --tag '%s'", tag);
+    snprintf(run->env, sizeof run->env, "KBENCH_LAYERNORM_SROW2_PP=0 KBENCH_THREADS=2"); /* 7 */
     snprintf(run->started, sizeof run->started, "2025-07-04T08:30:00Z");
     snprintf(run->finished, sizeof run->finished, "2025-07-04T08:31:10Z");
     snprintf(run->state, sizeof run->state, "complete");

@@ -134,6 +134,7 @@ static void test_text(void **state)
     kbt_has(t, "device    NVIDIA H200, cc 9.0, 132 SMs  (GPU-1234)\n");
     kbt_has(t, "ceilings  copy bw 4012 GB/s (calibrated)\n");
     kbt_has(t, "tag       nightly, h200\n");
+    assert_null(strstr(t, "\nenv ")); /* no switches recorded: no line */
     assert_null(strstr(t, "INTERRUPTED"));
     /* Groups in order of first appearance. */
     const char *g1 = strstr(t, "softmax \xC2\xB7 fp32 \xC2\xB7 rows=4096, cols=1024\n");
@@ -194,6 +195,14 @@ static void test_text(void **state)
     kbt_has(t, "  fused (mismatch): max abs err 0.5, rel l2 err 0.0125 (atol 1e-05, rtol 0.0001); "
            "max abs err 0.5 at row 3, col 9\n");
     free(t);
+
+    /* The run's switches, made safe for the terminal like every other field. */
+    snprintf(run.env, sizeof run.env, "KBENCH_LAYERNORM_SROW2_PP=0 KBENCH_X=\x1b[2J");
+    t = render(write_wide, &run);
+    kbt_has(t, "command   kbench run softmax\nenv       KBENCH_LAYERNORM_SROW2_PP=0 KBENCH_X=");
+    assert_null(strstr(t, "\x1b"));
+    free(t);
+    run.env[0] = '\0';
 
     snprintf(run.state, sizeof run.state, "interrupted");
     run.dev.copy_gbps = NAN;
