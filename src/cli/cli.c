@@ -106,14 +106,18 @@ void kb_cli_join_env(char *const *envp, char *buf, size_t n)
 {
     const char *pick[256];
     size_t np = 0, used = 0, i;
+    int over = 0; /* more entries than pick holds: marked as those that do not fit */
     static const char dots[] = " ...";
     if (n == 0)
         return;
     buf[0] = '\0';
     for (; envp && *envp; envp++)
-        if (strncmp(*envp, "KBENCH_", 7) == 0 && strncmp(*envp, "KBENCH_DB=", 10) != 0 &&
-            np < KB_COUNT(pick))
-            pick[np++] = *envp;
+        if (strncmp(*envp, "KBENCH_", 7) == 0 && strncmp(*envp, "KBENCH_DB=", 10) != 0) {
+            if (np < KB_COUNT(pick))
+                pick[np++] = *envp;
+            else
+                over = 1;
+        }
     qsort(pick, np, sizeof *pick, cmp_cstr);
     for (i = 0; i < np; i++) {
         const size_t len = strlen(pick[i]) + (i ? 1 : 0);
@@ -123,7 +127,7 @@ void kb_cli_join_env(char *const *envp, char *buf, size_t n)
         used += len;
     }
     const char *mark = used ? dots : dots + 1;
-    if (i < np && used + strlen(mark) + 1 <= n)
+    if ((i < np || over) && used + strlen(mark) + 1 <= n)
         memcpy(buf + used, mark, strlen(mark) + 1);
 }
 

@@ -60,12 +60,31 @@ static void what_does_not_fit_goes_whole(void **state)
     assert_int_equal(buf[0], 'x');
 }
 
+/* More KBENCH_* entries than it sorts (256): the rest are marked too. */
+static void too_many_are_marked(void **state)
+{
+    (void)state;
+    static char names[300][16];
+    static char *envp[301];
+    static char buf[8192];
+    for (int i = 0; i < 300; i++) {
+        snprintf(names[i], sizeof names[i], "KBENCH_%03d=1", i);
+        envp[i] = names[i];
+    }
+    envp[300] = NULL;
+    kb_cli_join_env(envp, buf, sizeof buf);
+    assert_int_equal(strncmp(buf, "KBENCH_000=1 KBENCH_001=1 ", 26), 0);
+    kbt_has(buf, "KBENCH_255=1 ...");
+    assert_null(strstr(buf, "KBENCH_256"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_sorts_and_leaves_out_the_store),
         cmocka_unit_test(none_gives_empty),
         cmocka_unit_test(what_does_not_fit_goes_whole),
+        cmocka_unit_test(too_many_are_marked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
