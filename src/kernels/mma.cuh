@@ -102,30 +102,22 @@ static __device__ __forceinline__ void kb_mma1688(float (&c)[4], uint32_t a0, ui
             : "r"(a0), "r"(a1), "r"(b));
 }
 
-/* d = a * b + c, m16n8k8, c the same in all four accumulators. */
-template <typename T>
-static __device__ __forceinline__ void kb_mma1688_c(float (&d)[4], uint32_t a0, uint32_t a1,
-                                                    uint32_t b, float c)
-{
-    if constexpr (std::is_same<T, __nv_bfloat16>::value)
-        asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %7, %7, %7};\n"
-            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-            : "r"(a0), "r"(a1), "r"(b), "f"(c));
-    else
-        asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
-            "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %7, %7, %7};\n"
-            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-            : "r"(a0), "r"(a1), "r"(b), "f"(c));
-}
-
 /* d = a * b, m16n8k8, with no accumulator in (its C the zero register), so
  * no moves to set one up. */
 template <typename T>
 static __device__ __forceinline__ void kb_mma1688_0(float (&d)[4], uint32_t a0, uint32_t a1,
                                                    uint32_t b)
 {
-    kb_mma1688_c<T>(d, a0, a1, b, 0.0f);
+    if constexpr (std::is_same<T, __nv_bfloat16>::value)
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %7, %7, %7};\n"
+            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+            : "r"(a0), "r"(a1), "r"(b), "f"(0.0f));
+    else
+        asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+            "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %7, %7, %7};\n"
+            : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+            : "r"(a0), "r"(a1), "r"(b), "f"(0.0f));
 }
 
 /* Zeroes an M x N grid of m16n8 fp32 accumulator fragments. */

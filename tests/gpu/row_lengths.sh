@@ -47,7 +47,7 @@ for step in "$@"; do
         # srow2-p24-early, srow2-g32, srow2-g32-early, srow2-pp1, srow2-pp2,
         # srow2-pp-early, srow2-pair, srow2-raw, srow2-fadd, srow2-c, gp (both
         # pipelined grids), gp-wide, gp-exact, gp-rr, gp-rr-exact, gp-rr-nosq,
-        # gp-ahead, gp-f2, gp-whole16, gp-tn1, gp-tn2, gp-bar, gp-smem, peel, trow-w, half,
+        # gp-ahead, gp-f2, gp-whole16, gp-tn, gp-bar, gp-smem, peel, trow-w, half,
         # grid-8 and grid-12, grid-trim, creg-ns, wide: a path each)
         want() { [ -z "${CHECK_ONLY:-}" ] || [[ $1 =~ $CHECK_ONLY ]]; }
         san=${SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -315,19 +315,16 @@ for step in "$@"; do
             'layernorm_fused_gpipe_wide_exact_rr_sq_ahead"' rows=30,cols=81920 "$all" \
             rows=300,cols=81920 rows=67,cols=98304 rows=133,cols=114688 rows=12,cols=81920 \
             rows=40,cols=131072,stats=1 rows=50,cols=98304,mean=10000 rows=31,cols=81920,gelu=1
-        # bf16 rows of whole slices with x widened (KBENCH_LAYERNORM_GPIPE_TN=1,
-        # gp-tn1) or normalised (=2, gp-tn2) by the tensor cores in the output
-        # pass: gp-whole16's shapes, rows of 262144 and 1048576 columns, means
-        # of 5, -4 and 10^4 (fp32 and fp16 rows on their own kernels)
-        for tn in 1 2; do
-            kn=(- tw tn)
-            SAN_DTYPE=bf16 path layernorm gp-tn$tn KBENCH_LAYERNORM_GPIPE_TN=$tn \
-                "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_${kn[tn]}\"" rows=30,cols=81920 \
-                "$all" rows=300,cols=81920 rows=67,cols=98304 rows=133,cols=114688 \
-                rows=40,cols=131072,stats=1 rows=50,cols=98304,mean=10000 \
-                rows=31,cols=81920,gelu=1 rows=30,cols=262144,mean=5,stats=1 \
-                rows=20,cols=1048576,mean=-4 rows=40,cols=262144,mean=10000,gelu=1
-        done
+        # bf16 rows of whole slices with x widened by the tensor cores in the
+        # output pass (KBENCH_LAYERNORM_GPIPE_TN=1): gp-whole16's shapes, rows
+        # of 262144 and 1048576 columns, means of 5, -4 and 10^4 (fp32 and fp16
+        # rows on their own kernels)
+        SAN_DTYPE=bf16 path layernorm gp-tn KBENCH_LAYERNORM_GPIPE_TN=1 \
+            'layernorm_fused_gpipe_wide_exact_rr_sq_ahead_tw"' rows=30,cols=81920 "$all" \
+            rows=300,cols=81920 rows=67,cols=98304 rows=133,cols=114688 \
+            rows=40,cols=131072,stats=1 rows=50,cols=98304,mean=10000 rows=31,cols=81920,gelu=1 \
+            rows=30,cols=262144,mean=5,stats=1 rows=20,cols=1048576,mean=-4 \
+            rows=40,cols=262144,mean=10000,gelu=1
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)
         path layernorm gp-bar KBENCH_LAYERNORM_GRID_PIPE=2+KBENCH_LAYERNORM_GPIPE_WP=0 \

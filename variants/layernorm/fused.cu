@@ -423,37 +423,6 @@ static __device__ __forceinline__ void tw_widen(uint4 v, uint32_t one, float *f)
     }
 }
 
-/* The normalisation by the tensor cores (TN=2, the grid's bf16 rows): x rstd
- * - mean rstd for 8 bf16 elements as tw_widen's two m16n8k8 HMMAs, B the
- * identity times rstd's bf16 head h and C = nmr, then two more, B times its
- * tail l = bf16(rstd - h), accumulating: h + l holds rstd to 2^-17 of itself,
- * the products are exact and the sums fp32, so the result is the fma's to a
- * few fp32 ulps of x rstd (the fma of the default form: one rounding of the
- * same difference). tn_b: this lane's B registers for rstd {h, l}. */
-static __device__ __forceinline__ uint2 tn_b(float rstd)
-{
-    const int g = (int)(threadIdx.x & 31) >> 2, t2 = 2 * (int)(threadIdx.x & 3);
-    const uint32_t m = (g == t2 ? 0x0000FFFFu : 0u) | (g == t2 + 1 ? 0xFFFF0000u : 0u);
-    const __nv_bfloat162 h2 = __floats2bfloat162_rn(rstd, rstd);
-    const float l = rstd - __low2float(h2);
-    const __nv_bfloat162 l2 = __floats2bfloat162_rn(l, l);
-    return make_uint2(*reinterpret_cast<const uint32_t *>(&h2) & m,
-                      *reinterpret_cast<const uint32_t *>(&l2) & m);
-}
-static __device__ __forceinline__ void tn_norm(uint4 v, uint2 b, float nmr, float *f)
-{
-    float d0[4], d1[4];
-    kb_mma1688_c<__nv_bfloat16>(d0, v.x, v.y, b.x, nmr);
-    kb_mma1688_c<__nv_bfloat16>(d1, v.z, v.w, b.x, nmr);
-    kb_mma1688<__nv_bfloat16>(d0, v.x, v.y, b.y);
-    kb_mma1688<__nv_bfloat16>(d1, v.z, v.w, b.y);
-#pragma unroll
-    for (int e = 0; e < 4; e++) {
-        f[e] = d0[e];
-        f[4 + e] = d1[e];
-    }
-}
-
 /* Pass 1 of the two-pass statistics: unpacks the NV vectors raw into v, less
  * K when SHIFT, and returns the sum over the vectors in range (in(k)), each
  * vector's own sum first. */
@@ -4247,22 +4216,33 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * 82.2% on the grid (82.8 and 80.7 in ba501b4's, two fences), fp32 128 x
  * 1048576 88.5% (78.0), 512 x 262144 90.1% (85.4): the fp32 rows gained
  * as the H100 predicted, the 16-bit rows, 93% there, hold 82-84% here.
- * The output pass by the tensor cores (TN, KBENCH_LAYERNORM_GPIPE_TN; bf16
- * rows of whole slices on the default form, kernels named _tw and _tn; off
- * until measured). On the H200 these rows follow their instructions (the
- * exact form's 1.081x above for 11% fewer). The output pass spends 13 an
- * element: x's unpack (a shift or a mask), x rstd - mean rstd (an FMA),
- * gamma and beta + b (an FMA), the GELU (eight) and half a pack. TN=1
- * widens x by tw_widen's two HMMAs a vector of 8, as srow2's TW; TN=2 takes
- * the first FMA into them too (tn_norm: rstd as two bf16, four HMMAs a
- * vector, C = -mean rstd). SASS (sm_90a, erf, the output pass of a row,
- * default / TN=1 / TN=2): 419 / 396 / 399 instructions (FFMA 224 / 224 /
- * 193, unpacks ~49 / 0 / 0, HMMA 0 / 8 / 16); TN=2's C quad is rebuilt by
- * 14 moves a row, and its kernel keeps 24 bytes on the stack (5 loads from
- * it a row), TN=1's none. Prediction (before any run): TN=1 level on an
- * H100 (bandwidth-bound there at 93%); on the H200 bf16 1024 x 262144 and
- * 256 x 1048576 +1-3% (5% fewer instructions a row); TN=2 no better than
- * TN=1, its spills against its FMAs. */
+ * The output pass by the tensor cores (TN, KBENCH_LAYERNORM_GPIPE_TN=1; bf16
+ * rows of whole slices on the default form, kernels named _tw; off until
+ * the H200 measures it). On the H200 these rows follow their instructions
+ * (the exact form's 1.081x above for 11% fewer). The output pass spends 13
+ * an element: x's unpack (a shift or a mask), x rstd - mean rstd (an FMA),
+ * gamma and beta + b (an FMA), the GELU (eight) and half a pack. TN widens x
+ * by tw_widen's two HMMAs a vector of 8, as srow2's TW, and so gives the
+ * same floats as the unpack. SASS (sm_90a, erf, the output pass of a row,
+ * default / TN): 419 / 396 instructions (the unpacks' ~49 shifts, masks and
+ * IMADs against 8 HMMAs), 96 registers, no stack. Prediction (before any
+ * run): level on an H100 (bandwidth-bound there at 93%); on the H200 bf16
+ * 1024 x 262144 and 256 x 1048576 +1-3% (5% fewer instructions a row).
+ * Tried with it and not kept: x rstd - mean rstd by the HMMAs as well
+ * (TN=2: rstd as two bf16, h + l, four HMMAs a vector against I h and I l,
+ * C = -mean rstd), 193 FFMAs a row instead of 224, but 14 moves a row to
+ * rebuild the C quad and 24 bytes of stack (5 loads a row). Measured on an
+ * H100 (80GB HBM3; no H200 was lent; 2026-12-07 16:38 UTC, kbench 98de2f9,
+ * two interleaved rounds, no check, % of its copy bandwidth, default / TN=1
+ * / TN=2): bf16 1024 x 262144 94.5, 94.4 / 94.1, 94.4 / 89.4, 89.1 (0.997x,
+ * 0.945x); 256 x 1048576 92.8, 92.3 / 91.6, 92.1 / 87.4, 87.6 (0.993x,
+ * 0.946x). TN=2 also erred more at a mean of 10^4 (relative L2 error 1.19
+ * against the default's and TN=1's 0.29, bf16 50 x 98304 and 40 x 262144):
+ * the tensor cores' fp32 sum of x h and -mean rstd, each ~10^4 rstd, where
+ * the FMA rounds once. Both passed their row_lengths.sh groups there
+ * (gp-tn1 and gp-tn2 then, gp-tn now: 27 cases each, 9 of them bf16 on the
+ * TN kernel; memcheck, racecheck and synccheck at bf16 30 x 81920 clean).
+ * TN=2's code is gone (commit 98de2f9 has it); TN=1 is the H200's A/B. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_WIDE_ELEMS (2 * GP_ELEMS) /* 16-bit wide slices: 16384 columns */
@@ -4295,9 +4275,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T, PREG, E>;
-    /* TN: x widened (1, tw_widen) or normalised (2, tn_norm) by the tensor
-     * cores in out; every lane of a warp takes part, so rows of whole slices
-     * only */
+    /* TN: x widened by the tensor cores in out (tw_widen); every lane of a
+     * warp takes part, so rows of whole slices only */
     static_assert(TN == 0 || (EXACT && PREG && std::is_same<T, __nv_bfloat16>::value),
                   "TN: bf16 rows of whole slices");
     /* 16-bit rows with the parameters in registers (PK): gamma held packed
@@ -4432,16 +4411,13 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
         const uint4 *sr = p.slot_row(j);
         /* TN's B, worked out a row */
-        [[maybe_unused]] const uint2 b =
-            TN == 1 ? make_uint2(tw_one(), 0u) : TN == 2 ? tn_b(rstd) : make_uint2(0u, 0u);
+        [[maybe_unused]] const uint32_t one = TN ? tw_one() : 0u;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             if (in(k)) {
                 float f[V], g[V], bb[V];
-                if constexpr (TN == 1)
-                    tw_widen(sr[k * THREADS], b.x, f);
-                else if constexpr (TN == 2)
-                    tn_norm(sr[k * THREADS], b, nmr, f);
+                if constexpr (TN)
+                    tw_widen(sr[k * THREADS], one, f);
                 else
                     kb_unpack<T>(sr[k * THREADS], f);
                 if constexpr (PK) {
@@ -4458,9 +4434,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
                 }
 #pragma unroll
                 for (int e = 0; e < V; e++) {
-                    const float z = TN == 2 ? f[e]
-                                    : PK    ? fmaf(f[e], rstd, nmr)
-                                            : (f[e] - K - md) * rstd;
+                    const float z = PK ? fmaf(f[e], rstd, nmr) : (f[e] - K - md) * rstd;
                     f[e] = ln_gelu_out<T, TANH>(fmaf(z, g[e], bb[e]));
                 }
                 kb_st128(yv + k * p.stride, kb_pack<T>(f));
@@ -4522,8 +4496,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
                                              E == GP_ELEMS && sizeof(T) == 4);
     static_assert(!F1 || deflt, "one fence a row: the default forms only");
     static_assert(TN == 0 || (deflt && F1), "TN: the default form");
-    const char *name = TN == 1         ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_tw"
-                       : TN == 2         ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_tn"
+    const char *name = TN              ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_tw"
                        : deflt && !F1    ? (AHEAD ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_f2"
                                                 : "layernorm_fused_gpipe_preg_f2")
                        : AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
@@ -4566,11 +4539,9 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
     if constexpr (PREG && WP && E > GP_ELEMS)
         if (regs && sq && ahead && whole) { /* with the edge code it spills (above the kernel) */
             if constexpr (std::is_same<T, __nv_bfloat16>::value)
-                if (f1 && tn > 0)
-                    return tn == 1 ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true,
-                                                    true, 1>(a, s, filled, S)
-                                   : launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true,
-                                                    true, 2>(a, s, filled, S);
+                if (f1 && tn)
+                    return launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true, true, 1>(
+                        a, s, filled, S);
             return f1 ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true, true>(
                             a, s, filled, S)
                       : launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s, filled,
@@ -4627,9 +4598,9 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
     /* 1: the exchange warps' one fence a row; 2: a fence to publish and one
      * to release (the two default forms) */
     static const int fences = kb_env_int("KBENCH_LAYERNORM_GPIPE_FENCES", 1, 1, 2);
-    /* bf16 rows of whole slices on the default form: x widened (1) or
-     * normalised (2) by the tensor cores (above the kernel); 0, the ALU */
-    static const int tn = kb_env_int("KBENCH_LAYERNORM_GPIPE_TN", 0, 0, 2);
+    /* 1: bf16 rows of whole slices on the default form with x widened by
+     * the tensor cores (above the kernel); 0, by the ALU */
+    static const int tn = kb_env_int("KBENCH_LAYERNORM_GPIPE_TN", 0, 0, 1);
     if (!ring)
         return launch_gpipe_ring<T, TANH, false>(a, s, filled);
     if constexpr (sizeof(T) < 4) {
