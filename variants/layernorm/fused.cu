@@ -4233,8 +4233,9 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * C = -mean rstd), 193 FFMAs a row instead of 224, but 14 moves a row to
  * rebuild the C quad and 24 bytes of stack (5 loads a row). Measured on an
  * H100 (80GB HBM3; no H200 was lent; 2026-12-07 16:38 UTC, kbench 98de2f9,
- * two interleaved rounds, no check, % of its copy bandwidth, default / TN=1
- * / TN=2): bf16 1024 x 262144 94.5, 94.4 / 94.1, 94.4 / 89.4, 89.1 (0.997x,
+ * this change built beside srow2's PP=2 default, the grid's kernels the
+ * same SASS as 4fc5ac2's here; two interleaved rounds, no check, % of its
+ * copy bandwidth, default / TN=1 / TN=2): bf16 1024 x 262144 94.5, 94.4 / 94.1, 94.4 / 89.4, 89.1 (0.997x,
  * 0.945x); 256 x 1048576 92.8, 92.3 / 91.6, 92.1 / 87.4, 87.6 (0.993x,
  * 0.946x). TN=2 also erred more at a mean of 10^4 (relative L2 error 1.19
  * against the default's and TN=1's 0.29, bf16 50 x 98304 and 40 x 262144):
@@ -4242,7 +4243,7 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * the FMA rounds once. Both passed their row_lengths.sh groups there
  * (gp-tn1 and gp-tn2 then, gp-tn now: 27 cases each, 9 of them bf16 on the
  * TN kernel; memcheck, racecheck and synccheck at bf16 30 x 81920 clean).
- * TN=2's code is gone (commit 98de2f9 has it); TN=1 is the H200's A/B. */
+ * TN=2's code is gone (commit 4fc5ac2 has it); TN=1 is the H200's A/B. */
 #define GP_THREADS 512
 #define GP_ELEMS 16 /* elements of a row a thread: a slice is 8192 columns */
 #define GP_WIDE_ELEMS (2 * GP_ELEMS) /* 16-bit wide slices: 16384 columns */
