@@ -4525,7 +4525,8 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
  * without edge code, and with `sq` the squares by the tensor cores; with
  * `ahead`, the statistics of the rows ahead (the 16-bit form of whole
  * slices only, and fp32's with edge code); with `f1`, the two default
- * forms' one fence a row. */
+ * forms' one fence a row; with `tn` as well, bf16's default form with x
+ * widened by the tensor cores (TN). */
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false, bool sq = false,
@@ -4582,7 +4583,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
  * statistics of the rows ahead with KBENCH_LAYERNORM_GPIPE_AHEAD (=-1 the
  * 16-bit wide slices of rows of whole slices, the default, =1 fp32 rows
  * too, =0 neither), the two default forms with one fence a row
- * (KBENCH_LAYERNORM_GPIPE_FENCES=2: two). */
+ * (KBENCH_LAYERNORM_GPIPE_FENCES=2: two), bf16's with x widened by the
+ * tensor cores with KBENCH_LAYERNORM_GPIPE_TN=1. */
 template <typename T, bool TANH>
 static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
 {
