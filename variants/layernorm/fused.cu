@@ -4235,8 +4235,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * H100 (80GB HBM3; no H200 was lent; 2026-12-07 16:38 UTC, kbench 98de2f9,
  * this change built beside srow2's PP=2 default, the grid's kernels the
  * same SASS as 4fc5ac2's here; two interleaved rounds, no check, % of its
- * copy bandwidth, default / TN=1 / TN=2): bf16 1024 x 262144 94.5, 94.4 / 94.1, 94.4 / 89.4, 89.1 (0.997x,
- * 0.945x); 256 x 1048576 92.8, 92.3 / 91.6, 92.1 / 87.4, 87.6 (0.993x,
+ * copy bandwidth, default / TN=1 / TN=2): bf16 1024 x 262144 94.5, 94.4 /
+ * 94.1, 94.4 / 89.4, 89.1 (0.997x, 0.945x); 256 x 1048576 92.8, 92.3 / 91.6, 92.1 / 87.4, 87.6 (0.993x,
  * 0.946x). TN=2 also erred more at a mean of 10^4 (relative L2 error 1.19
  * against the default's and TN=1's 0.29, bf16 50 x 98304 and 40 x 262144):
  * the tensor cores' fp32 sum of x h and -mean rstd, each ~10^4 rstd, where
@@ -4271,14 +4271,14 @@ struct ln_warp_wf_op {
 
 template <typename T, bool TANH, bool PREG = false, int E = GP_ELEMS, bool WP = false,
           bool EXACT = false, bool RR = false, bool SQ = false, bool AHEAD = false, bool F1 = false,
-          int TN = 0>
+          bool TN = false>
 __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
     layernorm_fused_gpipe(LN_PATH_BUFFERS, int rows, int cols, float inv_cols, int S)
 {
     using C = gp_cfg<T, PREG, E>;
     /* TN: x widened by the tensor cores in out (tw_widen); every lane of a
      * warp takes part, so rows of whole slices only */
-    static_assert(TN == 0 || (EXACT && PREG && std::is_same<T, __nv_bfloat16>::value),
+    static_assert(!TN || (EXACT && PREG && std::is_same<T, __nv_bfloat16>::value),
                   "TN: bf16 rows of whole slices");
     /* 16-bit rows with the parameters in registers (PK): gamma held packed
      * (unpacked a vector at a time in out), no shift (the statistics of x
@@ -4475,7 +4475,7 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
  * with `filled` also when the groups would leave more than 1/8 of its
  * blocks idle (kb_gpipe_blocks). */
 template <typename T, bool TANH, bool PREG, int E, bool WP, bool EXACT, bool RR = false,
-          bool SQ = false, bool AHEAD = false, bool F1 = false, int TN = 0>
+          bool SQ = false, bool AHEAD = false, bool F1 = false, bool TN = false>
 static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled, int S)
 {
     using C = gp_cfg<T, PREG, E>;
@@ -4496,9 +4496,9 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
     constexpr bool deflt = (AHEAD && RR) || (PREG && WP && !EXACT && !RR && !AHEAD &&
                                              E == GP_ELEMS && sizeof(T) == 4);
     static_assert(!F1 || deflt, "one fence a row: the default forms only");
-    static_assert(TN == 0 || (deflt && F1), "TN: the default form");
+    static_assert(!TN || (deflt && F1), "TN: the default form");
     const char *name = TN              ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_tw"
-                       : deflt && !F1    ? (AHEAD ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_f2"
+                       : deflt && !F1  ? (AHEAD ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead_f2"
                                                 : "layernorm_fused_gpipe_preg_f2")
                        : AHEAD           ? (RR ? "layernorm_fused_gpipe_wide_exact_rr_sq_ahead"
                                              : "layernorm_fused_gpipe_preg_ahead")
@@ -4530,7 +4530,7 @@ static cudaError_t launch_gpipe_k(const kb_args *a, cudaStream_t s, bool filled,
 template <typename T, bool TANH, bool PREG, int E = GP_ELEMS, bool WP = false>
 static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool filled,
                                      bool exact = false, bool regs = false, bool sq = false,
-                                     bool ahead = false, bool f1 = false, int tn = 0)
+                                     bool ahead = false, bool f1 = false, bool tn = false)
 {
     using C = gp_cfg<T, PREG, E>;
     const int64_t cols = a->shape[LN_COLS];
@@ -4542,8 +4542,8 @@ static cudaError_t launch_gpipe_ring(const kb_args *a, cudaStream_t s, bool fill
         if (regs && sq && ahead && whole) { /* with the edge code it spills (above the kernel) */
             if constexpr (std::is_same<T, __nv_bfloat16>::value)
                 if (f1 && tn)
-                    return launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true, true, 1>(
-                        a, s, filled, S);
+                    return launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true, true,
+                                          true>(a, s, filled, S);
             return f1 ? launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true, true>(
                             a, s, filled, S)
                       : launch_gpipe_k<T, TANH, PREG, E, WP, true, true, true, true>(a, s, filled,
@@ -4610,7 +4610,7 @@ static cudaError_t launch_gpipe(const kb_args *a, cudaStream_t s, bool filled)
         if (wide)
             return wp ? launch_gpipe_ring<T, TANH, true, GP_WIDE_ELEMS, true>(
                             a, s, filled, exact != 0, regs, ln_sq_on(), ahead != 0, fences == 1,
-                            tn)
+                            tn == 1)
                       : launch_gpipe_ring<T, TANH, true, GP_WIDE_ELEMS>(a, s, filled);
     }
     return wp ? launch_gpipe_ring<T, TANH, true, GP_ELEMS, true>(a, s, filled, exact == 1, false,
