@@ -311,19 +311,18 @@ for step in "$@"; do
         # default has it): 5-8 slices a row, rows past and within the grid's
         # groups (12 x 81920 too few to fill it: srow2's clusters), statistics,
         # mean 10^4, tanh
+        whole16_shapes="rows=300,cols=81920 rows=67,cols=98304 rows=133,cols=114688
+            rows=40,cols=131072,stats=1 rows=50,cols=98304,mean=10000 rows=31,cols=81920,gelu=1"
         SAN_DTYPE=bf16 path layernorm gp-whole16 KBENCH_LAYERNORM_GPIPE_FROM16=65537 \
             'layernorm_fused_gpipe_wide_exact_rr_sq_ahead"' rows=30,cols=81920 "$all" \
-            rows=300,cols=81920 rows=67,cols=98304 rows=133,cols=114688 rows=12,cols=81920 \
-            rows=40,cols=131072,stats=1 rows=50,cols=98304,mean=10000 rows=31,cols=81920,gelu=1
+            $whole16_shapes rows=12,cols=81920
         # bf16 rows of whole slices with x widened by the tensor cores in the
-        # output pass (KBENCH_LAYERNORM_GPIPE_TN=1): gp-whole16's shapes, rows
-        # of 262144 and 1048576 columns, means of 5, -4 and 10^4 (fp32 and fp16
-        # rows on their own kernels)
+        # output pass (KBENCH_LAYERNORM_GPIPE_TN=1): gp-whole16's shapes (not
+        # 12 x 81920, srow2's), rows of 262144 and 1048576 columns, means of
+        # 5, -4 and 10^4 (fp32 and fp16 rows on their own kernels)
         SAN_DTYPE=bf16 path layernorm gp-tn KBENCH_LAYERNORM_GPIPE_TN=1 \
             'layernorm_fused_gpipe_wide_exact_rr_sq_ahead_tw"' rows=30,cols=81920 "$all" \
-            rows=300,cols=81920 rows=67,cols=98304 rows=133,cols=114688 \
-            rows=40,cols=131072,stats=1 rows=50,cols=98304,mean=10000 rows=31,cols=81920,gelu=1 \
-            rows=30,cols=262144,mean=5,stats=1 rows=20,cols=1048576,mean=-4 \
+            $whole16_shapes rows=30,cols=262144,mean=5,stats=1 rows=20,cols=1048576,mean=-4 \
             rows=40,cols=262144,mean=10000,gelu=1
         # both with the slice reduced behind a barrier instead of handing the
         # warps' partials to the exchange warp (KBENCH_LAYERNORM_GPIPE_WP=0)

@@ -4236,8 +4236,8 @@ template <typename T, bool TANH> static cudaError_t launch_srow2(const kb_args *
  * this change built beside srow2's PP=2 default, the grid's kernels the
  * same SASS as 4fc5ac2's here; two interleaved rounds, no check, % of its
  * copy bandwidth, default / TN=1 / TN=2): bf16 1024 x 262144 94.5, 94.4 /
- * 94.1, 94.4 / 89.4, 89.1 (0.997x, 0.945x); 256 x 1048576 92.8, 92.3 / 91.6, 92.1 / 87.4, 87.6 (0.993x,
- * 0.946x). TN=2 also erred more at a mean of 10^4 (relative L2 error 1.19
+ * 94.1, 94.4 / 89.4, 89.1 (0.997x, 0.945x); 256 x 1048576 92.8, 92.3 /
+ * 91.6, 92.1 / 87.4, 87.6 (0.993x, 0.946x). TN=2 also erred more at a mean of 10^4 (relative L2 error 1.19
  * against the default's and TN=1's 0.29, bf16 50 x 98304 and 40 x 262144):
  * the tensor cores' fp32 sum of x h and -mean rstd, each ~10^4 rstd, where
  * the FMA rounds once. Both passed their row_lengths.sh groups there
@@ -4411,7 +4411,8 @@ __global__ void __launch_bounds__(KB_GPIPE_BLOCK(GP_THREADS), 1)
         const float md = st.x, rstd = st.y, K = PK ? 0.0f : shift(j), nmr = -md * rstd;
         uint4 *yv = reinterpret_cast<uint4 *>(y + row * cols) + p.tv;
         const uint4 *sr = p.slot_row(j);
-        /* TN's B, worked out a row */
+        /* TN's B, worked out a row (held from the kernel's entry, the
+         * compiler rebuilds it a row all the same at 96 registers) */
         [[maybe_unused]] const uint32_t one = TN ? tw_one() : 0u;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
